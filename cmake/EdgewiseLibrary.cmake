@@ -1,0 +1,14 @@
+# edgewise_library(<folder> DEPENDS <targets>...): the library edgewise_<folder>, alias
+# edgewise::<folder>, built from every .cpp in the folder.
+function(edgewise_library folder)
+  cmake_parse_arguments(ARG "" "" "DEPENDS;PRIVATE_DEPENDS" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  if(NOT sources)
+    add_library(edgewise_${folder} INTERFACE)
+    target_link_libraries(edgewise_${folder} INTERFACE ${ARG_DEPENDS})
+  else()
+    add_library(edgewise_${folder} ${sources})
+    target_link_libraries(edgewise_${folder} PUBLIC ${ARG_DEPENDS} PRIVATE edgewise_warnings ${ARG_PRIVATE_DEPENDS})
+  endif()
+  add_library(edgewise::${folder} ALIAS edgewise_${folder})
+endfunction()

@@ -1,0 +1,25 @@
+// The thread count used by every parallel loop in edgewise. OpenMP's own default may be 1 on some
+// machines, so edgewise sets it explicitly: from set_num_threads(), else EDGEWISE_NUM_THREADS, else
+// the number of hardware threads.
+#pragma once
+
+#include "edgewise/core/tensor.hpp"
+
+namespace edgewise {
+
+// Sets the number of threads for kernels, projections and featurization. n < 1 restores the default.
+void set_num_threads(int n);
+
+// The number of threads parallel loops will use.
+int num_threads();
+
+// Runs body(i) for i in [0, n) across num_threads() threads. Each i runs on exactly one thread, so
+// a body that writes only to slot i gives results independent of the thread count. Dynamic
+// scheduling in chunks balances the skewed degree distributions of real graphs.
+template <typename Body>
+void parallel_for(Index n, Body&& body, Index chunk = 64) {
+#pragma omp parallel for schedule(dynamic, chunk) num_threads(num_threads())
+  for (Index i = 0; i < n; ++i) body(i);
+}
+
+}  // namespace edgewise

@@ -1,0 +1,62 @@
+// Seeded random numbers. SplitMix64 is small, fast, and reproducible across platforms, which
+// std::uniform_*_distribution is not; every random choice in edgewise goes through it.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <numbers>
+
+namespace edgewise {
+
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+
+  // Uniform in [0, 1) with 53 random bits.
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+  // Uniform in [lo, hi).
+  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+
+  // Uniform integer in [0, n); n must be positive. The modulo bias is below 2^-40 for n < 2^24.
+  std::uint64_t below(std::uint64_t n) { return next() % n; }
+
+  // Standard normal by Box-Muller.
+  double normal() {
+    const double u1 = 1.0 - uniform();  // (0, 1], so the log is finite
+    const double u2 = uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+}  // namespace edgewise
+
+namespace edgewise {
+
+// Whether a forward pass trains: stochastic layers (dropout) draw from rng only when training.
+struct Mode {
+  bool training = false;
+  SplitMix64* rng = nullptr;
+
+  static Mode inference() { return {}; }
+  static Mode train(SplitMix64& rng) { return {true, &rng}; }
+};
+
+// A counter-based uniform in [0, 1) for item `index` of a stream keyed by `key`: lets parallel loops
+// draw dropout masks that do not depend on the thread count or on iteration order.
+inline double hashed_uniform(std::uint64_t key, std::uint64_t index) {
+  SplitMix64 mixer(key ^ (index * 0xD1B54A32D192ED03ULL));
+  return mixer.uniform();
+}
+
+}  // namespace edgewise

@@ -1,0 +1,44 @@
+// Dense matrix types shared by every module. Node features are row-major [rows = nodes, cols = features],
+// so the features of one node are contiguous and kernels can gather whole rows.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+
+namespace edgewise {
+
+using Index = std::int64_t;
+
+template <typename Scalar>
+using Matrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+template <typename Scalar>
+using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+
+template <typename Scalar>
+using MatrixMap = Eigen::Map<Matrix<Scalar>>;
+
+template <typename Scalar>
+using ConstMatrixMap = Eigen::Map<const Matrix<Scalar>>;
+
+// A row-major block of `rows` rows whose consecutive rows are `stride` scalars apart. Kernels take
+// these so that q, k and v can be column blocks of one fused projection without copies.
+template <typename Scalar>
+struct RowView {
+  Scalar* data = nullptr;
+  Index stride = 0;
+
+  Scalar* row(Index r) const { return data + r * stride; }
+};
+
+template <typename Scalar>
+RowView<Scalar> rows_of(Matrix<Scalar>& m, Index first_col = 0) {
+  return {m.data() + first_col, static_cast<Index>(m.cols())};
+}
+
+template <typename Scalar>
+RowView<const Scalar> rows_of(const Matrix<Scalar>& m, Index first_col = 0) {
+  return {m.data() + first_col, static_cast<Index>(m.cols())};
+}
+
+}  // namespace edgewise

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs every build, test and runtime dependency of edgewise on Debian bookworm (run as root).
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+packages=(
+  cmake g++ make pkg-config
+  libeigen3-dev libboost-graph-dev
+  librdkit-dev rdkit-data
+  libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev libcli11-dev libssl-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
