@@ -78,15 +78,20 @@ class GraphAttention {
   Index out_dim() const;
 
  private:
+  Index width() const { return options_.heads * options_.head_dim; }
   Index projection_width() const;
-  void project(const Matrix<Scalar>& x);
+  bool uses_query_key_value() const;
+  RowView<const Scalar> values() const;
+
   void compute_scores();
-  void add_edge_bias(const Matrix<Scalar>& edge_features);
+  void add_edge_bias();
   void normalize(Mode mode);
   void combine_heads_and_project();
+
   void backward_output(const Matrix<Scalar>& dy);
+  void backward_normalization();
+  void backward_edge_bias();
   void backward_scores();
-  void backward_projection();
 
   Parameters<Scalar>& params_;
   GraphAttentionOptions options_;
@@ -103,7 +108,9 @@ class GraphAttention {
   const Matrix<Scalar>* x_ = nullptr;
   const Matrix<Scalar>* edge_features_ = nullptr;
   Matrix<Scalar> projected_;    // [N, projection_width()]
-  Matrix<Scalar> node_terms_;   // additive: [N, 2H] (src terms | dst terms); bilinear: [N, H*d] (q_i W_h)
+  Matrix<Scalar> src_terms_;    // additive: [N, H], a_src . z_j
+  Matrix<Scalar> dst_terms_;    // additive: [N, H], a_dst . z_i
+  Matrix<Scalar> query_map_;    // bilinear: [N, H*d], q_i^T W_h per head
   Matrix<Scalar> scores_;       // [E, H]
   Matrix<Scalar> alpha_;        // [E, H] after normalization
   Matrix<Scalar> keep_;         // [E, H] dropout scale (0 or 1/(1-p)) when training with dropout, else empty
@@ -116,8 +123,12 @@ class GraphAttention {
   Matrix<Scalar> dcombined_;
   Matrix<Scalar> daggregated_;
   Matrix<Scalar> dalpha_;
-  Matrix<Scalar> dprojected_;
-  Matrix<Scalar> dnode_terms_;
+  Matrix<Scalar> dvalues_;       // [N, H*d]
+  Matrix<Scalar> dprojected_;    // [N, projection_width()]
+  Matrix<Scalar> dsrc_terms_;    // additive: [N, H]
+  Matrix<Scalar> ddst_terms_;    // additive: [N, H]
+  Matrix<Scalar> dquery_map_;    // bilinear: [N, H*d]
+  Matrix<Scalar> dedge_bias_;    // [E, H] in the graph's edge order
   Matrix<Scalar> dx_;
 };
 

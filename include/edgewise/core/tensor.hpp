@@ -36,9 +36,21 @@ RowView<Scalar> rows_of(Matrix<Scalar>& m, Index first_col = 0) {
   return {m.data() + first_col, static_cast<Index>(m.cols())};
 }
 
+// Read-only view, also of a mutable matrix.
 template <typename Scalar>
-RowView<const Scalar> rows_of(const Matrix<Scalar>& m, Index first_col = 0) {
+RowView<const Scalar> read_rows(const Matrix<Scalar>& m, Index first_col = 0) {
   return {m.data() + first_col, static_cast<Index>(m.cols())};
+}
+
+}  // namespace edgewise
+
+namespace edgewise {
+
+// out += the sum of m's rows, added in row order. Eigen's colwise().sum() may order the additions
+// differently with the thread count, which would make gradients depend on it.
+template <typename Out, typename M>
+void add_row_sums(Out&& out, const M& m) {
+  for (Index r = 0; r < m.rows(); ++r) out += m.row(r);
 }
 
 }  // namespace edgewise

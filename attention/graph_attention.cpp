@@ -1,0 +1,371 @@
+#include "edgewise/attention/graph_attention.hpp"
+
+#include <cmath>
+
+#include "edgewise/attention/kernels.hpp"
+#include "edgewise/core/error.hpp"
+#include "edgewise/core/parallel.hpp"
+
+namespace edgewise {
+
+namespace {
+constexpr std::pair<ScoreFunction, const char*> kScoreNames[] = {{ScoreFunction::scaled_dot, "scaled_dot"},
+                                                                 {ScoreFunction::dot, "dot"},
+                                                                 {ScoreFunction::additive, "additive"},
+                                                                 {ScoreFunction::gatv2, "gatv2"},
+                                                                 {ScoreFunction::bilinear, "bilinear"}};
+constexpr std::pair<Normalization, const char*> kNormalizationNames[] = {{Normalization::softmax, "softmax"},
+                                                                         {Normalization::relu, "relu"}};
+
+void check_options(const GraphAttentionOptions& o) {
+  if (o.in_dim <= 0 || o.heads <= 0 || o.head_dim <= 0)
+    throw ArgumentError("GraphAttention: in_dim, heads and head_dim must be positive (got " + std::to_string(o.in_dim) +
+                        ", " + std::to_string(o.heads) + ", " + std::to_string(o.head_dim) + ")");
+  if (o.edge_dim < 0 || o.out_dim < 0) throw ArgumentError("GraphAttention: edge_dim and out_dim must not be negative");
+  if (!(o.attention_dropout >= 0.0 && o.attention_dropout < 1.0))
+    throw ArgumentError("GraphAttention: attention_dropout must be in [0, 1), got " +
+                        std::to_string(o.attention_dropout));
+  if (!o.output_projection && o.out_dim != 0)
+    throw ArgumentError("GraphAttention: out_dim needs output_projection");
+}
+}  // namespace
+
+ScoreFunction parse_score_function(const std::string& name) {
+  for (const auto& [score, text] : kScoreNames)
+    if (name == text) return score;
+  throw ArgumentError("unknown score function '" + name + "' (expected scaled_dot, dot, additive, gatv2 or bilinear)");
+}
+
+std::string to_string(ScoreFunction score) {
+  for (const auto& [value, text] : kScoreNames)
+    if (value == score) return text;
+  return "unknown";
+}
+
+Normalization parse_normalization(const std::string& name) {
+  for (const auto& [normalization, text] : kNormalizationNames)
+    if (name == text) return normalization;
+  throw ArgumentError("unknown normalization '" + name + "' (expected softmax or relu)");
+}
+
+std::string to_string(Normalization normalization) {
+  for (const auto& [value, text] : kNormalizationNames)
+    if (value == normalization) return text;
+  return "unknown";
+}
+
+template <typename Scalar>
+GraphAttention<Scalar>::GraphAttention(Parameters<Scalar>& params, const std::string& name,
+                                       const GraphAttentionOptions& options)
+    : params_(params), options_(options) {
+  check_options(options_);
+  const Index h = options_.heads, d = options_.head_dim;
+  w_in_ = params_.add(name + ".w_in", options_.in_dim, projection_width());
+  if (options_.score == ScoreFunction::additive) {
+    att_src_ = params_.add(name + ".att_src", h, d);
+    att_dst_ = params_.add(name + ".att_dst", h, d);
+  }
+  if (options_.score == ScoreFunction::gatv2) att_dst_ = params_.add(name + ".att", h, d);
+  if (options_.score == ScoreFunction::bilinear) bilinear_ = params_.add(name + ".bilinear", h, d * d);
+  if (options_.edge_dim > 0) w_edge_ = params_.add(name + ".w_edge", options_.edge_dim, h);
+  if (options_.output_projection) w_out_ = params_.add(name + ".w_out", combined_dim(), out_dim());
+  if (options_.bias) b_out_ = params_.add(name + ".b_out", 1, out_dim());
+}
+
+template <typename Scalar>
+Index GraphAttention<Scalar>::out_dim() const {
+  return options_.out_dim > 0 ? options_.out_dim : combined_dim();
+}
+
+template <typename Scalar>
+bool GraphAttention<Scalar>::uses_query_key_value() const {
+  return options_.score == ScoreFunction::scaled_dot || options_.score == ScoreFunction::dot ||
+         options_.score == ScoreFunction::bilinear;
+}
+
+// Column blocks of the fused input projection: q | k | v for dot-product scores, z for additive,
+// x_src | x_dst for gatv2.
+template <typename Scalar>
+Index GraphAttention<Scalar>::projection_width() const {
+  if (uses_query_key_value()) return 3 * width();
+  return options_.score == ScoreFunction::gatv2 ? 2 * width() : width();
+}
+
+template <typename Scalar>
+RowView<const Scalar> GraphAttention<Scalar>::values() const {
+  return read_rows(projected_, uses_query_key_value() ? 2 * width() : 0);
+}
+
+template <typename Scalar>
+void GraphAttention<Scalar>::reset_parameters(SplitMix64& rng) {
+  const Index h = options_.heads, d = options_.head_dim;
+  glorot_uniform(params_.value(w_in_), options_.in_dim, width(), rng);
+  if (att_src_.slot >= 0) glorot_uniform(params_.value(att_src_), d, 1, rng);
+  if (att_dst_.slot >= 0) glorot_uniform(params_.value(att_dst_), d, 1, rng);
+  if (bilinear_.slot >= 0) {
+    // Starts as scaled dot-product attention.
+    auto w = params_.value(bilinear_);
+    w.setZero();
+    for (Index head = 0; head < h; ++head)
+      for (Index c = 0; c < d; ++c) w(head, c * d + c) = Scalar(1) / std::sqrt(static_cast<Scalar>(d));
+  }
+  if (w_edge_.slot >= 0) glorot_uniform(params_.value(w_edge_), options_.edge_dim, h, rng);
+  if (w_out_.slot >= 0) glorot_uniform(params_.value(w_out_), combined_dim(), out_dim(), rng);
+  if (b_out_.slot >= 0) params_.value(b_out_).setZero();
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& GraphAttention<Scalar>::forward(const Graph& graph, const Matrix<Scalar>& x,
+                                                      const Matrix<Scalar>* edge_features, Mode mode) {
+  if (x.rows() != graph.num_nodes() || x.cols() != options_.in_dim)
+    throw ArgumentError("GraphAttention: x is [" + std::to_string(x.rows()) + ", " + std::to_string(x.cols()) +
+                        "], expected [" + std::to_string(graph.num_nodes()) + ", " + std::to_string(options_.in_dim) +
+                        "]");
+  if (options_.edge_dim > 0 && (edge_features == nullptr || edge_features->rows() != graph.num_edges() ||
+                                edge_features->cols() != options_.edge_dim))
+    throw ArgumentError("GraphAttention: edge features must be [" + std::to_string(graph.num_edges()) + ", " +
+                        std::to_string(options_.edge_dim) + "]");
+  if (mode.training && options_.attention_dropout > 0 && mode.rng == nullptr)
+    throw ArgumentError("GraphAttention: training with attention dropout needs a random generator");
+  graph_ = &graph;
+  x_ = &x;
+  edge_features_ = options_.edge_dim > 0 ? edge_features : nullptr;
+
+  Eigen::setNbThreads(num_threads());
+  projected_.resize(x.rows(), projection_width());
+  projected_.noalias() = x * params_.value(w_in_);
+  compute_scores();
+  if (edge_features_ != nullptr) add_edge_bias();
+  normalize(mode);
+  aggregated_.resize(graph.num_nodes(), width());
+  const Scalar* alpha = keep_.size() > 0 ? alpha_used_.data() : alpha_.data();
+  aggregate_forward(rows_of(aggregated_), graph, alpha, values(), options_.heads, options_.head_dim);
+  combine_heads_and_project();
+  return output_;
+}
+
+template <typename Scalar>
+void GraphAttention<Scalar>::compute_scores() {
+  const Graph& g = *graph_;
+  const Index h = options_.heads, d = options_.head_dim;
+  const auto slope = static_cast<Scalar>(options_.negative_slope);
+  scores_.resize(g.num_edges(), h);
+  switch (options_.score) {
+    case ScoreFunction::scaled_dot:
+    case ScoreFunction::dot: {
+      const Scalar scale = options_.score == ScoreFunction::dot ? Scalar(1) : Scalar(1) / std::sqrt(Scalar(d));
+      dot_scores_forward(scores_.data(), g, read_rows(projected_, 0), read_rows(projected_, width()), h, d, scale);
+      break;
+    }
+    case ScoreFunction::bilinear: {
+      query_map_.resize(g.num_nodes(), width());
+      for (Index head = 0; head < h; ++head)
+        query_map_.middleCols(head * d, d).noalias() =
+            projected_.middleCols(head * d, d) *
+            ConstMatrixMap<Scalar>(params_.value(bilinear_).row(head).data(), d, d);
+      dot_scores_forward(scores_.data(), g, read_rows(query_map_), read_rows(projected_, width()), h, d,
+                         Scalar(1));
+      break;
+    }
+    case ScoreFunction::additive: {
+      src_terms_.resize(g.num_nodes(), h);
+      dst_terms_.resize(g.num_nodes(), h);
+      const auto att_src = params_.value(att_src_);
+      const auto att_dst = params_.value(att_dst_);
+      parallel_for(g.num_nodes(), [&](Index i) {
+        for (Index head = 0; head < h; ++head) {
+          const auto z = projected_.row(i).segment(head * d, d);
+          src_terms_(i, head) = z.dot(att_src.row(head));
+          dst_terms_(i, head) = z.dot(att_dst.row(head));
+        }
+      });
+      additive_scores_forward(scores_.data(), g, src_terms_.data(), dst_terms_.data(), h, slope);
+      break;
+    }
+    case ScoreFunction::gatv2:
+      gatv2_scores_forward(scores_.data(), g, read_rows(projected_, 0), read_rows(projected_, width()),
+                           params_.value(att_dst_).data(), h, d, slope);
+      break;
+  }
+}
+
+// scores[p, h] += (edge_features . W_e)[edge_id(p), h].
+template <typename Scalar>
+void GraphAttention<Scalar>::add_edge_bias() {
+  const Matrix<Scalar> bias = *edge_features_ * params_.value(w_edge_);
+  const auto edge_ids = graph_->in_edge_ids();
+  parallel_for(graph_->num_edges(), [&](Index p) { scores_.row(p) += bias.row(edge_ids[p]); }, 4096);
+}
+
+template <typename Scalar>
+void GraphAttention<Scalar>::normalize(Mode mode) {
+  const Graph& g = *graph_;
+  alpha_.resize(g.num_edges(), options_.heads);
+  if (options_.normalization == Normalization::softmax)
+    edge_softmax_forward(alpha_.data(), g, scores_.data(), options_.heads);
+  else
+    edge_relu_forward(alpha_.data(), g, scores_.data(), options_.heads);
+
+  const double rate = options_.attention_dropout;
+  if (!mode.training || rate == 0.0) {
+    keep_.resize(0, 0);
+    return;
+  }
+  const std::uint64_t key = mode.rng->next();
+  const auto scale = static_cast<Scalar>(1.0 / (1.0 - rate));
+  keep_.resize(alpha_.rows(), alpha_.cols());
+  parallel_for(keep_.size(), [&](Index k) { keep_.data()[k] = hashed_uniform(key, k) < rate ? Scalar(0) : scale; },
+               4096);
+  alpha_used_ = alpha_.cwiseProduct(keep_);
+}
+
+template <typename Scalar>
+void GraphAttention<Scalar>::combine_heads_and_project() {
+  const Index h = options_.heads, d = options_.head_dim;
+  const Matrix<Scalar>* combined = &aggregated_;
+  if (!options_.concat_heads) {
+    combined_ = aggregated_.leftCols(d);
+    for (Index head = 1; head < h; ++head) combined_ += aggregated_.middleCols(head * d, d);
+    combined_ /= static_cast<Scalar>(h);
+    combined = &combined_;
+  }
+  if (options_.output_projection) {
+    output_.resize(combined->rows(), out_dim());
+    output_.noalias() = *combined * params_.value(w_out_);
+  } else {
+    output_ = *combined;
+  }
+  if (options_.bias) output_.rowwise() += params_.value(b_out_).row(0);
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& GraphAttention<Scalar>::backward(const Matrix<Scalar>& dy) {
+  EDGEWISE_CHECK(graph_ != nullptr && x_ != nullptr);
+  if (dy.rows() != output_.rows() || dy.cols() != output_.cols())
+    throw ArgumentError("GraphAttention: output gradient has the wrong shape");
+  Eigen::setNbThreads(num_threads());
+  backward_output(dy);
+
+  // Through the aggregation: d(alpha) per edge and d(values) per source node.
+  const Graph& g = *graph_;
+  const Index h = options_.heads, d = options_.head_dim;
+  const bool dropout = keep_.size() > 0;
+  dalpha_.resize(g.num_edges(), h);
+  dvalues_.resize(g.num_nodes(), width());
+  aggregate_backward(dalpha_.data(), rows_of(dvalues_), g, dropout ? alpha_used_.data() : alpha_.data(), values(),
+                     read_rows(daggregated_), h, d);
+  if (dropout) dalpha_.array() *= keep_.array();
+
+  backward_normalization();  // dalpha_ now holds d(scores)
+  if (edge_features_ != nullptr) backward_edge_bias();
+  dprojected_.resize(g.num_nodes(), projection_width());
+  backward_scores();
+
+  params_.grad(w_in_).noalias() += x_->transpose() * dprojected_;
+  dx_.resize(x_->rows(), x_->cols());
+  dx_.noalias() = dprojected_ * params_.value(w_in_).transpose();
+  return dx_;
+}
+
+template <typename Scalar>
+void GraphAttention<Scalar>::backward_output(const Matrix<Scalar>& dy) {
+  if (options_.bias) add_row_sums(params_.grad(b_out_).row(0), dy);
+  const Matrix<Scalar>& combined = options_.concat_heads ? aggregated_ : combined_;
+  const Matrix<Scalar>* dcombined = &dy;
+  if (options_.output_projection) {
+    params_.grad(w_out_).noalias() += combined.transpose() * dy;
+    dcombined_.resize(dy.rows(), combined_dim());
+    dcombined_.noalias() = dy * params_.value(w_out_).transpose();
+    dcombined = &dcombined_;
+  }
+  if (options_.concat_heads) {
+    daggregated_ = *dcombined;
+    return;
+  }
+  const Index h = options_.heads, d = options_.head_dim;
+  daggregated_.resize(dy.rows(), width());
+  for (Index head = 0; head < h; ++head) daggregated_.middleCols(head * d, d) = *dcombined / static_cast<Scalar>(h);
+}
+
+template <typename Scalar>
+void GraphAttention<Scalar>::backward_normalization() {
+  if (options_.normalization == Normalization::softmax)
+    edge_softmax_backward(dalpha_.data(), *graph_, alpha_.data(), dalpha_.data(), options_.heads);
+  else
+    edge_relu_backward(dalpha_.data(), *graph_, scores_.data(), dalpha_.data(), options_.heads);
+}
+
+template <typename Scalar>
+void GraphAttention<Scalar>::backward_edge_bias() {
+  const auto edge_ids = graph_->in_edge_ids();
+  dedge_bias_.resize(graph_->num_edges(), options_.heads);
+  parallel_for(graph_->num_edges(), [&](Index p) { dedge_bias_.row(edge_ids[p]) = dalpha_.row(p); }, 4096);
+  params_.grad(w_edge_).noalias() += edge_features_->transpose() * dedge_bias_;
+}
+
+template <typename Scalar>
+void GraphAttention<Scalar>::backward_scores() {
+  const Graph& g = *graph_;
+  const Index h = options_.heads, d = options_.head_dim, w = width();
+  const auto slope = static_cast<Scalar>(options_.negative_slope);
+  const Scalar* dscores = dalpha_.data();
+  switch (options_.score) {
+    case ScoreFunction::scaled_dot:
+    case ScoreFunction::dot: {
+      const Scalar scale = options_.score == ScoreFunction::dot ? Scalar(1) : Scalar(1) / std::sqrt(Scalar(d));
+      dot_scores_backward(rows_of(dprojected_, 0), rows_of(dprojected_, w), g, read_rows(projected_, 0),
+                          read_rows(projected_, w), dscores, h, d, scale);
+      dprojected_.middleCols(2 * w, w) = dvalues_;
+      break;
+    }
+    case ScoreFunction::bilinear: {
+      dquery_map_.resize(g.num_nodes(), w);
+      dot_scores_backward(rows_of(dquery_map_), rows_of(dprojected_, w), g, read_rows(query_map_),
+                          read_rows(projected_, w), dscores, h, d, Scalar(1));
+      for (Index head = 0; head < h; ++head) {
+        ConstMatrixMap<Scalar> w_h(params_.value(bilinear_).row(head).data(), d, d);
+        MatrixMap<Scalar> dw_h(params_.grad(bilinear_).row(head).data(), d, d);
+        dw_h.noalias() += projected_.middleCols(head * d, d).transpose() * dquery_map_.middleCols(head * d, d);
+        dprojected_.middleCols(head * d, d).noalias() = dquery_map_.middleCols(head * d, d) * w_h.transpose();
+      }
+      dprojected_.middleCols(2 * w, w) = dvalues_;
+      break;
+    }
+    case ScoreFunction::additive: {
+      dsrc_terms_.resize(g.num_nodes(), h);
+      ddst_terms_.resize(g.num_nodes(), h);
+      additive_scores_backward(dsrc_terms_.data(), ddst_terms_.data(), g, src_terms_.data(), dst_terms_.data(),
+                               dscores, h, slope);
+      auto att_src = params_.value(att_src_), att_dst = params_.value(att_dst_);
+      auto datt_src = params_.grad(att_src_), datt_dst = params_.grad(att_dst_);
+      dprojected_ = dvalues_;  // z is both the values and the input of the attention terms
+      for (Index head = 0; head < h; ++head) {
+        const auto z = projected_.middleCols(head * d, d);
+        datt_src.row(head) += dsrc_terms_.col(head).transpose() * z;
+        datt_dst.row(head) += ddst_terms_.col(head).transpose() * z;
+        dprojected_.middleCols(head * d, d) += dsrc_terms_.col(head) * att_src.row(head);
+        dprojected_.middleCols(head * d, d) += ddst_terms_.col(head) * att_dst.row(head);
+      }
+      break;
+    }
+    case ScoreFunction::gatv2:
+      gatv2_scores_backward(rows_of(dprojected_, 0), rows_of(dprojected_, w), params_.grad(att_dst_).data(), g,
+                            read_rows(projected_, 0), read_rows(projected_, w), params_.value(att_dst_).data(), dscores,
+                            h, d, slope);
+      dprojected_.leftCols(w) += dvalues_;  // x_src is also the values
+      break;
+  }
+}
+
+template <typename Scalar>
+Matrix<Scalar> GraphAttention<Scalar>::attention_weights() const {
+  Matrix<Scalar> weights(alpha_.rows(), alpha_.cols());
+  const auto edge_ids = graph_ != nullptr ? graph_->in_edge_ids() : std::span<const NodeId>{};
+  for (Index p = 0; p < alpha_.rows(); ++p) weights.row(edge_ids[p]) = alpha_.row(p);
+  return weights;
+}
+
+template class GraphAttention<float>;
+template class GraphAttention<double>;
+
+}  // namespace edgewise

@@ -1,0 +1,298 @@
+#include "edgewise/attention/kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "edgewise/core/parallel.hpp"
+
+namespace edgewise {
+namespace {
+
+template <typename Scalar>
+using ConstSegment = Eigen::Map<const Vector<Scalar>>;
+template <typename Scalar>
+using Segment = Eigen::Map<Vector<Scalar>>;
+
+// Head h of a node row.
+template <typename Scalar>
+ConstSegment<Scalar> head_of(const Scalar* row, Index h, Index d) {
+  return {row + h * d, d};
+}
+template <typename Scalar>
+Segment<Scalar> head_of(Scalar* row, Index h, Index d) {
+  return {row + h * d, d};
+}
+
+template <typename Scalar>
+Scalar leaky_relu(Scalar u, Scalar slope) {
+  return u > 0 ? u : slope * u;
+}
+template <typename Scalar>
+Scalar leaky_relu_slope(Scalar u, Scalar slope) {
+  return u > 0 ? Scalar(1) : slope;
+}
+
+}  // namespace
+
+// --- Scores ---------------------------------------------------------------------------------------
+
+template <typename Scalar>
+void dot_scores_forward(Scalar* scores, const Graph& g, RowView<const Scalar> q, RowView<const Scalar> k, Index heads,
+                        Index head_dim, Scalar scale) {
+  const auto offsets = g.in_offsets();
+  const auto sources = g.in_sources();
+  parallel_for(g.num_nodes(), [&](Index i) {
+    for (Index p = offsets[i]; p < offsets[i + 1]; ++p)
+      for (Index h = 0; h < heads; ++h)
+        scores[p * heads + h] = scale * head_of(q.row(i), h, head_dim).dot(head_of(k.row(sources[p]), h, head_dim));
+  });
+}
+
+template <typename Scalar>
+void dot_scores_backward(RowView<Scalar> dq, RowView<Scalar> dk, const Graph& g, RowView<const Scalar> q,
+                         RowView<const Scalar> k, const Scalar* dscores, Index heads, Index head_dim, Scalar scale) {
+  const Index width = heads * head_dim;
+  const auto in_offsets = g.in_offsets();
+  const auto sources = g.in_sources();
+  parallel_for(g.num_nodes(), [&](Index i) {
+    Segment<Scalar>(dq.row(i), width).setZero();
+    for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p)
+      for (Index h = 0; h < heads; ++h)
+        head_of(dq.row(i), h, head_dim) += (scale * dscores[p * heads + h]) * head_of(k.row(sources[p]), h, head_dim);
+  });
+  const auto out_offsets = g.out_offsets();
+  const auto targets = g.out_targets();
+  const auto positions = g.out_positions();
+  parallel_for(g.num_nodes(), [&](Index j) {
+    Segment<Scalar>(dk.row(j), width).setZero();
+    for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s)
+      for (Index h = 0; h < heads; ++h)
+        head_of(dk.row(j), h, head_dim) +=
+            (scale * dscores[positions[s] * heads + h]) * head_of(q.row(targets[s]), h, head_dim);
+  });
+}
+
+template <typename Scalar>
+void additive_scores_forward(Scalar* scores, const Graph& g, const Scalar* src_term, const Scalar* dst_term,
+                             Index heads, Scalar negative_slope) {
+  const auto offsets = g.in_offsets();
+  const auto sources = g.in_sources();
+  parallel_for(g.num_nodes(), [&](Index i) {
+    for (Index p = offsets[i]; p < offsets[i + 1]; ++p)
+      for (Index h = 0; h < heads; ++h)
+        scores[p * heads + h] = leaky_relu(dst_term[i * heads + h] + src_term[sources[p] * heads + h], negative_slope);
+  });
+}
+
+template <typename Scalar>
+void additive_scores_backward(Scalar* dsrc_term, Scalar* ddst_term, const Graph& g, const Scalar* src_term,
+                              const Scalar* dst_term, const Scalar* dscores, Index heads, Scalar negative_slope) {
+  const auto in_offsets = g.in_offsets();
+  const auto sources = g.in_sources();
+  parallel_for(g.num_nodes(), [&](Index i) {
+    for (Index h = 0; h < heads; ++h) {
+      Scalar sum = 0;
+      for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p) {
+        const Scalar u = dst_term[i * heads + h] + src_term[sources[p] * heads + h];
+        sum += dscores[p * heads + h] * leaky_relu_slope(u, negative_slope);
+      }
+      ddst_term[i * heads + h] = sum;
+    }
+  });
+  const auto out_offsets = g.out_offsets();
+  const auto targets = g.out_targets();
+  const auto positions = g.out_positions();
+  parallel_for(g.num_nodes(), [&](Index j) {
+    for (Index h = 0; h < heads; ++h) {
+      Scalar sum = 0;
+      for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
+        const Scalar u = dst_term[targets[s] * heads + h] + src_term[j * heads + h];
+        sum += dscores[positions[s] * heads + h] * leaky_relu_slope(u, negative_slope);
+      }
+      dsrc_term[j * heads + h] = sum;
+    }
+  });
+}
+
+template <typename Scalar>
+void gatv2_scores_forward(Scalar* scores, const Graph& g, RowView<const Scalar> x_src, RowView<const Scalar> x_dst,
+                          const Scalar* att, Index heads, Index head_dim, Scalar negative_slope) {
+  const auto offsets = g.in_offsets();
+  const auto sources = g.in_sources();
+  parallel_for(g.num_nodes(), [&](Index i) {
+    const Scalar* dst_row = x_dst.row(i);
+    for (Index p = offsets[i]; p < offsets[i + 1]; ++p) {
+      const Scalar* src_row = x_src.row(sources[p]);
+      for (Index h = 0; h < heads; ++h) {
+        Scalar score = 0;
+        for (Index c = h * head_dim; c < (h + 1) * head_dim; ++c)
+          score += att[c] * leaky_relu(src_row[c] + dst_row[c], negative_slope);
+        scores[p * heads + h] = score;
+      }
+    }
+  });
+}
+
+template <typename Scalar>
+void gatv2_scores_backward(RowView<Scalar> dx_src, RowView<Scalar> dx_dst, Scalar* datt, const Graph& g,
+                           RowView<const Scalar> x_src, RowView<const Scalar> x_dst, const Scalar* att,
+                           const Scalar* dscores, Index heads, Index head_dim, Scalar negative_slope) {
+  const Index width = heads * head_dim;
+  const auto in_offsets = g.in_offsets();
+  const auto sources = g.in_sources();
+  // d(att) is a sum over all edges: each destination writes its share to its own row, and the rows
+  // are added in node order afterwards, so the result does not depend on the thread count.
+  Matrix<Scalar> datt_by_node = Matrix<Scalar>::Zero(g.num_nodes(), width);
+  parallel_for(g.num_nodes(), [&](Index i) {
+    Scalar* dst_grad = dx_dst.row(i);
+    Scalar* att_grad = datt_by_node.row(i).data();
+    std::fill(dst_grad, dst_grad + width, Scalar(0));
+    const Scalar* dst_row = x_dst.row(i);
+    for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p) {
+      const Scalar* src_row = x_src.row(sources[p]);
+      for (Index c = 0; c < width; ++c) {
+        const Scalar ds = dscores[p * heads + c / head_dim];
+        const Scalar u = src_row[c] + dst_row[c];
+        dst_grad[c] += ds * att[c] * leaky_relu_slope(u, negative_slope);
+        att_grad[c] += ds * leaky_relu(u, negative_slope);
+      }
+    }
+  });
+  add_row_sums(Segment<Scalar>(datt, width).transpose(), datt_by_node);
+
+  const auto out_offsets = g.out_offsets();
+  const auto targets = g.out_targets();
+  const auto positions = g.out_positions();
+  parallel_for(g.num_nodes(), [&](Index j) {
+    Scalar* src_grad = dx_src.row(j);
+    std::fill(src_grad, src_grad + width, Scalar(0));
+    const Scalar* src_row = x_src.row(j);
+    for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
+      const Scalar* dst_row = x_dst.row(targets[s]);
+      for (Index c = 0; c < width; ++c) {
+        const Scalar u = src_row[c] + dst_row[c];
+        src_grad[c] += dscores[positions[s] * heads + c / head_dim] * att[c] * leaky_relu_slope(u, negative_slope);
+      }
+    }
+  });
+}
+
+// --- Normalization over in-edges -----------------------------------------------------------------
+
+template <typename Scalar>
+void edge_softmax_forward(Scalar* alpha, const Graph& g, const Scalar* scores, Index heads) {
+  const auto offsets = g.in_offsets();
+  parallel_for(g.num_nodes(), [&](Index i) {
+    const Index begin = offsets[i], end = offsets[i + 1];
+    for (Index h = 0; h < heads; ++h) {
+      Scalar max_score = -std::numeric_limits<Scalar>::infinity();
+      for (Index p = begin; p < end; ++p) max_score = std::max(max_score, scores[p * heads + h]);
+      Scalar sum = 0;
+      for (Index p = begin; p < end; ++p) {
+        const Scalar e = std::exp(scores[p * heads + h] - max_score);
+        alpha[p * heads + h] = e;
+        sum += e;
+      }
+      // sum >= 1: the maximal edge contributes exp(0).
+      const Scalar inverse = Scalar(1) / sum;
+      for (Index p = begin; p < end; ++p) alpha[p * heads + h] *= inverse;
+    }
+  });
+}
+
+template <typename Scalar>
+void edge_softmax_backward(Scalar* dscores, const Graph& g, const Scalar* alpha, const Scalar* dalpha, Index heads) {
+  const auto offsets = g.in_offsets();
+  parallel_for(g.num_nodes(), [&](Index i) {
+    const Index begin = offsets[i], end = offsets[i + 1];
+    for (Index h = 0; h < heads; ++h) {
+      Scalar weighted = 0;
+      for (Index p = begin; p < end; ++p) weighted += alpha[p * heads + h] * dalpha[p * heads + h];
+      for (Index p = begin; p < end; ++p)
+        dscores[p * heads + h] = alpha[p * heads + h] * (dalpha[p * heads + h] - weighted);
+    }
+  });
+}
+
+template <typename Scalar>
+void edge_relu_forward(Scalar* alpha, const Graph& g, const Scalar* scores, Index heads) {
+  const auto offsets = g.in_offsets();
+  parallel_for(g.num_nodes(), [&](Index i) {
+    const Index begin = offsets[i], end = offsets[i + 1];
+    const Scalar inverse_degree = Scalar(1) / static_cast<Scalar>(std::max<Index>(end - begin, 1));
+    for (Index p = begin * heads; p < end * heads; ++p) alpha[p] = std::max(scores[p], Scalar(0)) * inverse_degree;
+  });
+}
+
+template <typename Scalar>
+void edge_relu_backward(Scalar* dscores, const Graph& g, const Scalar* scores, const Scalar* dalpha, Index heads) {
+  const auto offsets = g.in_offsets();
+  parallel_for(g.num_nodes(), [&](Index i) {
+    const Index begin = offsets[i], end = offsets[i + 1];
+    const Scalar inverse_degree = Scalar(1) / static_cast<Scalar>(std::max<Index>(end - begin, 1));
+    for (Index p = begin * heads; p < end * heads; ++p)
+      dscores[p] = scores[p] > 0 ? dalpha[p] * inverse_degree : Scalar(0);
+  });
+}
+
+// --- Aggregation ---------------------------------------------------------------------------------
+
+template <typename Scalar>
+void aggregate_forward(RowView<Scalar> out, const Graph& g, const Scalar* alpha, RowView<const Scalar> v, Index heads,
+                       Index head_dim) {
+  const auto offsets = g.in_offsets();
+  const auto sources = g.in_sources();
+  parallel_for(g.num_nodes(), [&](Index i) {
+    Segment<Scalar>(out.row(i), heads * head_dim).setZero();
+    for (Index p = offsets[i]; p < offsets[i + 1]; ++p)
+      for (Index h = 0; h < heads; ++h)
+        head_of(out.row(i), h, head_dim) += alpha[p * heads + h] * head_of(v.row(sources[p]), h, head_dim);
+  });
+}
+
+template <typename Scalar>
+void aggregate_backward(Scalar* dalpha, RowView<Scalar> dv, const Graph& g, const Scalar* alpha,
+                        RowView<const Scalar> v, RowView<const Scalar> dout, Index heads, Index head_dim) {
+  const auto in_offsets = g.in_offsets();
+  const auto sources = g.in_sources();
+  parallel_for(g.num_nodes(), [&](Index i) {
+    for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p)
+      for (Index h = 0; h < heads; ++h)
+        dalpha[p * heads + h] = head_of(dout.row(i), h, head_dim).dot(head_of(v.row(sources[p]), h, head_dim));
+  });
+  const auto out_offsets = g.out_offsets();
+  const auto targets = g.out_targets();
+  const auto positions = g.out_positions();
+  parallel_for(g.num_nodes(), [&](Index j) {
+    Segment<Scalar>(dv.row(j), heads * head_dim).setZero();
+    for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s)
+      for (Index h = 0; h < heads; ++h)
+        head_of(dv.row(j), h, head_dim) += alpha[positions[s] * heads + h] * head_of(dout.row(targets[s]), h, head_dim);
+  });
+}
+
+#define EDGEWISE_INSTANTIATE_KERNELS(Scalar)                                                                          \
+  template void dot_scores_forward(Scalar*, const Graph&, RowView<const Scalar>, RowView<const Scalar>, Index, Index, \
+                                   Scalar);                                                                           \
+  template void dot_scores_backward(RowView<Scalar>, RowView<Scalar>, const Graph&, RowView<const Scalar>,            \
+                                    RowView<const Scalar>, const Scalar*, Index, Index, Scalar);                      \
+  template void additive_scores_forward(Scalar*, const Graph&, const Scalar*, const Scalar*, Index, Scalar);          \
+  template void additive_scores_backward(Scalar*, Scalar*, const Graph&, const Scalar*, const Scalar*, const Scalar*, \
+                                         Index, Scalar);                                                              \
+  template void gatv2_scores_forward(Scalar*, const Graph&, RowView<const Scalar>, RowView<const Scalar>,             \
+                                     const Scalar*, Index, Index, Scalar);                                            \
+  template void gatv2_scores_backward(RowView<Scalar>, RowView<Scalar>, Scalar*, const Graph&, RowView<const Scalar>, \
+                                      RowView<const Scalar>, const Scalar*, const Scalar*, Index, Index, Scalar);     \
+  template void edge_softmax_forward(Scalar*, const Graph&, const Scalar*, Index);                                    \
+  template void edge_softmax_backward(Scalar*, const Graph&, const Scalar*, const Scalar*, Index);                    \
+  template void edge_relu_forward(Scalar*, const Graph&, const Scalar*, Index);                                       \
+  template void edge_relu_backward(Scalar*, const Graph&, const Scalar*, const Scalar*, Index);                       \
+  template void aggregate_forward(RowView<Scalar>, const Graph&, const Scalar*, RowView<const Scalar>, Index, Index); \
+  template void aggregate_backward(Scalar*, RowView<Scalar>, const Graph&, const Scalar*, RowView<const Scalar>,      \
+                                   RowView<const Scalar>, Index, Index);
+
+EDGEWISE_INSTANTIATE_KERNELS(float)
+EDGEWISE_INSTANTIATE_KERNELS(double)
+
+}  // namespace edgewise
