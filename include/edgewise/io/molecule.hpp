@@ -1,0 +1,64 @@
+// Molecules from SMILES: parsing with RDKit, and featurization into attention-ready graphs.
+//
+// Every SMILES ends in one of four outcomes, all handled: a molecule; a syntax error (RDKit returns
+// null and logs the reason, which is captured); a sanitization failure (valence, kekulization:
+// RDKit throws MolSanitizeException); or a molecule without atoms. Single atoms and
+// multi-fragment SMILES (salts) are valid molecules.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "edgewise/core/tensor.hpp"
+#include "edgewise/graph/graph.hpp"
+
+namespace RDKit {
+class ROMol;
+}
+
+namespace edgewise {
+
+struct SmilesResult {
+  std::shared_ptr<RDKit::ROMol> molecule;  // null on failure
+  std::string error;                       // RDKit's reason when molecule is null
+};
+
+// Parses and sanitizes one SMILES; surrounding whitespace is ignored. Never throws for bad SMILES.
+SmilesResult parse_smiles(const std::string& smiles);
+
+// The featurizer's vocabulary. Saved with every model so prediction encodes molecules exactly as
+// training did; a model file written with another version is refused.
+struct FeaturizerSpec {
+  int version = 1;
+  std::vector<int> elements = {1, 5, 6, 7, 8, 9, 11, 14, 15, 16, 17, 19, 34, 35, 53};  // then "other"
+  int max_degree = 5;
+  std::vector<int> formal_charges = {-2, -1, 0, 1, 2};
+  int max_hydrogens = 4;
+  bool self_loops = true;  // each atom also attends to itself, through an edge flagged as a self-loop
+
+  Index atom_dim() const;
+  Index bond_dim() const;
+};
+
+void to_json(nlohmann::json& j, const FeaturizerSpec& spec);
+void from_json(const nlohmann::json& j, FeaturizerSpec& spec);
+
+// One molecule as a graph. Each bond gives two directed edges (a -> b then b -> a, in RDKit's bond
+// order) carrying the bond's features; self-loops, if enabled, follow by atom index.
+struct MoleculeGraph {
+  Graph graph;
+  Matrix<float> atom_features;  // [atoms, spec.atom_dim()]
+  Matrix<float> bond_features;  // [edges, spec.bond_dim()]
+  std::vector<Index> bond_of_edge;  // [edges]: the RDKit bond index of each edge, -1 for self-loops
+};
+
+// Atom features, one-hot unless noted: element (spec.elements, then other), degree (0..max, then
+// more), formal charge (spec list, then other), chirality tag (none, CW, CCW, other), total
+// hydrogens (0..max, then more), hybridization (S, SP, SP2, SP3, SP3D, SP3D2, other), aromatic,
+// in ring, and mass / 100 (a number). Bond features: type (single, double, triple, aromatic),
+// conjugated, in ring, stereo (none, any, Z, E, cis, trans), and self-loop.
+MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec);
+
+}  // namespace edgewise

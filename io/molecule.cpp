@@ -1,0 +1,225 @@
+#include "edgewise/io/molecule.hpp"
+
+#include <GraphMol/GraphMol.h>
+#include <GraphMol/RingInfo.h>
+#include <GraphMol/SanitException.h>
+#include <GraphMol/SmilesParse/SmilesParse.h>
+#include <RDGeneral/RDLog.h>
+
+#include <algorithm>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace edgewise {
+namespace {
+
+std::string trim(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+// RDKit reports syntax errors only to its error log; tee the log into a string for this parse.
+// The tee is global to RDKit, so parses that capture it are serialized.
+std::string last_line(const std::string& log) {
+  std::istringstream lines(log);
+  std::string line, last;
+  while (std::getline(lines, line))
+    if (!trim(line).empty()) last = trim(line);
+  return last;
+}
+
+std::unique_ptr<RDKit::RWMol> parse_capturing_log(const std::string& smiles, std::string& log) {
+  static std::mutex log_mutex;
+  static std::once_flag logs_initialized;
+  std::call_once(logs_initialized, [] {
+    if (!rdErrorLog) RDLog::InitLogs();  // a C++ program starts without RDKit's logs
+  });
+  std::lock_guard lock(log_mutex);
+  std::ostringstream captured;
+  const bool can_capture = static_cast<bool>(rdErrorLog);
+  if (can_capture) rdErrorLog->SetTee(captured);
+  std::unique_ptr<RDKit::RWMol> molecule;
+  try {
+    molecule.reset(RDKit::SmilesToMol(smiles));
+  } catch (...) {
+    if (can_capture) rdErrorLog->ClearTee();
+    throw;
+  }
+  if (can_capture) rdErrorLog->ClearTee();
+  log = captured.str();
+  return molecule;
+}
+
+}  // namespace
+
+SmilesResult parse_smiles(const std::string& smiles) {
+  const std::string text = trim(smiles);
+  if (text.empty()) return {nullptr, "empty SMILES"};
+  std::string log;
+  std::unique_ptr<RDKit::RWMol> molecule;
+  try {
+    molecule = parse_capturing_log(text, log);
+  } catch (const RDKit::MolSanitizeException& e) {
+    return {nullptr, std::string("sanitization failed: ") + e.what()};
+  }
+  if (!molecule) {
+    const std::string reason = last_line(log);
+    return {nullptr, reason.empty() ? "SMILES syntax error" : reason};
+  }
+  if (molecule->getNumAtoms() == 0) return {nullptr, "molecule has no atoms"};
+  return {std::shared_ptr<RDKit::ROMol>(std::move(molecule)), ""};
+}
+
+namespace {
+
+// Writes a one-hot block: slot `index` of `count` (the last slot catches anything out of range).
+struct FeatureWriter {
+  float* row;
+  Index column = 0;
+
+  void one_hot(Index index, Index count) {
+    const Index slot = index >= 0 && index < count - 1 ? index : count - 1;
+    row[column + slot] = 1.0f;
+    column += count;
+  }
+  void flag(bool value) { row[column++] = value ? 1.0f : 0.0f; }
+  void number(double value) { row[column++] = static_cast<float>(value); }
+};
+
+Index index_in(const std::vector<int>& values, int value) {
+  const auto it = std::find(values.begin(), values.end(), value);
+  return it == values.end() ? -1 : static_cast<Index>(it - values.begin());
+}
+
+constexpr Index kChiralitySlots = 4;
+constexpr Index kHybridizationSlots = 7;
+constexpr Index kBondTypeSlots = 4;
+constexpr Index kStereoSlots = 6;
+
+Index chirality_slot(RDKit::Atom::ChiralType tag) {
+  switch (tag) {
+    case RDKit::Atom::CHI_UNSPECIFIED: return 0;
+    case RDKit::Atom::CHI_TETRAHEDRAL_CW: return 1;
+    case RDKit::Atom::CHI_TETRAHEDRAL_CCW: return 2;
+    default: return 3;
+  }
+}
+
+Index hybridization_slot(RDKit::Atom::HybridizationType type) {
+  switch (type) {
+    case RDKit::Atom::S: return 0;
+    case RDKit::Atom::SP: return 1;
+    case RDKit::Atom::SP2: return 2;
+    case RDKit::Atom::SP3: return 3;
+    case RDKit::Atom::SP3D: return 4;
+    case RDKit::Atom::SP3D2: return 5;
+    default: return 6;
+  }
+}
+
+Index bond_type_slot(RDKit::Bond::BondType type) {
+  switch (type) {
+    case RDKit::Bond::SINGLE: return 0;
+    case RDKit::Bond::DOUBLE: return 1;
+    case RDKit::Bond::TRIPLE: return 2;
+    default: return 3;  // aromatic, and the rare dative or other kinds
+  }
+}
+
+Index stereo_slot(RDKit::Bond::BondStereo stereo) {
+  switch (stereo) {
+    case RDKit::Bond::STEREONONE: return 0;
+    case RDKit::Bond::STEREOANY: return 1;
+    case RDKit::Bond::STEREOZ: return 2;
+    case RDKit::Bond::STEREOE: return 3;
+    case RDKit::Bond::STEREOCIS: return 4;
+    case RDKit::Bond::STEREOTRANS: return 5;
+    default: return 0;
+  }
+}
+
+void write_atom(float* row, const RDKit::Atom& atom, const FeaturizerSpec& spec) {
+  FeatureWriter w{row};
+  const auto elements = static_cast<Index>(spec.elements.size());
+  const Index element = index_in(spec.elements, atom.getAtomicNum());
+  w.one_hot(element < 0 ? elements : element, elements + 1);
+  w.one_hot(atom.getDegree(), spec.max_degree + 2);
+  const auto charges = static_cast<Index>(spec.formal_charges.size());
+  const Index charge = index_in(spec.formal_charges, atom.getFormalCharge());
+  w.one_hot(charge < 0 ? charges : charge, charges + 1);
+  w.one_hot(chirality_slot(atom.getChiralTag()), kChiralitySlots);
+  w.one_hot(atom.getTotalNumHs(), spec.max_hydrogens + 2);
+  w.one_hot(hybridization_slot(atom.getHybridization()), kHybridizationSlots);
+  w.flag(atom.getIsAromatic());
+  w.flag(atom.getOwningMol().getRingInfo()->numAtomRings(atom.getIdx()) > 0);
+  w.number(atom.getMass() / 100.0);
+}
+
+void write_bond(float* row, const RDKit::Bond& bond) {
+  FeatureWriter w{row};
+  w.one_hot(bond_type_slot(bond.getBondType()), kBondTypeSlots);
+  w.flag(bond.getIsConjugated());
+  w.flag(bond.getOwningMol().getRingInfo()->numBondRings(bond.getIdx()) > 0);
+  w.one_hot(stereo_slot(bond.getStereo()), kStereoSlots);
+  w.flag(false);  // not a self-loop
+}
+
+}  // namespace
+
+Index FeaturizerSpec::atom_dim() const {
+  return static_cast<Index>(elements.size() + 1) + (max_degree + 2) + static_cast<Index>(formal_charges.size() + 1) +
+         kChiralitySlots + (max_hydrogens + 2) + kHybridizationSlots + 3;
+}
+
+Index FeaturizerSpec::bond_dim() const { return kBondTypeSlots + 2 + kStereoSlots + 1; }
+
+void to_json(nlohmann::json& j, const FeaturizerSpec& spec) {
+  j = {{"version", spec.version},         {"elements", spec.elements},
+       {"max_degree", spec.max_degree},   {"formal_charges", spec.formal_charges},
+       {"max_hydrogens", spec.max_hydrogens}, {"self_loops", spec.self_loops}};
+}
+
+void from_json(const nlohmann::json& j, FeaturizerSpec& spec) {
+  j.at("version").get_to(spec.version);
+  j.at("elements").get_to(spec.elements);
+  j.at("max_degree").get_to(spec.max_degree);
+  j.at("formal_charges").get_to(spec.formal_charges);
+  j.at("max_hydrogens").get_to(spec.max_hydrogens);
+  j.at("self_loops").get_to(spec.self_loops);
+}
+
+MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec) {
+  const auto atoms = static_cast<Index>(molecule.getNumAtoms());
+  const auto bonds = static_cast<Index>(molecule.getNumBonds());
+  const Index edges = 2 * bonds + (spec.self_loops ? atoms : 0);
+  MoleculeGraph result;
+  result.atom_features = Matrix<float>::Zero(atoms, spec.atom_dim());
+  result.bond_features = Matrix<float>::Zero(edges, spec.bond_dim());
+  result.bond_of_edge.resize(static_cast<std::size_t>(edges));
+  for (const RDKit::Atom* atom : molecule.atoms())
+    write_atom(result.atom_features.row(atom->getIdx()).data(), *atom, spec);
+
+  std::vector<Index> sources(static_cast<std::size_t>(edges)), targets(static_cast<std::size_t>(edges));
+  Index e = 0;
+  for (const RDKit::Bond* bond : molecule.bonds()) {
+    const Index a = bond->getBeginAtomIdx(), b = bond->getEndAtomIdx();
+    for (const auto& [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
+      sources[e] = from;
+      targets[e] = to;
+      write_bond(result.bond_features.row(e).data(), *bond);
+      result.bond_of_edge[e] = bond->getIdx();
+      ++e;
+    }
+  }
+  for (Index atom = 0; spec.self_loops && atom < atoms; ++atom, ++e) {
+    sources[e] = targets[e] = atom;
+    result.bond_features(e, spec.bond_dim() - 1) = 1.0f;
+    result.bond_of_edge[e] = -1;
+  }
+  result.graph = Graph::from_edges(atoms, sources, targets);
+  return result;
+}
+
+}  // namespace edgewise

@@ -1,0 +1,137 @@
+// SMILES parsing outcomes and atom/bond featurization on hand-checked molecules.
+#include <gtest/gtest.h>
+
+#include <GraphMol/ROMol.h>
+
+#include "edgewise/io/molecule.hpp"
+
+namespace edgewise {
+namespace {
+
+// Column offsets of the atom feature blocks for the default spec.
+struct AtomColumns {
+  FeaturizerSpec spec;
+  Index element(int atomic_number) const {
+    const auto it = std::find(spec.elements.begin(), spec.elements.end(), atomic_number);
+    return it - spec.elements.begin();
+  }
+  Index degree(Index d) const { return static_cast<Index>(spec.elements.size()) + 1 + d; }
+  Index charge(int c) const {
+    const auto it = std::find(spec.formal_charges.begin(), spec.formal_charges.end(), c);
+    return degree(0) + spec.max_degree + 2 + (it - spec.formal_charges.begin());
+  }
+  Index hydrogens(Index h) const {
+    return charge(spec.formal_charges.front()) + static_cast<Index>(spec.formal_charges.size()) + 1 + 4 + h;
+  }
+  Index hybridization(Index slot) const { return hydrogens(0) + spec.max_hydrogens + 2 + slot; }
+  Index aromatic() const { return hybridization(0) + 7; }
+  Index in_ring() const { return aromatic() + 1; }
+  Index mass() const { return aromatic() + 2; }
+};
+
+MoleculeGraph featurize_smiles(const std::string& smiles) {
+  const SmilesResult parsed = parse_smiles(smiles);
+  EXPECT_TRUE(parsed.molecule) << smiles << ": " << parsed.error;
+  return featurize(*parsed.molecule, FeaturizerSpec{});
+}
+
+TEST(SmilesTest, SyntaxErrorsReportRdkitsReason) {
+  const SmilesResult r = parse_smiles("C1CC(");
+  EXPECT_FALSE(r.molecule);
+  EXPECT_NE(r.error.find("SMILES Parse Error"), std::string::npos) << r.error;
+}
+
+TEST(SmilesTest, SanitizationFailuresAreCaught) {
+  const SmilesResult valence = parse_smiles("CN(C)(C)(C)C");
+  EXPECT_FALSE(valence.molecule);
+  EXPECT_NE(valence.error.find("valence"), std::string::npos) << valence.error;
+  const SmilesResult kekulize = parse_smiles("c1cccc1");
+  EXPECT_FALSE(kekulize.molecule);
+  EXPECT_NE(kekulize.error.find("kekulize"), std::string::npos) << kekulize.error;
+}
+
+TEST(SmilesTest, EmptyInputIsAnError) {
+  EXPECT_EQ(parse_smiles("").error, "empty SMILES");
+  EXPECT_EQ(parse_smiles("   ").error, "empty SMILES");
+}
+
+TEST(SmilesTest, TrailingSpacesAreIgnored) { EXPECT_TRUE(parse_smiles("CCO ").molecule); }
+
+TEST(FeaturizerTest, Benzene) {
+  const AtomColumns col;
+  const MoleculeGraph m = featurize_smiles("c1ccccc1");
+  ASSERT_EQ(m.atom_features.rows(), 6);
+  EXPECT_EQ(m.atom_features.cols(), col.spec.atom_dim());
+  EXPECT_EQ(m.graph.num_edges(), 2 * 6 + 6);  // six bonds both ways, six self-loops
+  for (Index a = 0; a < 6; ++a) {
+    const auto row = m.atom_features.row(a);
+    EXPECT_EQ(row(col.element(6)), 1.0f);
+    EXPECT_EQ(row(col.degree(2)), 1.0f);
+    EXPECT_EQ(row(col.charge(0)), 1.0f);
+    EXPECT_EQ(row(col.hydrogens(1)), 1.0f);
+    EXPECT_EQ(row(col.hybridization(2)), 1.0f);  // SP2
+    EXPECT_EQ(row(col.aromatic()), 1.0f);
+    EXPECT_EQ(row(col.in_ring()), 1.0f);
+    EXPECT_NEAR(row(col.mass()), 0.12011f, 1e-5f);
+    // one element, degree, charge, chirality, hydrogen count and hybridization each, plus two flags
+    EXPECT_NEAR(row.sum() - row(col.mass()), 8.0f, 1e-6f);
+  }
+  for (Index e = 0; e < 12; ++e) {
+    EXPECT_EQ(m.bond_features(e, 3), 1.0f) << "aromatic";
+    EXPECT_EQ(m.bond_features(e, 4), 1.0f) << "conjugated";
+    EXPECT_EQ(m.bond_features(e, 5), 1.0f) << "in ring";
+    EXPECT_EQ(m.bond_features(e, 12), 0.0f) << "not a self-loop";
+  }
+  for (Index e = 12; e < 18; ++e) {
+    EXPECT_EQ(m.bond_features(e, 12), 1.0f);
+    EXPECT_EQ(m.graph.source(e), m.graph.target(e));
+  }
+}
+
+TEST(FeaturizerTest, AceticAcid) {
+  const AtomColumns col;
+  const MoleculeGraph m = featurize_smiles("CC(=O)O");
+  ASSERT_EQ(m.atom_features.rows(), 4);
+  EXPECT_EQ(m.atom_features(0, col.hydrogens(3)), 1.0f);       // methyl carbon
+  EXPECT_EQ(m.atom_features(1, col.degree(3)), 1.0f);          // carboxyl carbon
+  EXPECT_EQ(m.atom_features(1, col.hybridization(2)), 1.0f);   // SP2
+  EXPECT_EQ(m.atom_features(2, col.element(8)), 1.0f);
+  EXPECT_EQ(m.atom_features(3, col.hydrogens(1)), 1.0f);       // hydroxyl oxygen
+  EXPECT_EQ(m.atom_features(0, col.in_ring()), 0.0f);
+  // bond 1 is C=O: its two directed edges are edges 2 and 3
+  EXPECT_EQ(m.bond_features(2, 1), 1.0f);
+  EXPECT_EQ(m.bond_features(3, 1), 1.0f);
+  EXPECT_EQ(m.graph.source(2), m.graph.target(3));
+  EXPECT_EQ(m.bond_features(0, 0), 1.0f);  // C-C single
+}
+
+TEST(FeaturizerTest, SaltWithChargesAndNoBonds) {
+  const AtomColumns col;
+  const MoleculeGraph m = featurize_smiles("[Na+].[Cl-]");
+  ASSERT_EQ(m.atom_features.rows(), 2);
+  EXPECT_EQ(m.graph.num_edges(), 2);  // self-loops only
+  EXPECT_EQ(m.atom_features(0, col.element(11)), 1.0f);
+  EXPECT_EQ(m.atom_features(0, col.charge(1)), 1.0f);
+  EXPECT_EQ(m.atom_features(1, col.element(17)), 1.0f);
+  EXPECT_EQ(m.atom_features(1, col.charge(-1)), 1.0f);
+  EXPECT_EQ(m.atom_features(0, col.degree(0)), 1.0f);
+}
+
+TEST(FeaturizerTest, SingleAtomAndUnknownElement) {
+  const AtomColumns col;
+  const MoleculeGraph m = featurize_smiles("[Pt]");
+  ASSERT_EQ(m.atom_features.rows(), 1);
+  EXPECT_EQ(m.graph.num_edges(), 1);
+  EXPECT_EQ(m.atom_features(0, static_cast<Index>(col.spec.elements.size())), 1.0f);  // "other"
+}
+
+TEST(FeaturizerTest, ExplicitHydrogensAndChirality) {
+  const MoleculeGraph m = featurize_smiles("[H][C@@](F)(Cl)Br");
+  EXPECT_EQ(m.atom_features.rows(), 4);  // the explicit hydrogen becomes a hydrogen count
+  const AtomColumns col;
+  const Index chirality = col.charge(col.spec.formal_charges.front()) + static_cast<Index>(col.spec.formal_charges.size()) + 1;
+  EXPECT_EQ(m.atom_features.row(0).segment(chirality + 1, 2).sum(), 1.0f);  // CW or CCW
+}
+
+}  // namespace
+}  // namespace edgewise
