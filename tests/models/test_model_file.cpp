@@ -1,0 +1,126 @@
+// Model files: round trip, and refusal of truncated, corrupted and foreign files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/models/model_file.hpp"
+
+namespace edgewise {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ModelFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = fs::temp_directory_path() / ("edgewise_model_file_" + std::to_string(::getpid()));
+    fs::create_directories(folder_);
+    const ParameterHandle w = params_.add("layer.w", 3, 4);
+    const ParameterHandle b = params_.add("layer.b", 1, 4);
+    params_.value(w).setRandom();
+    params_.value(b).setRandom();
+  }
+  void TearDown() override { fs::remove_all(folder_); }
+
+  std::string path(const std::string& name) const { return (folder_ / name).string(); }
+
+  std::string saved_bytes() {
+    save_model(path("m.ew"), config_, params_);
+    std::ifstream in(path("m.ew"), std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+
+  void write(const std::string& name, const std::string& bytes) {
+    std::ofstream(path(name), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+
+  void expect_refused(const std::string& name, const std::string& reason) {
+    try {
+      load_model(path(name));
+      FAIL() << "loaded " << name;
+    } catch (const ModelFormatError& e) {
+      EXPECT_NE(std::string(e.what()).find(path(name)), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+    }
+  }
+
+  fs::path folder_;
+  Parameters<float> params_;
+  nlohmann::json config_ = {{"task", "graph"}, {"targets", {"logS"}}};
+};
+
+TEST_F(ModelFileTest, RoundTripIsBitIdentical) {
+  save_model(path("m.ew"), config_, params_);
+  const ModelFile loaded = load_model(path("m.ew"));
+  EXPECT_EQ(loaded.config, config_);
+  EXPECT_EQ(loaded.parameters.values(), params_.values());
+  ASSERT_EQ(loaded.parameters.slots().size(), 2u);
+  Parameters<float> fresh;
+  fresh.add("layer.w", 3, 4);
+  fresh.add("layer.b", 1, 4);
+  restore_parameters(fresh, loaded.parameters, path("m.ew"));
+  EXPECT_EQ(fresh.values(), params_.values());
+}
+
+TEST_F(ModelFileTest, HeaderIsSafetensorsJson) {
+  const std::string bytes = saved_bytes();
+  std::uint64_t length = 0;
+  std::memcpy(&length, bytes.data(), 8);
+  EXPECT_EQ(length % 8, 0u);
+  const auto header = nlohmann::json::parse(bytes.substr(8, length));
+  EXPECT_EQ(header["layer.w"]["dtype"], "F32");
+  EXPECT_EQ(header["layer.w"]["shape"], nlohmann::json({3, 4}));
+  EXPECT_EQ(header["layer.b"]["data_offsets"], nlohmann::json({48, 64}));
+  EXPECT_EQ(header["__metadata__"]["format"], "edgewise");
+}
+
+TEST_F(ModelFileTest, RefusesTruncatedFiles) {
+  const std::string bytes = saved_bytes();
+  write("short.ew", bytes.substr(0, 5));
+  expect_refused("short.ew", "too short");
+  write("cut.ew", bytes.substr(0, bytes.size() - 3));
+  expect_refused("cut.ew", "checksum");
+  write("header.ew", bytes.substr(0, 40));
+  expect_refused("header.ew", "truncated");
+}
+
+TEST_F(ModelFileTest, RefusesCorruptedWeights) {
+  std::string bytes = saved_bytes();
+  bytes[bytes.size() - 2] ^= 0x40;
+  write("flipped.ew", bytes);
+  expect_refused("flipped.ew", "checksum mismatch");
+}
+
+TEST_F(ModelFileTest, RefusesForeignFiles) {
+  write("text.ew", "SMILES,TPSA\nCCO,20.23\n");
+  expect_refused("text.ew", "not an edgewise model file");
+  const std::string foreign_header = R"({"w":{"dtype":"F32","shape":[1,1],"data_offsets":[0,4]}})";
+  std::string bytes(8, '\0');
+  const std::uint64_t length = foreign_header.size();
+  std::memcpy(bytes.data(), &length, 8);
+  write("foreign.ew", bytes + foreign_header + std::string(4, '\0'));
+  expect_refused("foreign.ew", "no edgewise metadata");
+  expect_refused("missing.ew", "cannot open");
+}
+
+TEST_F(ModelFileTest, RefusesParametersOfAnotherShape) {
+  save_model(path("m.ew"), config_, params_);
+  const ModelFile loaded = load_model(path("m.ew"));
+  Parameters<float> other;
+  other.add("layer.w", 4, 4);
+  EXPECT_THROW(restore_parameters(other, loaded.parameters, path("m.ew")), ModelFormatError);
+}
+
+TEST_F(ModelFileTest, SavingReplacesAtomicallyAndLeavesNoTemporaryFiles) {
+  save_model(path("m.ew"), config_, params_);
+  params_.values().setZero();
+  save_model(path("m.ew"), config_, params_);
+  EXPECT_EQ(load_model(path("m.ew")).parameters.values(), params_.values());
+  EXPECT_EQ(std::distance(fs::directory_iterator(folder_), fs::directory_iterator{}), 1);
+  EXPECT_THROW(save_model(path("no/such/folder/m.ew"), config_, params_), Error);
+}
+
+}  // namespace
+}  // namespace edgewise
