@@ -1,0 +1,60 @@
+// Graph-level readout: pools the node rows of each graph in a batch into one row per graph.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "edgewise/core/parameters.hpp"
+#include "edgewise/core/random.hpp"
+#include "edgewise/core/tensor.hpp"
+#include "edgewise/graph/batch.hpp"
+
+namespace edgewise {
+
+enum class ReadoutKind {
+  sum,
+  mean,
+  max,
+  attention,  // softmax over the graph's nodes of a learned gate h_i . w + b, then a weighted sum
+};
+
+// Parses "sum", "mean", "max", "attention"; throws ArgumentError otherwise.
+ReadoutKind parse_readout(const std::string& name);
+std::string to_string(ReadoutKind kind);
+
+// h: [N, dim] node rows of a GraphBatch; output: [G, dim]. A graph without nodes pools to zeros.
+template <typename Scalar>
+class Readout {
+ public:
+  // The attention gate registers "<name>.gate" [dim, 1] and "<name>.gate_bias" [1, 1].
+  Readout(Parameters<Scalar>& params, const std::string& name, Index dim, ReadoutKind kind);
+
+  void reset_parameters(SplitMix64& rng);
+
+  // batch and h are kept by pointer until backward.
+  const Matrix<Scalar>& forward(const GraphBatch& batch, const Matrix<Scalar>& h);
+
+  // dy: [G, dim]. Returns dh [N, dim]; accumulates the gate's gradients.
+  const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
+
+  // Attention readout: the weight of each node within its graph, [N]; empty for other kinds.
+  const Vector<Scalar>& node_weights() const { return weights_; }
+
+ private:
+  void pool_attention();
+  void backward_attention(const Matrix<Scalar>& dy);
+
+  Parameters<Scalar>& params_;
+  Index dim_;
+  ReadoutKind kind_;
+  ParameterHandle gate_;
+  ParameterHandle gate_bias_;
+  const GraphBatch* batch_ = nullptr;
+  const Matrix<Scalar>* h_ = nullptr;
+  Vector<Scalar> weights_;            // attention: [N]
+  std::vector<Index> argmax_;         // max: [G * dim], the winning node of each output entry
+  Matrix<Scalar> y_;
+  Matrix<Scalar> dh_;
+};
+
+}  // namespace edgewise

@@ -1,0 +1,139 @@
+#include "edgewise/models/graph_predictor.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "edgewise/core/error.hpp"
+
+namespace edgewise {
+
+void to_json(nlohmann::json& j, const GraphPredictorOptions& o) {
+  j = {{"node_dim", o.node_dim}, {"edge_dim", o.edge_dim},         {"tasks", o.tasks},
+       {"hidden", o.hidden},     {"layers", o.layers},             {"heads", o.heads},
+       {"score", to_string(o.score)}, {"readout", to_string(o.readout)}, {"head_hidden", o.head_hidden},
+       {"dropout", o.dropout},   {"attention_dropout", o.attention_dropout}};
+}
+
+void from_json(const nlohmann::json& j, GraphPredictorOptions& o) {
+  j.at("node_dim").get_to(o.node_dim);
+  j.at("edge_dim").get_to(o.edge_dim);
+  j.at("tasks").get_to(o.tasks);
+  j.at("hidden").get_to(o.hidden);
+  j.at("layers").get_to(o.layers);
+  j.at("heads").get_to(o.heads);
+  o.score = parse_score_function(j.at("score").get<std::string>());
+  o.readout = parse_readout(j.at("readout").get<std::string>());
+  j.at("head_hidden").get_to(o.head_hidden);
+  j.at("dropout").get_to(o.dropout);
+  j.at("attention_dropout").get_to(o.attention_dropout);
+}
+
+template <typename Scalar>
+struct GraphPredictor<Scalar>::Block {
+  Block(Parameters<Scalar>& params, const std::string& name, const GraphPredictorOptions& o)
+      : attention(params, name + ".attention", attention_options(o)),
+        attention_dropout(o.dropout),
+        norm1(params, name + ".norm1", o.hidden),
+        feed_forward(params, name + ".feed_forward", {o.hidden, 2 * o.hidden, Activation::gelu, o.dropout, true}),
+        norm2(params, name + ".norm2", o.hidden) {}
+
+  static GraphAttentionOptions attention_options(const GraphPredictorOptions& o) {
+    GraphAttentionOptions a;
+    a.in_dim = o.hidden;
+    a.heads = o.heads;
+    a.head_dim = o.hidden / o.heads;
+    a.score = o.score;
+    a.edge_dim = o.edge_dim;
+    a.attention_dropout = o.attention_dropout;
+    return a;
+  }
+
+  const Matrix<Scalar>& forward(const Graph& graph, const Matrix<Scalar>& h, const Matrix<Scalar>* edges, Mode mode) {
+    residual = h + attention_dropout.forward(attention.forward(graph, h, edges, mode), mode);
+    return norm2.forward(feed_forward.forward(norm1.forward(residual), mode));
+  }
+
+  // Returns dh, the gradient at the block's input.
+  const Matrix<Scalar>& backward(const Matrix<Scalar>& dy) {
+    const Matrix<Scalar>& dresidual = norm1.backward(feed_forward.backward(norm2.backward(dy)));
+    dh = dresidual;
+    dh += attention.backward(attention_dropout.backward(dresidual));
+    return dh;
+  }
+
+  GraphAttention<Scalar> attention;
+  Dropout<Scalar> attention_dropout;
+  LayerNorm<Scalar> norm1;
+  FeedForward<Scalar> feed_forward;
+  LayerNorm<Scalar> norm2;
+  Matrix<Scalar> residual;
+  Matrix<Scalar> dh;
+};
+
+namespace {
+const GraphPredictorOptions& checked(const GraphPredictorOptions& o) {
+  if (o.node_dim <= 0 || o.tasks <= 0 || o.hidden <= 0 || o.layers < 0 || o.heads <= 0 || o.head_hidden <= 0)
+    throw ArgumentError("GraphPredictor: node_dim, tasks, hidden, heads and head_hidden must be positive");
+  if (o.hidden % o.heads != 0)
+    throw ArgumentError("GraphPredictor: hidden (" + std::to_string(o.hidden) + ") must be a multiple of heads (" +
+                        std::to_string(o.heads) + ")");
+  return o;
+}
+}  // namespace
+
+template <typename Scalar>
+GraphPredictor<Scalar>::GraphPredictor(Parameters<Scalar>& params, const GraphPredictorOptions& options)
+    : options_(checked(options)),
+      input_(params, "input", options.node_dim, options.hidden),
+      readout_(params, "readout", options.hidden, options.readout),
+      head_hidden_(params, "head.hidden", options.hidden, options.head_hidden),
+      head_dropout_(options.dropout),
+      head_output_(params, "head.output", options.head_hidden, options.tasks) {
+  for (Index l = 0; l < options.layers; ++l)
+    blocks_.push_back(std::make_unique<Block>(params, "block" + std::to_string(l), options));
+}
+
+template <typename Scalar>
+GraphPredictor<Scalar>::~GraphPredictor() = default;
+
+template <typename Scalar>
+void GraphPredictor<Scalar>::reset_parameters(SplitMix64& rng) {
+  input_.reset_parameters(rng);
+  for (auto& block : blocks_) {
+    block->attention.reset_parameters(rng);
+    block->norm1.reset_parameters();
+    block->feed_forward.reset_parameters(rng);
+    block->norm2.reset_parameters();
+  }
+  readout_.reset_parameters(rng);
+  head_hidden_.reset_parameters(rng);
+  head_output_.reset_parameters(rng);
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& GraphPredictor<Scalar>::forward(const GraphBatch& batch, const Matrix<Scalar>& nodes,
+                                                      const Matrix<Scalar>* edges, Mode mode) {
+  const Matrix<Scalar>* h = &input_.forward(nodes);
+  for (auto& block : blocks_) h = &block->forward(batch.graph(), *h, edges, mode);
+  const Matrix<Scalar>& pooled = readout_.forward(batch, *h);
+  return head_output_.forward(head_dropout_.forward(head_activation_.forward(head_hidden_.forward(pooled)), mode));
+}
+
+template <typename Scalar>
+void GraphPredictor<Scalar>::backward(const Matrix<Scalar>& dy) {
+  const Matrix<Scalar>& dpooled = head_hidden_.backward(
+      head_activation_.backward(head_dropout_.backward(head_output_.backward(dy))));
+  const Matrix<Scalar>* dh = &readout_.backward(dpooled);
+  for (auto block = blocks_.rbegin(); block != blocks_.rend(); ++block) dh = &(*block)->backward(*dh);
+  input_.backward(*dh);
+}
+
+template <typename Scalar>
+Matrix<Scalar> GraphPredictor<Scalar>::last_attention_weights() const {
+  if (blocks_.empty()) return {};
+  return blocks_.back()->attention.attention_weights();
+}
+
+template class GraphPredictor<float>;
+template class GraphPredictor<double>;
+
+}  // namespace edgewise

@@ -1,0 +1,120 @@
+// Finite-difference checks of the readouts and of the whole graph-level network, in double.
+#include <gtest/gtest.h>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/models/graph_predictor.hpp"
+#include "support/gradcheck.hpp"
+
+namespace edgewise {
+namespace {
+
+using testing::gradient_error;
+using testing::random_matrix;
+
+// Three graphs (5, 1 and 3 nodes) with self-loops, and an empty fourth graph.
+struct SmallBatch {
+  std::vector<Graph> graphs;
+  GraphBatch batch;
+
+  SmallBatch() {
+    const GraphOptions loops{.add_self_loops = true, .symmetrize = true};
+    graphs.push_back(Graph::from_pairs(5, std::vector<std::pair<Index, Index>>{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {1, 4}}, loops));
+    graphs.push_back(Graph::from_pairs(1, {}, loops));
+    graphs.push_back(Graph::from_pairs(3, std::vector<std::pair<Index, Index>>{{0, 1}, {0, 2}}, loops));
+    graphs.push_back(Graph::from_pairs(0, {}));
+    batch = GraphBatch::join(std::span<const Graph>(graphs));
+  }
+};
+
+class ReadoutGradientTest : public ::testing::TestWithParam<ReadoutKind> {};
+
+TEST_P(ReadoutGradientTest, MatchesFiniteDifferences) {
+  const SmallBatch b;
+  Parameters<double> params;
+  Readout<double> readout(params, "readout", 4, GetParam());
+  SplitMix64 rng(2);
+  readout.reset_parameters(rng);
+  Matrix<double> h = random_matrix(b.batch.num_nodes(), 4, rng);
+  const Matrix<double> r = random_matrix(b.batch.num_graphs(), 4, rng);
+  const auto loss = [&] { return readout.forward(b.batch, h).cwiseProduct(r).sum(); };
+  loss();
+  const Matrix<double> dh = readout.backward(r);
+  const Vector<double> analytic = params.grads();
+  EXPECT_LT(gradient_error("h", h.data(), dh.data(), h.size(), loss), 1e-6);
+  if (params.size() > 0)
+    EXPECT_LT(gradient_error("gate", params.values().data(), analytic.data(), params.size(), loss), 1e-6);
+  EXPECT_EQ(readout.forward(b.batch, h).row(3).squaredNorm(), 0.0) << "the empty graph pools to zeros";
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKinds, ReadoutGradientTest,
+                         ::testing::Values(ReadoutKind::sum, ReadoutKind::mean, ReadoutKind::max, ReadoutKind::attention),
+                         [](const auto& test) { return to_string(test.param); });
+
+TEST(ReadoutTest, PoolsByHand) {
+  const SmallBatch b;
+  Parameters<double> params;
+  Matrix<double> h = Matrix<double>::Zero(b.batch.num_nodes(), 1);
+  for (Index i = 0; i < h.rows(); ++i) h(i, 0) = static_cast<double>(i);  // graph 0: 0..4, 1: 5, 2: 6..8
+  Readout<double> sum(params, "s", 1, ReadoutKind::sum), mean(params, "m", 1, ReadoutKind::mean),
+      max(params, "x", 1, ReadoutKind::max);
+  EXPECT_EQ(sum.forward(b.batch, h).col(0), Eigen::Vector4d(10, 5, 21, 0));
+  EXPECT_EQ(mean.forward(b.batch, h).col(0), Eigen::Vector4d(2, 5, 7, 0));
+  EXPECT_EQ(max.forward(b.batch, h).col(0), Eigen::Vector4d(4, 5, 8, 0));
+}
+
+class GraphPredictorGradientTest : public ::testing::TestWithParam<std::tuple<ScoreFunction, ReadoutKind>> {};
+
+TEST_P(GraphPredictorGradientTest, MatchesFiniteDifferences) {
+  const auto [score, readout] = GetParam();
+  const SmallBatch b;
+  GraphPredictorOptions o;
+  o.node_dim = 3;
+  o.edge_dim = 2;
+  o.tasks = 2;
+  o.hidden = 4;
+  o.heads = 2;
+  o.layers = 2;
+  o.head_hidden = 5;
+  o.score = score;
+  o.readout = readout;
+  o.dropout = 0.2;
+  Parameters<double> params;
+  GraphPredictor<double> network(params, o);
+  SplitMix64 rng(4);
+  // Random values everywhere, biases included: with zero biases the empty graph would put the
+  // head's ReLU exactly on its kink, where finite differences are meaningless.
+  params.values() = random_matrix(params.size(), 1, rng).col(0);
+  const Matrix<double> nodes = random_matrix(b.batch.num_nodes(), 3, rng);
+  const Matrix<double> edges = random_matrix(b.batch.num_edges(), 2, rng);
+  const Matrix<double> r = random_matrix(b.batch.num_graphs(), 2, rng);
+  const auto loss = [&] {
+    SplitMix64 dropout_rng(17);
+    return network.forward(b.batch, nodes, &edges, Mode::train(dropout_rng)).cwiseProduct(r).sum();
+  };
+  loss();
+  params.zero_grad();
+  network.backward(r);
+  const Vector<double> analytic = params.grads();
+  EXPECT_LT(gradient_error("parameters", params.values().data(), analytic.data(), params.size(), loss), 1e-6);
+}
+
+INSTANTIATE_TEST_SUITE_P(Configurations, GraphPredictorGradientTest,
+                         ::testing::Values(std::tuple{ScoreFunction::scaled_dot, ReadoutKind::sum},
+                                           std::tuple{ScoreFunction::additive, ReadoutKind::mean},
+                                           std::tuple{ScoreFunction::gatv2, ReadoutKind::attention},
+                                           std::tuple{ScoreFunction::scaled_dot, ReadoutKind::max}),
+                         [](const auto& test) {
+                           return to_string(std::get<0>(test.param)) + "_" + to_string(std::get<1>(test.param));
+                         });
+
+TEST(GraphPredictorTest, RejectsHiddenNotDivisibleByHeads) {
+  GraphPredictorOptions o;
+  o.node_dim = 3;
+  o.hidden = 10;
+  o.heads = 4;
+  Parameters<float> params;
+  EXPECT_THROW(GraphPredictor<float>(params, o), ArgumentError);
+}
+
+}  // namespace
+}  // namespace edgewise
