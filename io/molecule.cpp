@@ -195,11 +195,11 @@ MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec
   const auto bonds = static_cast<Index>(molecule.getNumBonds());
   const Index edges = 2 * bonds + (spec.self_loops ? atoms : 0);
   MoleculeGraph result;
-  result.atom_features = Matrix<float>::Zero(atoms, spec.atom_dim());
-  result.bond_features = Matrix<float>::Zero(edges, spec.bond_dim());
+  result.node_features = Matrix<float>::Zero(atoms, spec.atom_dim());
+  result.edge_features = Matrix<float>::Zero(edges, spec.bond_dim());
   result.bond_of_edge.resize(static_cast<std::size_t>(edges));
   for (const RDKit::Atom* atom : molecule.atoms())
-    write_atom(result.atom_features.row(atom->getIdx()).data(), *atom, spec);
+    write_atom(result.node_features.row(atom->getIdx()).data(), *atom, spec);
 
   std::vector<Index> sources(static_cast<std::size_t>(edges)), targets(static_cast<std::size_t>(edges));
   Index e = 0;
@@ -208,14 +208,14 @@ MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec
     for (const auto& [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
       sources[e] = from;
       targets[e] = to;
-      write_bond(result.bond_features.row(e).data(), *bond);
+      write_bond(result.edge_features.row(e).data(), *bond);
       result.bond_of_edge[e] = bond->getIdx();
       ++e;
     }
   }
   for (Index atom = 0; spec.self_loops && atom < atoms; ++atom, ++e) {
     sources[e] = targets[e] = atom;
-    result.bond_features(e, spec.bond_dim() - 1) = 1.0f;
+    result.edge_features(e, spec.bond_dim() - 1) = 1.0f;
     result.bond_of_edge[e] = -1;
   }
   result.graph = Graph::from_edges(atoms, sources, targets);

@@ -60,11 +60,11 @@ TEST(SmilesTest, TrailingSpacesAreIgnored) { EXPECT_TRUE(parse_smiles("CCO ").mo
 TEST(FeaturizerTest, Benzene) {
   const AtomColumns col;
   const MoleculeGraph m = featurize_smiles("c1ccccc1");
-  ASSERT_EQ(m.atom_features.rows(), 6);
-  EXPECT_EQ(m.atom_features.cols(), col.spec.atom_dim());
+  ASSERT_EQ(m.node_features.rows(), 6);
+  EXPECT_EQ(m.node_features.cols(), col.spec.atom_dim());
   EXPECT_EQ(m.graph.num_edges(), 2 * 6 + 6);  // six bonds both ways, six self-loops
   for (Index a = 0; a < 6; ++a) {
-    const auto row = m.atom_features.row(a);
+    const auto row = m.node_features.row(a);
     EXPECT_EQ(row(col.element(6)), 1.0f);
     EXPECT_EQ(row(col.degree(2)), 1.0f);
     EXPECT_EQ(row(col.charge(0)), 1.0f);
@@ -77,13 +77,13 @@ TEST(FeaturizerTest, Benzene) {
     EXPECT_NEAR(row.sum() - row(col.mass()), 8.0f, 1e-6f);
   }
   for (Index e = 0; e < 12; ++e) {
-    EXPECT_EQ(m.bond_features(e, 3), 1.0f) << "aromatic";
-    EXPECT_EQ(m.bond_features(e, 4), 1.0f) << "conjugated";
-    EXPECT_EQ(m.bond_features(e, 5), 1.0f) << "in ring";
-    EXPECT_EQ(m.bond_features(e, 12), 0.0f) << "not a self-loop";
+    EXPECT_EQ(m.edge_features(e, 3), 1.0f) << "aromatic";
+    EXPECT_EQ(m.edge_features(e, 4), 1.0f) << "conjugated";
+    EXPECT_EQ(m.edge_features(e, 5), 1.0f) << "in ring";
+    EXPECT_EQ(m.edge_features(e, 12), 0.0f) << "not a self-loop";
   }
   for (Index e = 12; e < 18; ++e) {
-    EXPECT_EQ(m.bond_features(e, 12), 1.0f);
+    EXPECT_EQ(m.edge_features(e, 12), 1.0f);
     EXPECT_EQ(m.graph.source(e), m.graph.target(e));
   }
 }
@@ -91,46 +91,46 @@ TEST(FeaturizerTest, Benzene) {
 TEST(FeaturizerTest, AceticAcid) {
   const AtomColumns col;
   const MoleculeGraph m = featurize_smiles("CC(=O)O");
-  ASSERT_EQ(m.atom_features.rows(), 4);
-  EXPECT_EQ(m.atom_features(0, col.hydrogens(3)), 1.0f);       // methyl carbon
-  EXPECT_EQ(m.atom_features(1, col.degree(3)), 1.0f);          // carboxyl carbon
-  EXPECT_EQ(m.atom_features(1, col.hybridization(2)), 1.0f);   // SP2
-  EXPECT_EQ(m.atom_features(2, col.element(8)), 1.0f);
-  EXPECT_EQ(m.atom_features(3, col.hydrogens(1)), 1.0f);       // hydroxyl oxygen
-  EXPECT_EQ(m.atom_features(0, col.in_ring()), 0.0f);
+  ASSERT_EQ(m.node_features.rows(), 4);
+  EXPECT_EQ(m.node_features(0, col.hydrogens(3)), 1.0f);       // methyl carbon
+  EXPECT_EQ(m.node_features(1, col.degree(3)), 1.0f);          // carboxyl carbon
+  EXPECT_EQ(m.node_features(1, col.hybridization(2)), 1.0f);   // SP2
+  EXPECT_EQ(m.node_features(2, col.element(8)), 1.0f);
+  EXPECT_EQ(m.node_features(3, col.hydrogens(1)), 1.0f);       // hydroxyl oxygen
+  EXPECT_EQ(m.node_features(0, col.in_ring()), 0.0f);
   // bond 1 is C=O: its two directed edges are edges 2 and 3
-  EXPECT_EQ(m.bond_features(2, 1), 1.0f);
-  EXPECT_EQ(m.bond_features(3, 1), 1.0f);
+  EXPECT_EQ(m.edge_features(2, 1), 1.0f);
+  EXPECT_EQ(m.edge_features(3, 1), 1.0f);
   EXPECT_EQ(m.graph.source(2), m.graph.target(3));
-  EXPECT_EQ(m.bond_features(0, 0), 1.0f);  // C-C single
+  EXPECT_EQ(m.edge_features(0, 0), 1.0f);  // C-C single
 }
 
 TEST(FeaturizerTest, SaltWithChargesAndNoBonds) {
   const AtomColumns col;
   const MoleculeGraph m = featurize_smiles("[Na+].[Cl-]");
-  ASSERT_EQ(m.atom_features.rows(), 2);
+  ASSERT_EQ(m.node_features.rows(), 2);
   EXPECT_EQ(m.graph.num_edges(), 2);  // self-loops only
-  EXPECT_EQ(m.atom_features(0, col.element(11)), 1.0f);
-  EXPECT_EQ(m.atom_features(0, col.charge(1)), 1.0f);
-  EXPECT_EQ(m.atom_features(1, col.element(17)), 1.0f);
-  EXPECT_EQ(m.atom_features(1, col.charge(-1)), 1.0f);
-  EXPECT_EQ(m.atom_features(0, col.degree(0)), 1.0f);
+  EXPECT_EQ(m.node_features(0, col.element(11)), 1.0f);
+  EXPECT_EQ(m.node_features(0, col.charge(1)), 1.0f);
+  EXPECT_EQ(m.node_features(1, col.element(17)), 1.0f);
+  EXPECT_EQ(m.node_features(1, col.charge(-1)), 1.0f);
+  EXPECT_EQ(m.node_features(0, col.degree(0)), 1.0f);
 }
 
 TEST(FeaturizerTest, SingleAtomAndUnknownElement) {
   const AtomColumns col;
   const MoleculeGraph m = featurize_smiles("[Pt]");
-  ASSERT_EQ(m.atom_features.rows(), 1);
+  ASSERT_EQ(m.node_features.rows(), 1);
   EXPECT_EQ(m.graph.num_edges(), 1);
-  EXPECT_EQ(m.atom_features(0, static_cast<Index>(col.spec.elements.size())), 1.0f);  // "other"
+  EXPECT_EQ(m.node_features(0, static_cast<Index>(col.spec.elements.size())), 1.0f);  // "other"
 }
 
 TEST(FeaturizerTest, ExplicitHydrogensAndChirality) {
   const MoleculeGraph m = featurize_smiles("[H][C@@](F)(Cl)Br");
-  EXPECT_EQ(m.atom_features.rows(), 4);  // the explicit hydrogen becomes a hydrogen count
+  EXPECT_EQ(m.node_features.rows(), 4);  // the explicit hydrogen becomes a hydrogen count
   const AtomColumns col;
   const Index chirality = col.charge(col.spec.formal_charges.front()) + static_cast<Index>(col.spec.formal_charges.size()) + 1;
-  EXPECT_EQ(m.atom_features.row(0).segment(chirality + 1, 2).sum(), 1.0f);  // CW or CCW
+  EXPECT_EQ(m.node_features.row(0).segment(chirality + 1, 2).sum(), 1.0f);  // CW or CCW
 }
 
 }  // namespace

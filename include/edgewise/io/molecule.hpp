@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "edgewise/core/tensor.hpp"
-#include "edgewise/graph/graph.hpp"
+#include "edgewise/graph/featured_graph.hpp"
 
 namespace RDKit {
 class ROMol;
@@ -47,10 +47,8 @@ void from_json(const nlohmann::json& j, FeaturizerSpec& spec);
 
 // One molecule as a graph. Each bond gives two directed edges (a -> b then b -> a, in RDKit's bond
 // order) carrying the bond's features; self-loops, if enabled, follow by atom index.
-struct MoleculeGraph {
-  Graph graph;
-  Matrix<float> atom_features;  // [atoms, spec.atom_dim()]
-  Matrix<float> bond_features;  // [edges, spec.bond_dim()]
+// node_features: [atoms, spec.atom_dim()]; edge_features: [edges, spec.bond_dim()].
+struct MoleculeGraph : FeaturedGraph {
   std::vector<Index> bond_of_edge;  // [edges]: the RDKit bond index of each edge, -1 for self-loops
 };
 
