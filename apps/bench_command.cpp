@@ -1,0 +1,238 @@
+// `edgewise bench attention`: forward and forward+backward timings of one GraphAttention layer on
+// the uniform random workload of shared/peers/README.md, printed as one JSON line.
+// `edgewise bench triad`: a STREAM-like triad giving the memory bandwidth the machine reaches.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "edgewise/attention/graph_attention.hpp"
+#include "edgewise/core/error.hpp"
+#include "edgewise/core/parallel.hpp"
+#include "edgewise/datasets/uniform.hpp"
+
+namespace edgewise::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct AttentionBenchOptions {
+  Index nodes = 100'000;
+  Index edges = 1'600'000;
+  Index in_dim = 64;
+  Index heads = 4;
+  Index head_dim = 16;
+  Index out_dim = 64;
+  std::string score = "scaled_dot";
+  int threads = 2;
+  int warmup = 2;
+  int runs = 5;
+};
+
+struct TriadOptions {
+  Index array_mib = 64;
+  int threads = 2;
+  int runs = 5;
+};
+
+// Accepts integers >= minimum; `name` labels the option's type in --help. (CLI11's PositiveNumber
+// would print its upper bound, DBL_MAX, in full in its error message.)
+CLI::Validator at_least(long long minimum, const std::string& name) {
+  const auto check = [minimum](const std::string& text) -> std::string {
+    try {
+      if (std::stoll(text) >= minimum) return {};
+    } catch (const std::exception&) {
+      return {};  // not a number: the conversion to the option's type reports it
+    }
+    return "value " + text + " is below the minimum of " + std::to_string(minimum);
+  };
+  return {check, name};
+}
+
+double elapsed_ms(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t middle = values.size() / 2;
+  return values.size() % 2 == 1 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
+}
+
+// Milliseconds of each of `runs` calls of body, after `warmup` untimed calls.
+template <typename Body>
+std::vector<double> time_runs(int warmup, int runs, Body&& body) {
+  for (int r = 0; r < warmup; ++r) body();
+  std::vector<double> ms;
+  for (int r = 0; r < runs; ++r) {
+    const Clock::time_point start = Clock::now();
+    body();
+    ms.push_back(elapsed_ms(start));
+  }
+  return ms;
+}
+
+// The whole process's peak resident set (VmHWM), in MB of 10^6 bytes; 0 where /proc is missing.
+double peak_rss_mb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return static_cast<double>(std::stoll(line.substr(6))) * 1024.0 / 1e6;
+  return 0.0;
+}
+
+GraphAttentionOptions layer_options(const AttentionBenchOptions& options) {
+  GraphAttentionOptions layer;
+  layer.in_dim = options.in_dim;
+  layer.heads = options.heads;
+  layer.head_dim = options.head_dim;
+  layer.out_dim = options.out_dim;
+  layer.score = parse_score_function(options.score);
+  return layer;
+}
+
+void run_attention_bench(const AttentionBenchOptions& options) {
+  set_num_threads(options.threads);
+  const Clock::time_point setup_start = Clock::now();
+  const UniformWorkload workload = uniform_random_workload(options.nodes, options.edges, options.in_dim);
+  const double setup_ms = elapsed_ms(setup_start);
+
+  Parameters<float> params;
+  GraphAttention<float> layer(params, "attention", layer_options(options));
+  SplitMix64 rng(3);
+  layer.reset_parameters(rng);
+  const Matrix<float> dy = Matrix<float>::Ones(options.nodes, layer.out_dim());
+
+  const auto forward = [&] { layer.forward(workload.graph, workload.features, nullptr); };
+  const auto forward_backward = [&] {
+    forward();
+    layer.backward(dy);
+  };
+  const std::vector<double> fwd_ms = time_runs(options.warmup, options.runs, forward);
+  const std::vector<double> fwd_bwd_ms = time_runs(options.warmup, options.runs, forward_backward);
+
+  const double fwd_bwd_median = median(fwd_bwd_ms);
+  const nlohmann::json result = {
+      {"benchmark", "attention"},
+      {"nodes", options.nodes},
+      {"edges", options.edges},
+      {"in_dim", options.in_dim},
+      {"heads", options.heads},
+      {"head_dim", options.head_dim},
+      {"out_dim", layer.out_dim()},
+      {"score", options.score},
+      {"threads", num_threads()},
+      {"warmup", options.warmup},
+      {"runs", options.runs},
+      {"setup_ms", setup_ms},
+      {"fwd_ms", fwd_ms},
+      {"fwd_bwd_ms", fwd_bwd_ms},
+      {"fwd_ms_median", median(fwd_ms)},
+      {"fwd_bwd_ms_median", fwd_bwd_median},
+      {"edges_per_s", static_cast<double>(options.edges) / (fwd_bwd_median / 1e3)},
+      {"peak_rss_mb", peak_rss_mb()},
+      {"edges_sha256", edges_sha256(workload.sources, workload.targets)},
+  };
+  std::cout << result.dump() << std::endl;
+}
+
+// a = b + s * c over one contiguous range per thread; returns the milliseconds taken.
+double triad_pass(std::vector<double>& a, const std::vector<double>& b, const std::vector<double>& c, double s) {
+  const auto n = static_cast<Index>(a.size());
+  const Clock::time_point start = Clock::now();
+#pragma omp parallel for schedule(static) num_threads(num_threads())
+  for (Index i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
+  return elapsed_ms(start);
+}
+
+void run_triad(const TriadOptions& options) {
+  set_num_threads(options.threads);
+  const auto n = static_cast<std::size_t>(options.array_mib) * (1 << 20) / sizeof(double);
+  std::vector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);
+  constexpr double s = 3.0;
+  triad_pass(a, b, c, s);  // untimed warm-up: starts the threads and brings the pages in
+  std::vector<double> ms;
+  for (int r = 0; r < options.runs; ++r) ms.push_back(triad_pass(a, b, c, s));
+  if (a[n / 2] != 7.0) throw Error("bench triad: wrong result " + std::to_string(a[n / 2]));
+
+  // STREAM's convention: 3 arrays moved per pass (read b, read c, write a); write-allocate
+  // traffic is not counted.
+  const double bytes = 3.0 * static_cast<double>(n * sizeof(double));
+  const double best_ms = *std::min_element(ms.begin(), ms.end());
+  const nlohmann::json result = {
+      {"benchmark", "triad"}, {"array_mib", options.array_mib}, {"threads", num_threads()},
+      {"runs", options.runs}, {"best_ms", best_ms},           {"gb_per_s", bytes / (best_ms / 1e3) / 1e9},
+  };
+  std::cout << result.dump() << std::endl;
+}
+
+void add_attention_command(CLI::App& bench) {
+  auto options = std::make_shared<AttentionBenchOptions>();
+  CLI::App* command = bench.add_subcommand(
+      "attention",
+      "Time one GraphAttention<float> layer (heads concatenated, output projection) on the uniform random "
+      "workload: forward, then forward+backward with dy = 1 (including dx). Prints one JSON line with "
+      "medians in ms, edges/s of forward+backward, the peak resident set in MB and the edges' sha256.");
+  command->add_option("--nodes", options->nodes, "Number of nodes N")->capture_default_str()->check(at_least(1, "POSITIVE"));
+  command->add_option("--edges", options->edges, "Number of edges E, drawn uniformly with replacement")
+      ->capture_default_str()
+      ->check(at_least(0, "NONNEGATIVE"));
+  command->add_option("--in", options->in_dim, "Input feature width F")->capture_default_str()->check(at_least(1, "POSITIVE"));
+  command->add_option("--heads", options->heads, "Attention heads H")->capture_default_str()->check(at_least(1, "POSITIVE"));
+  command->add_option("--head-dim", options->head_dim, "Width d of each head")
+      ->capture_default_str()
+      ->check(at_least(1, "POSITIVE"));
+  command->add_option("--out", options->out_dim, "Width of the output projection")
+      ->capture_default_str()
+      ->check(at_least(1, "POSITIVE"));
+  command->add_option("--score", options->score, "Score function")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"additive", "scaled_dot", "gatv2", "dot", "bilinear"}));
+  command->add_option("--threads", options->threads, "Threads for every parallel loop")
+      ->capture_default_str()
+      ->check(at_least(1, "POSITIVE"));
+  command->add_option("--warmup", options->warmup, "Untimed runs before timing each of forward and forward+backward")
+      ->capture_default_str()
+      ->check(at_least(0, "NONNEGATIVE"));
+  command->add_option("--runs", options->runs, "Timed runs; the medians are reported")
+      ->capture_default_str()
+      ->check(at_least(1, "POSITIVE"));
+  command->callback([options] { run_attention_bench(*options); });
+}
+
+void add_triad_command(CLI::App& bench) {
+  auto options = std::make_shared<TriadOptions>();
+  CLI::App* command = bench.add_subcommand(
+      "triad",
+      "STREAM-like triad a[i] = b[i] + s*c[i] over three arrays of doubles. Prints one JSON line with the "
+      "best pass's bandwidth in GB/s (10^9 bytes/s, counting 3 arrays moved per pass).");
+  command->add_option("--array-mib", options->array_mib, "Size of each array in MiB")
+      ->capture_default_str()
+      ->check(at_least(1, "POSITIVE"));
+  command->add_option("--threads", options->threads, "Threads")->capture_default_str()->check(at_least(1, "POSITIVE"));
+  command->add_option("--runs", options->runs, "Timed passes; the best is reported")
+      ->capture_default_str()
+      ->check(at_least(1, "POSITIVE"));
+  command->callback([options] { run_triad(*options); });
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks: attention layer timings and memory bandwidth.");
+  // --help here lists the options of every bench subcommand, not only their names.
+  bench->set_help_flag();
+  bench->set_help_all_flag("-h,--help", "Print this help message, with the options of every subcommand, and exit");
+  bench->require_subcommand(1);
+  add_attention_command(*bench);
+  add_triad_command(*bench);
+}
+
+}  // namespace edgewise::cli

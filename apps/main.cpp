@@ -1,0 +1,28 @@
+// The `edgewise` command-line tool: parses the command line, runs the chosen subcommand, and turns
+// every failure into a message on stderr and a non-zero exit status.
+#include <exception>
+#include <iostream>
+
+#include "commands.hpp"
+#include "edgewise/core/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "edgewise: graph attention networks on the CPU.\n"
+      "Run 'edgewise <command> --help' for the options of a command."};
+  app.require_subcommand(1);
+  edgewise::cli::add_bench_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);  // prints help on --help (status 0), or the parse error (non-zero)
+  } catch (const edgewise::Error& e) {
+    std::cerr << "edgewise: error: " << e.what() << '\n';
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "edgewise: internal error: " << e.what() << '\n';
+    return 2;
+  }
+  return 0;
+}
