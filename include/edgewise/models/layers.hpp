@@ -1,0 +1,238 @@
+// Dense building blocks of the models: Linear, the activations, Dropout, LayerNorm and the
+// residual FeedForward block.
+//
+// Every layer maps [N, in] to [N, out] row-wise (rows = nodes or samples). forward returns a member
+// buffer that is reused, and overwritten, by the next forward call; backward takes dy of the output's
+// shape, ADDS the parameter gradients into Parameters' grad buffer and returns dx. Layers that need
+// their input in backward keep a pointer to it: the input must outlive the backward call.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <numbers>
+#include <string>
+#include <variant>
+
+#include "edgewise/core/parameters.hpp"
+#include "edgewise/core/random.hpp"
+#include "edgewise/core/tensor.hpp"
+
+namespace edgewise {
+
+// y = x W + b with W: [in_dim, out_dim] and b: [1, out_dim], registered as "<name>.weight" and
+// "<name>.bias".
+template <typename Scalar>
+class Linear {
+ public:
+  Linear(Parameters<Scalar>& params, const std::string& name, Index in_dim, Index out_dim, bool bias = true);
+
+  // Glorot-uniform weight, zero bias.
+  void reset_parameters(SplitMix64& rng);
+
+  // x: [N, in_dim], kept by pointer until backward. Returns [N, out_dim].
+  const Matrix<Scalar>& forward(const Matrix<Scalar>& x);
+
+  // dy: [N, out_dim]. dW += xᵀ dy, db += column sums of dy; returns dx = dy Wᵀ, [N, in_dim].
+  const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
+
+  Index in_dim() const { return in_dim_; }
+  Index out_dim() const { return out_dim_; }
+
+ private:
+  Parameters<Scalar>& params_;
+  Index in_dim_;
+  Index out_dim_;
+  ParameterHandle weight_;
+  ParameterHandle bias_;
+  const Matrix<Scalar>* x_ = nullptr;
+  Matrix<Scalar> y_;
+  Matrix<Scalar> dx_;
+};
+
+// Per-element functions of the activations: value(x) and the derivative dy/dx given x and y.
+namespace activation {
+
+struct Relu {
+  template <typename S>
+  S value(S x) const { return x > 0 ? x : S(0); }
+  template <typename S>
+  S derivative(S x, S /*y*/) const { return x > 0 ? S(1) : S(0); }
+};
+
+struct LeakyRelu {
+  double slope = 0.01;
+  template <typename S>
+  S value(S x) const { return x > 0 ? x : static_cast<S>(slope) * x; }
+  template <typename S>
+  S derivative(S x, S /*y*/) const { return x > 0 ? S(1) : static_cast<S>(slope); }
+};
+
+// alpha (e^x - 1) for x <= 0, whose derivative alpha e^x equals y + alpha.
+struct Elu {
+  double alpha = 1.0;
+  template <typename S>
+  S value(S x) const { return x > 0 ? x : static_cast<S>(alpha) * std::expm1(x); }
+  template <typename S>
+  S derivative(S x, S y) const { return x > 0 ? S(1) : y + static_cast<S>(alpha); }
+};
+
+// The exact GELU, x Φ(x) with the standard normal CDF Φ(x) = (1 + erf(x / √2)) / 2 (not the tanh
+// approximation); its derivative is Φ(x) + x φ(x).
+struct Gelu {
+  template <typename S>
+  S value(S x) const { return x * cdf(x); }
+  template <typename S>
+  S derivative(S x, S /*y*/) const {
+    const S density = std::exp(S(-0.5) * x * x) / static_cast<S>(std::sqrt(2.0 * std::numbers::pi));
+    return cdf(x) + x * density;
+  }
+
+ private:
+  template <typename S>
+  static S cdf(S x) { return S(0.5) * (S(1) + std::erf(x / static_cast<S>(std::numbers::sqrt2))); }
+};
+
+}  // namespace activation
+
+// An activation without parameters applied to every element. x: [N, D], kept by pointer until
+// backward; forward returns y [N, D], backward returns dx = dy .* f'(x).
+template <typename Scalar, typename Function>
+class Elementwise {
+ public:
+  explicit Elementwise(Function function = {}) : function_(function) {}
+
+  const Matrix<Scalar>& forward(const Matrix<Scalar>& x);
+  const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
+
+ private:
+  Function function_;
+  const Matrix<Scalar>* x_ = nullptr;
+  Matrix<Scalar> y_;
+  Matrix<Scalar> dx_;
+};
+
+template <typename Scalar>
+class ReLU : public Elementwise<Scalar, activation::Relu> {};
+
+template <typename Scalar>
+class LeakyReLU : public Elementwise<Scalar, activation::LeakyRelu> {
+ public:
+  explicit LeakyReLU(double slope = 0.01) : Elementwise<Scalar, activation::LeakyRelu>({slope}) {}
+};
+
+template <typename Scalar>
+class ELU : public Elementwise<Scalar, activation::Elu> {
+ public:
+  explicit ELU(double alpha = 1.0) : Elementwise<Scalar, activation::Elu>({alpha}) {}
+};
+
+template <typename Scalar>
+class GELU : public Elementwise<Scalar, activation::Gelu> {};
+
+// Inverted dropout. In training each element is kept with probability 1 - p and scaled by
+// 1 / (1 - p). The mask is a function of a key drawn from mode.rng once per forward and of the
+// element's row-major index, so it does not depend on the thread count; backward recomputes it
+// from the key instead of storing it. In inference, and when p = 0, forward returns x itself and
+// backward returns dy itself.
+template <typename Scalar>
+class Dropout {
+ public:
+  // Throws ArgumentError unless 0 <= p < 1.
+  explicit Dropout(double p);
+
+  // x: [N, D]. Training with p > 0 needs mode.rng (ArgumentError otherwise). Returns [N, D].
+  const Matrix<Scalar>& forward(const Matrix<Scalar>& x, Mode mode = Mode::inference());
+
+  // dy: [N, D] of the last forward; returns dx = dy .* mask / (1 - p).
+  const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
+
+  double rate() const { return p_; }
+
+ private:
+  void apply_mask(Matrix<Scalar>& out, const Matrix<Scalar>& in) const;
+
+  double p_;
+  bool masked_ = false;  // whether the last forward dropped elements
+  std::uint64_t key_ = 0;
+  Index rows_ = 0;
+  Index cols_ = 0;
+  Matrix<Scalar> y_;
+  Matrix<Scalar> dx_;
+};
+
+// Normalizes each row over its dim features: y = (x - mean) / sqrt(var + eps) * gamma + beta, with
+// the biased variance. gamma: [1, dim] ("<name>.gamma", initialized to 1), beta: [1, dim]
+// ("<name>.beta", initialized to 0).
+template <typename Scalar>
+class LayerNorm {
+ public:
+  LayerNorm(Parameters<Scalar>& params, const std::string& name, Index dim, double eps = 1e-5);
+
+  // gamma = 1, beta = 0, as after construction.
+  void reset_parameters();
+
+  // x: [N, dim]. Returns [N, dim]; keeps the normalized x and 1/std per row for backward.
+  const Matrix<Scalar>& forward(const Matrix<Scalar>& x);
+
+  // dy: [N, dim]. Returns dx = rstd (g - mean(g) - x̂ mean(g .* x̂)) with g = dy .* gamma, per row.
+  const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
+
+  Index dim() const { return dim_; }
+
+ private:
+  Parameters<Scalar>& params_;
+  Index dim_;
+  double eps_;
+  ParameterHandle gamma_;
+  ParameterHandle beta_;
+  Matrix<Scalar> normalized_;  // x̂: [N, dim]
+  Vector<Scalar> rstd_;        // [N]
+  Matrix<Scalar> y_;
+  Matrix<Scalar> dx_;
+};
+
+enum class Activation { relu, gelu, elu };
+
+// Parses "relu", "gelu", "elu"; throws ArgumentError otherwise.
+Activation parse_activation(const std::string& name);
+std::string to_string(Activation activation);
+
+struct FeedForwardOptions {
+  Index dim = 0;
+  Index hidden_dim = 0;  // 0: 4 * dim
+  Activation activation = Activation::gelu;
+  double dropout = 0.0;  // on the block's output, before the residual sum
+  bool bias = true;
+};
+
+// Residual position-wise block: y = x + Dropout(Linear2(act(Linear1(x)))), Linear1: dim -> hidden,
+// Linear2: hidden -> dim, registered as "<name>.linear1.*" and "<name>.linear2.*".
+template <typename Scalar>
+class FeedForward {
+ public:
+  // Throws ArgumentError on dim < 1, hidden_dim < 0 or a dropout rate outside [0, 1).
+  FeedForward(Parameters<Scalar>& params, const std::string& name, const FeedForwardOptions& options);
+
+  void reset_parameters(SplitMix64& rng);
+
+  // x: [N, dim], kept by pointer until backward. Returns [N, dim].
+  const Matrix<Scalar>& forward(const Matrix<Scalar>& x, Mode mode = Mode::inference());
+
+  // dy: [N, dim]. Returns dx [N, dim] = dy + the gradient through the inner branch.
+  const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
+
+  const FeedForwardOptions& options() const { return options_; }
+
+ private:
+  using AnyActivation = std::variant<ReLU<Scalar>, GELU<Scalar>, ELU<Scalar>>;
+
+  FeedForwardOptions options_;
+  Linear<Scalar> linear1_;
+  AnyActivation activation_;
+  Linear<Scalar> linear2_;
+  Dropout<Scalar> dropout_;
+  Matrix<Scalar> y_;
+  Matrix<Scalar> dx_;
+};
+
+}  // namespace edgewise

@@ -1,0 +1,279 @@
+#include "edgewise/models/layers.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/core/parallel.hpp"
+
+namespace edgewise {
+namespace {
+
+// Elements per parallel_for chunk in element-wise loops, large enough to hide the scheduling cost.
+constexpr Index kElementChunk = 4096;
+
+std::string shape(Index rows, Index cols) { return "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]"; }
+
+template <typename Scalar>
+void require_cols(const std::string& layer, const Matrix<Scalar>& x, Index cols) {
+  if (x.cols() != cols)
+    throw ArgumentError(layer + ": input has " + std::to_string(x.cols()) + " columns, expected " +
+                        std::to_string(cols));
+}
+
+// dy must have the shape of the output of the last forward.
+template <typename Scalar>
+void require_output_shape(const std::string& layer, const Matrix<Scalar>& dy, Index rows, Index cols) {
+  if (dy.rows() != rows || dy.cols() != cols)
+    throw ArgumentError(layer + ": dy is " + shape(dy.rows(), dy.cols()) + " but the last forward returned " +
+                        shape(rows, cols));
+}
+
+}  // namespace
+
+// ---- Linear ----
+
+template <typename Scalar>
+Linear<Scalar>::Linear(Parameters<Scalar>& params, const std::string& name, Index in_dim, Index out_dim, bool bias)
+    : params_(params), in_dim_(in_dim), out_dim_(out_dim) {
+  if (in_dim < 1 || out_dim < 1)
+    throw ArgumentError("Linear " + name + ": dimensions must be positive, got " + shape(in_dim, out_dim));
+  weight_ = params_.add(name + ".weight", in_dim, out_dim);
+  if (bias) bias_ = params_.add(name + ".bias", 1, out_dim);
+}
+
+template <typename Scalar>
+void Linear<Scalar>::reset_parameters(SplitMix64& rng) {
+  glorot_uniform(params_.value(weight_), in_dim_, out_dim_, rng);
+  if (bias_.slot >= 0) params_.value(bias_).setZero();
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& Linear<Scalar>::forward(const Matrix<Scalar>& x) {
+  require_cols("Linear", x, in_dim_);
+  x_ = &x;
+  y_.resize(x.rows(), out_dim_);
+  y_.noalias() = x * params_.value(weight_);
+  if (bias_.slot >= 0) y_.rowwise() += params_.value(bias_).row(0);
+  return y_;
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& Linear<Scalar>::backward(const Matrix<Scalar>& dy) {
+  require_output_shape("Linear", dy, y_.rows(), y_.cols());
+  params_.grad(weight_).noalias() += x_->transpose() * dy;
+  if (bias_.slot >= 0) add_row_sums(params_.grad(bias_).row(0), dy);
+  dx_.resize(dy.rows(), in_dim_);
+  dx_.noalias() = dy * params_.value(weight_).transpose();
+  return dx_;
+}
+
+// ---- Element-wise activations ----
+
+template <typename Scalar, typename Function>
+const Matrix<Scalar>& Elementwise<Scalar, Function>::forward(const Matrix<Scalar>& x) {
+  x_ = &x;
+  y_.resize(x.rows(), x.cols());
+  parallel_for(
+      x.size(), [&](Index k) { y_.data()[k] = function_.value(x.data()[k]); }, kElementChunk);
+  return y_;
+}
+
+template <typename Scalar, typename Function>
+const Matrix<Scalar>& Elementwise<Scalar, Function>::backward(const Matrix<Scalar>& dy) {
+  require_output_shape("activation", dy, y_.rows(), y_.cols());
+  dx_.resize(dy.rows(), dy.cols());
+  const Scalar* x = x_->data();
+  parallel_for(
+      dy.size(), [&](Index k) { dx_.data()[k] = dy.data()[k] * function_.derivative(x[k], y_.data()[k]); },
+      kElementChunk);
+  return dx_;
+}
+
+// ---- Dropout ----
+
+template <typename Scalar>
+Dropout<Scalar>::Dropout(double p) : p_(p) {
+  if (!(p >= 0.0 && p < 1.0)) throw ArgumentError("Dropout: p must be in [0, 1), got " + std::to_string(p));
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& Dropout<Scalar>::forward(const Matrix<Scalar>& x, Mode mode) {
+  const bool masked = mode.training && p_ > 0.0;
+  if (masked && mode.rng == nullptr) throw ArgumentError("Dropout: training needs a random generator");
+  masked_ = masked;
+  rows_ = x.rows();
+  cols_ = x.cols();
+  if (!masked_) return x;
+  key_ = mode.rng->next();
+  apply_mask(y_, x);
+  return y_;
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& Dropout<Scalar>::backward(const Matrix<Scalar>& dy) {
+  require_output_shape("Dropout", dy, rows_, cols_);
+  if (!masked_) return dy;
+  apply_mask(dx_, dy);
+  return dx_;
+}
+
+template <typename Scalar>
+void Dropout<Scalar>::apply_mask(Matrix<Scalar>& out, const Matrix<Scalar>& in) const {
+  const auto scale = static_cast<Scalar>(1.0 / (1.0 - p_));
+  out.resize(in.rows(), in.cols());
+  parallel_for(
+      in.size(), [&](Index k) { out.data()[k] = hashed_uniform(key_, k) < p_ ? Scalar(0) : in.data()[k] * scale; },
+      kElementChunk);
+}
+
+// ---- LayerNorm ----
+
+template <typename Scalar>
+LayerNorm<Scalar>::LayerNorm(Parameters<Scalar>& params, const std::string& name, Index dim, double eps)
+    : params_(params), dim_(dim), eps_(eps) {
+  if (dim < 1) throw ArgumentError("LayerNorm " + name + ": dim must be positive, got " + std::to_string(dim));
+  if (!(eps > 0.0)) throw ArgumentError("LayerNorm " + name + ": eps must be positive, got " + std::to_string(eps));
+  gamma_ = params_.add(name + ".gamma", 1, dim);
+  beta_ = params_.add(name + ".beta", 1, dim);
+  reset_parameters();
+}
+
+template <typename Scalar>
+void LayerNorm<Scalar>::reset_parameters() {
+  params_.value(gamma_).setOnes();
+  params_.value(beta_).setZero();
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& LayerNorm<Scalar>::forward(const Matrix<Scalar>& x) {
+  require_cols("LayerNorm", x, dim_);
+  const Index n = x.rows();
+  normalized_.resize(n, dim_);
+  rstd_.resize(n);
+  y_.resize(n, dim_);
+  const auto gamma = params_.value(gamma_).row(0);
+  const auto beta = params_.value(beta_).row(0);
+  const auto dim = static_cast<Scalar>(dim_);
+  const auto eps = static_cast<Scalar>(eps_);
+  parallel_for(n, [&](Index r) {
+    auto centered = normalized_.row(r);
+    centered.array() = x.row(r).array() - x.row(r).mean();
+    rstd_(r) = Scalar(1) / std::sqrt(centered.squaredNorm() / dim + eps);
+    centered *= rstd_(r);
+    y_.row(r) = centered.cwiseProduct(gamma) + beta;
+  });
+  return y_;
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& LayerNorm<Scalar>::backward(const Matrix<Scalar>& dy) {
+  require_output_shape("LayerNorm", dy, y_.rows(), y_.cols());
+  add_row_sums(params_.grad(gamma_).row(0), dy.cwiseProduct(normalized_));
+  add_row_sums(params_.grad(beta_).row(0), dy);
+  dx_.resize(dy.rows(), dim_);
+  const auto gamma = params_.value(gamma_).row(0);
+  const auto dim = static_cast<Scalar>(dim_);
+  parallel_for(dy.rows(), [&](Index r) {
+    auto g = dx_.row(r);  // dL/dx̂, turned into dL/dx in place
+    g = dy.row(r).cwiseProduct(gamma);
+    const Scalar mean_g = g.sum() / dim;
+    const Scalar mean_g_xhat = g.dot(normalized_.row(r)) / dim;
+    g.array() = rstd_(r) * (g.array() - mean_g - normalized_.row(r).array() * mean_g_xhat);
+  });
+  return dx_;
+}
+
+// ---- FeedForward ----
+
+Activation parse_activation(const std::string& name) {
+  if (name == "relu") return Activation::relu;
+  if (name == "gelu") return Activation::gelu;
+  if (name == "elu") return Activation::elu;
+  throw ArgumentError("unknown activation '" + name + "' (expected relu, gelu or elu)");
+}
+
+std::string to_string(Activation activation) {
+  switch (activation) {
+    case Activation::relu:
+      return "relu";
+    case Activation::gelu:
+      return "gelu";
+    case Activation::elu:
+      return "elu";
+  }
+  return "unknown";
+}
+
+namespace {
+FeedForwardOptions resolved(FeedForwardOptions options) {
+  if (options.dim < 1) throw ArgumentError("FeedForward: dim must be positive, got " + std::to_string(options.dim));
+  if (options.hidden_dim < 0)
+    throw ArgumentError("FeedForward: hidden_dim must not be negative, got " + std::to_string(options.hidden_dim));
+  if (options.hidden_dim == 0) options.hidden_dim = 4 * options.dim;
+  return options;
+}
+}  // namespace
+
+template <typename Scalar>
+FeedForward<Scalar>::FeedForward(Parameters<Scalar>& params, const std::string& name, const FeedForwardOptions& options)
+    : options_(resolved(options)),
+      linear1_(params, name + ".linear1", options_.dim, options_.hidden_dim, options_.bias),
+      linear2_(params, name + ".linear2", options_.hidden_dim, options_.dim, options_.bias),
+      dropout_(options_.dropout) {
+  switch (options_.activation) {
+    case Activation::relu:
+      activation_.template emplace<ReLU<Scalar>>();
+      break;
+    case Activation::gelu:
+      activation_.template emplace<GELU<Scalar>>();
+      break;
+    case Activation::elu:
+      activation_.template emplace<ELU<Scalar>>();
+      break;
+  }
+}
+
+template <typename Scalar>
+void FeedForward<Scalar>::reset_parameters(SplitMix64& rng) {
+  linear1_.reset_parameters(rng);
+  linear2_.reset_parameters(rng);
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& FeedForward<Scalar>::forward(const Matrix<Scalar>& x, Mode mode) {
+  const Matrix<Scalar>& hidden = linear1_.forward(x);
+  const Matrix<Scalar>& activated =
+      std::visit([&](auto& f) -> const Matrix<Scalar>& { return f.forward(hidden); }, activation_);
+  const Matrix<Scalar>& branch = dropout_.forward(linear2_.forward(activated), mode);
+  y_ = x + branch;
+  return y_;
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& FeedForward<Scalar>::backward(const Matrix<Scalar>& dy) {
+  const Matrix<Scalar>& dactivated = linear2_.backward(dropout_.backward(dy));
+  const Matrix<Scalar>& dhidden =
+      std::visit([&](auto& f) -> const Matrix<Scalar>& { return f.backward(dactivated); }, activation_);
+  dx_ = dy + linear1_.backward(dhidden);
+  return dx_;
+}
+
+template class Linear<float>;
+template class Linear<double>;
+template class Elementwise<float, activation::Relu>;
+template class Elementwise<double, activation::Relu>;
+template class Elementwise<float, activation::LeakyRelu>;
+template class Elementwise<double, activation::LeakyRelu>;
+template class Elementwise<float, activation::Elu>;
+template class Elementwise<double, activation::Elu>;
+template class Elementwise<float, activation::Gelu>;
+template class Elementwise<double, activation::Gelu>;
+template class Dropout<float>;
+template class Dropout<double>;
+template class LayerNorm<float>;
+template class LayerNorm<double>;
+template class FeedForward<float>;
+template class FeedForward<double>;
+
+}  // namespace edgewise

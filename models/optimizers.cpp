@@ -1,0 +1,83 @@
+#include "edgewise/models/optimizers.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "edgewise/core/error.hpp"
+
+namespace edgewise {
+namespace {
+
+void require(bool condition, const std::string& what, double value) {
+  if (!condition) throw ArgumentError("Adam: " + what + ", got " + std::to_string(value));
+}
+
+void check(const AdamOptions& o) {
+  require(o.lr >= 0.0, "lr must not be negative", o.lr);
+  require(o.beta1 >= 0.0 && o.beta1 < 1.0, "beta1 must be in [0, 1)", o.beta1);
+  require(o.beta2 >= 0.0 && o.beta2 < 1.0, "beta2 must be in [0, 1)", o.beta2);
+  require(o.eps > 0.0, "eps must be positive", o.eps);
+  require(o.weight_decay >= 0.0, "weight_decay must not be negative", o.weight_decay);
+}
+
+}  // namespace
+
+template <typename Scalar>
+Adam<Scalar>::Adam(Parameters<Scalar>& params, const AdamOptions& options) : Adam(params, options, Decay::l2) {}
+
+template <typename Scalar>
+Adam<Scalar>::Adam(Parameters<Scalar>& params, const AdamOptions& options, Decay decay)
+    : params_(params), options_(options), decay_(decay) {
+  check(options_);
+  m_.setZero(params_.size());
+  v_.setZero(params_.size());
+}
+
+template <typename Scalar>
+void Adam<Scalar>::set_learning_rate(double lr) {
+  require(lr >= 0.0, "lr must not be negative", lr);
+  options_.lr = lr;
+}
+
+template <typename Scalar>
+void Adam<Scalar>::step() {
+  if (params_.size() != m_.size())
+    throw ArgumentError("Adam: the parameters grew from " + std::to_string(m_.size()) + " to " +
+                        std::to_string(params_.size()) + " entries after the optimizer was built");
+  ++steps_;
+  const AdamOptions& o = options_;
+  const double t = static_cast<double>(steps_);
+  const auto step_size = static_cast<Scalar>(o.lr / (1.0 - std::pow(o.beta1, t)));
+  const auto second_correction = static_cast<Scalar>(1.0 - std::pow(o.beta2, t));
+  const auto beta1 = static_cast<Scalar>(o.beta1), beta2 = static_cast<Scalar>(o.beta2);
+  const auto eps = static_cast<Scalar>(o.eps);
+
+  auto values = params_.values();
+  auto w = values.array();
+  const auto grads = params_.grads();
+  const auto l2 = static_cast<Scalar>(decay_ == Decay::l2 ? o.weight_decay : 0.0);
+  if (decay_ == Decay::decoupled) w *= static_cast<Scalar>(1.0 - o.lr * o.weight_decay);
+  const auto g = grads.array() + l2 * w;  // evaluated lazily, once per moment
+  m_.array() = beta1 * m_.array() + (Scalar(1) - beta1) * g;
+  v_.array() = beta2 * v_.array() + (Scalar(1) - beta2) * g.square();
+  w -= step_size * m_.array() / ((v_.array() / second_correction).sqrt() + eps);
+}
+
+template <typename Scalar>
+double clip_grad_norm(Parameters<Scalar>& params, double max_norm) {
+  if (!(max_norm > 0.0))
+    throw ArgumentError("clip_grad_norm: max_norm must be positive, got " + std::to_string(max_norm));
+  auto grads = params.grads();
+  const double norm = std::sqrt(grads.template cast<double>().squaredNorm());
+  if (std::isfinite(norm) && norm > max_norm) grads *= static_cast<Scalar>(max_norm / norm);
+  return norm;
+}
+
+template class Adam<float>;
+template class Adam<double>;
+template class AdamW<float>;
+template class AdamW<double>;
+template double clip_grad_norm(Parameters<float>&, double);
+template double clip_grad_norm(Parameters<double>&, double);
+
+}  // namespace edgewise

@@ -1,0 +1,178 @@
+// Losses: values computed by hand, masks and ignored rows, stability at large logits, the
+// no-entry case, and gradients against central differences in double precision.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <limits>
+#include <numbers>
+#include <vector>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/models/losses.hpp"
+#include "support/gradcheck.hpp"
+
+namespace edgewise {
+namespace {
+
+using testing::gradient_error;
+using testing::random_matrix;
+
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+
+Matrix<double> matrix(Index rows, Index cols, std::initializer_list<double> values) {
+  Matrix<double> m(rows, cols);
+  std::copy(values.begin(), values.end(), m.data());
+  return m;
+}
+
+TEST(MseLossTest, HandComputedWithMissingLabel) {
+  const Matrix<double> pred = matrix(2, 2, {1, 2, 3, 4});
+  const MaskedTargets<double> labels = mask_from_nan(matrix(2, 2, {0, 2, 5, kNan}));
+  EXPECT_EQ(labels.mask, matrix(2, 2, {1, 1, 1, 0}));
+  EXPECT_EQ(labels.target, matrix(2, 2, {0, 2, 5, 0}));
+
+  Matrix<double> dpred;
+  // (1² + 0² + 2²) / 3 present entries.
+  EXPECT_DOUBLE_EQ(mse_loss(dpred, pred, labels.target, &labels.mask), 5.0 / 3.0);
+  EXPECT_TRUE(dpred.isApprox(matrix(2, 2, {2.0 / 3.0, 0, -4.0 / 3.0, 0})));
+  EXPECT_EQ(dpred(1, 1), 0.0);
+}
+
+TEST(MseLossTest, UnmaskedNanTargetThrows) {
+  Matrix<double> dpred;
+  const Matrix<double> target = matrix(1, 2, {1, kNan});
+  EXPECT_THROW(mse_loss(dpred, matrix(1, 2, {0, 0}), target), ArgumentError);
+  const Matrix<double> mask_keeping_nan = matrix(1, 2, {0, 1});
+  EXPECT_THROW(mse_loss(dpred, matrix(1, 2, {0, 0}), target, &mask_keeping_nan), ArgumentError);
+}
+
+TEST(MseLossTest, NoPresentEntryGivesZeroLossAndGradient) {
+  Matrix<double> dpred;
+  const Matrix<double> ones = Matrix<double>::Ones(2, 3), none = Matrix<double>::Zero(2, 3);
+  EXPECT_EQ(mse_loss(dpred, ones, ones, &none), 0.0);
+  EXPECT_EQ(dpred, none);
+  EXPECT_EQ(mse_loss(dpred, Matrix<double>(0, 3), Matrix<double>(0, 3)), 0.0);
+}
+
+TEST(MseLossTest, RejectsMismatchedShapes) {
+  Matrix<double> dpred;
+  const Matrix<double> wide = Matrix<double>::Zero(2, 3), tall = Matrix<double>::Zero(3, 2);
+  EXPECT_THROW(mse_loss(dpred, wide, tall), ArgumentError);
+  const Matrix<double> mask = Matrix<double>::Ones(2, 2);
+  EXPECT_THROW(mse_loss(dpred, wide, wide, &mask), ArgumentError);
+}
+
+TEST(CrossEntropyLossTest, TwoClassesByHand) {
+  const double e = std::numbers::e;
+  const Matrix<double> logits = matrix(3, 2, {1, 2, 0, 0, 5, -5});
+  const std::vector<Index> targets = {1, 0, -1};  // the last row is ignored
+  Matrix<double> dpred;
+  // Row 0: log(e¹ + e²) - 2 = log(1 + 1/e); row 1: log 2.
+  EXPECT_NEAR(cross_entropy_loss(dpred, logits, targets), (std::log(1.0 + 1.0 / e) + std::log(2.0)) / 2.0, 1e-15);
+  // (softmax - one-hot) / 2 present rows.
+  const Matrix<double> expected = matrix(3, 2, {1.0 / (1.0 + e) / 2.0, -1.0 / (1.0 + e) / 2.0, -0.25, 0.25, 0, 0});
+  EXPECT_TRUE(dpred.isApprox(expected, 1e-14)) << dpred;
+
+  const Vector<double> mask = (Vector<double>(3) << 1, 0, 1).finished();  // drops row 1 as well
+  EXPECT_NEAR(cross_entropy_loss(dpred, logits, targets, &mask), std::log(1.0 + 1.0 / e), 1e-15);
+  EXPECT_TRUE(dpred.row(0).isApprox(2.0 * expected.row(0), 1e-14));
+  EXPECT_TRUE(dpred.bottomRows(2).isZero());
+}
+
+TEST(CrossEntropyLossTest, LargeLogitsStayFinite) {
+  const Matrix<double> logits = matrix(2, 2, {1000, -1000, -1000, 1000});
+  const std::vector<Index> targets = {1, 1};
+  Matrix<double> dpred;
+  EXPECT_DOUBLE_EQ(cross_entropy_loss(dpred, logits, targets), 1000.0);  // (2000 + 0) / 2
+  EXPECT_TRUE(dpred.isApprox(matrix(2, 2, {0.5, -0.5, 0, 0})));
+}
+
+TEST(CrossEntropyLossTest, NoPresentRowAndBadTargets) {
+  Matrix<double> dpred;
+  const Matrix<double> logits = Matrix<double>::Ones(2, 3);
+  const std::vector<Index> ignored = {-1, -1};
+  EXPECT_EQ(cross_entropy_loss(dpred, logits, ignored), 0.0);
+  EXPECT_TRUE(dpred.isZero() && dpred.rows() == 2 && dpred.cols() == 3);
+  const std::vector<Index> out_of_range = {0, 3};
+  EXPECT_THROW(cross_entropy_loss(dpred, logits, out_of_range), ArgumentError);
+  const std::vector<Index> too_few = {0};
+  EXPECT_THROW(cross_entropy_loss(dpred, logits, too_few), ArgumentError);
+}
+
+TEST(BceWithLogitsLossTest, ZeroLogitCostsLog2) {
+  Matrix<double> dpred;
+  EXPECT_DOUBLE_EQ(bce_with_logits_loss(dpred, matrix(1, 3, {0, 0, 0}), matrix(1, 3, {0, 1, 0.5})), std::log(2.0));
+  EXPECT_TRUE(dpred.isApprox(matrix(1, 3, {0.5 / 3, -0.5 / 3, 0})));
+}
+
+TEST(BceWithLogitsLossTest, LargeLogitsStayFinite) {
+  Matrix<double> dpred;
+  const double loss = bce_with_logits_loss(dpred, matrix(1, 4, {1000, -1000, 1000, -1000}), matrix(1, 4, {0, 1, 1, 0}));
+  EXPECT_DOUBLE_EQ(loss, 500.0);  // (1000 + 1000 + 0 + 0) / 4
+  EXPECT_TRUE(dpred.allFinite());
+  EXPECT_TRUE(dpred.isApprox(matrix(1, 4, {0.25, -0.25, 0, 0})));
+}
+
+TEST(BceWithLogitsLossTest, MaskExcludesEntries) {
+  Matrix<double> dpred;
+  const Matrix<double> mask = matrix(2, 2, {1, 0, 0, 0});
+  EXPECT_DOUBLE_EQ(bce_with_logits_loss(dpred, matrix(2, 2, {0, 1000, 3, -2}), matrix(2, 2, {1, 0, 0, 1}), &mask),
+                   std::log(2.0));
+  EXPECT_EQ(dpred, matrix(2, 2, {-0.5, 0, 0, 0}));
+  const Matrix<double> none = Matrix<double>::Zero(2, 2);
+  EXPECT_EQ(bce_with_logits_loss(dpred, matrix(2, 2, {0, 1, 2, 3}), none, &none), 0.0);
+  EXPECT_EQ(dpred, none);
+}
+
+// Every fourth entry masked out.
+Matrix<double> sparse_mask(Index rows, Index cols) {
+  Matrix<double> mask = Matrix<double>::Ones(rows, cols);
+  for (Index k = 0; k < mask.size(); k += 4) mask.data()[k] = 0.0;
+  return mask;
+}
+
+TEST(LossGradientTest, MatchFiniteDifferences) {
+  SplitMix64 rng(1);
+  Matrix<double> pred = 3.0 * random_matrix(5, 3, rng);
+  const Matrix<double> mask = sparse_mask(5, 3);
+  const Matrix<double> regression_target = random_matrix(5, 3, rng);
+  const Matrix<double> binary_target = (random_matrix(5, 3, rng).array() > 0).cast<double>();
+  Matrix<double> dpred, scratch;
+
+  mse_loss(dpred, pred, regression_target, &mask);
+  EXPECT_LT(gradient_error("mse", pred.data(), dpred.data(), pred.size(),
+                           [&] { return mse_loss(scratch, pred, regression_target, &mask); }),
+            1e-6);
+  bce_with_logits_loss(dpred, pred, binary_target, &mask);
+  EXPECT_LT(gradient_error("bce", pred.data(), dpred.data(), pred.size(),
+                           [&] { return bce_with_logits_loss(scratch, pred, binary_target, &mask); }),
+            1e-6);
+  const std::vector<Index> classes = {2, -1, 0, 1, 2};
+  const Vector<double> row_mask = (Vector<double>(5) << 1, 1, 1, 0, 1).finished();
+  cross_entropy_loss(dpred, pred, classes, &row_mask);
+  EXPECT_LT(gradient_error("cross entropy", pred.data(), dpred.data(), pred.size(),
+                           [&] { return cross_entropy_loss(scratch, pred, classes, &row_mask); }),
+            1e-6);
+}
+
+TEST(LossFloatTest, AgreesWithDouble) {
+  SplitMix64 rng(2);
+  const Matrix<double> pred = random_matrix(4, 3, rng);
+  const Matrix<double> target = (random_matrix(4, 3, rng).array() > 0).cast<double>();
+  const Matrix<float> pred_float = pred.cast<float>(), target_float = target.cast<float>();
+  Matrix<double> dpred;
+  Matrix<float> dpred_float;
+  EXPECT_NEAR(bce_with_logits_loss(dpred_float, pred_float, target_float), bce_with_logits_loss(dpred, pred, target),
+              1e-6);
+  EXPECT_TRUE(dpred_float.cast<double>().isApprox(dpred, 1e-6));
+  EXPECT_NEAR(mse_loss(dpred_float, pred_float, target_float), mse_loss(dpred, pred, target), 1e-6);
+  const std::vector<Index> classes = {0, 1, 2, 1};
+  EXPECT_NEAR(cross_entropy_loss(dpred_float, pred_float, classes), cross_entropy_loss(dpred, pred, classes), 1e-6);
+  const MaskedTargets<float> masked = mask_from_nan(Matrix<float>(Matrix<float>::Constant(1, 2, std::nanf(""))));
+  EXPECT_TRUE(masked.mask.isZero() && masked.target.isZero());
+}
+
+}  // namespace
+}  // namespace edgewise
