@@ -15,13 +15,13 @@ std::uint64_t pair_key(NodeId source, NodeId target) {
          static_cast<std::uint32_t>(target);
 }
 
+// Node ids and edge positions are stored as NodeId, so both counts must fit in it.
 void check_sizes(Index num_nodes, std::size_t num_edges) {
+  constexpr auto limit = static_cast<std::size_t>(std::numeric_limits<NodeId>::max());
   if (num_nodes < 0) throw GraphError("graph: negative node count " + std::to_string(num_nodes));
-  if (num_nodes > std::numeric_limits<NodeId>::max())
+  if (static_cast<std::size_t>(num_nodes) > limit)
     throw GraphError("graph: " + std::to_string(num_nodes) + " nodes exceed the limit of 2^31 - 1");
-  // Self-loops and reverse edges at most triple the count; positions must stay NodeId-sized.
-  if (num_edges > static_cast<std::size_t>(std::numeric_limits<NodeId>::max() / 3))
-    throw GraphError("graph: " + std::to_string(num_edges) + " edges exceed the limit of 715,827,882");
+  if (num_edges > limit) throw GraphError("graph: " + std::to_string(num_edges) + " edges exceed the limit of 2^31 - 1");
 }
 
 void check_pair(Index num_nodes, std::size_t k, Index source, Index target) {
@@ -117,6 +117,7 @@ Graph Graph::from_edges(Index num_nodes, std::span<const Index> sources, std::sp
   if (options.drop_duplicates) drop_duplicate_edges(s, t);
   if (options.symmetrize) append_reverse_edges(s, t);
   if (options.add_self_loops) append_self_loops(num_nodes, s, t);
+  check_sizes(num_nodes, s.size());  // the options may have added edges
   return Graph(num_nodes, std::move(s), std::move(t));
 }
 
