@@ -1,0 +1,245 @@
+#include "edgewise/io/csv.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "edgewise/core/error.hpp"
+
+namespace edgewise {
+namespace {
+
+// One record as it appears in the text: its fields, the line it starts on and its raw text.
+struct Record {
+  std::vector<std::string> fields;
+  std::size_t first_line = 0;
+  std::string_view text;
+};
+
+// A single pass over the text that yields records and tracks the physical line number.
+class CsvParser {
+ public:
+  CsvParser(std::string_view text, const std::string& source, const CsvOptions& options)
+      : text_(text), source_(source), options_(options) {}
+
+  // Moves to the start of the next record, skipping comments and blank lines; false at the end.
+  bool next_record_start() {
+    while (pos_ < text_.size()) {
+      if (!is_blank_line() && !is_comment_line()) return true;
+      skip_line();
+    }
+    return false;
+  }
+
+  Record read_record() {
+    Record record;
+    record.first_line = line_;
+    const std::size_t start = pos_;
+    do {
+      record.fields.push_back(peek() == '"' ? read_quoted_field(start) : read_plain_field());
+    } while (consume_delimiter());
+    record.text = text_.substr(start, pos_ - start);
+    consume_line_end();
+    return record;
+  }
+
+ private:
+  char peek(std::size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
+  bool at_end() const { return pos_ >= text_.size(); }
+
+  // At the end of a record: "\n", "\r\n", a "\r" that ends the text, or the end of the text.
+  bool at_line_end() const {
+    if (at_end() || peek() == '\n') return true;
+    return peek() == '\r' && (peek(1) == '\n' || pos_ + 1 == text_.size());
+  }
+
+  bool is_blank_line() const { return options_.skip_blank_lines && at_line_end(); }
+
+  bool is_comment_line() const {
+    return !options_.comment_prefix.empty() && text_.substr(pos_).starts_with(options_.comment_prefix);
+  }
+
+  void skip_line() {
+    const std::size_t newline = text_.find('\n', pos_);
+    pos_ = newline == std::string_view::npos ? text_.size() : newline + 1;
+    ++line_;
+  }
+
+  void consume_line_end() {
+    if (peek() == '\r') ++pos_;
+    if (peek() == '\n') {
+      ++pos_;
+      ++line_;
+    }
+  }
+
+  bool consume_delimiter() {
+    if (at_end() || peek() != options_.delimiter) return false;
+    ++pos_;
+    return true;
+  }
+
+  std::string read_plain_field() {
+    const std::size_t start = pos_;
+    while (!at_line_end() && peek() != options_.delimiter) ++pos_;
+    return std::string(text_.substr(start, pos_ - start));
+  }
+
+  // Reads "..." with "" for a quote; line breaks inside belong to the field.
+  std::string read_quoted_field(std::size_t record_start) {
+    const std::size_t opening_line = line_;
+    ++pos_;
+    std::string field;
+    while (true) {
+      if (at_end()) {
+        throw ParseError(source_, opening_line, std::string(first_line_of(record_start)), "unterminated quoted field");
+      }
+      const char c = text_[pos_++];
+      if (c == '"') {
+        if (peek() != '"') break;
+        ++pos_;
+      } else if (c == '\n') {
+        ++line_;
+      }
+      field.push_back(c);
+    }
+    if (!at_line_end() && peek() != options_.delimiter) {
+      throw ParseError(source_, line_, std::string(first_line_of(record_start)),
+                       std::string("unexpected character '") + peek() + "' after a closing quote");
+    }
+    return field;
+  }
+
+  std::string_view first_line_of(std::size_t start) const {
+    std::string_view line = text_.substr(start, text_.find('\n', start) - start);
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    return line;
+  }
+
+  std::string_view text_;
+  const std::string& source_;
+  const CsvOptions& options_;
+  std::size_t pos_ = 0;
+  std::size_t line_ = 1;
+};
+
+// Excel and some Windows tools start UTF-8 files with a byte-order mark, which would otherwise become
+// part of the first column's name.
+std::string_view without_byte_order_mark(std::string_view text) {
+  constexpr std::string_view bom = "\xEF\xBB\xBF";
+  if (text.starts_with(bom)) text.remove_prefix(bom.size());
+  return text;
+}
+
+void check_field_count(const Record& record, std::size_t expected, const std::string& source) {
+  if (record.fields.size() == expected) return;
+  throw ParseError(source, record.first_line, std::string(record.text),
+                   "expected " + std::to_string(expected) + " fields, found " + std::to_string(record.fields.size()));
+}
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string list;
+  for (const std::string& name : names) list += (list.empty() ? "'" : ", '") + name + "'";
+  return list;
+}
+
+[[noreturn]] void throw_not_a_number(const FieldContext& context, std::string_view field, const std::string& why) {
+  throw ParseError(context.source, context.line, std::string(field), "column '" + context.column + "': " + why);
+}
+
+}  // namespace
+
+std::size_t CsvTable::num_columns() const {
+  if (!header.empty()) return header.size();
+  return rows.empty() ? 0 : rows.front().size();
+}
+
+std::size_t CsvTable::column_index(std::string_view name) const {
+  if (header.empty()) {
+    throw ArgumentError(source + ": no header row, so column '" + std::string(name) +
+                        "' cannot be found by name; select columns by 0-based index");
+  }
+  std::optional<std::size_t> found;
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    if (header[i] != name) continue;
+    if (found) throw ArgumentError(source + ": column '" + std::string(name) + "' appears more than once in the header");
+    found = i;
+  }
+  if (!found) {
+    throw ArgumentError(source + ": no column '" + std::string(name) + "'; available columns: " + quoted_list(header));
+  }
+  return *found;
+}
+
+std::size_t CsvTable::check_column(std::size_t index) const {
+  if (index < num_columns()) return index;
+  throw ArgumentError(source + ": column index " + std::to_string(index) + " is out of range; the table has " +
+                      std::to_string(num_columns()) + " columns");
+}
+
+std::string CsvTable::column_name(std::size_t index) const {
+  return index < header.size() ? header[index] : "column " + std::to_string(index);
+}
+
+FieldContext CsvTable::context(std::size_t row, std::size_t column) const {
+  return {source, line_numbers.at(row), column_name(column)};
+}
+
+std::optional<double> CsvTable::number(std::size_t row, std::size_t column) const {
+  return parse_number(rows.at(row).at(column), context(row, column));
+}
+
+CsvTable parse_csv(std::string_view text, std::string source, const CsvOptions& options) {
+  CsvTable table;
+  table.source = std::move(source);
+  CsvParser parser(without_byte_order_mark(text), table.source, options);
+  if (options.has_header && parser.next_record_start()) table.header = parser.read_record().fields;
+  std::optional<std::size_t> width;
+  if (options.has_header) width = table.header.size();
+  while (parser.next_record_start()) {
+    Record record = parser.read_record();
+    if (!width) width = record.fields.size();
+    check_field_count(record, *width, table.source);
+    table.rows.push_back(std::move(record.fields));
+    table.line_numbers.push_back(record.first_line);
+  }
+  return table;
+}
+
+CsvTable read_csv(std::istream& in, std::string source, const CsvOptions& options) {
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw Error(source + ": read error");
+  return parse_csv(buffer.view(), std::move(source), options);
+}
+
+CsvTable read_csv(const std::filesystem::path& path, const CsvOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path.string() + ": cannot open for reading: " + std::generic_category().message(errno));
+  return read_csv(in, path.string(), options);
+}
+
+std::string_view trim_whitespace(std::string_view field) {
+  constexpr std::string_view whitespace = " \t\r\n\f\v";
+  const std::size_t first = field.find_first_not_of(whitespace);
+  if (first == std::string_view::npos) return {};
+  return field.substr(first, field.find_last_not_of(whitespace) - first + 1);
+}
+
+std::optional<double> parse_number(std::string_view field, const FieldContext& context) {
+  std::string_view text = trim_whitespace(field);
+  if (text.empty()) return std::nullopt;
+  // from_chars rejects the leading '+' that spreadsheets and some tools write.
+  if (text.size() > 1 && text.front() == '+' && text[1] != '-' && text[1] != '+') text.remove_prefix(1);
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error == std::errc::result_out_of_range) throw_not_a_number(context, field, "number out of range");
+  if (error != std::errc() || end != text.data() + text.size()) throw_not_a_number(context, field, "not a number");
+  if (!std::isfinite(value)) throw_not_a_number(context, field, "not a finite number (nan and inf are not valid values)");
+  return value;
+}
+
+}  // namespace edgewise
