@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs the dependencies, builds edgewise in Release with its tests into build/, and runs the tests.
+# Run as root on a fresh Debian bookworm machine; later runs rebuild incrementally.
+# EDGEWISE_BUILD_JOBS sets the number of compile jobs (default: the number of cores); ctest honours
+# CTEST_PARALLEL_LEVEL, and runs one test at a time otherwise, since each test uses every core.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DEDGEWISE_BUILD_TESTS=ON
+cmake --build build -j "${EDGEWISE_BUILD_JOBS:-$(nproc)}"
+ctest --test-dir build --output-on-failure
