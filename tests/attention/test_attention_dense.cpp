@@ -142,7 +142,8 @@ TEST(GraphAttentionTest, GraphWithoutEdgesGivesFiniteOutput) {
     SplitMix64 rng(1);
     layer.reset_parameters(rng);
     const Graph g = Graph::from_pairs(5, {});
-    const Matrix<float>& y = layer.forward(g, random_features(5, 3, 2), nullptr);
+    const Matrix<float> x = random_features(5, 3, 2);  // must outlive backward
+    const Matrix<float>& y = layer.forward(g, x, nullptr);
     EXPECT_TRUE(y.allFinite());
     EXPECT_EQ(y.cwiseAbs().maxCoeff(), 0.0f);  // zero bias at initialization
     const Matrix<float>& dx = layer.backward(Matrix<float>::Ones(5, layer.out_dim()));
