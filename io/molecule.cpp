@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <shared_mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -20,36 +21,54 @@ std::string trim(const std::string& text) {
   return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
 }
 
-// RDKit reports syntax errors only to its error log; tee the log into a string for this parse.
-// The tee is global to RDKit, so parses that capture it are serialized.
-std::string last_line(const std::string& log) {
-  std::istringstream lines(log);
-  std::string line, last;
-  while (std::getline(lines, line))
-    if (!trim(line).empty()) last = trim(line);
-  return last;
+// RDKit's log lines start with a time stamp such as "[09:05:38] "; the reason is what follows.
+std::string without_time_stamp(const std::string& line) {
+  if (line.size() > 11 && line[0] == '[' && line[9] == ']' && line[10] == ' ') return line.substr(11);
+  return line;
 }
 
-std::unique_ptr<RDKit::RWMol> parse_capturing_log(const std::string& smiles, std::string& log) {
-  static std::mutex log_mutex;
+// The log's non-empty lines, without time stamps, joined by "; ".
+std::string log_reason(const std::string& log) {
+  std::istringstream lines(log);
+  std::string line, reason;
+  while (std::getline(lines, line)) {
+    line = without_time_stamp(trim(line));
+    if (line.empty()) continue;
+    if (!reason.empty()) reason += "; ";
+    reason += line;
+  }
+  return reason;
+}
+
+// RDKit reports syntax errors only to its error log, which is global. Parses run concurrently under
+// a shared lock; a failed parse is repeated under the exclusive lock with the log teed into a
+// string, so that no other parse can write into the capture.
+std::shared_mutex& log_mutex() {
+  static std::shared_mutex mutex;
+  return mutex;
+}
+
+std::unique_ptr<RDKit::RWMol> parse(const std::string& smiles) {
+  std::shared_lock lock(log_mutex());
+  return std::unique_ptr<RDKit::RWMol>(RDKit::SmilesToMol(smiles));
+}
+
+std::string syntax_error_reason(const std::string& smiles) {
   static std::once_flag logs_initialized;
   std::call_once(logs_initialized, [] {
     if (!rdErrorLog) RDLog::InitLogs();  // a C++ program starts without RDKit's logs
   });
-  std::lock_guard lock(log_mutex);
+  std::unique_lock lock(log_mutex());
+  if (!rdErrorLog) return "";
   std::ostringstream captured;
-  const bool can_capture = static_cast<bool>(rdErrorLog);
-  if (can_capture) rdErrorLog->SetTee(captured);
-  std::unique_ptr<RDKit::RWMol> molecule;
+  rdErrorLog->SetTee(captured);
   try {
-    molecule.reset(RDKit::SmilesToMol(smiles));
+    const std::unique_ptr<RDKit::RWMol> discarded(RDKit::SmilesToMol(smiles));
   } catch (...) {
-    if (can_capture) rdErrorLog->ClearTee();
-    throw;
+    // Only the log matters here; the first parse already classified the failure.
   }
-  if (can_capture) rdErrorLog->ClearTee();
-  log = captured.str();
-  return molecule;
+  rdErrorLog->ClearTee();
+  return log_reason(captured.str());
 }
 
 }  // namespace
@@ -57,15 +76,14 @@ std::unique_ptr<RDKit::RWMol> parse_capturing_log(const std::string& smiles, std
 SmilesResult parse_smiles(const std::string& smiles) {
   const std::string text = trim(smiles);
   if (text.empty()) return {nullptr, "empty SMILES"};
-  std::string log;
   std::unique_ptr<RDKit::RWMol> molecule;
   try {
-    molecule = parse_capturing_log(text, log);
+    molecule = parse(text);
   } catch (const RDKit::MolSanitizeException& e) {
     return {nullptr, std::string("sanitization failed: ") + e.what()};
   }
   if (!molecule) {
-    const std::string reason = last_line(log);
+    const std::string reason = syntax_error_reason(text);
     return {nullptr, reason.empty() ? "SMILES syntax error" : reason};
   }
   if (molecule->getNumAtoms() == 0) return {nullptr, "molecule has no atoms"};

@@ -1,0 +1,78 @@
+// A trained molecule property model as one object: featurizer, network, target names and scaling,
+// task type. Saved to and loaded from one model file, so that prediction encodes molecules exactly
+// as training did.
+//
+//   MoleculeModel model(config);            // or MoleculeModel::load("esol.ew")
+//   model.initialize(seed);
+//   model.fit(train, validation, options);
+//   Matrix<float> y = model.predict_smiles({"CCO", "c1ccccc1"}).values;
+//   model.save("esol.ew");
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "edgewise/io/molecule.hpp"
+#include "edgewise/models/graph_training.hpp"
+
+namespace edgewise {
+
+struct MoleculeModelConfig {
+  FeaturizerSpec featurizer;
+  GraphPredictorOptions network;  // node_dim, edge_dim and tasks are set from the featurizer and tasks
+  TaskType task_type = TaskType::regression;
+  std::vector<std::string> tasks;
+  TargetScaling scaling;          // set by fit
+};
+
+// Molecules with targets [M, T] in original units (NaN: missing label).
+struct MoleculeSet {
+  std::vector<const MoleculeGraph*> molecules;
+  Matrix<float> targets;
+};
+
+struct SmilesPredictions {
+  Matrix<float> values;             // [valid molecules, T]: original units or probabilities
+  std::vector<std::size_t> valid;   // index into the input of each row of values
+  std::vector<std::pair<std::size_t, std::string>> invalid;  // (index into the input, RDKit's reason)
+};
+
+class MoleculeModel {
+ public:
+  explicit MoleculeModel(MoleculeModelConfig config);
+  MoleculeModel(MoleculeModel&&) noexcept;
+  MoleculeModel& operator=(MoleculeModel&&) noexcept;
+  ~MoleculeModel();
+
+  // Reads a model file; throws ModelFormatError naming the file when it is not a valid molecule model.
+  static MoleculeModel load(const std::string& path);
+  // Writes atomically (see save_model).
+  void save(const std::string& path) const;
+
+  void initialize(std::uint64_t seed);
+
+  TrainingResult fit(const MoleculeSet& train, const MoleculeSet& validation, const TrainingOptions& options,
+                     const std::function<void(const EpochReport&)>& on_epoch = {});
+
+  MoleculeGraph featurize(const RDKit::ROMol& molecule) const;
+
+  // Predictions in the targets' units (probabilities for classification), [M, T].
+  Matrix<float> predict(std::span<const MoleculeGraph* const> molecules) const;
+  SmilesPredictions predict_smiles(const std::vector<std::string>& smiles) const;
+
+  // The last attention layer's weights on one molecule's edges, [E, heads].
+  Matrix<float> attention(const MoleculeGraph& molecule) const;
+
+  const MoleculeModelConfig& config() const { return config_; }
+  Index num_parameters() const { return params_->size(); }
+
+ private:
+  MoleculeModelConfig config_;
+  std::unique_ptr<Parameters<float>> params_;
+  std::unique_ptr<GraphPredictor<float>> network_;
+};
+
+}  // namespace edgewise

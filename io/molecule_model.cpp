@@ -1,0 +1,144 @@
+#include "edgewise/io/molecule_model.hpp"
+
+#include <GraphMol/ROMol.h>
+
+#include <nlohmann/json.hpp>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/core/parallel.hpp"
+#include "edgewise/models/model_file.hpp"
+
+namespace edgewise {
+namespace {
+
+constexpr const char* kModelKind = "molecule-property";
+
+nlohmann::json config_json(const MoleculeModelConfig& config) {
+  return nlohmann::json{{"kind", kModelKind},
+                        {"featurizer", config.featurizer},
+                        {"network", config.network},
+                        {"task_type", to_string(config.task_type)},
+                        {"tasks", config.tasks},
+                        {"scaling", config.scaling}};
+}
+
+MoleculeModelConfig config_from_json(const nlohmann::json& j, const std::string& path) {
+  if (j.value("kind", "") != kModelKind)
+    throw ModelFormatError(path + ": not a molecule property model (kind '" + j.value("kind", "") + "')");
+  MoleculeModelConfig config;
+  try {
+    j.at("featurizer").get_to(config.featurizer);
+    j.at("network").get_to(config.network);
+    config.task_type = parse_task_type(j.at("task_type").get<std::string>());
+    j.at("tasks").get_to(config.tasks);
+    j.at("scaling").get_to(config.scaling);
+  } catch (const std::exception& e) {
+    throw ModelFormatError(path + ": invalid model configuration: " + e.what());
+  }
+  if (config.featurizer.version != FeaturizerSpec{}.version) {
+    throw ModelFormatError(path + ": written with featurizer version " + std::to_string(config.featurizer.version) +
+                           ", this build reads version " + std::to_string(FeaturizerSpec{}.version));
+  }
+  if (config.scaling.shift.size() != config.tasks.size())
+    throw ModelFormatError(path + ": target scaling does not match the number of tasks");
+  return config;
+}
+
+// The network's input widths and outputs follow from the featurizer and the task list.
+MoleculeModelConfig completed(MoleculeModelConfig config) {
+  if (config.tasks.empty()) throw ArgumentError("a molecule model needs at least one task");
+  config.network.node_dim = config.featurizer.atom_dim();
+  config.network.edge_dim = config.featurizer.bond_dim();
+  config.network.tasks = static_cast<Index>(config.tasks.size());
+  if (config.scaling.shift.size() != config.tasks.size())
+    config.scaling = TargetScaling::identity(static_cast<Index>(config.tasks.size()));
+  return config;
+}
+
+std::vector<const FeaturedGraph*> as_featured(std::span<const MoleculeGraph* const> molecules) {
+  return {molecules.begin(), molecules.end()};
+}
+
+GraphSet graph_set(const MoleculeSet& set) { return {as_featured(set.molecules), set.targets}; }
+
+}  // namespace
+
+MoleculeModel::MoleculeModel(MoleculeModelConfig config)
+    : config_(completed(std::move(config))),
+      params_(std::make_unique<Parameters<float>>()),
+      network_(std::make_unique<GraphPredictor<float>>(*params_, config_.network)) {}
+
+MoleculeModel::MoleculeModel(MoleculeModel&&) noexcept = default;
+MoleculeModel& MoleculeModel::operator=(MoleculeModel&&) noexcept = default;
+MoleculeModel::~MoleculeModel() = default;
+
+MoleculeModel MoleculeModel::load(const std::string& path) {
+  const ModelFile file = load_model(path);
+  MoleculeModel model(config_from_json(file.config, path));
+  restore_parameters(*model.params_, file.parameters, path);
+  return model;
+}
+
+void MoleculeModel::save(const std::string& path) const { save_model(path, config_json(config_), *params_); }
+
+void MoleculeModel::initialize(std::uint64_t seed) {
+  SplitMix64 rng(seed);
+  network_->reset_parameters(rng);
+}
+
+TrainingResult MoleculeModel::fit(const MoleculeSet& train, const MoleculeSet& validation,
+                                  const TrainingOptions& options,
+                                  const std::function<void(const EpochReport&)>& on_epoch) {
+  TrainingOptions fitting = options;
+  fitting.task_type = config_.task_type;
+  TrainingResult result =
+      train_graph_predictor(*network_, *params_, graph_set(train), graph_set(validation), fitting, on_epoch);
+  config_.scaling = result.scaling;
+  return result;
+}
+
+MoleculeGraph MoleculeModel::featurize(const RDKit::ROMol& molecule) const {
+  return edgewise::featurize(molecule, config_.featurizer);
+}
+
+Matrix<float> MoleculeModel::predict(std::span<const MoleculeGraph* const> molecules) const {
+  return edgewise::predict(*network_, as_featured(molecules), config_.task_type, config_.scaling);
+}
+
+SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& smiles) const {
+  std::vector<MoleculeGraph> graphs(smiles.size());
+  std::vector<std::string> errors(smiles.size());
+  parallel_for(static_cast<Index>(smiles.size()), [&](Index i) {
+    const auto row = static_cast<std::size_t>(i);
+    const SmilesResult parsed = parse_smiles(smiles[row]);
+    if (parsed.molecule) {
+      graphs[row] = featurize(*parsed.molecule);
+    } else {
+      errors[row] = parsed.error.empty() ? "unreadable SMILES" : parsed.error;
+    }
+  });
+
+  SmilesPredictions result;
+  std::vector<const MoleculeGraph*> valid_graphs;
+  for (std::size_t row = 0; row < smiles.size(); ++row) {
+    if (!errors[row].empty()) {
+      result.invalid.emplace_back(row, std::move(errors[row]));
+      continue;
+    }
+    result.valid.push_back(row);
+    valid_graphs.push_back(&graphs[row]);
+  }
+  result.values = predict(valid_graphs);
+  return result;
+}
+
+Matrix<float> MoleculeModel::attention(const MoleculeGraph& molecule) const {
+  const FeaturedGraph* graph = &molecule;
+  FeaturedBatch batch;
+  batch.assemble(std::span<const FeaturedGraph* const>(&graph, 1));
+  const Matrix<float>* edges = batch.edge_features.cols() > 0 ? &batch.edge_features : nullptr;
+  network_->forward(batch.batch, batch.node_features, edges);
+  return network_->last_attention_weights();
+}
+
+}  // namespace edgewise

@@ -1,0 +1,290 @@
+#include "edgewise/models/graph_training.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <numbers>
+#include <numeric>
+#include <utility>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/models/losses.hpp"
+#include "edgewise/models/metrics.hpp"
+#include "edgewise/models/optimizers.hpp"
+
+namespace edgewise {
+
+TaskType parse_task_type(const std::string& name) {
+  if (name == "regression") return TaskType::regression;
+  if (name == "classification") return TaskType::classification;
+  throw ArgumentError("unknown task type '" + name + "' (expected regression or classification)");
+}
+
+std::string to_string(TaskType type) { return type == TaskType::regression ? "regression" : "classification"; }
+
+TargetScaling TargetScaling::standardize(const Matrix<float>& targets) {
+  TargetScaling scaling = identity(targets.cols());
+  for (Index t = 0; t < targets.cols(); ++t) {
+    double sum = 0, sum_squares = 0;
+    Index count = 0;
+    for (Index m = 0; m < targets.rows(); ++m) {
+      const double y = targets(m, t);
+      if (std::isnan(y)) continue;
+      sum += y;
+      sum_squares += y * y;
+      ++count;
+    }
+    if (count == 0) continue;
+    const double mean = sum / static_cast<double>(count);
+    const double variance = std::max(0.0, sum_squares / static_cast<double>(count) - mean * mean);
+    const auto column = static_cast<std::size_t>(t);
+    scaling.shift[column] = mean;
+    if (variance > 1e-12 * std::max(1.0, mean * mean)) scaling.scale[column] = std::sqrt(variance);
+  }
+  return scaling;
+}
+
+TargetScaling TargetScaling::identity(Index tasks) {
+  const auto n = static_cast<std::size_t>(tasks);
+  return {std::vector<double>(n, 0.0), std::vector<double>(n, 1.0)};
+}
+
+Matrix<float> TargetScaling::to_scaled(const Matrix<float>& original) const {
+  EDGEWISE_CHECK(static_cast<std::size_t>(original.cols()) == shift.size());
+  Matrix<float> scaled(original.rows(), original.cols());
+  for (Index t = 0; t < original.cols(); ++t) {
+    const auto column = static_cast<std::size_t>(t);
+    scaled.col(t) = ((original.col(t).cast<double>().array() - shift[column]) / scale[column]).cast<float>();
+  }
+  return scaled;
+}
+
+Matrix<float> TargetScaling::to_original(const Matrix<float>& scaled) const {
+  EDGEWISE_CHECK(static_cast<std::size_t>(scaled.cols()) == shift.size());
+  Matrix<float> original(scaled.rows(), scaled.cols());
+  for (Index t = 0; t < scaled.cols(); ++t) {
+    const auto column = static_cast<std::size_t>(t);
+    original.col(t) = (scaled.col(t).cast<double>().array() * scale[column] + shift[column]).cast<float>();
+  }
+  return original;
+}
+
+void to_json(nlohmann::json& j, const TargetScaling& scaling) {
+  j = nlohmann::json{{"shift", scaling.shift}, {"scale", scaling.scale}};
+}
+
+void from_json(const nlohmann::json& j, TargetScaling& scaling) {
+  j.at("shift").get_to(scaling.shift);
+  j.at("scale").get_to(scaling.scale);
+  if (scaling.shift.size() != scaling.scale.size()) throw ArgumentError("target scaling: shift and scale differ in length");
+  for (const double s : scaling.scale)
+    if (!(std::isfinite(s) && s > 0)) throw ArgumentError("target scaling: scale must be positive and finite");
+}
+
+namespace {
+
+std::string early_stopping_metric(const TrainingOptions& options) {
+  if (!options.metric.empty()) return options.metric;
+  return options.task_type == TaskType::regression ? "rmse" : "roc_auc";
+}
+
+// The named metric of predictions in the targets' units (probabilities for classification).
+double evaluate(const std::string& metric, TaskType type, const Matrix<float>& predictions,
+                const Matrix<float>& targets) {
+  if (type == TaskType::regression) return main_metric(regression_metrics(predictions, targets), metric).value;
+  return main_metric(classification_metrics(predictions, targets), metric).value;
+}
+
+bool improves(double candidate, double best, bool larger_better) {
+  if (std::isnan(candidate)) return false;
+  if (std::isnan(best)) return true;
+  return larger_better ? candidate > best : candidate < best;
+}
+
+// Linear warm-up from lr / 10 over warmup_epochs, then cosine decay to lr * final_lr_ratio at the
+// end of the last epoch. progress counts epochs, fractional within one.
+double scheduled_learning_rate(const TrainingOptions& options, double progress) {
+  const double lr = options.learning_rate;
+  const double warmup = std::min(options.warmup_epochs, static_cast<double>(options.epochs));
+  if (progress < warmup) return lr * (0.1 + 0.9 * progress / warmup);
+  const double decay_epochs = static_cast<double>(options.epochs) - warmup;
+  const double t = decay_epochs > 0 ? std::min(1.0, (progress - warmup) / decay_epochs) : 1.0;
+  const double cosine = 0.5 * (1.0 + std::cos(std::numbers::pi * t));
+  return lr * (options.final_lr_ratio + (1.0 - options.final_lr_ratio) * cosine);
+}
+
+void check_options(const TrainingOptions& options) {
+  if (options.epochs < 1) throw ArgumentError("training: epochs must be at least 1");
+  if (options.batch_size < 1) throw ArgumentError("training: batch size must be at least 1");
+  if (!(options.learning_rate > 0)) throw ArgumentError("training: learning rate must be positive");
+  if (!(options.final_lr_ratio >= 0 && options.final_lr_ratio <= 1))
+    throw ArgumentError("training: final learning-rate ratio must lie in [0, 1]");
+  if (options.warmup_epochs < 0) throw ArgumentError("training: warm-up epochs must not be negative");
+  if (options.patience < 1) throw ArgumentError("training: patience must be at least 1");
+  if (options.clip_norm < 0) throw ArgumentError("training: clip norm must not be negative");
+  (void)larger_is_better(early_stopping_metric(options));  // rejects an unknown metric name
+}
+
+void check_set(const GraphSet& set, const GraphPredictorOptions& network, const char* name) {
+  if (set.targets.rows() != static_cast<Index>(set.graphs.size()) || set.targets.cols() != network.tasks) {
+    throw ArgumentError(std::string("training: the ") + name + " targets must be [" +
+                        std::to_string(set.graphs.size()) + ", " + std::to_string(network.tasks) + "], got [" +
+                        std::to_string(set.targets.rows()) + ", " + std::to_string(set.targets.cols()) + "]");
+  }
+}
+
+// One pass over the training set in shuffled minibatches. Keeps its batch and gradient buffers
+// between epochs, so that steady-state training does not allocate.
+class EpochRunner {
+ public:
+  EpochRunner(GraphPredictor<float>& model, Parameters<float>& params, const GraphSet& train,
+              const TrainingOptions& options, Matrix<float> scaled_targets)
+      : model_(model),
+        params_(params),
+        train_(train),
+        options_(options),
+        targets_(std::move(scaled_targets)),
+        optimizer_(params, AdamOptions{.lr = options.learning_rate, .weight_decay = options.weight_decay}),
+        order_(train.graphs.size()),
+        shuffle_rng_(options.seed ^ 0x5EEDBA7C4ULL),
+        dropout_rng_(options.seed ^ 0xD50FULL) {
+    std::iota(order_.begin(), order_.end(), std::size_t{0});
+  }
+
+  // Returns the mean batch loss. Throws Error when the loss stops being finite.
+  double run(Index epoch) {
+    shuffle();
+    const std::size_t n = order_.size(), batch_size = static_cast<std::size_t>(options_.batch_size);
+    const std::size_t batches = (n + batch_size - 1) / batch_size;
+    double loss_sum = 0;
+    for (std::size_t b = 0; b < batches; ++b) {
+      const double progress = static_cast<double>(epoch - 1) + static_cast<double>(b + 1) / static_cast<double>(batches);
+      optimizer_.set_learning_rate(scheduled_learning_rate(options_, progress));
+      const std::size_t begin = b * batch_size, end = std::min(n, begin + batch_size);
+      const double loss = step(begin, end);
+      if (!std::isfinite(loss))
+        throw Error("training diverged: the loss is " + std::to_string(loss) + " in epoch " + std::to_string(epoch) +
+                    "; try a lower learning rate");
+      loss_sum += loss;
+    }
+    return batches > 0 ? loss_sum / static_cast<double>(batches) : 0.0;
+  }
+
+  double learning_rate() const { return optimizer_.learning_rate(); }
+
+ private:
+  void shuffle() {
+    for (std::size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[shuffle_rng_.below(i)]);
+  }
+
+  double step(std::size_t begin, std::size_t end) {
+    batch_graphs_.clear();
+    batch_targets_.resize(static_cast<Index>(end - begin), targets_.cols());
+    for (std::size_t i = begin; i < end; ++i) {
+      batch_graphs_.push_back(train_.graphs[order_[i]]);
+      batch_targets_.row(static_cast<Index>(i - begin)) = targets_.row(static_cast<Index>(order_[i]));
+    }
+    batch_.assemble(batch_graphs_);
+    const MaskedTargets<float> masked = mask_from_nan(batch_targets_);
+
+    params_.zero_grad();
+    const Matrix<float>* edges = batch_.edge_features.cols() > 0 ? &batch_.edge_features : nullptr;
+    const Matrix<float>& outputs =
+        model_.forward(batch_.batch, batch_.node_features, edges, Mode::train(dropout_rng_));
+    const double loss = options_.task_type == TaskType::regression
+                            ? mse_loss(doutputs_, outputs, masked.target, &masked.mask)
+                            : bce_with_logits_loss(doutputs_, outputs, masked.target, &masked.mask);
+    model_.backward(doutputs_);
+    const double norm = options_.clip_norm > 0 ? clip_grad_norm(params_, options_.clip_norm) : 0.0;
+    if (std::isfinite(norm)) optimizer_.step();
+    return loss;
+  }
+
+  GraphPredictor<float>& model_;
+  Parameters<float>& params_;
+  const GraphSet& train_;
+  const TrainingOptions& options_;
+  Matrix<float> targets_;  // scaled
+  AdamW<float> optimizer_;
+  std::vector<std::size_t> order_;
+  SplitMix64 shuffle_rng_;
+  SplitMix64 dropout_rng_;
+  std::vector<const FeaturedGraph*> batch_graphs_;
+  FeaturedBatch batch_;
+  Matrix<float> batch_targets_;
+  Matrix<float> doutputs_;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<float>& params, const GraphSet& train,
+                                     const GraphSet& validation, const TrainingOptions& options,
+                                     const std::function<void(const EpochReport&)>& on_epoch) {
+  check_options(options);
+  check_set(train, model.options(), "training");
+  if (!validation.graphs.empty()) check_set(validation, model.options(), "validation");
+  if (train.graphs.empty()) throw ArgumentError("training: the training set is empty");
+
+  TrainingResult result;
+  result.scaling = options.task_type == TaskType::regression ? TargetScaling::standardize(train.targets)
+                                                             : TargetScaling::identity(train.targets.cols());
+  const std::string metric = early_stopping_metric(options);
+  const bool larger_better = larger_is_better(metric);
+  const bool validating = !validation.graphs.empty();
+
+  EpochRunner runner(model, params, train, options, result.scaling.to_scaled(train.targets));
+  Vector<float> best_weights = params.values();
+  result.best_validation = std::numeric_limits<double>::quiet_NaN();
+  const auto start = std::chrono::steady_clock::now();
+  for (Index epoch = 1; epoch <= options.epochs; ++epoch) {
+    EpochReport report;
+    report.epoch = epoch;
+    report.train_loss = runner.run(epoch);
+    report.learning_rate = runner.learning_rate();
+    report.validation = validating ? evaluate(metric, options.task_type,
+                                              predict(model, validation.graphs, options.task_type, result.scaling),
+                                              validation.targets)
+                                   : std::numeric_limits<double>::quiet_NaN();
+    report.improved = !validating || improves(report.validation, result.best_validation, larger_better);
+    if (report.improved) {
+      result.best_epoch = epoch;
+      result.best_validation = report.validation;
+      best_weights = params.values();
+    }
+    report.seconds = seconds_since(start);
+    result.history.push_back(report);
+    if (on_epoch) on_epoch(report);
+    if (epoch - result.best_epoch >= options.patience) break;
+  }
+  params.values() = best_weights;
+  return result;
+}
+
+Matrix<float> predict_raw(GraphPredictor<float>& model, std::span<const FeaturedGraph* const> graphs,
+                          Index batch_size) {
+  EDGEWISE_CHECK(batch_size > 0);
+  const auto n = static_cast<Index>(graphs.size());
+  Matrix<float> outputs(n, model.options().tasks);
+  FeaturedBatch batch;
+  for (Index begin = 0; begin < n; begin += batch_size) {
+    const Index count = std::min(batch_size, n - begin);
+    batch.assemble(graphs.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(count)));
+    const Matrix<float>* edges = batch.edge_features.cols() > 0 ? &batch.edge_features : nullptr;
+    outputs.middleRows(begin, count) = model.forward(batch.batch, batch.node_features, edges);
+  }
+  return outputs;
+}
+
+Matrix<float> predict(GraphPredictor<float>& model, std::span<const FeaturedGraph* const> graphs, TaskType task_type,
+                      const TargetScaling& scaling, Index batch_size) {
+  const Matrix<float> raw = predict_raw(model, graphs, batch_size);
+  if (task_type == TaskType::regression) return scaling.to_original(raw);
+  return (1.0f / (1.0f + (-raw.array()).exp())).matrix();
+}
+
+}  // namespace edgewise

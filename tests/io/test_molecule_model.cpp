@@ -1,0 +1,253 @@
+// MoleculeModel end to end: target scaling, fitting (overfitting a small set, reproducibility, best
+// weights kept), multi-task classification with missing labels, SMILES prediction, and model files.
+#include <gtest/gtest.h>
+
+#include <GraphMol/ROMol.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/core/parallel.hpp"
+#include "edgewise/io/molecule_model.hpp"
+#include "edgewise/models/metrics.hpp"
+#include "edgewise/models/model_file.hpp"
+
+namespace edgewise {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr float kMissing = std::numeric_limits<float>::quiet_NaN();
+
+// Twenty small molecules with their ESOL log-solubility.
+const std::vector<std::pair<std::string, float>> kMolecules = {
+    {"OCC3OC(OCC2OC(OC(C#N)c1ccccc1)C(O)C(O)C2O)C(O)C(O)C3O", -0.77f},
+    {"Cc1occc1C(=O)Nc2ccccc2", -3.30f},
+    {"CC(C)=CCCC(C)=CC(=O)", -2.06f},
+    {"c1ccc2c(c1)ccc3c2ccc4c5ccccc5ccc43", -7.87f},
+    {"c1ccsc1", -1.33f},
+    {"c2ccc1scnc1c2", -1.50f},
+    {"Clc1cc(Cl)c(c(Cl)c1)c2c(Cl)cccc2Cl", -7.32f},
+    {"CC12CCC3C(CCc4cc(O)ccc34)C2CCC1O", -5.03f},
+    {"ClC4=C(Cl)C5(Cl)C3C1CC(C2OC12)C3C4(Cl)C5(Cl)Cl", -6.29f},
+    {"COc5cc4OCC3Oc2c1CC(Oc1ccc2C(=O)C3c4cc5OC)C(C)=C", -4.42f},
+    {"O=C1CCCN1", 1.07f},
+    {"Clc1ccc2ccccc2c1", -4.14f},
+    {"CCCC=C", -2.68f},
+    {"CCC1(C(=O)NCNC1=O)c2ccccc2", -2.64f},
+    {"CCCCCCCCCCCCCC", -7.96f},
+    {"CC(C)Cl", -1.41f},
+    {"CCC(C)CO", -0.47f},
+    {"N#Cc1ccccc1", -1.00f},
+    {"CCOP(=S)(OCC)Oc1cc(C)nc(n1)C(C)C", -3.64f},
+    {"CCCCCCCCCC(C)O", -3.31f},
+};
+
+struct Featurized {
+  std::vector<MoleculeGraph> graphs;
+  MoleculeSet set;
+};
+
+Featurized featurize_all(const MoleculeModel& model, const std::vector<std::pair<std::string, float>>& molecules,
+                         Index tasks = 1) {
+  Featurized data;
+  data.graphs.reserve(molecules.size());
+  data.set.targets.resize(static_cast<Index>(molecules.size()), tasks);
+  for (std::size_t i = 0; i < molecules.size(); ++i) {
+    const SmilesResult parsed = parse_smiles(molecules[i].first);
+    EXPECT_TRUE(parsed.molecule) << molecules[i].first;
+    data.graphs.push_back(model.featurize(*parsed.molecule));
+    data.set.targets.row(static_cast<Index>(i)).setConstant(molecules[i].second);
+  }
+  for (const MoleculeGraph& graph : data.graphs) data.set.molecules.push_back(&graph);
+  return data;
+}
+
+MoleculeModelConfig small_config(std::vector<std::string> tasks = {"logS"}) {
+  MoleculeModelConfig config;
+  config.network.hidden = 32;
+  config.network.layers = 2;
+  config.network.heads = 4;
+  config.network.head_hidden = 32;
+  config.network.dropout = 0.0;
+  config.tasks = std::move(tasks);
+  return config;
+}
+
+TrainingOptions quick_training(Index epochs) {
+  TrainingOptions options;
+  options.epochs = epochs;
+  options.batch_size = 5;
+  options.learning_rate = 3e-3;
+  options.patience = epochs;
+  options.seed = 7;
+  return options;
+}
+
+TEST(TargetScalingTest, StandardizesIgnoringMissingLabelsAndRoundTrips) {
+  Matrix<float> targets(4, 2);
+  targets << 1, 5, 3, 5, kMissing, 5, 5, kMissing;
+  const TargetScaling scaling = TargetScaling::standardize(targets);
+  EXPECT_DOUBLE_EQ(scaling.shift[0], 3.0);
+  EXPECT_NEAR(scaling.scale[0], std::sqrt(8.0 / 3.0), 1e-12);
+  EXPECT_DOUBLE_EQ(scaling.shift[1], 5.0);
+  EXPECT_DOUBLE_EQ(scaling.scale[1], 1.0) << "a constant column keeps scale 1";
+
+  const Matrix<float> scaled = scaling.to_scaled(targets);
+  EXPECT_NEAR(scaled(0, 0), -2.0 / std::sqrt(8.0 / 3.0), 1e-6);
+  EXPECT_TRUE(std::isnan(scaled(2, 0))) << "missing labels stay missing";
+  const Matrix<float> back = scaling.to_original(scaled);
+  for (Index i = 0; i < 4; ++i)
+    for (Index t = 0; t < 2; ++t)
+      if (!std::isnan(targets(i, t))) {
+        EXPECT_NEAR(back(i, t), targets(i, t), 1e-5);
+      }
+
+  const TargetScaling restored = nlohmann::json(scaling).get<TargetScaling>();
+  EXPECT_EQ(restored.shift, scaling.shift);
+  EXPECT_EQ(restored.scale, scaling.scale);
+}
+
+TEST(TargetScalingTest, RejectsANonPositiveScale) {
+  EXPECT_THROW((nlohmann::json{{"shift", {0.0}}, {"scale", {0.0}}}.get<TargetScaling>()), ArgumentError);
+}
+
+TEST(MoleculeModelTest, OverfitsTwentyMolecules) {
+  set_num_threads(2);
+  MoleculeModel model(small_config());
+  model.initialize(1);
+  const Featurized data = featurize_all(model, kMolecules);
+  const TrainingResult result = model.fit(data.set, {}, quick_training(150));
+  EXPECT_LT(result.history.back().train_loss, 0.02 * result.history.front().train_loss);
+  const RegressionMetrics metrics = regression_metrics(model.predict(data.set.molecules), data.set.targets);
+  EXPECT_LT(metrics.rmse, 0.3) << "the standard deviation of the targets is about 2.6";
+  EXPECT_GT(metrics.r2, 0.98);
+}
+
+TEST(MoleculeModelTest, SameSeedGivesTheSameModel) {
+  set_num_threads(2);
+  const auto train = [](std::uint64_t seed) {
+    MoleculeModel model(small_config());
+    model.initialize(seed);
+    const Featurized data = featurize_all(model, kMolecules);
+    TrainingOptions options = quick_training(3);
+    options.seed = seed;
+    model.fit(data.set, {}, options);
+    return model.predict(data.set.molecules);
+  };
+  const Matrix<float> first = train(3);
+  EXPECT_EQ(first, train(3));
+  EXPECT_NE(first, train(4));
+}
+
+TEST(MoleculeModelTest, KeepsTheWeightsOfTheBestValidationEpoch) {
+  set_num_threads(2);
+  MoleculeModel model(small_config());
+  model.initialize(2);
+  const std::vector<std::pair<std::string, float>> train_molecules(kMolecules.begin(), kMolecules.begin() + 14);
+  const std::vector<std::pair<std::string, float>> val_molecules(kMolecules.begin() + 14, kMolecules.end());
+  const Featurized train = featurize_all(model, train_molecules), validation = featurize_all(model, val_molecules);
+  TrainingOptions options = quick_training(40);
+  options.learning_rate = 1e-2;  // noisy on purpose, so that the last epoch is rarely the best
+  const TrainingResult result = model.fit(train.set, validation.set, options);
+  ASSERT_EQ(result.history.size(), 40u);
+  double best = std::numeric_limits<double>::infinity();
+  for (const EpochReport& epoch : result.history) best = std::min(best, epoch.validation);
+  EXPECT_DOUBLE_EQ(result.best_validation, best);
+  const double kept = regression_metrics(model.predict(validation.set.molecules), validation.set.targets).rmse;
+  EXPECT_NEAR(kept, best, 1e-9 + 1e-6 * best);
+}
+
+TEST(MoleculeModelTest, ClassificationWithMissingLabels) {
+  set_num_threads(2);
+  MoleculeModelConfig config = small_config({"has_ring", "has_oxygen"});
+  config.task_type = TaskType::classification;
+  MoleculeModel model(config);
+  model.initialize(5);
+  Featurized data = featurize_all(model, kMolecules, 2);
+  for (std::size_t i = 0; i < kMolecules.size(); ++i) {
+    const std::string& smiles = kMolecules[i].first;
+    const auto row = static_cast<Index>(i);
+    data.set.targets(row, 0) = smiles.find('1') != std::string::npos ? 1.0f : 0.0f;
+    data.set.targets(row, 1) = i % 3 == 0 ? kMissing : (smiles.find('O') != std::string::npos ? 1.0f : 0.0f);
+  }
+  const TrainingResult result = model.fit(data.set, {}, quick_training(60));
+  EXPECT_TRUE(std::isfinite(result.history.back().train_loss));
+  const Matrix<float> probabilities = model.predict(data.set.molecules);
+  EXPECT_GE(probabilities.minCoeff(), 0.0f);
+  EXPECT_LE(probabilities.maxCoeff(), 1.0f);
+  const ClassificationMetrics metrics = classification_metrics(probabilities, data.set.targets);
+  EXPECT_EQ(metrics.tasks[1].count, 13) << "missing labels are left out";
+  EXPECT_GT(metrics.roc_auc, 0.95);
+}
+
+TEST(MoleculeModelTest, PredictSmilesReportsUnreadableMoleculesInPlace) {
+  MoleculeModel model(small_config());
+  model.initialize(1);
+  const SmilesPredictions predictions = model.predict_smiles({"CCO", "C1CC", "c1ccccc1", "c1cccc1", ""});
+  EXPECT_EQ(predictions.valid, (std::vector<std::size_t>{0, 2}));
+  ASSERT_EQ(predictions.values.rows(), 2);
+  ASSERT_EQ(predictions.invalid.size(), 3u);
+  EXPECT_EQ(predictions.invalid[0].first, 1u);
+  EXPECT_NE(predictions.invalid[0].second.find("unclosed ring"), std::string::npos) << predictions.invalid[0].second;
+  EXPECT_NE(predictions.invalid[1].second.find("kekulize"), std::string::npos) << predictions.invalid[1].second;
+  EXPECT_EQ(predictions.invalid[2].first, 4u);
+}
+
+class MoleculeModelFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = fs::temp_directory_path() / ("edgewise_molecule_model_" + std::to_string(::getpid()));
+    fs::create_directories(folder_);
+  }
+  void TearDown() override { fs::remove_all(folder_); }
+  std::string path(const std::string& name) const { return (folder_ / name).string(); }
+
+  fs::path folder_;
+};
+
+TEST_F(MoleculeModelFileTest, SaveAndLoadGiveBitIdenticalPredictions) {
+  set_num_threads(2);
+  MoleculeModel model(small_config());
+  model.initialize(9);
+  const Featurized data = featurize_all(model, kMolecules);
+  model.fit(data.set, {}, quick_training(3));
+  model.save(path("esol.ew"));
+
+  const MoleculeModel loaded = MoleculeModel::load(path("esol.ew"));
+  EXPECT_EQ(loaded.config().tasks, model.config().tasks);
+  EXPECT_EQ(loaded.config().scaling.shift, model.config().scaling.shift);
+  const std::vector<std::string> smiles = {"CCO", "c1ccccc1", "[Na+].[Cl-]", "C"};
+  EXPECT_EQ(loaded.predict_smiles(smiles).values, model.predict_smiles(smiles).values);
+}
+
+TEST_F(MoleculeModelFileTest, RefusesACorruptedFile) {
+  MoleculeModel model(small_config());
+  model.initialize(1);
+  model.save(path("m.ew"));
+  std::fstream file(path("m.ew"), std::ios::in | std::ios::out | std::ios::binary);
+  file.seekp(-5, std::ios::end);
+  file.put('\x7f');
+  file.close();
+  EXPECT_THROW(MoleculeModel::load(path("m.ew")), ModelFormatError);
+}
+
+TEST_F(MoleculeModelFileTest, RefusesAModelOfAnotherKind) {
+  Parameters<float> params;
+  params.add("w", 1, 1);
+  save_model(path("other.ew"), nlohmann::json{{"kind", "node-classification"}}, params);
+  try {
+    MoleculeModel::load(path("other.ew"));
+    FAIL() << "loaded a model of another kind";
+  } catch (const ModelFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find(path("other.ew")), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not a molecule property model"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace edgewise
