@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_support.hpp"
 #include "commands.hpp"
 #include "edgewise/attention/graph_attention.hpp"
 #include "edgewise/core/error.hpp"
@@ -41,20 +42,6 @@ struct TriadOptions {
   int threads = 2;
   int runs = 5;
 };
-
-// Accepts integers >= minimum; `name` labels the option's type in --help. (CLI11's PositiveNumber
-// would print its upper bound, DBL_MAX, in full in its error message.)
-CLI::Validator at_least(long long minimum, const std::string& name) {
-  const auto check = [minimum](const std::string& text) -> std::string {
-    try {
-      if (std::stoll(text) >= minimum) return {};
-    } catch (const std::exception&) {
-      return {};  // not a number: the conversion to the option's type reports it
-    }
-    return "value " + text + " is below the minimum of " + std::to_string(minimum);
-  };
-  return {check, name};
-}
 
 double elapsed_ms(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();

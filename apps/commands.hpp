@@ -9,5 +9,13 @@ namespace edgewise::cli {
 
 // `edgewise bench attention|triad`: timings of one attention layer, and memory bandwidth.
 void add_bench_command(CLI::App& app);
+// `edgewise train`: train a model and save it.
+void add_train_command(CLI::App& app);
+// `edgewise predict`: predictions of a saved model.
+void add_predict_command(CLI::App& app);
+// `edgewise eval`: metrics of a saved model on labelled data.
+void add_eval_command(CLI::App& app);
+// `edgewise explain`: a molecule drawn with the attention it receives.
+void add_explain_command(CLI::App& app);
 
 }  // namespace edgewise::cli

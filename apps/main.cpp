@@ -11,6 +11,10 @@ int main(int argc, char** argv) {
       "edgewise: graph attention networks on the CPU.\n"
       "Run 'edgewise <command> --help' for the options of a command."};
   app.require_subcommand(1);
+  edgewise::cli::add_train_command(app);
+  edgewise::cli::add_predict_command(app);
+  edgewise::cli::add_eval_command(app);
+  edgewise::cli::add_explain_command(app);
   edgewise::cli::add_bench_command(app);
 
   try {

@@ -4,17 +4,19 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
 
 #include "edgewise/core/error.hpp"
+#include "support/shared_data.hpp"
 
 namespace edgewise {
 namespace {
 
 using Rows = std::vector<std::vector<std::string>>;
+using testing::dataset_csv;
+using testing::missing_data_reason;
 
 // The exception a call throws, for checks on its message and fields.
 template <typename Exception, typename Call>
@@ -284,19 +286,6 @@ TEST(ParseNumber, TableCellErrorsNameTheRowsLineAndColumn) {
   const CsvTable table = parse_csv("smiles,logS\nC,1\n\nN,n/a\n", "sol.csv");
   const auto error = thrown_by<ParseError>([&] { table.number(1, 1); });
   EXPECT_EQ(std::string(error.what()), "sol.csv:4: column 'logS': not a number ('n/a')");
-}
-
-// The shared benchmark data: EDGEWISE_DATA, else ../shared/datasets beside the checkout.
-std::filesystem::path data_dir() {
-  if (const char* env = std::getenv("EDGEWISE_DATA")) return env;
-  return std::filesystem::path(EDGEWISE_SOURCE_DIR) / ".." / "shared" / "datasets";
-}
-
-// <data>/<name>/<name>.csv, the layout of the molecule datasets.
-std::filesystem::path dataset_csv(const std::string& name) { return data_dir() / name / (name + ".csv"); }
-
-std::string missing_data_reason(const std::filesystem::path& path) {
-  return path.string() + " not found: set EDGEWISE_DATA to the datasets folder";
 }
 
 // The number of missing cells of a numeric column; every other cell must parse.

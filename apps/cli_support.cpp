@@ -1,0 +1,86 @@
+#include "cli_support.hpp"
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/core/parallel.hpp"
+
+namespace edgewise::cli {
+
+CLI::Validator at_least(long long minimum, const std::string& name) {
+  const auto check = [minimum](const std::string& text) -> std::string {
+    try {
+      if (std::stoll(text) >= minimum) return {};
+    } catch (const std::exception&) {
+      return {};  // not a number: the conversion to the option's type reports it
+    }
+    return "value " + text + " is below the minimum of " + std::to_string(minimum);
+  };
+  return {check, name};
+}
+
+void add_threads_option(CLI::App& command, int& threads) {
+  command.add_option("--threads", threads, "Threads for every parallel loop (default: EDGEWISE_NUM_THREADS, else all cores)")
+      ->check(at_least(1, "POSITIVE"));
+}
+
+void apply_threads(int threads) {
+  if (threads > 0) set_num_threads(threads);
+}
+
+void check_output_path(const std::string& path, bool force) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  std::error_code error;
+  if (fs::is_directory(target, error)) throw Error(path + ": is a directory, expected a file name");
+  if (fs::exists(target, error) && !force) throw Error(path + ": already exists; pass --force to replace it");
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(folder, error)) throw Error(path + ": folder " + folder.string() + " does not exist");
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error(temporary + ": cannot open for writing");
+    out << text;
+    out.flush();
+    if (!out) {
+      std::filesystem::remove(temporary);
+      throw Error(temporary + ": write failed");
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error) {
+    std::filesystem::remove(temporary);
+    throw Error(path + ": cannot move the finished file into place: " + error.message());
+  }
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    std::size_t end = text.find(',', begin);
+    if (end == std::string::npos) end = text.size();
+    const std::size_t first = text.find_first_not_of(" \t", begin);
+    const std::size_t last = text.find_last_not_of(" \t", end == 0 ? 0 : end - 1);
+    if (first != std::string::npos && first < end && last != std::string::npos && last >= first)
+      items.push_back(text.substr(first, last - first + 1));
+    begin = end + 1;
+  }
+  return items;
+}
+
+long long column_index_option(const std::string& option, const std::string& text) {
+  long long value = -1;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0)
+    throw ArgumentError(option + ": '" + text + "' is not a column index (0-based); without a header, columns are chosen by index");
+  return value;
+}
+
+}  // namespace edgewise::cli

@@ -1,0 +1,32 @@
+// Pieces shared by the subcommands: option validators, output-file safety and list parsing.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace edgewise::cli {
+
+// Accepts integers >= minimum; `name` labels the option's type in --help. (CLI11's PositiveNumber
+// would print its upper bound, DBL_MAX, in full in its error message.)
+CLI::Validator at_least(long long minimum, const std::string& name);
+
+// Adds --threads (default: EDGEWISE_NUM_THREADS, else every core) to a command.
+void add_threads_option(CLI::App& command, int& threads);
+// Applies a --threads value; 0 keeps the default.
+void apply_threads(int threads);
+
+// Throws Error unless `path` can be created: an existing file is replaced only with `force`, so that
+// nothing the user has is overwritten without asking. Call before any long work.
+void check_output_path(const std::string& path, bool force);
+
+// Writes `text` to `path` atomically: a temporary file in the same folder, then a rename.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+// "a,b, c" -> {"a", "b", "c"}; empty items are dropped.
+std::vector<std::string> split_list(const std::string& text);
+
+// Parses a non-negative integer column index; throws ArgumentError naming the option otherwise.
+long long column_index_option(const std::string& option, const std::string& text);
+
+}  // namespace edgewise::cli

@@ -1,0 +1,47 @@
+// The molecule side of `train`, `predict` and `eval` (`--task graph`), and `explain`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "edgewise/io/molecule_model.hpp"
+#include "molecule_input.hpp"
+
+namespace edgewise::cli {
+
+struct MoleculeTrainArgs {
+  MoleculeInput input;
+  std::string task_type = "regression";
+  std::string split = "random";
+  std::string split_sizes = "0.8,0.1,0.1";
+  std::string save_split;  // folder to write the split's index files to
+  GraphPredictorOptions network;
+  std::string score = "scaled_dot";
+  std::string readout = "sum";
+  TrainingOptions training;
+  std::string out;
+  bool force = false;
+};
+
+// Registers the molecule options of `train` on `command`.
+void add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args);
+void train_molecules(const MoleculeTrainArgs& args);
+
+struct MoleculePredictArgs {
+  std::string model;
+  std::vector<std::string> smiles;
+  MoleculeInput input;  // input.data empty: predict `smiles`
+  std::string out;      // empty: standard output
+  bool force = false;
+};
+
+void predict_molecules(const MoleculePredictArgs& args);
+
+struct MoleculeEvalArgs {
+  std::string model;
+  MoleculeInput input;
+};
+
+void eval_molecules(const MoleculeEvalArgs& args);
+
+}  // namespace edgewise::cli

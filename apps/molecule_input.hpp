@@ -1,0 +1,50 @@
+// How the molecule commands read their data: a CSV (or SDF) file, its SMILES and target columns, and
+// what to do with molecules RDKit cannot read. Shared by `train`, `eval` and `predict`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "edgewise/io/molecule_dataset.hpp"
+#include "edgewise/io/splits.hpp"
+#include "edgewise/models/metrics.hpp"
+
+namespace edgewise::cli {
+
+struct MoleculeInput {
+  std::string data;
+  std::string smiles_column;  // name, or a 0-based index with --no-header; empty: the first column
+  std::string targets;        // comma-separated names (or indices); empty: see load_molecules
+  std::string target_names;   // comma-separated names for the targets of a file without a header
+  bool no_header = false;
+  std::string comment;
+  bool skip_invalid = false;
+  std::string skipped_list;   // where --skip-invalid writes the rows it dropped
+  bool force = false;         // the command's --force: replace an existing skipped list
+};
+
+// Registers --data, --smiles-column, --no-header, --comment, --skip-invalid, --skipped-list and, if
+// `targets_help` is not empty, --targets.
+void add_molecule_input_options(CLI::App& command, MoleculeInput& input, const std::string& targets_help);
+
+// The CSV reader's column choice for this input; default_targets apply when --targets is empty.
+CsvColumn smiles_column(const MoleculeInput& input);
+std::vector<CsvColumn> target_columns(const MoleculeInput& input, const std::vector<std::string>& default_targets);
+
+// Loads --data (CSV, or SDF when the name ends in .sdf) and reports skipped molecules on `log`.
+// Without --targets and default_targets, a CSV with a header uses every column but the SMILES one.
+MoleculeDataset load_molecules(const MoleculeInput& input, const std::vector<std::string>& default_targets,
+                               const FeaturizerSpec& featurizer, std::ostream& log);
+
+// --split: "random", "scaffold" or a folder holding train.txt, val.txt and test.txt; sizes are the
+// train and validation fractions for the first two.
+Split make_split(const std::string& split, const MoleculeDataset& data, double train_fraction, double val_fraction,
+                 std::uint64_t seed);
+
+// Prints one row per task and a mean row.
+void print_metrics(std::ostream& out, const std::vector<std::string>& tasks, const RegressionMetrics& metrics);
+void print_metrics(std::ostream& out, const std::vector<std::string>& tasks, const ClassificationMetrics& metrics);
+
+}  // namespace edgewise::cli

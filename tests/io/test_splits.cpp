@@ -1,0 +1,391 @@
+// Random and scaffold splits, and split folders in Chemprop's layout.
+#include "edgewise/io/splits.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/io/csv.hpp"
+#include "support/shared_data.hpp"
+
+namespace edgewise {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<Index> sorted(std::vector<Index> rows) {
+  std::ranges::sort(rows);
+  return rows;
+}
+
+std::vector<Index> all_rows(const Split& split) {
+  std::vector<Index> rows = split.train;
+  rows.insert(rows.end(), split.val.begin(), split.val.end());
+  rows.insert(rows.end(), split.test.begin(), split.test.end());
+  return sorted(rows);
+}
+
+void expect_partition_of(const Split& split, Index n) {
+  std::vector<Index> expected(static_cast<std::size_t>(n));
+  std::iota(expected.begin(), expected.end(), Index{0});
+  EXPECT_EQ(all_rows(split), expected);
+}
+
+void expect_sizes(const Split& split, std::size_t train, std::size_t val, std::size_t test) {
+  EXPECT_EQ(split.train.size(), train);
+  EXPECT_EQ(split.val.size(), val);
+  EXPECT_EQ(split.test.size(), test);
+}
+
+TEST(RandomSplit, SameSeedSameSplit) {
+  const Split a = random_split(1128, 0.8, 0.1, 7);
+  const Split b = random_split(1128, 0.8, 0.1, 7);
+  EXPECT_EQ(a.train, b.train);
+  EXPECT_EQ(a.val, b.val);
+  EXPECT_EQ(a.test, b.test);
+}
+
+TEST(RandomSplit, OtherSeedOtherSplit) {
+  const Split a = random_split(1128, 0.8, 0.1, 0);
+  const Split b = random_split(1128, 0.8, 0.1, 1);
+  EXPECT_NE(a.train, b.train);
+  EXPECT_NE(sorted(a.test), sorted(b.test));
+}
+
+TEST(RandomSplit, PartsAreDisjointAndCoverEveryRow) {
+  for (const Index n : {0, 1, 2, 10, 1128}) {
+    expect_partition_of(random_split(n, 0.8, 0.1, 3), n);
+  }
+}
+
+TEST(RandomSplit, SizesAreFloorsOfCumulativeFractionsTimesRows) {
+  expect_sizes(random_split(1128, 0.8, 0.1, 0), 902, 113, 113);
+  expect_sizes(random_split(10, 0.7, 0.2, 0), 7, 2, 1);
+  expect_sizes(random_split(10, 0.7, 0.3, 0), 7, 3, 0);
+  // The products are 56.99999999999999 and 28.999999999999996.
+  expect_sizes(random_split(100, 0.57, 0.29, 0), 57, 29, 14);
+  expect_sizes(random_split(3, 0.5, 0.5, 0), 1, 2, 0);
+  expect_sizes(random_split(5, 1.0, 0.0, 0), 5, 0, 0);
+  expect_sizes(random_split(5, 0.0, 0.0, 0), 0, 0, 5);
+}
+
+TEST(RandomSplit, ShufflesRows) {
+  const Split split = random_split(100, 1.0, 0.0, 11);
+  std::vector<Index> identity(100);
+  std::iota(identity.begin(), identity.end(), Index{0});
+  EXPECT_NE(split.train, identity);
+}
+
+TEST(RandomSplit, FractionsOutOfRangeAreRejected) {
+  EXPECT_THROW(random_split(10, -0.1, 0.1, 0), ArgumentError);
+  EXPECT_THROW(random_split(10, 0.8, -0.1, 0), ArgumentError);
+  EXPECT_THROW(random_split(10, 1.1, 0.0, 0), ArgumentError);
+  EXPECT_THROW(random_split(10, 0.8, 0.3, 0), ArgumentError);
+  EXPECT_THROW(random_split(10, std::nan(""), 0.1, 0), ArgumentError);
+  EXPECT_THROW(random_split(-1, 0.8, 0.1, 0), ArgumentError);
+  EXPECT_THROW(scaffold_split({"C"}, 0.9, 0.2), ArgumentError);
+}
+
+TEST(MurckoScaffold, HandCheckedMolecules) {
+  EXPECT_EQ(murcko_scaffold("c1ccccc1"), "c1ccccc1");
+  EXPECT_EQ(murcko_scaffold("CCO"), "");
+  EXPECT_EQ(murcko_scaffold("CC(C)Cc1ccc(cc1)C(C)C(=O)O"), "c1ccccc1");  // ibuprofen
+  EXPECT_EQ(murcko_scaffold("O=C([O-])c1ccccc1.[Na+]"), "c1ccccc1");     // sodium benzoate
+  EXPECT_EQ(murcko_scaffold("c1ccc(Cc2ccccc2)cc1"), "c1ccc(Cc2ccccc2)cc1");
+  EXPECT_EQ(murcko_scaffold("CC(=O)Nc1ccc(O)cc1 "), "c1ccccc1");  // paracetamol, trailing space
+}
+
+TEST(MurckoScaffold, SubstituentsAnywhereGiveTheSameScaffold) {
+  const std::string indole = murcko_scaffold("c1ccc2[nH]ccc2c1");
+  EXPECT_EQ(indole, "c1ccc2[nH]ccc2c1");
+  for (const char* substituted : {"Cc1ccc2[nH]ccc2c1", "Cc1c[nH]c2ccccc12", "Cn1ccc2ccccc21", "OCCc1cccc2[nH]ccc12",
+                                  "CC(=O)c1ccc2[nH]c(C)cc2c1Cl"}) {
+    EXPECT_EQ(murcko_scaffold(substituted), indole) << substituted;
+  }
+  const std::string tetralin = murcko_scaffold("C1CCc2ccccc2C1");
+  for (const char* substituted : {"CC1CCc2ccccc2C1", "OC1CCCc2ccccc21", "Cc1ccc2c(c1)CCC(N)C2", "FC1(F)CCc2ccccc2C1"}) {
+    EXPECT_EQ(murcko_scaffold(substituted), tetralin) << substituted;
+  }
+}
+
+TEST(MurckoScaffold, BracketAtomsGetTheHydrogensOfRemovedSubstituents) {
+  EXPECT_EQ(murcko_scaffold("C[N+]1(C)CCCC1"), "C1CC[NH2+]C1");
+  EXPECT_EQ(murcko_scaffold("C[C@]1(O)CCCCN1"), "C1CCNCC1");
+}
+
+TEST(MurckoScaffold, ExocyclicDoubleBondsStayWithTheRing) {
+  EXPECT_EQ(murcko_scaffold("CCC1CCCCC1=O"), "O=C1CCCCC1");
+}
+
+TEST(MurckoScaffold, StereochemistryIsDropped) {
+  EXPECT_EQ(murcko_scaffold("c1ccccc1/C=C/c1ccccc1"), murcko_scaffold("c1ccccc1C=Cc1ccccc1"));
+  EXPECT_EQ(murcko_scaffold("C[C@H]1CC[C@@H](C)C(c2ccccc2)C1"), murcko_scaffold("CC1CCC(C)C(c2ccccc2)C1"));
+  EXPECT_EQ(murcko_scaffold("c1ccccc1/C=C/c1ccccc1").find('/'), std::string::npos);
+}
+
+TEST(MurckoScaffold, InvalidSmilesNamesTheInput) {
+  try {
+    murcko_scaffold("C1CC(");
+    FAIL() << "no exception thrown";
+  } catch (const ArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("'C1CC('"), std::string::npos) << e.what();
+  }
+}
+
+// rows[i]'s part: 0 train, 1 val, 2 test.
+std::vector<int> part_of_rows(const Split& split, std::size_t n) {
+  std::vector<int> part(n, -1);
+  for (const Index row : split.train) part[static_cast<std::size_t>(row)] = 0;
+  for (const Index row : split.val) part[static_cast<std::size_t>(row)] = 1;
+  for (const Index row : split.test) part[static_cast<std::size_t>(row)] = 2;
+  return part;
+}
+
+void expect_scaffolds_not_shared(const Split& split, const std::vector<std::string>& smiles) {
+  const std::vector<int> part = part_of_rows(split, smiles.size());
+  std::map<std::string, int> part_of_scaffold;
+  for (std::size_t row = 0; row < smiles.size(); ++row) {
+    const auto [entry, added] = part_of_scaffold.try_emplace(murcko_scaffold(smiles[row]), part[row]);
+    EXPECT_EQ(entry->second, part[row]) << "scaffold '" << entry->first << "' is in two parts (row " << row << ")";
+  }
+}
+
+TEST(ScaffoldSplit, GroupsGoLargestFirstToTheFirstPartWithRoom) {
+  const std::vector<std::string> smiles = {
+      "Cc1ccccc1",  // 0: benzene
+      "CCO",        // 1: none
+      "c1ccncc1",   // 2: pyridine
+      "Oc1ccccc1",  // 3: benzene
+      "CCC",        // 4: none
+      "C1CCCCC1",   // 5: cyclohexane
+      "Nc1ccccc1",  // 6: benzene
+      "CC(=O)O",    // 7: none
+      "Cc1ccncc1",  // 8: pyridine
+      "c1ccccc1",   // 9: benzene
+  };
+  // train 5, val 3: benzene (4) fits train; the acyclic (3) only val; pyridine (2) neither; cyclohexane
+  // (1) fills train.
+  const Split split = scaffold_split(smiles, 0.5, 0.3);
+  EXPECT_EQ(split.train, (std::vector<Index>{0, 3, 6, 9, 5}));
+  EXPECT_EQ(split.val, (std::vector<Index>{1, 4, 7}));
+  EXPECT_EQ(split.test, (std::vector<Index>{2, 8}));
+  expect_scaffolds_not_shared(split, smiles);
+}
+
+TEST(ScaffoldSplit, TiesGoByFirstAppearance) {
+  const std::vector<std::string> pyridine_first = {"c1ccncc1", "c1ccc2ccccc2c1", "Cc1ccncc1", "Cc1ccc2ccccc2c1"};
+  EXPECT_EQ(scaffold_split(pyridine_first, 0.5, 0.5).train, (std::vector<Index>{0, 2}));
+  const std::vector<std::string> naphthalene_first = {"c1ccc2ccccc2c1", "c1ccncc1", "Cc1ccc2ccccc2c1", "Cc1ccncc1"};
+  EXPECT_EQ(scaffold_split(naphthalene_first, 0.5, 0.5).train, (std::vector<Index>{0, 2}));
+  EXPECT_EQ(scaffold_split(naphthalene_first, 0.5, 0.5).val, (std::vector<Index>{1, 3}));
+}
+
+TEST(ScaffoldSplit, InvalidSmilesNamesTheRow) {
+  try {
+    scaffold_split({"CCO", "C1CC("}, 0.8, 0.1);
+    FAIL() << "no exception thrown";
+  } catch (const ArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("row 1"), std::string::npos) << e.what();
+  }
+}
+
+std::vector<std::string> esol_smiles() {
+  const CsvTable table = read_csv(testing::dataset_csv("esol"));
+  std::vector<std::string> smiles;
+  const std::size_t column = table.column_index("smiles");
+  for (const auto& row : table.rows) smiles.push_back(row[column]);
+  return smiles;
+}
+
+TEST(ScaffoldSplit, EsolKeepsEveryScaffoldInOnePart) {
+  const fs::path path = testing::dataset_csv("esol");
+  if (!fs::exists(path)) GTEST_SKIP() << testing::missing_data_reason(path);
+  const std::vector<std::string> smiles = esol_smiles();
+  const Split split = scaffold_split(smiles, 0.8, 0.1);
+  expect_partition_of(split, 1128);
+  EXPECT_LE(split.train.size(), 902u);
+  EXPECT_LE(split.val.size(), 112u);
+  expect_scaffolds_not_shared(split, smiles);
+
+  std::map<std::string, std::size_t> group_size;
+  for (const std::string& s : smiles) ++group_size[murcko_scaffold(s)];
+  const auto largest = std::ranges::max_element(group_size, {}, &std::pair<const std::string, std::size_t>::second);
+  const std::vector<int> part = part_of_rows(split, smiles.size());
+  for (std::size_t row = 0; row < smiles.size(); ++row) {
+    if (murcko_scaffold(smiles[row]) == largest->first) {
+      EXPECT_EQ(part[row], 0) << row;
+    }
+  }
+}
+
+// Splits that Chemprop wrote for the shared data, beside the checkout.
+fs::path peer_split(const std::string& name) {
+  return fs::path(EDGEWISE_SOURCE_DIR) / ".." / "shared" / "peers" / "chemprop" / name;
+}
+
+TEST(ScaffoldSplit, EsolMatchesChempropsScaffoldSplit) {
+  const fs::path path = testing::dataset_csv("esol");
+  const fs::path reference = peer_split("esol_scaffold_seed0");
+  if (!fs::exists(path)) GTEST_SKIP() << testing::missing_data_reason(path);
+  if (!fs::exists(reference)) GTEST_SKIP() << reference.string() << " not found: no Chemprop reference splits";
+  const Split split = scaffold_split(esol_smiles(), 0.8, 0.1);
+  const Split chemprop = read_split_directory(reference.string(), 1128);
+  EXPECT_EQ(sorted(split.train), sorted(chemprop.train));
+  EXPECT_EQ(sorted(split.val), sorted(chemprop.val));
+  EXPECT_EQ(sorted(split.test), sorted(chemprop.test));
+}
+
+class SplitDirectoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = fs::temp_directory_path() / ("edgewise_splits_" + std::to_string(::getpid()));
+    fs::remove_all(folder_);
+    fs::create_directories(folder_);
+  }
+  void TearDown() override { fs::remove_all(folder_); }
+
+  std::string dir() const { return folder_.string(); }
+
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(folder_ / name, std::ios::binary) << text;
+  }
+
+  std::string contents(const std::string& name) const {
+    std::ifstream in(folder_ / name, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  void write_files(const std::string& train, const std::string& val, const std::string& test) const {
+    write("train.txt", train);
+    write("val.txt", val);
+    write("test.txt", test);
+  }
+
+  // The ParseError that reading the folder throws.
+  ParseError read_error(Index n) const {
+    try {
+      read_split_directory(dir(), n);
+    } catch (const ParseError& e) {
+      return e;
+    }
+    ADD_FAILURE() << "no ParseError thrown";
+    return ParseError("", 0, "", "");
+  }
+
+  void expect_read_error(Index n, const std::string& file, std::size_t line, const std::string& text,
+                         const std::string& reason_part) const {
+    const ParseError error = read_error(n);
+    EXPECT_EQ(error.file(), (folder_ / file).string());
+    EXPECT_EQ(error.line(), line);
+    EXPECT_EQ(error.text(), text);
+    EXPECT_NE(error.reason().find(reason_part), std::string::npos) << error.what();
+  }
+
+  fs::path folder_;
+};
+
+TEST_F(SplitDirectoryTest, RoundTrip) {
+  const Split split = random_split(50, 0.6, 0.2, 5);
+  write_split_directory(dir(), split);
+  const Split read = read_split_directory(dir(), 50);
+  EXPECT_EQ(read.train, split.train);
+  EXPECT_EQ(read.val, split.val);
+  EXPECT_EQ(read.test, split.test);
+  EXPECT_EQ(std::distance(fs::directory_iterator(folder_), fs::directory_iterator()), 3);
+}
+
+TEST_F(SplitDirectoryTest, CreatesTheFolder) {
+  const std::string nested = (folder_ / "a" / "b").string();
+  write_split_directory(nested, {{0}, {1}, {}});
+  EXPECT_EQ(read_split_directory(nested, 2).val, (std::vector<Index>{1}));
+}
+
+TEST_F(SplitDirectoryTest, WhitespaceAndBlankLinesAreIgnoredAndRowsNeedNotBeCovered) {
+  write_files(" 3 \r\n\n\t0\n", "\n", "5");
+  const Split split = read_split_directory(dir(), 10);
+  EXPECT_EQ(split.train, (std::vector<Index>{3, 0}));
+  EXPECT_TRUE(split.val.empty());
+  EXPECT_EQ(split.test, (std::vector<Index>{5}));
+}
+
+TEST_F(SplitDirectoryTest, TextThatIsNotAnIntegerNamesFileAndLine) {
+  write_files("0\n1\n", "2\n\nx3\n", "4\n");
+  expect_read_error(10, "val.txt", 3, "x3", "not a row index");
+  write_files("0\n1.5\n", "", "");
+  expect_read_error(10, "train.txt", 2, "1.5", "not a row index");
+  write_files("0\n", "", "1 2\n");
+  expect_read_error(10, "test.txt", 1, "1 2", "not a row index");
+}
+
+TEST_F(SplitDirectoryTest, NegativeIndexNamesFileAndLine) {
+  write_files("0\n-1\n", "", "");
+  expect_read_error(10, "train.txt", 2, "-1", "negative");
+}
+
+TEST_F(SplitDirectoryTest, IndexBeyondTheDatasetNamesFileAndLine) {
+  write_files("0\n", "9\n", "10\n");
+  expect_read_error(10, "test.txt", 1, "10", "out of range; the dataset has 10 rows");
+}
+
+TEST_F(SplitDirectoryTest, DuplicateWithinAFileNamesBothLines) {
+  write_files("0\n4\n4\n", "", "");
+  expect_read_error(10, "train.txt", 3, "4", "already listed at " + (folder_ / "train.txt").string() + ":2");
+}
+
+TEST_F(SplitDirectoryTest, DuplicateAcrossFilesNamesBothFiles) {
+  write_files("0\n4\n", "1\n", "2\n\n4\n");
+  expect_read_error(10, "test.txt", 3, "4", "already listed at " + (folder_ / "train.txt").string() + ":2");
+}
+
+TEST_F(SplitDirectoryTest, MissingFileIsAnError) {
+  write("train.txt", "0\n");
+  write("val.txt", "1\n");
+  try {
+    read_split_directory(dir(), 10);
+    FAIL() << "no exception thrown";
+  } catch (const ParseError& e) {
+    FAIL() << e.what();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("test.txt: cannot open"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(SplitDirectoryTest, RefusesToReplaceOtherContentsWithoutOverwrite) {
+  const Split first = {{0, 1}, {2}, {3}};
+  const Split second = {{1, 0}, {2}, {4}};
+  write_split_directory(dir(), first);
+  write_split_directory(dir(), first);  // the same contents: nothing to refuse
+
+  // train.txt is absent, so only test.txt conflicts; it must be found before train.txt is written.
+  fs::remove(folder_ / "train.txt");
+  EXPECT_THROW(write_split_directory(dir(), second), Error);
+  EXPECT_FALSE(fs::exists(folder_ / "train.txt"));
+  EXPECT_EQ(contents("test.txt"), "3\n");
+
+  write_split_directory(dir(), second, /*overwrite=*/true);
+  EXPECT_EQ(contents("train.txt"), "1\n0\n");
+  EXPECT_EQ(contents("test.txt"), "4\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(folder_), fs::directory_iterator()), 3);
+}
+
+TEST(SplitDirectory, ReadsChempropsEsolSplit) {
+  const fs::path dir = peer_split("esol_split_seed0");
+  if (!fs::exists(dir)) GTEST_SKIP() << dir.string() << " not found: no Chemprop reference splits";
+  const Split split = read_split_directory(dir.string(), 1128);
+  expect_sizes(split, 902, 113, 113);
+  expect_partition_of(split, 1128);
+}
+
+}  // namespace
+}  // namespace edgewise
