@@ -1,0 +1,645 @@
+#include "edgewise/io/graph_files.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <sstream>
+#include <system_error>
+#include <unordered_set>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/graph/positional.hpp"
+#include "edgewise/io/csv.hpp"
+
+namespace edgewise {
+namespace {
+
+constexpr auto max_node_id = static_cast<std::uint64_t>(std::numeric_limits<NodeId>::max());
+// Feature indices share the node id limit, which also keeps an inferred dimension allocatable.
+constexpr auto max_feature_index = max_node_id;
+
+// Where a record came from, for errors.
+struct Where {
+  const std::string& source;
+  std::size_t line;
+};
+
+[[noreturn]] void fail(const Where& where, std::string_view token, std::string reason) {
+  throw ParseError(where.source, where.line, std::string(token), std::move(reason));
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path.string() + ": cannot open for reading: " + std::generic_category().message(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw Error(path.string() + ": read error");
+  return std::move(buffer).str();
+}
+
+std::string_view without_byte_order_mark(std::string_view text) {
+  constexpr std::string_view bom = "\xEF\xBB\xBF";
+  if (text.starts_with(bom)) text.remove_prefix(bom.size());
+  return text;
+}
+
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+std::vector<std::string_view> split_at_blanks(std::string_view text) {
+  std::vector<std::string_view> tokens;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    while (pos < text.size() && is_blank(text[pos])) ++pos;
+    const std::size_t start = pos;
+    while (pos < text.size() && !is_blank(text[pos])) ++pos;
+    if (pos > start) tokens.push_back(text.substr(start, pos - start));
+  }
+  return tokens;
+}
+
+std::vector<std::string_view> split_at(std::string_view text, char delimiter) {
+  std::vector<std::string_view> fields;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = text.find(delimiter, start);
+    fields.push_back(trim_whitespace(text.substr(start, end - start)));
+    if (end == std::string_view::npos) return fields;
+    start = end + 1;
+  }
+}
+
+std::vector<std::string_view> split_fields(std::string_view line, std::optional<char> delimiter) {
+  if (delimiter) return split_at(line, *delimiter);
+  return line.find(',') != std::string_view::npos ? split_at(line, ',') : split_at_blanks(line);
+}
+
+struct Record {
+  std::size_t line = 0;
+  std::vector<std::string_view> fields;  // at least one
+};
+
+// The records of a line-based file, without blank and comment lines.
+class RecordReader {
+ public:
+  RecordReader(std::string_view text, std::optional<char> delimiter)
+      : text_(without_byte_order_mark(text)), delimiter_(delimiter) {}
+
+  bool next(Record& record) {
+    while (pos_ < text_.size()) {
+      const std::string_view content = trim_whitespace(next_line());
+      if (content.empty() || content.front() == '#' || content.front() == '%') continue;
+      record.line = line_;
+      record.fields = split_fields(content, delimiter_);
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  std::string_view next_line() {
+    const std::size_t end = std::min(text_.find('\n', pos_), text_.size());
+    const std::string_view line = text_.substr(pos_, end - pos_);
+    pos_ = end + 1;
+    ++line_;
+    return line;
+  }
+
+  std::string_view text_;
+  std::optional<char> delimiter_;
+  std::size_t pos_ = 0;
+  std::size_t line_ = 0;
+};
+
+bool is_integer(std::string_view token) {
+  if (token.starts_with('-')) token.remove_prefix(1);
+  return !token.empty() && std::ranges::all_of(token, [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A token of digits only, below `limit`; nullopt otherwise.
+std::optional<std::uint64_t> non_negative_integer(std::string_view token, std::uint64_t limit) {
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+  if (error != std::errc() || end != token.data() + token.size() || value > limit) return std::nullopt;
+  return value;
+}
+
+// The name a node token stands for: integer ids by their decimal value, string ids as written.
+std::string node_name(std::string_view token, NodeIds ids, const Where& where) {
+  if (token.empty()) fail(where, token, "empty node id");
+  if (ids == NodeIds::string) return std::string(token);
+  if (!is_integer(token)) fail(where, token, "node id is not an integer");
+  if (token.starts_with('-')) fail(where, token, "negative node id");
+  const auto value = non_negative_integer(token, max_node_id);
+  if (!value) fail(where, token, "node id above 2^31 - 1");
+  return std::to_string(*value);
+}
+
+// Looks node tokens up in an index, adding or refusing unknown ones.
+class NodeResolver {
+ public:
+  NodeResolver(NodeIndex& nodes, NodeIds ids, UnknownNodes unknown_nodes)
+      : nodes_(nodes), ids_(ids), unknown_nodes_(unknown_nodes) {}
+
+  Index operator()(std::string_view token, const Where& where) const {
+    const std::string name = node_name(token, ids_, where);
+    if (const std::optional<Index> id = nodes_.find(name)) return *id;
+    if (unknown_nodes_ == UnknownNodes::error) fail(where, token, "node not in the graph");
+    return nodes_.add(name);
+  }
+
+ private:
+  NodeIndex& nodes_;
+  NodeIds ids_;
+  UnknownNodes unknown_nodes_;
+};
+
+// Whether the first record of a file is a header; node_columns are the fields holding node ids.
+bool is_header(const Record& first, Header header, NodeIds ids, std::initializer_list<std::size_t> node_columns) {
+  if (header != Header::detect) return header == Header::present;
+  if (ids != NodeIds::integer) return false;
+  return std::ranges::any_of(node_columns, [&](std::size_t column) {
+    return column < first.fields.size() && !first.fields[column].empty() && !is_integer(first.fields[column]);
+  });
+}
+
+std::uint64_t edge_key(Index source, Index target, bool directed) {
+  if (!directed && source > target) std::swap(source, target);
+  return (static_cast<std::uint64_t>(source) << 32) | static_cast<std::uint64_t>(target);
+}
+
+std::optional<std::int64_t> integer_label(std::string_view label) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(label.data(), label.data() + label.size(), value);
+  if (error != std::errc() || end != label.data() + label.size()) return std::nullopt;
+  return value;
+}
+
+// The label as a class key: integers by their decimal value, so that "07" and "7" are one class.
+std::string label_key(std::string_view label) {
+  const std::optional<std::int64_t> value = integer_label(label);
+  return value ? std::to_string(*value) : std::string(label);
+}
+
+// Class names in first-appearance order, sorted numerically instead when all are integers.
+void order_classes(std::vector<std::string>& names) {
+  if (!std::ranges::all_of(names, [](const std::string& name) { return integer_label(name).has_value(); })) return;
+  std::ranges::sort(names, {}, [](const std::string& name) { return *integer_label(name); });
+}
+
+struct LabelRecord {
+  std::string label;  // label_key of the label
+  std::size_t line = 0;
+};
+
+// The labels of a file by node, each node's first record kept, conflicting ones refused.
+class LabelCollector {
+ public:
+  void add(Index node, std::string_view label, const Where& where) {
+    auto [it, inserted] = by_node_.try_emplace(node, LabelRecord{label_key(label), where.line});
+    if (inserted) {
+      order_.push_back(node);
+    } else if (it->second.label != label_key(label)) {
+      fail(where, label,
+           "conflicting label: the node was labeled '" + it->second.label + "' on line " +
+               std::to_string(it->second.line));
+    }
+  }
+
+  NodeLabels labels(Index num_nodes) const {
+    NodeLabels labels;
+    std::unordered_set<std::string> seen;
+    for (Index node : order_) {
+      const std::string& label = by_node_.at(node).label;
+      if (seen.insert(label).second) labels.class_names.push_back(label);
+    }
+    order_classes(labels.class_names);
+    std::unordered_map<std::string, Index> class_of;
+    for (std::size_t c = 0; c < labels.class_names.size(); ++c) class_of.emplace(labels.class_names[c], c);
+    labels.classes.assign(static_cast<std::size_t>(num_nodes), -1);
+    for (const auto& [node, record] : by_node_)
+      labels.classes[static_cast<std::size_t>(node)] = class_of.at(record.label);
+    return labels;
+  }
+
+ private:
+  std::unordered_map<Index, LabelRecord> by_node_;
+  std::vector<Index> order_;  // nodes in the order of their first record
+};
+
+void check_feature_options(const FeatureOptions& options) {
+  if (options.format == FeatureFormat::structural)
+    throw ArgumentError("node features: the structural format is computed by structural_features, not read");
+  if (options.dim < 0) throw ArgumentError("node features: negative dim " + std::to_string(options.dim));
+}
+
+// Refuses a second feature record for a node.
+class ListedNodes {
+ public:
+  void mark(Index node, std::string_view token, const Where& where) {
+    const auto [it, inserted] = line_of_.try_emplace(node, where.line);
+    if (!inserted) fail(where, token, "features for this node were given on line " + std::to_string(it->second));
+  }
+
+ private:
+  std::unordered_map<Index, std::size_t> line_of_;
+};
+
+float parse_value(std::string_view token, const Where& where) {
+  if (token.size() > 1 && token.front() == '+') token.remove_prefix(1);
+  float value = 0;
+  const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+  if (error == std::errc::result_out_of_range) fail(where, token, "feature value out of range");
+  if (error != std::errc() || end != token.data() + token.size()) fail(where, token, "feature value is not a number");
+  if (!std::isfinite(value)) fail(where, token, "feature value is not a finite number");
+  return value;
+}
+
+Index parse_feature_index(std::string_view token, Index dim, const Where& where) {
+  const std::optional<std::uint64_t> index = non_negative_integer(token, max_feature_index);
+  if (!index) fail(where, token, "feature index is not an integer in [0, 2^31 - 1]");
+  if (dim > 0 && static_cast<Index>(*index) >= dim)
+    fail(where, token, "feature index not below the dimension " + std::to_string(dim));
+  return static_cast<Index>(*index);
+}
+
+struct SparseEntry {
+  Index node = 0;
+  Index index = 0;
+  float value = 1;
+};
+
+// "index" (value 1) or "index:value".
+SparseEntry parse_sparse_entry(Index node, std::string_view token, Index dim, const Where& where) {
+  const std::size_t colon = token.find(':');
+  if (colon == std::string_view::npos) return {node, parse_feature_index(token, dim, where), 1.0f};
+  return {node, parse_feature_index(token.substr(0, colon), dim, where), parse_value(token.substr(colon + 1), where)};
+}
+
+NodeFeatures sparse_features(std::span<const SparseEntry> entries, Index num_nodes, FeatureSpec spec) {
+  if (spec.dim == 0) {
+    for (const SparseEntry& entry : entries) spec.dim = std::max(spec.dim, entry.index + 1);
+  }
+  NodeFeatures features{Matrix<float>::Zero(num_nodes, spec.dim), spec};
+  for (const SparseEntry& entry : entries) features.values(entry.node, entry.index) = entry.value;
+  return features;
+}
+
+// A text feature file record: the node token, and the value tokens after the skipped fields.
+struct FeatureRecord {
+  std::string_view node;
+  std::vector<std::string_view> values;
+};
+
+FeatureRecord split_feature_record(const Record& record, std::size_t skip_fields, const Where& where) {
+  if (record.fields.size() < 1 + skip_fields) {
+    fail(where, record.fields.front(),
+         "expected the node and " + std::to_string(skip_fields) + " more fields before the values, found " +
+             std::to_string(record.fields.size()) + " fields");
+  }
+  FeatureRecord split{record.fields.front(), {}};
+  for (std::size_t f = 1 + skip_fields; f < record.fields.size(); ++f) {
+    for (std::string_view token : split_at_blanks(record.fields[f])) split.values.push_back(token);
+  }
+  return split;
+}
+
+// Calls visit(where, node id, record) for every record of a text feature file.
+template <typename Visit>
+void for_each_feature_record(std::string_view text, const std::string& source, NodeIndex& nodes,
+                             const FeatureOptions& options, Visit&& visit) {
+  const NodeResolver resolve(nodes, options.ids, options.unknown_nodes);
+  ListedNodes listed;
+  RecordReader reader(text, options.delimiter);
+  Record record;
+  bool first = true;
+  while (reader.next(record)) {
+    if (std::exchange(first, false) && is_header(record, options.header, options.ids, {0})) continue;
+    const Where where{source, record.line};
+    const FeatureRecord split = split_feature_record(record, options.skip_fields, where);
+    const Index node = resolve(split.node, where);
+    listed.mark(node, split.node, where);
+    visit(where, node, split);
+  }
+}
+
+NodeFeatures parse_sparse_features(std::string_view text, const std::string& source, NodeIndex& nodes,
+                                   const FeatureOptions& options) {
+  std::vector<SparseEntry> entries;
+  for_each_feature_record(text, source, nodes, options,
+                          [&](const Where& where, Index node, const FeatureRecord& record) {
+                            for (std::string_view token : record.values)
+                              entries.push_back(parse_sparse_entry(node, token, options.dim, where));
+                          });
+  return sparse_features(entries, nodes.size(), {.format = FeatureFormat::sparse, .dim = options.dim});
+}
+
+NodeFeatures parse_dense_features(std::string_view text, const std::string& source, NodeIndex& nodes,
+                                  const FeatureOptions& options) {
+  Index dim = options.dim;
+  std::vector<Index> row_nodes;
+  std::vector<float> values;  // [rows, dim]
+  for_each_feature_record(
+      text, source, nodes, options, [&](const Where& where, Index node, const FeatureRecord& record) {
+        const auto count = static_cast<Index>(record.values.size());
+        if (row_nodes.empty() && dim == 0) dim = count;
+        if (count != dim) {
+          fail(where, record.node,
+               "expected " + std::to_string(dim) + " feature values, found " + std::to_string(count));
+        }
+        row_nodes.push_back(node);
+        for (std::string_view token : record.values) values.push_back(parse_value(token, where));
+      });
+  NodeFeatures features{Matrix<float>::Zero(nodes.size(), dim), {.format = FeatureFormat::dense, .dim = dim}};
+  for (std::size_t r = 0; r < row_nodes.size(); ++r)
+    features.values.row(row_nodes[r]) =
+        ConstMatrixMap<float>(values.data() + r * static_cast<std::size_t>(dim), 1, dim);
+  return features;
+}
+
+// Where nlohmann's SAX parser has read to: the line of the last character that is not white space,
+// which is the line of the token just read (the lexer reads one character past a number).
+struct ReadPosition {
+  std::size_t newlines = 0;
+  std::size_t token_line = 1;
+};
+
+// Feeds text to nlohmann's SAX parser, keeping a ReadPosition up to date.
+class TrackingIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  TrackingIterator(const char* at, ReadPosition* position) : at_(at), position_(position) {}
+
+  reference operator*() const { return *at_; }
+  TrackingIterator& operator++() {
+    const char c = *at_++;
+    if (c == '\n') {
+      ++position_->newlines;
+    } else if (!std::isspace(static_cast<unsigned char>(c))) {
+      position_->token_line = position_->newlines + 1;
+    }
+    return *this;
+  }
+  bool operator==(const TrackingIterator& other) const { return at_ == other.at_; }
+
+ private:
+  const char* at_;
+  ReadPosition* position_;
+};
+
+// 1-based line of the character at `offset`.
+std::size_t line_at(std::string_view text, std::size_t offset) {
+  return 1 +
+         static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+}
+
+// Reads {"node": [index, ...], ...} as SAX events, turning each into sparse entries or a ParseError
+// on the line of the event.
+class MusaeJsonReader {
+ public:
+  using json = nlohmann::json;
+
+  MusaeJsonReader(std::string_view text, const std::string& source, NodeIndex& nodes, const FeatureOptions& options)
+      : text_(text), source_(source), resolve_(nodes, options.ids, options.unknown_nodes), dim_(options.dim) {}
+
+  std::vector<SparseEntry> read() {
+    json::sax_parse(TrackingIterator(text_.data(), &position_),
+                    TrackingIterator(text_.data() + text_.size(), &position_), this);
+    return std::move(entries_);
+  }
+
+  bool start_object(std::size_t) {
+    if (depth_ != Depth::top) unexpected("{");
+    depth_ = Depth::nodes;
+    return true;
+  }
+  bool key(std::string& name) {
+    const Where where = here();
+    node_ = resolve_(name, where);
+    listed_.mark(node_, name, where);
+    return true;
+  }
+  bool start_array(std::size_t) {
+    if (depth_ != Depth::nodes) unexpected("[");
+    depth_ = Depth::indices;
+    return true;
+  }
+  bool end_array() {
+    depth_ = Depth::nodes;
+    return true;
+  }
+  bool end_object() {
+    depth_ = Depth::top;
+    return true;
+  }
+  bool number_unsigned(json::number_unsigned_t value) { return index(std::to_string(value)); }
+  bool number_integer(json::number_integer_t value) { return index(std::to_string(value)); }
+  bool number_float(json::number_float_t, const std::string& text) { return index(text); }
+  bool string(std::string& value) { unexpected('"' + value + '"'); }
+  bool boolean(bool value) { unexpected(value ? "true" : "false"); }
+  bool null() { unexpected("null"); }
+  bool binary(json::binary_t&) { unexpected(""); }
+
+  bool parse_error(std::size_t position, const std::string& last_token, const json::exception& error) {
+    const std::string message = error.what();
+    const std::size_t colon = message.find(": ");
+    const std::size_t offset = std::min(position, text_.size());
+    throw ParseError(source_, line_at(text_, offset == 0 ? 0 : offset - 1), last_token,
+                     "invalid JSON: " + (colon == std::string::npos ? message : message.substr(colon + 2)));
+  }
+
+ private:
+  enum class Depth { top, nodes, indices };
+
+  Where here() const { return {source_, position_.token_line}; }
+
+  bool index(const std::string& token) {
+    if (depth_ != Depth::indices) unexpected(token);
+    entries_.push_back({node_, parse_feature_index(token, dim_, here()), 1.0f});
+    return true;
+  }
+
+  [[noreturn]] void unexpected(const std::string& token) const {
+    const char* expected = depth_ == Depth::top     ? "expected an object mapping nodes to lists of feature indices"
+                           : depth_ == Depth::nodes ? "expected a list of feature indices"
+                                                    : "feature index is not an integer in [0, 2^31 - 1]";
+    fail(here(), token, expected);
+  }
+
+  std::string_view text_;
+  const std::string& source_;
+  NodeResolver resolve_;
+  Index dim_;
+  ListedNodes listed_;
+  ReadPosition position_;
+  Depth depth_ = Depth::top;
+  Index node_ = 0;
+  std::vector<SparseEntry> entries_;
+};
+
+NodeFeatures parse_musae_json(std::string_view text, const std::string& source, NodeIndex& nodes,
+                              const FeatureOptions& options) {
+  const std::vector<SparseEntry> entries = MusaeJsonReader(text, source, nodes, options).read();
+  return sparse_features(entries, nodes.size(), {.format = FeatureFormat::musae_json, .dim = options.dim});
+}
+
+Index degree_without_self_loops(const Graph& graph, Index node) {
+  const std::span<const NodeId> sources = graph.in_sources();
+  Index degree = 0;
+  for (Index p = graph.in_offsets()[node]; p < graph.in_offsets()[node + 1]; ++p) degree += sources[p] != node;
+  return degree;
+}
+
+constexpr std::pair<FeatureFormat, std::string_view> feature_format_names[] = {
+    {FeatureFormat::dense, "dense"},
+    {FeatureFormat::sparse, "sparse"},
+    {FeatureFormat::musae_json, "musae_json"},
+    {FeatureFormat::structural, "structural"},
+};
+
+}  // namespace
+
+Index NodeIndex::add(std::string_view name) {
+  if (const std::optional<Index> id = find(name)) return *id;
+  const Index id = size();
+  names_.emplace_back(name);
+  ids_.emplace(names_.back(), id);
+  return id;
+}
+
+std::optional<Index> NodeIndex::find(std::string_view name) const {
+  const auto it = ids_.find(name);
+  if (it == ids_.end()) return std::nullopt;
+  return it->second;
+}
+
+Graph EdgeList::to_graph(const EdgeListBuildOptions& options) const {
+  return Graph::from_pairs(nodes.size(), edges, {.add_self_loops = options.add_self_loops, .symmetrize = !directed});
+}
+
+EdgeList parse_edge_list(std::string_view text, std::string source, const EdgeListOptions& options, NodeIndex nodes) {
+  EdgeList list{std::move(source), std::move(nodes), {}, options.directed};
+  std::unordered_set<std::uint64_t> seen;
+  RecordReader reader(text, options.delimiter);
+  Record record;
+  bool first = true;
+  while (reader.next(record)) {
+    if (std::exchange(first, false) && is_header(record, options.header, options.ids, {0, 1})) continue;
+    const Where where{list.source, record.line};
+    if (record.fields.size() < 2) fail(where, record.fields.front(), "expected two node ids, found one field");
+    const Index source_node = list.nodes.add(node_name(record.fields[0], options.ids, where));
+    const Index target_node = list.nodes.add(node_name(record.fields[1], options.ids, where));
+    if (seen.insert(edge_key(source_node, target_node, options.directed)).second)
+      list.edges.emplace_back(source_node, target_node);
+  }
+  return list;
+}
+
+EdgeList read_edge_list(const std::filesystem::path& path, const EdgeListOptions& options, NodeIndex nodes) {
+  return parse_edge_list(read_file(path), path.string(), options, std::move(nodes));
+}
+
+Index NodeLabels::num_labeled() const {
+  return static_cast<Index>(std::ranges::count_if(classes, [](Index c) { return c >= 0; }));
+}
+
+void NodeLabels::extend_to(Index num_nodes) {
+  if (num_nodes < static_cast<Index>(classes.size()))
+    throw ArgumentError("node labels: cannot shrink from " + std::to_string(classes.size()) + " to " +
+                        std::to_string(num_nodes) + " nodes");
+  classes.resize(static_cast<std::size_t>(num_nodes), -1);
+}
+
+NodeLabels parse_node_labels(std::string_view text, std::string source, NodeIndex& nodes, const LabelOptions& options) {
+  const NodeResolver resolve(nodes, options.ids, options.unknown_nodes);
+  const std::size_t needed = std::max(options.node_column, options.label_column) + 1;
+  LabelCollector collector;
+  RecordReader reader(text, options.delimiter);
+  Record record;
+  bool first = true;
+  while (reader.next(record)) {
+    if (std::exchange(first, false) && is_header(record, options.header, options.ids, {options.node_column})) continue;
+    const Where where{source, record.line};
+    if (record.fields.size() < needed) {
+      fail(where, record.fields.back(),
+           "expected at least " + std::to_string(needed) + " fields, found " + std::to_string(record.fields.size()));
+    }
+    const Index node = resolve(record.fields[options.node_column], where);
+    const std::string_view label = record.fields[options.label_column];
+    if (!label.empty()) collector.add(node, label, where);
+  }
+  return collector.labels(nodes.size());
+}
+
+NodeLabels read_node_labels(const std::filesystem::path& path, NodeIndex& nodes, const LabelOptions& options) {
+  return parse_node_labels(read_file(path), path.string(), nodes, options);
+}
+
+std::string_view feature_format_name(FeatureFormat format) {
+  for (const auto& [known, name] : feature_format_names)
+    if (known == format) return name;
+  throw ArgumentError("unknown feature format " + std::to_string(static_cast<int>(format)));
+}
+
+FeatureFormat feature_format_from_name(std::string_view name) {
+  for (const auto& [format, known] : feature_format_names)
+    if (known == name) return format;
+  throw ArgumentError("unknown feature format '" + std::string(name) +
+                      "'; known formats: dense, sparse, musae_json, structural");
+}
+
+void NodeFeatures::extend_to(Index num_nodes) {
+  const Index old_rows = values.rows();
+  if (num_nodes < old_rows)
+    throw ArgumentError("node features: cannot shrink from " + std::to_string(old_rows) + " to " +
+                        std::to_string(num_nodes) + " nodes");
+  values.conservativeResize(num_nodes, values.cols());
+  values.bottomRows(num_nodes - old_rows).setZero();
+}
+
+NodeFeatures parse_node_features(std::string_view text, std::string source, NodeIndex& nodes,
+                                 const FeatureOptions& options) {
+  check_feature_options(options);
+  switch (options.format) {
+    case FeatureFormat::dense:
+      return parse_dense_features(text, source, nodes, options);
+    case FeatureFormat::sparse:
+      return parse_sparse_features(text, source, nodes, options);
+    default:
+      return parse_musae_json(text, source, nodes, options);
+  }
+}
+
+NodeFeatures read_node_features(const std::filesystem::path& path, NodeIndex& nodes, const FeatureOptions& options) {
+  return parse_node_features(read_file(path), path.string(), nodes, options);
+}
+
+NodeFeatures structural_features(const Graph& graph, const StructuralFeatureOptions& options) {
+  if (options.max_degree < 0 || options.walk_steps < 0)
+    throw ArgumentError("structural_features: max_degree (" + std::to_string(options.max_degree) +
+                        ") and walk_steps (" + std::to_string(options.walk_steps) + ") must be non-negative");
+  const Index degree_columns = options.max_degree + 1;
+  NodeFeatures features{Matrix<float>::Zero(graph.num_nodes(), degree_columns + options.walk_steps),
+                        {.format = FeatureFormat::structural,
+                         .dim = degree_columns + options.walk_steps,
+                         .max_degree = options.max_degree,
+                         .walk_steps = options.walk_steps}};
+  for (Index i = 0; i < graph.num_nodes(); ++i)
+    features.values(i, std::min(degree_without_self_loops(graph, i), options.max_degree)) = 1.0f;
+  features.values.rightCols(options.walk_steps) = random_walk_encoding<float>(graph, options.walk_steps);
+  return features;
+}
+
+}  // namespace edgewise

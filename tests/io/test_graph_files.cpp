@@ -1,0 +1,620 @@
+#include "edgewise/io/graph_files.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/graph/positional.hpp"
+#include "support/shared_data.hpp"
+
+namespace edgewise {
+namespace {
+
+using EdgeSet = std::set<std::pair<Index, Index>>;
+using testing::data_dir;
+using testing::missing_data_reason;
+
+template <typename Call>
+ParseError parse_error_of(Call&& call) {
+  try {
+    call();
+  } catch (const ParseError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no ParseError thrown";
+  return ParseError("", 0, "", "");
+}
+
+EdgeSet edge_set(const Graph& graph) {
+  const auto pairs = graph.edge_pairs();
+  return {pairs.begin(), pairs.end()};
+}
+
+// A folder of its own under the system temp folder, removed with the fixture.
+class GraphFilesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::temp_directory_path() /
+           ("edgewise_graph_files_" + std::to_string(::getpid()) + "_" + test->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::filesystem::path write(const std::string& name, const std::string& contents) const {
+    const std::filesystem::path path = dir_ / name;
+    std::ofstream(path, std::ios::binary) << contents;
+    return path;
+  }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+TEST_F(GraphFilesTest, MessyEdgeListIsReadAndMerged) {
+  const std::filesystem::path path = write("messy.txt",
+                                           "# SNAP style comment\n"
+                                           "% Matrix Market style comment\n"
+                                           "\n"
+                                           "1 2\r\n"
+                                           "  2\t3\r\n"
+                                           "3,1\n"
+                                           "   \t \n"
+                                           "1  2\n"      // duplicate
+                                           "2 1\n"       // the same undirected edge
+                                           "4 4\n"       // self-loop
+                                           "5 1 0.75\n"  // a weight, ignored
+                                           "\n");
+  const EdgeList list = read_edge_list(path);
+  EXPECT_EQ(list.source, path.string());
+  EXPECT_FALSE(list.directed);
+  ASSERT_EQ(list.nodes.size(), 5);
+  EXPECT_EQ(list.nodes.names(), (std::vector<std::string>{"1", "2", "3", "4", "5"}));
+  EXPECT_EQ(list.nodes.find("3"), 2);
+  EXPECT_EQ(list.nodes.find("6"), std::nullopt);
+  EXPECT_EQ(list.edges, (std::vector<std::pair<Index, Index>>{{0, 1}, {1, 2}, {2, 0}, {3, 3}, {4, 0}}));
+
+  const Graph graph = list.to_graph();
+  EXPECT_EQ(graph.num_nodes(), 5);
+  const EdgeSet expected = {{0, 1}, {1, 0}, {1, 2}, {2, 1}, {2, 0}, {0, 2}, {4, 0},
+                            {0, 4}, {0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}};
+  EXPECT_EQ(graph.num_edges(), 13);
+  EXPECT_EQ(edge_set(graph), expected);
+}
+
+TEST_F(GraphFilesTest, SelfLoopsForAttentionCanBeLeftOut) {
+  const EdgeList list = parse_edge_list("0 1\n1 1\n", "loops.txt");
+  const Graph graph = list.to_graph({.add_self_loops = false});
+  EXPECT_EQ(edge_set(graph), (EdgeSet{{0, 1}, {1, 0}, {1, 1}}));
+  EXPECT_EQ(list.to_graph().num_edges(), 4);
+}
+
+TEST_F(GraphFilesTest, DirectedListsKeepDirections) {
+  const std::string text = "1 2\n2 1\n1 2\n";
+  const EdgeList directed = parse_edge_list(text, "d.txt", {.directed = true});
+  EXPECT_TRUE(directed.directed);
+  EXPECT_EQ(directed.edges, (std::vector<std::pair<Index, Index>>{{0, 1}, {1, 0}}));
+  EXPECT_EQ(edge_set(directed.to_graph({.add_self_loops = false})), (EdgeSet{{0, 1}, {1, 0}}));
+
+  const EdgeList one_way = parse_edge_list("1 2\n", "d.txt", {.directed = true});
+  EXPECT_EQ(edge_set(one_way.to_graph({.add_self_loops = false})), (EdgeSet{{0, 1}}));
+
+  const EdgeList undirected = parse_edge_list(text, "u.txt");
+  EXPECT_EQ(undirected.edges.size(), 1u);
+}
+
+TEST_F(GraphFilesTest, MusaeHeaderIsDetectedForIntegerIds) {
+  for (const char* header : {"id_1,id_2", "node_1,node_2", "from,to"}) {
+    const EdgeList list = parse_edge_list(std::string(header) + "\n10,11\n11,12\n", "musae.csv");
+    EXPECT_EQ(list.nodes.size(), 3) << header;
+    EXPECT_EQ(list.edges.size(), 2u) << header;
+    EXPECT_EQ(list.nodes.name(0), "10") << header;
+  }
+  const EdgeList absent = parse_edge_list("10,11\n", "plain.csv", {.header = Header::absent});
+  EXPECT_EQ(absent.edges.size(), 1u);
+  const EdgeList present = parse_edge_list("10,11\n11,12\n", "numbered_header.csv", {.header = Header::present});
+  EXPECT_EQ(present.nodes.names(), (std::vector<std::string>{"11", "12"}));
+}
+
+TEST_F(GraphFilesTest, StringIdsWithAnExplicitHeader) {
+  const std::filesystem::path path = write("people.tsv",
+                                           "source\ttarget\r\n"
+                                           "alice\tbob\r\n"
+                                           "bob\tcarol\r\n"
+                                           "# a comment\r\n"
+                                           "carol\talice\r\n");
+  const EdgeList list = read_edge_list(path, {.ids = NodeIds::string, .header = Header::present});
+  EXPECT_EQ(list.nodes.names(), (std::vector<std::string>{"alice", "bob", "carol"}));
+  EXPECT_EQ(list.edges.size(), 3u);
+
+  // With string ids a header cannot be told from data: detect reads none.
+  const EdgeList detected = read_edge_list(path, {.ids = NodeIds::string});
+  EXPECT_EQ(detected.nodes.name(0), "source");
+  EXPECT_EQ(detected.nodes.size(), 5);
+}
+
+TEST_F(GraphFilesTest, CommaSeparatedStringIdsMayContainSpaces) {
+  const EdgeList list =
+      parse_edge_list("New York, Boston\nBoston ,Los Angeles, 3.5\n", "cities.csv", {.ids = NodeIds::string});
+  EXPECT_EQ(list.nodes.names(), (std::vector<std::string>{"New York", "Boston", "Los Angeles"}));
+  EXPECT_EQ(list.edges, (std::vector<std::pair<Index, Index>>{{0, 1}, {1, 2}}));
+
+  const EdgeList tabs =
+      parse_edge_list("New York\tSan Jose\n", "cities.tsv", {.ids = NodeIds::string, .delimiter = '\t'});
+  EXPECT_EQ(tabs.nodes.names(), (std::vector<std::string>{"New York", "San Jose"}));
+}
+
+TEST_F(GraphFilesTest, IntegerIdsAreComparedByValue) {
+  const EdgeList list = parse_edge_list("007 7\n0 2147483647\n", "ids.txt");
+  EXPECT_EQ(list.nodes.names(), (std::vector<std::string>{"7", "0", "2147483647"}));
+  EXPECT_EQ(list.edges, (std::vector<std::pair<Index, Index>>{{0, 0}, {1, 2}}));
+}
+
+TEST_F(GraphFilesTest, GivenNodeIndexKeepsItsIds) {
+  NodeIndex nodes;
+  for (const char* name : {"0", "1", "2", "3"}) nodes.add(name);
+  const EdgeList list = parse_edge_list("3 1\n5 0\n", "e.txt", {}, nodes);
+  EXPECT_EQ(list.nodes.size(), 5);
+  EXPECT_EQ(list.edges, (std::vector<std::pair<Index, Index>>{{3, 1}, {4, 0}}));
+  EXPECT_EQ(list.to_graph().num_nodes(), 5);
+}
+
+TEST_F(GraphFilesTest, EdgeListErrorsNameFileLineAndToken) {
+  const auto one_field = parse_error_of([] { parse_edge_list("1 2\n# c\n3\n", "edges.txt"); });
+  EXPECT_EQ(one_field.file(), "edges.txt");
+  EXPECT_EQ(one_field.line(), 3u);
+  EXPECT_EQ(one_field.text(), "3");
+  EXPECT_EQ(std::string(one_field.what()), "edges.txt:3: expected two node ids, found one field ('3')");
+
+  const auto too_large = parse_error_of([] { parse_edge_list("1 2\n2 2147483648\n", "edges.txt"); });
+  EXPECT_EQ(too_large.line(), 2u);
+  EXPECT_EQ(too_large.text(), "2147483648");
+  EXPECT_EQ(too_large.reason(), "node id above 2^31 - 1");
+
+  const auto huge = parse_error_of([] { parse_edge_list("1 99999999999999999999999\n", "edges.txt"); });
+  EXPECT_EQ(huge.reason(), "node id above 2^31 - 1");
+
+  const auto negative = parse_error_of([] { parse_edge_list("\n-1 2\n", "edges.txt"); });
+  EXPECT_EQ(negative.line(), 2u);
+  EXPECT_EQ(negative.text(), "-1");
+  EXPECT_EQ(negative.reason(), "negative node id");
+
+  const auto word = parse_error_of([] { parse_edge_list("1 2\nalice bob\n", "edges.txt"); });
+  EXPECT_EQ(word.line(), 2u);
+  EXPECT_EQ(word.text(), "alice");
+  EXPECT_EQ(word.reason(), "node id is not an integer");
+
+  const auto empty = parse_error_of([] { parse_edge_list("1,,2\n", "edges.csv"); });
+  EXPECT_EQ(empty.reason(), "empty node id");
+}
+
+TEST_F(GraphFilesTest, MissingFileIsAnError) {
+  EXPECT_THROW(read_edge_list(std::filesystem::path("/nonexistent/edges.txt")), Error);
+}
+
+TEST_F(GraphFilesTest, LabelsMapToClassesAndUnlabeledNodes) {
+  EdgeList list = parse_edge_list("0 1\n1 2\n2 3\n", "e.txt");
+  const std::filesystem::path path = write("labels.txt", "# node label\n3 10\n0 3\n\n1 7\n0 3\n");
+  const NodeLabels labels = read_node_labels(path, list.nodes);
+  EXPECT_EQ(labels.class_names, (std::vector<std::string>{"3", "7", "10"}));
+  EXPECT_EQ(labels.num_classes(), 3);
+  EXPECT_EQ(labels.classes, (std::vector<Index>{0, 1, -1, 2}));
+  EXPECT_EQ(labels.num_labeled(), 3);
+}
+
+TEST_F(GraphFilesTest, StringClassesKeepTheirFirstAppearanceOrder) {
+  NodeIndex nodes;
+  for (const char* name : {"0", "1", "2", "3", "4"}) nodes.add(name);
+  const NodeLabels words = parse_node_labels("0 b\n1 a\n2 b\n3 c\n4 a\n", "l.txt", nodes);
+  EXPECT_EQ(words.class_names, (std::vector<std::string>{"b", "a", "c"}));
+  EXPECT_EQ(words.classes, (std::vector<Index>{0, 1, 0, 2, 1}));
+
+  const NodeLabels mixed = parse_node_labels("0 2\n1 x\n2 1\n", "l.txt", nodes);
+  EXPECT_EQ(mixed.class_names, (std::vector<std::string>{"2", "x", "1"}));
+
+  const NodeLabels numbers = parse_node_labels("0 -1\n1 07\n2 7\n3 -20\n", "l.txt", nodes);
+  EXPECT_EQ(numbers.class_names, (std::vector<std::string>{"-20", "-1", "7"}));
+  EXPECT_EQ(numbers.classes, (std::vector<Index>{1, 2, 2, 0, -1}));
+}
+
+TEST_F(GraphFilesTest, LabelForUnknownNodeIsAnErrorWithItsLine) {
+  EdgeList list = parse_edge_list("0 1\n", "e.txt");
+  const auto error = parse_error_of([&] { parse_node_labels("0 a\n\n1 b\n9 a\n", "labels.txt", list.nodes); });
+  EXPECT_EQ(error.file(), "labels.txt");
+  EXPECT_EQ(error.line(), 4u);
+  EXPECT_EQ(error.text(), "9");
+  EXPECT_EQ(error.reason(), "node not in the graph");
+  EXPECT_EQ(list.nodes.size(), 2);
+}
+
+TEST_F(GraphFilesTest, LabelForUnknownNodeCanAddIt) {
+  EdgeList list = parse_edge_list("0 1\n", "e.txt");
+  const NodeLabels labels =
+      parse_node_labels("0 a\n9 b\n", "labels.txt", list.nodes, {.unknown_nodes = UnknownNodes::add});
+  ASSERT_EQ(list.nodes.size(), 3);
+  EXPECT_EQ(list.nodes.name(2), "9");
+  EXPECT_EQ(labels.classes, (std::vector<Index>{0, -1, 1}));
+
+  const Graph graph = list.to_graph();
+  EXPECT_EQ(graph.num_nodes(), 3);
+  EXPECT_EQ(graph.in_degree(2), 1);  // only its self-loop
+}
+
+TEST_F(GraphFilesTest, ConflictingLabelsAreAnError) {
+  NodeIndex nodes;
+  nodes.add("0");
+  const auto error = parse_error_of([&] { parse_node_labels("0 a\n0 a\n0 b\n", "labels.txt", nodes); });
+  EXPECT_EQ(error.line(), 3u);
+  EXPECT_EQ(error.text(), "b");
+  EXPECT_EQ(error.reason(), "conflicting label: the node was labeled 'a' on line 1");
+}
+
+TEST_F(GraphFilesTest, LabelRecordNeedsTwoFields) {
+  NodeIndex nodes;
+  nodes.add("0");
+  const auto error = parse_error_of([&] { parse_node_labels("0\n", "labels.txt", nodes); });
+  EXPECT_EQ(error.line(), 1u);
+  EXPECT_EQ(error.text(), "0");
+}
+
+TEST_F(GraphFilesTest, EmptyLabelFieldMeansUnlabeled) {
+  NodeIndex nodes;
+  nodes.add("0");
+  nodes.add("1");
+  const NodeLabels labels = parse_node_labels("id,target\n0,\n1,1\n", "t.csv", nodes);
+  EXPECT_EQ(labels.classes, (std::vector<Index>{-1, 0}));
+}
+
+TEST_F(GraphFilesTest, MusaeTargetFilesSelectColumns) {
+  NodeIndex nodes;
+  for (const char* name : {"0", "1", "2"}) nodes.add(name);
+  const NodeLabels lastfm = parse_node_labels("id,target\n0,8\n1,17\n2,8\n", "lastfm_asia_target.csv", nodes);
+  EXPECT_EQ(lastfm.class_names, (std::vector<std::string>{"8", "17"}));
+  EXPECT_EQ(lastfm.classes, (std::vector<Index>{0, 1, 0}));
+
+  const NodeLabels twitch = parse_node_labels(
+      "id,days,mature,views,partner,new_id\n73045350,1459,False,9528,False,2\n61573865,1629,True,3615,False,0\n",
+      "ENGB_target.csv", nodes, {.node_column = 5, .label_column = 2});
+  EXPECT_EQ(twitch.class_names, (std::vector<std::string>{"False", "True"}));
+  EXPECT_EQ(twitch.classes, (std::vector<Index>{1, -1, 0}));
+}
+
+TEST_F(GraphFilesTest, ExtendToCoversNodesAddedLater) {
+  NodeIndex nodes;
+  nodes.add("0");
+  NodeLabels labels = parse_node_labels("0 a\n", "l.txt", nodes);
+  NodeFeatures features = parse_node_features("0 1 2\n", "f.txt", nodes);
+  nodes.add("1");
+  labels.extend_to(nodes.size());
+  features.extend_to(nodes.size());
+  EXPECT_EQ(labels.classes, (std::vector<Index>{0, -1}));
+  ASSERT_EQ(features.values.rows(), 2);
+  EXPECT_EQ(features.values.row(1).sum(), 0.0f);
+  EXPECT_EQ(features.values(0, 1), 1.0f);
+  EXPECT_THROW(labels.extend_to(1), ArgumentError);
+  EXPECT_THROW(features.extend_to(1), ArgumentError);
+}
+
+TEST_F(GraphFilesTest, SparseFeaturesWithIndicesAndValues) {
+  NodeIndex nodes;
+  for (const char* name : {"a", "b", "c"}) nodes.add(name);
+  const NodeFeatures features =
+      parse_node_features("a\t1 3 3\r\nb\t0:0.5 2:-2\r\n", "f.txt", nodes, {.ids = NodeIds::string});
+  EXPECT_EQ(features.spec.format, FeatureFormat::sparse);
+  EXPECT_EQ(features.spec.dim, 4);
+  Matrix<float> expected(3, 4);
+  expected << 0, 1, 0, 1,  //
+      0.5f, 0, -2, 0,      //
+      0, 0, 0, 0;
+  EXPECT_EQ(features.values, expected);
+
+  const NodeFeatures wide = parse_node_features("a 1\n", "f.txt", nodes, {.dim = 10, .ids = NodeIds::string});
+  EXPECT_EQ(wide.values.cols(), 10);
+  EXPECT_EQ(wide.spec.dim, 10);
+}
+
+TEST_F(GraphFilesTest, SparseFeatureErrors) {
+  NodeIndex nodes;
+  for (const char* name : {"0", "1"}) nodes.add(name);
+  const auto beyond = parse_error_of([&] { parse_node_features("0 1\n1 2 5\n", "f.txt", nodes, {.dim = 5}); });
+  EXPECT_EQ(beyond.line(), 2u);
+  EXPECT_EQ(beyond.text(), "5");
+  EXPECT_EQ(beyond.reason(), "feature index not below the dimension 5");
+
+  const auto word = parse_error_of([&] { parse_node_features("0 1 x\n", "f.txt", nodes); });
+  EXPECT_EQ(word.text(), "x");
+
+  const auto bad_value = parse_error_of([&] { parse_node_features("0 1:nan\n", "f.txt", nodes); });
+  EXPECT_EQ(bad_value.text(), "nan");
+
+  const auto twice = parse_error_of([&] { parse_node_features("0 1\n1 1\n0 2\n", "f.txt", nodes); });
+  EXPECT_EQ(twice.line(), 3u);
+  EXPECT_EQ(twice.reason(), "features for this node were given on line 1");
+
+  const auto unknown = parse_error_of([&] { parse_node_features("0 1\n\n2 1\n", "f.txt", nodes); });
+  EXPECT_EQ(unknown.line(), 3u);
+  EXPECT_EQ(unknown.text(), "2");
+  EXPECT_EQ(unknown.reason(), "node not in the graph");
+
+  const NodeFeatures added = parse_node_features("0 1\n2 0\n", "f.txt", nodes, {.unknown_nodes = UnknownNodes::add});
+  EXPECT_EQ(nodes.size(), 3);
+  EXPECT_EQ(added.values.rows(), 3);
+  EXPECT_EQ(added.values(2, 0), 1.0f);
+}
+
+TEST_F(GraphFilesTest, SparseFeaturesAfterALabelColumn) {
+  NodeIndex nodes;
+  const std::string nodes_tsv = "0\t3\t1 4\n1\t4\t0\n";
+  const NodeLabels labels = parse_node_labels(nodes_tsv, "nodes.tsv", nodes, {.unknown_nodes = UnknownNodes::add});
+  const NodeFeatures features = parse_node_features(nodes_tsv, "nodes.tsv", nodes, {.skip_fields = 1});
+  EXPECT_EQ(labels.class_names, (std::vector<std::string>{"3", "4"}));
+  Matrix<float> expected(2, 5);
+  expected << 0, 1, 0, 0, 1,  //
+      1, 0, 0, 0, 0;
+  EXPECT_EQ(features.values, expected);
+
+  const auto short_record = parse_error_of([&] { parse_node_features("0\n", "nodes.tsv", nodes, {.skip_fields = 1}); });
+  EXPECT_EQ(short_record.line(), 1u);
+}
+
+TEST_F(GraphFilesTest, DenseFeatures) {
+  NodeIndex nodes;
+  for (const char* name : {"0", "1", "2"}) nodes.add(name);
+  const NodeFeatures features =
+      parse_node_features("node,x,y,z\n2,0.5,-1.5,+3\n0,1e-3,2,0\n", "f.csv", nodes, {.format = FeatureFormat::dense});
+  EXPECT_EQ(features.spec.format, FeatureFormat::dense);
+  EXPECT_EQ(features.spec.dim, 3);
+  Matrix<float> expected(3, 3);
+  expected << 1e-3f, 2, 0,  //
+      0, 0, 0,              //
+      0.5f, -1.5f, 3;
+  EXPECT_EQ(features.values, expected);
+
+  const auto ragged =
+      parse_error_of([&] { parse_node_features("0 1 2\n1 1\n", "f.txt", nodes, {.format = FeatureFormat::dense}); });
+  EXPECT_EQ(ragged.line(), 2u);
+  EXPECT_EQ(ragged.text(), "1");
+  EXPECT_EQ(ragged.reason(), "expected 2 feature values, found 1");
+
+  const auto wrong_dim = parse_error_of(
+      [&] { parse_node_features("0 1 2\n", "f.txt", nodes, {.format = FeatureFormat::dense, .dim = 3}); });
+  EXPECT_EQ(wrong_dim.reason(), "expected 3 feature values, found 2");
+
+  const auto infinite =
+      parse_error_of([&] { parse_node_features("0 1 inf\n", "f.txt", nodes, {.format = FeatureFormat::dense}); });
+  EXPECT_EQ(infinite.text(), "inf");
+  EXPECT_EQ(infinite.reason(), "feature value is not a finite number");
+}
+
+TEST_F(GraphFilesTest, MusaeJsonFeatures) {
+  NodeIndex nodes;
+  for (const char* name : {"0", "1", "2"}) nodes.add(name);
+  const std::filesystem::path path = write("features.json", "{\n  \"2\": [4, 1, 4],\n  \"0\": [0],\n  \"1\": []\n}\n");
+  const NodeFeatures features = read_node_features(path, nodes, {.format = FeatureFormat::musae_json});
+  EXPECT_EQ(features.spec.format, FeatureFormat::musae_json);
+  EXPECT_EQ(features.spec.dim, 5);
+  Matrix<float> expected(3, 5);
+  expected << 1, 0, 0, 0, 0,  //
+      0, 0, 0, 0, 0,          //
+      0, 1, 0, 0, 1;
+  EXPECT_EQ(features.values, expected);
+}
+
+TEST_F(GraphFilesTest, MusaeJsonErrorsNameTheirLine) {
+  NodeIndex nodes;
+  for (const char* name : {"0", "1"}) nodes.add(name);
+  const FeatureOptions json = {.format = FeatureFormat::musae_json};
+  const auto unknown =
+      parse_error_of([&] { parse_node_features("{\"0\": [1],\n \"7\": [2]}", "f.json", nodes, json); });
+  EXPECT_EQ(unknown.file(), "f.json");
+  EXPECT_EQ(unknown.line(), 2u);
+  EXPECT_EQ(unknown.text(), "7");
+  EXPECT_EQ(unknown.reason(), "node not in the graph");
+
+  const auto negative = parse_error_of([&] { parse_node_features("{\"0\": [1,\n\n-3\n]}", "f.json", nodes, json); });
+  EXPECT_EQ(negative.line(), 3u);
+  EXPECT_EQ(negative.text(), "-3");
+
+  const auto text = parse_error_of([&] { parse_node_features("{\"0\": [1, \"x\"]}", "f.json", nodes, json); });
+  EXPECT_EQ(text.line(), 1u);
+  EXPECT_EQ(text.text(), "\"x\"");
+
+  const auto not_a_list = parse_error_of([&] { parse_node_features("{\n\"0\": 1}", "f.json", nodes, json); });
+  EXPECT_EQ(not_a_list.line(), 2u);
+  EXPECT_EQ(not_a_list.reason(), "expected a list of feature indices");
+
+  const auto top_level = parse_error_of([&] { parse_node_features("[[1]]", "f.json", nodes, json); });
+  EXPECT_EQ(top_level.reason(), "expected an object mapping nodes to lists of feature indices");
+
+  const auto twice = parse_error_of([&] { parse_node_features("{\"0\": [1],\n\"00\": [2]}", "f.json", nodes, json); });
+  EXPECT_EQ(twice.line(), 2u);
+  EXPECT_EQ(twice.reason(), "features for this node were given on line 1");
+
+  const auto syntax = parse_error_of([&] { parse_node_features("{\"0\": [1],\n\"1\": [2,]}", "f.json", nodes, json); });
+  EXPECT_EQ(syntax.line(), 2u);
+  EXPECT_TRUE(syntax.reason().starts_with("invalid JSON: ")) << syntax.reason();
+}
+
+TEST_F(GraphFilesTest, FeatureOptionsAreChecked) {
+  NodeIndex nodes;
+  EXPECT_THROW(parse_node_features("", "f", nodes, {.format = FeatureFormat::structural}), ArgumentError);
+  EXPECT_THROW(parse_node_features("", "f", nodes, {.dim = -1}), ArgumentError);
+}
+
+TEST_F(GraphFilesTest, FeatureFormatNamesRoundTrip) {
+  for (const FeatureFormat format :
+       {FeatureFormat::dense, FeatureFormat::sparse, FeatureFormat::musae_json, FeatureFormat::structural})
+    EXPECT_EQ(feature_format_from_name(feature_format_name(format)), format);
+  EXPECT_EQ(feature_format_name(FeatureFormat::musae_json), "musae_json");
+  EXPECT_THROW(feature_format_from_name("bag_of_words"), ArgumentError);
+}
+
+TEST_F(GraphFilesTest, StructuralFeaturesAreDegreeOneHotThenRandomWalks) {
+  // A star 0 - {1, 2, 3} and an isolated node 4, with self-loops for attention.
+  const EdgeList list = parse_edge_list("0 1\n0 2\n0 3\n", "star.txt", {}, [] {
+    NodeIndex nodes;
+    for (const char* name : {"0", "1", "2", "3", "4"}) nodes.add(name);
+    return nodes;
+  }());
+  const Graph graph = list.to_graph();
+  const NodeFeatures features = structural_features(graph, {.max_degree = 2, .walk_steps = 3});
+  EXPECT_EQ(features.spec.format, FeatureFormat::structural);
+  EXPECT_EQ(features.spec.dim, 6);
+  EXPECT_EQ(features.spec.max_degree, 2);
+  EXPECT_EQ(features.spec.walk_steps, 3);
+  Matrix<float> degrees(5, 3);
+  degrees << 0, 0, 1,  // degree 3, capped
+      0, 1, 0,         //
+      0, 1, 0,         //
+      0, 1, 0,         //
+      1, 0, 0;
+  EXPECT_EQ(features.values.leftCols(3), degrees);
+  EXPECT_EQ(features.values.rightCols(3), random_walk_encoding<float>(graph, 3));
+  EXPECT_FLOAT_EQ(features.values(4, 3), 1.0f);  // the isolated node's walk stays on its self-loop
+
+  EXPECT_THROW(structural_features(graph, {.max_degree = -1}), ArgumentError);
+}
+
+// ---- The shared datasets ----
+
+std::filesystem::path graph_file(const std::string& dataset, const std::string& file) {
+  return data_dir() / dataset / file;
+}
+
+std::vector<Index> class_sizes(const NodeLabels& labels) {
+  std::vector<Index> sizes(static_cast<std::size_t>(labels.num_classes()), 0);
+  for (Index c : labels.classes)
+    if (c >= 0) ++sizes[static_cast<std::size_t>(c)];
+  return sizes;
+}
+
+// The labels of `labels` by node name, for comparing two numberings of one dataset.
+std::map<std::string, std::string> labels_by_name(const NodeLabels& labels, const NodeIndex& nodes) {
+  std::map<std::string, std::string> by_name;
+  for (Index i = 0; i < nodes.size(); ++i) {
+    const Index c = labels.classes[static_cast<std::size_t>(i)];
+    if (c >= 0) by_name[nodes.name(i)] = labels.class_names[static_cast<std::size_t>(c)];
+  }
+  return by_name;
+}
+
+TEST(GraphFileDatasets, Cora) {
+  const std::filesystem::path edges_path = graph_file("cora", "edges.txt");
+  if (!std::filesystem::exists(edges_path)) GTEST_SKIP() << missing_data_reason(edges_path);
+  EdgeList list = read_edge_list(edges_path);
+  const NodeLabels labels = read_node_labels(graph_file("cora", "labels.txt"), list.nodes);
+  const NodeFeatures features = read_node_features(graph_file("cora", "features.txt"), list.nodes);
+  EXPECT_EQ(list.nodes.size(), 2708);
+  EXPECT_EQ(list.edges.size(), 5278u);
+  EXPECT_EQ(list.nodes.name(0), "0");
+  EXPECT_EQ(list.nodes.name(1), "633");  // numbered in order of first appearance
+  const Graph graph = list.to_graph();
+  EXPECT_EQ(graph.num_edges(), 2 * 5278 + 2708);
+
+  EXPECT_EQ(labels.num_classes(), 7);
+  EXPECT_EQ(labels.num_labeled(), 2708);
+  EXPECT_EQ(class_sizes(labels), (std::vector<Index>{351, 217, 418, 818, 426, 298, 180}));
+  EXPECT_EQ(labels.classes[0], 3);  // node "0" has label 3
+
+  EXPECT_EQ(features.spec.dim, 1433);
+  ASSERT_EQ(features.values.rows(), 2708);
+  EXPECT_EQ(features.values.sum(), 49216.0f);
+  EXPECT_EQ(features.values.maxCoeff(), 1.0f);
+  EXPECT_EQ(features.values(0, 19), 1.0f);
+  EXPECT_EQ(features.values.row(0).sum(), 9.0f);  // node "0": 19 81 146 315 774 877 1194 1247 1274
+
+  // nodes.tsv holds the same labels and features, with a label column before the indices.
+  const std::filesystem::path nodes_tsv = graph_file("cora", "nodes.tsv");
+  const NodeLabels tsv_labels = read_node_labels(nodes_tsv, list.nodes);
+  const NodeFeatures tsv_features = read_node_features(nodes_tsv, list.nodes, {.skip_fields = 1});
+  EXPECT_EQ(tsv_labels.classes, labels.classes);
+  EXPECT_EQ(tsv_features.values, features.values);
+}
+
+TEST(GraphFileDatasets, EmailEuCore) {
+  const std::filesystem::path snap_path = graph_file("email_eu_core", "email-Eu-core.txt");
+  if (!std::filesystem::exists(snap_path)) GTEST_SKIP() << missing_data_reason(snap_path);
+  EdgeList undirected = read_edge_list(snap_path);
+  EXPECT_EQ(undirected.nodes.size(), 1005);
+  EXPECT_EQ(undirected.edges.size(), 16064u + 642u);  // distinct pairs plus the self-loops
+  EXPECT_EQ(undirected.to_graph().num_edges(), 2 * 16064 + 1005);
+
+  const EdgeList directed = read_edge_list(snap_path, {.directed = true});
+  EXPECT_EQ(directed.edges.size(), 25571u);
+  EXPECT_EQ(directed.to_graph().num_edges(), 25571 + (1005 - 642));
+
+  const NodeLabels labels =
+      read_node_labels(graph_file("email_eu_core", "email-Eu-core-department-labels.txt"), undirected.nodes);
+  EXPECT_EQ(labels.num_classes(), 42);
+  EXPECT_EQ(labels.num_labeled(), 1005);
+  const std::vector<Index> sizes = class_sizes(labels);
+  EXPECT_EQ(sizes[4], 109);
+  EXPECT_EQ(sizes[18], 1);
+  EXPECT_EQ(sizes[33], 1);
+
+  // The derived edges.txt drops self-loops, and with them the 19 nodes that have no other edge.
+  EdgeList derived = read_edge_list(graph_file("email_eu_core", "edges.txt"));
+  EXPECT_EQ(derived.nodes.size(), 986);
+  EXPECT_EQ(derived.edges.size(), 16064u);
+  const std::filesystem::path labels_path = graph_file("email_eu_core", "labels.txt");
+  const auto unknown = parse_error_of([&] { read_node_labels(labels_path, derived.nodes); });
+  EXPECT_EQ(unknown.file(), labels_path.string());
+  EXPECT_EQ(unknown.reason(), "node not in the graph");
+  const NodeLabels added = read_node_labels(labels_path, derived.nodes, {.unknown_nodes = UnknownNodes::add});
+  EXPECT_EQ(derived.nodes.size(), 1005);
+  EXPECT_EQ(added.num_labeled(), 1005);
+  const Graph graph = derived.to_graph();
+  EXPECT_EQ(graph.num_edges(), 2 * 16064 + 1005);
+  Index only_self_loop = 0;
+  for (Index i = 0; i < graph.num_nodes(); ++i) only_self_loop += graph.in_degree(i) == 1;
+  EXPECT_EQ(only_self_loop, 19);
+}
+
+TEST(GraphFileDatasets, LastfmAsia) {
+  const std::filesystem::path edges_path = graph_file("lastfm_asia", "lastfm_asia_edges.csv");
+  if (!std::filesystem::exists(edges_path)) GTEST_SKIP() << missing_data_reason(edges_path);
+  EdgeList list = read_edge_list(edges_path);
+  const NodeLabels labels = read_node_labels(graph_file("lastfm_asia", "lastfm_asia_target.csv"), list.nodes);
+  EXPECT_EQ(list.nodes.size(), 7624);
+  EXPECT_EQ(list.edges.size(), 27806u);
+  EXPECT_EQ(list.to_graph().num_edges(), 2 * 27806 + 7624);
+  EXPECT_EQ(labels.num_classes(), 18);
+  EXPECT_EQ(labels.num_labeled(), 7624);
+  const std::vector<Index> sizes = class_sizes(labels);
+  EXPECT_EQ(sizes[0], 1098);
+  EXPECT_EQ(sizes[17], 1572);
+
+  // The derived files number the same nodes the same way by name.
+  EdgeList derived = read_edge_list(graph_file("lastfm_asia", "edges.txt"));
+  const NodeLabels derived_labels = read_node_labels(graph_file("lastfm_asia", "labels.txt"), derived.nodes);
+  EXPECT_EQ(labels_by_name(derived_labels, derived.nodes), labels_by_name(labels, list.nodes));
+}
+
+TEST(GraphFileDatasets, TwitchJsonFeaturesMatchTheSparseFile) {
+  const std::filesystem::path json_path = graph_file("twitch_en", "ENGB_features.json");
+  if (!std::filesystem::exists(json_path)) GTEST_SKIP() << missing_data_reason(json_path);
+  EdgeList list = read_edge_list(graph_file("twitch_en", "ENGB_edges.csv"));
+  EXPECT_EQ(list.nodes.size(), 7126);
+  EXPECT_EQ(list.edges.size(), 35324u);
+  EXPECT_EQ(list.to_graph().num_edges(), 2 * 35324 + 7126);
+  const NodeLabels labels =
+      read_node_labels(graph_file("twitch_en", "ENGB_target.csv"), list.nodes, {.node_column = 5, .label_column = 2});
+  EXPECT_EQ(labels.class_names, (std::vector<std::string>{"False", "True"}));
+  EXPECT_EQ(class_sizes(labels), (std::vector<Index>{3238, 3888}));
+
+  const NodeFeatures json = read_node_features(json_path, list.nodes, {.format = FeatureFormat::musae_json});
+  const NodeFeatures text = read_node_features(graph_file("twitch_en", "features.txt"), list.nodes);
+  EXPECT_EQ(json.spec.dim, 3170);
+  EXPECT_EQ(json.values.sum(), 147683.0f);
+  EXPECT_EQ(json.values, text.values);
+}
+
+}  // namespace
+}  // namespace edgewise
