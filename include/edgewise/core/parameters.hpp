@@ -52,18 +52,23 @@ class Parameters {
   ParameterHandle find(const std::string& name) const;
 
  private:
-  MatrixMap<Scalar> map(std::vector<Scalar>& buffer, ParameterHandle h) {
+  // Aligned like Eigen's own storage: where a buffer starts decides which leading entries Eigen
+  // handles outside its vector loops, whose rounding differs, so malloc's 16-byte alignment would
+  // make the same training run give different weights from one process to the next.
+  using Buffer = std::vector<Scalar, Eigen::aligned_allocator<Scalar>>;
+
+  MatrixMap<Scalar> map(Buffer& buffer, ParameterHandle h) {
     const ParameterSlot& s = slot(h);
     return {buffer.data() + s.offset, s.rows, s.cols};
   }
-  ConstMatrixMap<Scalar> map(const std::vector<Scalar>& buffer, ParameterHandle h) const {
+  ConstMatrixMap<Scalar> map(const Buffer& buffer, ParameterHandle h) const {
     const ParameterSlot& s = slot(h);
     return {buffer.data() + s.offset, s.rows, s.cols};
   }
 
   std::vector<ParameterSlot> slots_;
-  std::vector<Scalar> values_;
-  std::vector<Scalar> grads_;
+  Buffer values_;
+  Buffer grads_;
 };
 
 // Glorot (Xavier) uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)).

@@ -1,0 +1,159 @@
+#include "edgewise/models/node_classifier.hpp"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "edgewise/core/error.hpp"
+
+namespace edgewise {
+
+void to_json(nlohmann::json& j, const NodeClassifierOptions& o) {
+  j = {{"in_dim", o.in_dim},
+       {"classes", o.classes},
+       {"layers", o.layers},
+       {"heads", o.heads},
+       {"head_dim", o.head_dim},
+       {"output_heads", o.output_heads},
+       {"score", to_string(o.score)},
+       {"dropout", o.dropout},
+       {"attention_dropout", o.attention_dropout},
+       {"residual", o.residual},
+       {"layer_norm", o.layer_norm}};
+}
+
+void from_json(const nlohmann::json& j, NodeClassifierOptions& o) {
+  j.at("in_dim").get_to(o.in_dim);
+  j.at("classes").get_to(o.classes);
+  j.at("layers").get_to(o.layers);
+  j.at("heads").get_to(o.heads);
+  j.at("head_dim").get_to(o.head_dim);
+  j.at("output_heads").get_to(o.output_heads);
+  o.score = parse_score_function(j.at("score").get<std::string>());
+  j.at("dropout").get_to(o.dropout);
+  j.at("attention_dropout").get_to(o.attention_dropout);
+  j.at("residual").get_to(o.residual);
+  j.at("layer_norm").get_to(o.layer_norm);
+}
+
+namespace {
+
+const NodeClassifierOptions& checked(const NodeClassifierOptions& o) {
+  if (o.in_dim <= 0 || o.classes <= 0 || o.layers <= 0 || o.heads <= 0 || o.head_dim <= 0 || o.output_heads <= 0)
+    throw ArgumentError("NodeClassifier: in_dim, classes, layers, heads, head_dim and output_heads must be positive");
+  if (o.residual && o.layers < 3)
+    throw ArgumentError("NodeClassifier: residual connections join hidden layers of equal width, which needs at "
+                        "least 3 layers (got " + std::to_string(o.layers) + ")");
+  return o;
+}
+
+GraphAttentionOptions attention_options(const NodeClassifierOptions& o, Index in_dim, Index heads, Index head_dim,
+                                        bool concat_heads) {
+  GraphAttentionOptions a;
+  a.in_dim = in_dim;
+  a.heads = heads;
+  a.head_dim = head_dim;
+  a.score = o.score;
+  a.attention_dropout = o.attention_dropout;
+  a.concat_heads = concat_heads;
+  a.output_projection = false;
+  return a;
+}
+
+}  // namespace
+
+template <typename Scalar>
+struct NodeClassifier<Scalar>::HiddenLayer {
+  HiddenLayer(Parameters<Scalar>& params, Index index, const NodeClassifierOptions& o)
+      : dropout(o.dropout),
+        attention(params, "attention" + std::to_string(index),
+                  attention_options(o, index == 0 ? o.in_dim : o.heads * o.head_dim, o.heads, o.head_dim, true)),
+        residual(o.residual && index > 0) {
+    if (o.layer_norm) norm.emplace(params, "norm" + std::to_string(index), o.heads * o.head_dim);
+  }
+
+  // h: [N, in], kept by pointer until backward. Returns [N, heads * head_dim].
+  const Matrix<Scalar>& forward(const Graph& graph, const Matrix<Scalar>& h, Mode mode) {
+    const Matrix<Scalar>* out = &activation.forward(attention.forward(graph, dropout.forward(h, mode), nullptr, mode));
+    if (residual) {
+      sum = *out + h;
+      out = &sum;
+    }
+    return norm ? norm->forward(*out) : *out;
+  }
+
+  // Returns dh, the gradient at the layer's input, or null when input_gradient is false (the first
+  // layer, whose input is the features).
+  const Matrix<Scalar>* backward(const Matrix<Scalar>& dy, bool input_gradient) {
+    const Matrix<Scalar>& dsum = norm ? norm->backward(dy) : dy;
+    const Matrix<Scalar>& ddropped = attention.backward(activation.backward(dsum));
+    if (!input_gradient) return nullptr;
+    const Matrix<Scalar>& dh_attention = dropout.backward(ddropped);
+    if (!residual) return &dh_attention;
+    dh = dh_attention + dsum;
+    return &dh;
+  }
+
+  Dropout<Scalar> dropout;
+  GraphAttention<Scalar> attention;
+  ELU<Scalar> activation;
+  bool residual;
+  std::optional<LayerNorm<Scalar>> norm;
+  Matrix<Scalar> sum;
+  Matrix<Scalar> dh;
+};
+
+template <typename Scalar>
+NodeClassifier<Scalar>::NodeClassifier(Parameters<Scalar>& params, const NodeClassifierOptions& options)
+    : options_(checked(options)),
+      hidden_layers_([&] {
+        std::vector<std::unique_ptr<HiddenLayer>> layers;
+        for (Index l = 0; l + 1 < options.layers; ++l)
+          layers.push_back(std::make_unique<HiddenLayer>(params, l, options));
+        return layers;
+      }()),
+      output_dropout_(options.dropout),
+      output_(params, "attention" + std::to_string(options.layers - 1),
+              attention_options(options, hidden_dim(), options.output_heads, options.classes, false)) {}
+
+template <typename Scalar>
+NodeClassifier<Scalar>::~NodeClassifier() = default;
+
+template <typename Scalar>
+void NodeClassifier<Scalar>::reset_parameters(SplitMix64& rng) {
+  for (auto& layer : hidden_layers_) {
+    layer->attention.reset_parameters(rng);
+    if (layer->norm) layer->norm->reset_parameters();
+  }
+  output_.reset_parameters(rng);
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& NodeClassifier<Scalar>::forward(const Graph& graph, const Matrix<Scalar>& features, Mode mode) {
+  if (features.rows() != graph.num_nodes() || features.cols() != options_.in_dim)
+    throw ArgumentError("NodeClassifier: features are [" + std::to_string(features.rows()) + ", " +
+                        std::to_string(features.cols()) + "], expected [" + std::to_string(graph.num_nodes()) + ", " +
+                        std::to_string(options_.in_dim) + "]");
+  const Matrix<Scalar>* h = &features;
+  for (auto& layer : hidden_layers_) h = &layer->forward(graph, *h, mode);
+  hidden_ = h;
+  return output_.forward(graph, output_dropout_.forward(*h, mode), nullptr, mode);
+}
+
+template <typename Scalar>
+void NodeClassifier<Scalar>::backward(const Matrix<Scalar>& dlogits) {
+  const Matrix<Scalar>& dinput = output_.backward(dlogits);
+  if (hidden_layers_.empty()) return;
+  const Matrix<Scalar>* dh = &output_dropout_.backward(dinput);
+  for (std::size_t l = hidden_layers_.size(); l-- > 0;) dh = hidden_layers_[l]->backward(*dh, l > 0);
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& NodeClassifier<Scalar>::hidden() const {
+  if (hidden_ == nullptr) throw ArgumentError("NodeClassifier: no hidden representation before the first forward");
+  return *hidden_;
+}
+
+template class NodeClassifier<float>;
+template class NodeClassifier<double>;
+
+}  // namespace edgewise

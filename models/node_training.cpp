@@ -1,0 +1,204 @@
+#include "edgewise/models/node_training.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/models/losses.hpp"
+#include "edgewise/models/optimizers.hpp"
+
+namespace edgewise {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+void check_options(const NodeTrainingOptions& options) {
+  if (options.epochs < 1) throw ArgumentError("node training: epochs must be at least 1");
+  if (!(options.learning_rate > 0)) throw ArgumentError("node training: learning rate must be positive");
+  if (!(options.weight_decay >= 0)) throw ArgumentError("node training: weight decay must not be negative");
+  if (options.patience < 1) throw ArgumentError("node training: patience must be at least 1");
+}
+
+void check_inputs(const NodeClassifier<float>& model, const Graph& graph, const Matrix<float>& features,
+                  std::span<const Index> labels) {
+  const Index n = graph.num_nodes();
+  if (features.rows() != n || features.cols() != model.options().in_dim)
+    throw ArgumentError("node classification: features are [" + std::to_string(features.rows()) + ", " +
+                        std::to_string(features.cols()) + "], expected [" + std::to_string(n) + ", " +
+                        std::to_string(model.options().in_dim) + "]");
+  if (static_cast<Index>(labels.size()) != n)
+    throw ArgumentError("node classification: " + std::to_string(labels.size()) + " labels for " + std::to_string(n) +
+                        " nodes");
+}
+
+// [N] holding the label of each listed node and -1 elsewhere, the form cross_entropy_loss ignores
+// rows by. Throws ArgumentError for a listed node out of range, unlabeled, or of a class >= classes.
+std::vector<Index> part_targets(std::span<const Index> labels, std::span<const Index> nodes, Index classes,
+                                const char* part) {
+  std::vector<Index> targets(labels.size(), -1);
+  for (const Index node : nodes) {
+    if (node < 0 || node >= static_cast<Index>(labels.size()))
+      throw ArgumentError(std::string("node classification: ") + part + " node " + std::to_string(node) +
+                          " is not a node of the graph");
+    const Index label = labels[static_cast<std::size_t>(node)];
+    if (label < 0 || label >= classes)
+      throw ArgumentError(std::string("node classification: ") + part + " node " + std::to_string(node) +
+                          " has label " + std::to_string(label) + ", expected a class in [0, " +
+                          std::to_string(classes) + ")");
+    targets[static_cast<std::size_t>(node)] = label;
+  }
+  return targets;
+}
+
+Index argmax(const Matrix<float>& logits, Index row) {
+  Index best = 0;
+  logits.row(row).maxCoeff(&best);
+  return best;
+}
+
+// Fraction of the rows with a target whose largest logit is the target's; NaN without targets.
+double accuracy(const Matrix<float>& logits, std::span<const Index> targets) {
+  Index scored = 0, correct = 0;
+  for (std::size_t node = 0; node < targets.size(); ++node) {
+    if (targets[node] < 0) continue;
+    ++scored;
+    if (argmax(logits, static_cast<Index>(node)) == targets[node]) ++correct;
+  }
+  return scored > 0 ? static_cast<double>(correct) / static_cast<double>(scored) : kNaN;
+}
+
+bool improves(const NodeEpochReport& epoch, const NodeTrainingResult& best) {
+  if (best.best_epoch == 0 || std::isnan(epoch.val_accuracy)) return true;
+  if (epoch.val_accuracy != best.best_val_accuracy) return epoch.val_accuracy > best.best_val_accuracy;
+  return epoch.val_loss < best.best_val_loss;
+}
+
+// The training step and the scoring pass of one epoch. Keeps its loss-gradient buffers between
+// epochs, as the model keeps its layer buffers.
+class FullBatchTrainer {
+ public:
+  FullBatchTrainer(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
+                   const Matrix<float>& features, std::vector<Index> train_targets, std::vector<Index> val_targets,
+                   const NodeTrainingOptions& options)
+      : model_(model),
+        params_(params),
+        graph_(graph),
+        features_(features),
+        train_targets_(std::move(train_targets)),
+        val_targets_(std::move(val_targets)),
+        optimizer_(params, AdamOptions{.lr = options.learning_rate, .weight_decay = options.weight_decay}),
+        dropout_rng_(options.seed ^ 0xD50FULL) {}
+
+  // One Adam step; returns the training loss before it.
+  double step() {
+    params_.zero_grad();
+    const Matrix<float>& logits = model_.forward(graph_, features_, Mode::train(dropout_rng_));
+    const double loss = cross_entropy_loss(dlogits_, logits, train_targets_);
+    model_.backward(dlogits_);
+    optimizer_.step();
+    return loss;
+  }
+
+  // Fills the report's accuracies and validation loss from one inference pass.
+  void score(NodeEpochReport& report) {
+    const Matrix<float>& logits = model_.forward(graph_, features_);
+    report.train_accuracy = accuracy(logits, train_targets_);
+    report.val_accuracy = accuracy(logits, val_targets_);
+    report.val_loss = std::isnan(report.val_accuracy) ? kNaN : cross_entropy_loss(dscratch_, logits, val_targets_);
+  }
+
+ private:
+  NodeClassifier<float>& model_;
+  Parameters<float>& params_;
+  const Graph& graph_;
+  const Matrix<float>& features_;
+  std::vector<Index> train_targets_;
+  std::vector<Index> val_targets_;
+  Adam<float> optimizer_;
+  SplitMix64 dropout_rng_;
+  Matrix<float> dlogits_;
+  Matrix<float> dscratch_;  // the validation loss's gradient, which nothing uses
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
+                                         const Matrix<float>& features, std::span<const Index> labels,
+                                         const NodeSplit& split, const NodeTrainingOptions& options,
+                                         const std::function<void(const NodeEpochReport&)>& on_epoch) {
+  check_options(options);
+  check_inputs(model, graph, features, labels);
+  if (split.train.empty()) throw ArgumentError("node training: the training split is empty");
+  const Index classes = model.options().classes;
+  FullBatchTrainer trainer(model, params, graph, features, part_targets(labels, split.train, classes, "training"),
+                           part_targets(labels, split.val, classes, "validation"), options);
+
+  NodeTrainingResult result;
+  result.best_val_accuracy = result.best_val_loss = kNaN;
+  Vector<float> best_weights = params.values();
+  const auto start = std::chrono::steady_clock::now();
+  for (Index epoch = 1; epoch <= options.epochs; ++epoch) {
+    NodeEpochReport report;
+    report.epoch = epoch;
+    report.train_loss = trainer.step();
+    if (!std::isfinite(report.train_loss))
+      throw Error("node training diverged: the loss is " + std::to_string(report.train_loss) + " in epoch " +
+                  std::to_string(epoch) + "; try a lower learning rate");
+    trainer.score(report);
+    report.improved = improves(report, result);
+    if (report.improved) {
+      result.best_epoch = epoch;
+      result.best_val_accuracy = report.val_accuracy;
+      result.best_val_loss = report.val_loss;
+      best_weights = params.values();
+    }
+    report.seconds = seconds_since(start);
+    result.history.push_back(report);
+    if (on_epoch) on_epoch(report);
+    if (epoch - result.best_epoch >= options.patience) break;
+  }
+  params.values() = best_weights;
+  return result;
+}
+
+Matrix<float> predict_node_probabilities(NodeClassifier<float>& model, const Graph& graph,
+                                         const Matrix<float>& features) {
+  Matrix<float> probabilities = model.forward(graph, features);
+  for (Index i = 0; i < probabilities.rows(); ++i) {
+    auto row = probabilities.row(i);
+    row = (row.array() - row.maxCoeff()).exp().matrix();
+    row /= row.sum();
+  }
+  return probabilities;
+}
+
+Matrix<float> embed_nodes(NodeClassifier<float>& model, const Graph& graph, const Matrix<float>& features) {
+  model.forward(graph, features);
+  return model.hidden();
+}
+
+NodeEvaluation evaluate_node_classifier(NodeClassifier<float>& model, const Graph& graph,
+                                        const Matrix<float>& features, std::span<const Index> labels,
+                                        std::span<const Index> nodes) {
+  check_inputs(model, graph, features, labels);
+  const Index classes = model.options().classes;
+  const std::vector<Index> targets = part_targets(labels, nodes, classes, "evaluated");
+  const Matrix<float>& logits = model.forward(graph, features);
+  std::vector<Index> predicted(targets.size());
+  for (std::size_t node = 0; node < predicted.size(); ++node)
+    predicted[node] = argmax(logits, static_cast<Index>(node));
+  Matrix<float> dlogits;
+  NodeEvaluation evaluation;
+  evaluation.loss = cross_entropy_loss(dlogits, logits, targets);
+  evaluation.metrics = node_classification_metrics(predicted, targets, classes);
+  return evaluation;
+}
+
+}  // namespace edgewise
