@@ -167,6 +167,8 @@ void add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args) {
   command.add_option("--readout", args.readout, "How node representations are pooled into one per molecule")
       ->capture_default_str()
       ->check(CLI::IsMember({"sum", "mean", "max", "attention"}));
+  command.add_flag("--descriptors", args.descriptors,
+                   "Join RDKit's whole-molecule descriptors (logP, TPSA, ring counts...) to the readout");
   command.add_option("--head-hidden", args.network.head_hidden, "Width of the prediction head's hidden layer")->capture_default_str()->check(at_least(1, "POSITIVE"));
   command.add_option("--dropout", args.network.dropout, "Dropout on node representations and in the head")->capture_default_str()->check(CLI::Range(0.0, 0.95));
   command.add_option("--attention-dropout", args.network.attention_dropout, "Dropout on attention weights")->capture_default_str()->check(CLI::Range(0.0, 0.95));
@@ -189,6 +191,7 @@ void train_molecules(const MoleculeTrainArgs& args) {
   config.network.score = parse_score_function(args.score);
   config.network.readout = parse_readout(args.readout);
   config.task_type = parse_task_type(args.task_type);
+  if (args.descriptors) config.featurizer.descriptors = available_descriptors();
 
   MoleculeInput input = args.input;
   input.force = args.force;

@@ -18,6 +18,7 @@ struct MoleculeTrainArgs {
   GraphPredictorOptions network;
   std::string score = "scaled_dot";
   std::string readout = "sum";
+  bool descriptors = false;
   TrainingOptions training;
   std::string out;
   bool force = false;

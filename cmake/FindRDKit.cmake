@@ -3,7 +3,7 @@
 find_path(RDKit_INCLUDE_DIR GraphMol/GraphMol.h PATH_SUFFIXES rdkit)
 
 set(_rdkit_components
-  MolDraw2D Depictor ScaffoldNetwork ChemTransforms FileParsers SmilesParse
+  MolDraw2D Depictor Descriptors PartialCharges ScaffoldNetwork ChemTransforms FileParsers SmilesParse
   SubstructMatch GraphMol RingDecomposerLib DataStructs RDGeometryLib RDGeneral)
 set(RDKit_LIBRARIES "")
 foreach(_component IN LISTS _rdkit_components)

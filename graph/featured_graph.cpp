@@ -35,6 +35,7 @@ void FeaturedBatch::assemble(std::span<const FeaturedGraph* const> graphs) {
   batch = GraphBatch::join(structure);
   stack_rows(node_features, graphs, [](const FeaturedGraph& g) -> const Matrix<float>& { return g.node_features; });
   stack_rows(edge_features, graphs, [](const FeaturedGraph& g) -> const Matrix<float>& { return g.edge_features; });
+  stack_rows(graph_features, graphs, [](const FeaturedGraph& g) -> const Matrix<float>& { return g.graph_features; });
 }
 
 }  // namespace edgewise

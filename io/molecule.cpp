@@ -1,5 +1,6 @@
 #include "edgewise/io/molecule.hpp"
 
+#include <GraphMol/Descriptors/Property.h>
 #include <GraphMol/GraphMol.h>
 #include <GraphMol/RingInfo.h>
 #include <GraphMol/SanitException.h>
@@ -7,10 +8,13 @@
 #include <RDGeneral/RDLog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <shared_mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "edgewise/core/error.hpp"
 
 namespace edgewise {
 namespace {
@@ -196,7 +200,8 @@ Index FeaturizerSpec::bond_dim() const { return kBondTypeSlots + 2 + kStereoSlot
 void to_json(nlohmann::json& j, const FeaturizerSpec& spec) {
   j = {{"version", spec.version},         {"elements", spec.elements},
        {"max_degree", spec.max_degree},   {"formal_charges", spec.formal_charges},
-       {"max_hydrogens", spec.max_hydrogens}, {"self_loops", spec.self_loops}};
+       {"max_hydrogens", spec.max_hydrogens}, {"self_loops", spec.self_loops},
+       {"descriptors", spec.descriptors}};
 }
 
 void from_json(const nlohmann::json& j, FeaturizerSpec& spec) {
@@ -206,7 +211,36 @@ void from_json(const nlohmann::json& j, FeaturizerSpec& spec) {
   j.at("formal_charges").get_to(spec.formal_charges);
   j.at("max_hydrogens").get_to(spec.max_hydrogens);
   j.at("self_loops").get_to(spec.self_loops);
+  j.at("descriptors").get_to(spec.descriptors);
 }
+
+std::vector<std::string> available_descriptors() { return RDKit::Descriptors::Properties::getAvailableProperties(); }
+
+void check_descriptors(const std::vector<std::string>& names) {
+  const std::vector<std::string> available = available_descriptors();
+  for (const std::string& name : names) {
+    if (std::find(available.begin(), available.end(), name) == available.end())
+      throw ArgumentError("molecular descriptor '" + name + "' is not available in this RDKit build");
+  }
+}
+
+namespace {
+
+// Descriptors span many scales (counts, areas, masses of hundreds); sign(x) log(1 + |x|) brings them
+// to a few units without statistics that would depend on the training data.
+float compressed(double value) {
+  if (!std::isfinite(value)) return 0.0f;
+  return static_cast<float>(std::copysign(std::log1p(std::abs(value)), value));
+}
+
+Matrix<float> descriptor_row(const RDKit::ROMol& molecule, const std::vector<std::string>& names) {
+  const std::vector<double> values = RDKit::Descriptors::Properties(names).computeProperties(molecule);
+  Matrix<float> row(1, static_cast<Index>(values.size()));
+  for (std::size_t i = 0; i < values.size(); ++i) row(0, static_cast<Index>(i)) = compressed(values[i]);
+  return row;
+}
+
+}  // namespace
 
 MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec) {
   const auto atoms = static_cast<Index>(molecule.getNumAtoms());
@@ -237,6 +271,7 @@ MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec
     result.bond_of_edge[e] = -1;
   }
   result.graph = Graph::from_edges(atoms, sources, targets);
+  if (!spec.descriptors.empty()) result.graph_features = descriptor_row(molecule, spec.descriptors);
   return result;
 }
 

@@ -49,6 +49,8 @@ MoleculeModelConfig completed(MoleculeModelConfig config) {
   if (config.tasks.empty()) throw ArgumentError("a molecule model needs at least one task");
   config.network.node_dim = config.featurizer.atom_dim();
   config.network.edge_dim = config.featurizer.bond_dim();
+  config.network.graph_dim = config.featurizer.graph_dim();
+  check_descriptors(config.featurizer.descriptors);
   config.network.tasks = static_cast<Index>(config.tasks.size());
   if (config.scaling.shift.size() != config.tasks.size())
     config.scaling = TargetScaling::identity(static_cast<Index>(config.tasks.size()));
@@ -133,11 +135,8 @@ SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& 
 }
 
 Matrix<float> MoleculeModel::attention(const MoleculeGraph& molecule) const {
-  const FeaturedGraph* graph = &molecule;
-  FeaturedBatch batch;
-  batch.assemble(std::span<const FeaturedGraph* const>(&graph, 1));
-  const Matrix<float>* edges = batch.edge_features.cols() > 0 ? &batch.edge_features : nullptr;
-  network_->forward(batch.batch, batch.node_features, edges);
+  const MoleculeGraph* molecules[] = {&molecule};
+  predict(molecules);  // leaves the last block's attention weights in the network
   return network_->last_attention_weights();
 }
 

@@ -10,7 +10,7 @@ void to_json(nlohmann::json& j, const GraphPredictorOptions& o) {
   j = {{"node_dim", o.node_dim}, {"edge_dim", o.edge_dim},         {"tasks", o.tasks},
        {"hidden", o.hidden},     {"layers", o.layers},             {"heads", o.heads},
        {"score", to_string(o.score)}, {"readout", to_string(o.readout)}, {"head_hidden", o.head_hidden},
-       {"dropout", o.dropout},   {"attention_dropout", o.attention_dropout}};
+       {"dropout", o.dropout},   {"attention_dropout", o.attention_dropout}, {"graph_dim", o.graph_dim}};
 }
 
 void from_json(const nlohmann::json& j, GraphPredictorOptions& o) {
@@ -25,6 +25,7 @@ void from_json(const nlohmann::json& j, GraphPredictorOptions& o) {
   j.at("head_hidden").get_to(o.head_hidden);
   j.at("dropout").get_to(o.dropout);
   j.at("attention_dropout").get_to(o.attention_dropout);
+  j.at("graph_dim").get_to(o.graph_dim);
 }
 
 template <typename Scalar>
@@ -73,6 +74,7 @@ namespace {
 const GraphPredictorOptions& checked(const GraphPredictorOptions& o) {
   if (o.node_dim <= 0 || o.tasks <= 0 || o.hidden <= 0 || o.layers < 0 || o.heads <= 0 || o.head_hidden <= 0)
     throw ArgumentError("GraphPredictor: node_dim, tasks, hidden, heads and head_hidden must be positive");
+  if (o.edge_dim < 0 || o.graph_dim < 0) throw ArgumentError("GraphPredictor: edge_dim and graph_dim must not be negative");
   if (o.hidden % o.heads != 0)
     throw ArgumentError("GraphPredictor: hidden (" + std::to_string(o.hidden) + ") must be a multiple of heads (" +
                         std::to_string(o.heads) + ")");
@@ -85,7 +87,7 @@ GraphPredictor<Scalar>::GraphPredictor(Parameters<Scalar>& params, const GraphPr
     : options_(checked(options)),
       input_(params, "input", options.node_dim, options.hidden),
       readout_(params, "readout", options.hidden, options.readout),
-      head_hidden_(params, "head.hidden", options.hidden, options.head_hidden),
+      head_hidden_(params, "head.hidden", options.hidden + options.graph_dim, options.head_hidden),
       head_dropout_(options.dropout),
       head_output_(params, "head.output", options.head_hidden, options.tasks) {
   for (Index l = 0; l < options.layers; ++l)
@@ -111,18 +113,39 @@ void GraphPredictor<Scalar>::reset_parameters(SplitMix64& rng) {
 
 template <typename Scalar>
 const Matrix<Scalar>& GraphPredictor<Scalar>::forward(const GraphBatch& batch, const Matrix<Scalar>& nodes,
-                                                      const Matrix<Scalar>* edges, Mode mode) {
+                                                      const Matrix<Scalar>* edges,
+                                                      const Matrix<Scalar>* graph_features, Mode mode) {
   const Matrix<Scalar>* h = &input_.forward(nodes);
   for (auto& block : blocks_) h = &block->forward(batch.graph(), *h, edges, mode);
   const Matrix<Scalar>& pooled = readout_.forward(batch, *h);
-  return head_output_.forward(head_dropout_.forward(head_activation_.forward(head_hidden_.forward(pooled)), mode));
+  const Matrix<Scalar>& head_input = options_.graph_dim > 0 ? joined(pooled, graph_features) : pooled;
+  return head_output_.forward(head_dropout_.forward(head_activation_.forward(head_hidden_.forward(head_input)), mode));
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& GraphPredictor<Scalar>::joined(const Matrix<Scalar>& pooled,
+                                                     const Matrix<Scalar>* graph_features) {
+  if (graph_features == nullptr || graph_features->rows() != pooled.rows() ||
+      graph_features->cols() != options_.graph_dim) {
+    throw ArgumentError("GraphPredictor: expected graph features [" + std::to_string(pooled.rows()) + ", " +
+                        std::to_string(options_.graph_dim) + "]");
+  }
+  head_input_.resize(pooled.rows(), pooled.cols() + options_.graph_dim);
+  head_input_.leftCols(pooled.cols()) = pooled;
+  head_input_.rightCols(options_.graph_dim) = *graph_features;
+  return head_input_;
 }
 
 template <typename Scalar>
 void GraphPredictor<Scalar>::backward(const Matrix<Scalar>& dy) {
-  const Matrix<Scalar>& dpooled = head_hidden_.backward(
+  const Matrix<Scalar>& dhead_input = head_hidden_.backward(
       head_activation_.backward(head_dropout_.backward(head_output_.backward(dy))));
-  const Matrix<Scalar>* dh = &readout_.backward(dpooled);
+  const Matrix<Scalar>* dpooled = &dhead_input;
+  if (options_.graph_dim > 0) {
+    dpooled_ = dhead_input.leftCols(options_.hidden);  // graph features are inputs: no gradient kept
+    dpooled = &dpooled_;
+  }
+  const Matrix<Scalar>* dh = &readout_.backward(*dpooled);
   for (auto block = blocks_.rbegin(); block != blocks_.rend(); ++block) dh = &(*block)->backward(*dh);
   input_.backward(*dh);
 }

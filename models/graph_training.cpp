@@ -96,6 +96,15 @@ double evaluate(const std::string& metric, TaskType type, const Matrix<float>& p
   return main_metric(classification_metrics(predictions, targets), metric).value;
 }
 
+// The optional inputs of GraphPredictor::forward: null where the graphs carry none.
+const Matrix<float>* edge_features(const FeaturedBatch& batch) {
+  return batch.edge_features.cols() > 0 ? &batch.edge_features : nullptr;
+}
+
+const Matrix<float>* graph_features(const FeaturedBatch& batch) {
+  return batch.graph_features.cols() > 0 ? &batch.graph_features : nullptr;
+}
+
 bool improves(double candidate, double best, bool larger_better) {
   if (std::isnan(candidate)) return false;
   if (std::isnan(best)) return true;
@@ -189,9 +198,8 @@ class EpochRunner {
     const MaskedTargets<float> masked = mask_from_nan(batch_targets_);
 
     params_.zero_grad();
-    const Matrix<float>* edges = batch_.edge_features.cols() > 0 ? &batch_.edge_features : nullptr;
-    const Matrix<float>& outputs =
-        model_.forward(batch_.batch, batch_.node_features, edges, Mode::train(dropout_rng_));
+    const Matrix<float>& outputs = model_.forward(batch_.batch, batch_.node_features, edge_features(batch_),
+                                                  graph_features(batch_), Mode::train(dropout_rng_));
     const double loss = options_.task_type == TaskType::regression
                             ? mse_loss(doutputs_, outputs, masked.target, &masked.mask)
                             : bce_with_logits_loss(doutputs_, outputs, masked.target, &masked.mask);
@@ -274,8 +282,8 @@ Matrix<float> predict_raw(GraphPredictor<float>& model, std::span<const Featured
   for (Index begin = 0; begin < n; begin += batch_size) {
     const Index count = std::min(batch_size, n - begin);
     batch.assemble(graphs.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(count)));
-    const Matrix<float>* edges = batch.edge_features.cols() > 0 ? &batch.edge_features : nullptr;
-    outputs.middleRows(begin, count) = model.forward(batch.batch, batch.node_features, edges);
+    outputs.middleRows(begin, count) =
+        model.forward(batch.batch, batch.node_features, edge_features(batch), graph_features(batch));
   }
   return outputs;
 }

@@ -41,8 +41,9 @@ TEST_P(ReadoutGradientTest, MatchesFiniteDifferences) {
   const Matrix<double> dh = readout.backward(r);
   const Vector<double> analytic = params.grads();
   EXPECT_LT(gradient_error("h", h.data(), dh.data(), h.size(), loss), 1e-6);
-  if (params.size() > 0)
+  if (params.size() > 0) {
     EXPECT_LT(gradient_error("gate", params.values().data(), analytic.data(), params.size(), loss), 1e-6);
+  }
   EXPECT_EQ(readout.forward(b.batch, h).row(3).squaredNorm(), 0.0) << "the empty graph pools to zeros";
 }
 
@@ -78,6 +79,7 @@ TEST_P(GraphPredictorGradientTest, MatchesFiniteDifferences) {
   o.score = score;
   o.readout = readout;
   o.dropout = 0.2;
+  o.graph_dim = readout == ReadoutKind::mean || readout == ReadoutKind::attention ? 3 : 0;  // both paths
   Parameters<double> params;
   GraphPredictor<double> network(params, o);
   SplitMix64 rng(4);
@@ -86,10 +88,11 @@ TEST_P(GraphPredictorGradientTest, MatchesFiniteDifferences) {
   params.values() = random_matrix(params.size(), 1, rng).col(0);
   const Matrix<double> nodes = random_matrix(b.batch.num_nodes(), 3, rng);
   const Matrix<double> edges = random_matrix(b.batch.num_edges(), 2, rng);
+  const Matrix<double> graph_features = random_matrix(b.batch.num_graphs(), o.graph_dim, rng);
   const Matrix<double> r = random_matrix(b.batch.num_graphs(), 2, rng);
   const auto loss = [&] {
     SplitMix64 dropout_rng(17);
-    return network.forward(b.batch, nodes, &edges, Mode::train(dropout_rng)).cwiseProduct(r).sum();
+    return network.forward(b.batch, nodes, &edges, &graph_features, Mode::train(dropout_rng)).cwiseProduct(r).sum();
   };
   loss();
   params.zero_grad();

@@ -13,6 +13,7 @@ struct FeaturedGraph {
   Graph graph;
   Matrix<float> node_features;  // [nodes, node_dim]
   Matrix<float> edge_features;  // [edges, edge_dim] in the graph's edge order; [edges, 0] for none
+  Matrix<float> graph_features;  // [1, graph_dim] describing the whole graph; [1, 0] or empty for none
 };
 
 // Graphs joined block-diagonally with their feature rows stacked in the same order.
@@ -20,6 +21,7 @@ struct FeaturedBatch {
   GraphBatch batch;
   Matrix<float> node_features;  // [N, node_dim]
   Matrix<float> edge_features;  // [E, edge_dim]
+  Matrix<float> graph_features;  // [G, graph_dim]
 
   // Rebuilds the batch from `graphs`, reusing the feature buffers' memory where it suffices.
   // Throws ArgumentError when the graphs disagree on feature widths.

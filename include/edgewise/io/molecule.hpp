@@ -37,10 +37,19 @@ struct FeaturizerSpec {
   std::vector<int> formal_charges = {-2, -1, 0, 1, 2};
   int max_hydrogens = 4;
   bool self_loops = true;  // each atom also attends to itself, through an edge flagged as a self-loop
+  // RDKit descriptor names (RDKit::Descriptors::Properties) computed per molecule as graph features,
+  // each as sign(x) log(1 + |x|); empty for none.
+  std::vector<std::string> descriptors;
 
   Index atom_dim() const;
   Index bond_dim() const;
+  Index graph_dim() const { return static_cast<Index>(descriptors.size()); }
 };
+
+// The descriptor names this RDKit build computes (RDKit::Descriptors::Properties).
+std::vector<std::string> available_descriptors();
+// Throws ArgumentError naming the first descriptor this RDKit build does not know.
+void check_descriptors(const std::vector<std::string>& names);
 
 void to_json(nlohmann::json& j, const FeaturizerSpec& spec);
 void from_json(const nlohmann::json& j, FeaturizerSpec& spec);

@@ -3,7 +3,7 @@
 //   h0 = x W_in                                         input projection, [N, hidden]
 //   per block l: a = LayerNorm(h + Dropout(GraphAttention(h, edge features)))
 //                h = LayerNorm(FeedForward(a))          FeedForward adds its own residual
-//   g  = Readout(h)                                     [G, hidden]
+//   g  = Readout(h) ‖ graph features                    [G, hidden + graph_dim]
 //   y  = Linear(Dropout(ReLU(Linear(g))))               [G, tasks]: values or logits
 #pragma once
 
@@ -20,7 +20,8 @@ namespace edgewise {
 
 struct GraphPredictorOptions {
   Index node_dim = 0;  // input node features
-  Index edge_dim = 0;  // input edge features; 0 for none
+  Index edge_dim = 0;   // input edge features; 0 for none
+  Index graph_dim = 0;  // per-graph features (molecular descriptors) joined to the readout; 0 for none
   Index tasks = 1;
   Index hidden = 128;
   Index layers = 3;
@@ -45,10 +46,11 @@ class GraphPredictor {
 
   void reset_parameters(SplitMix64& rng);
 
-  // nodes: [N, node_dim]; edges: [E, edge_dim] in the batch's edge order (null when edge_dim is 0).
-  // All three are kept by pointer until backward. Returns [G, tasks].
+  // nodes: [N, node_dim]; edges: [E, edge_dim] in the batch's edge order (null when edge_dim is 0);
+  // graph_features: [G, graph_dim] (null when graph_dim is 0). All are kept by pointer until
+  // backward. Returns [G, tasks].
   const Matrix<Scalar>& forward(const GraphBatch& batch, const Matrix<Scalar>& nodes, const Matrix<Scalar>* edges,
-                                Mode mode = Mode::inference());
+                                const Matrix<Scalar>* graph_features = nullptr, Mode mode = Mode::inference());
 
   // dy: [G, tasks]; accumulates every parameter gradient.
   void backward(const Matrix<Scalar>& dy);
@@ -61,6 +63,9 @@ class GraphPredictor {
  private:
   struct Block;
 
+  // The readout joined with the graph features, in head_input_.
+  const Matrix<Scalar>& joined(const Matrix<Scalar>& pooled, const Matrix<Scalar>* graph_features);
+
   GraphPredictorOptions options_;
   Linear<Scalar> input_;
   std::vector<std::unique_ptr<Block>> blocks_;
@@ -69,6 +74,8 @@ class GraphPredictor {
   ReLU<Scalar> head_activation_;
   Dropout<Scalar> head_dropout_;
   Linear<Scalar> head_output_;
+  Matrix<Scalar> head_input_;
+  Matrix<Scalar> dpooled_;
 };
 
 }  // namespace edgewise
