@@ -1,5 +1,6 @@
 #include "cli_support.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -40,26 +41,6 @@ void check_output_path(const std::string& path, bool force) {
   if (!fs::is_directory(folder, error)) throw Error(path + ": folder " + folder.string() + " does not exist");
 }
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(temporary + ": cannot open for writing");
-    out << text;
-    out.flush();
-    if (!out) {
-      std::filesystem::remove(temporary);
-      throw Error(temporary + ": write failed");
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::filesystem::remove(temporary);
-    throw Error(path + ": cannot move the finished file into place: " + error.message());
-  }
-}
-
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> items;
   std::size_t begin = 0;
@@ -73,6 +54,17 @@ std::vector<std::string> split_list(const std::string& text) {
     begin = end + 1;
   }
   return items;
+}
+
+void reject_given(const std::vector<const CLI::Option*>& options, const std::string& reason) {
+  for (const CLI::Option* option : options)
+    if (option->count() > 0) throw ArgumentError(option->get_name() + " " + reason);
+}
+
+std::vector<const CLI::Option*> options_except(const CLI::App& command, const std::vector<std::string>& keep) {
+  return command.get_options([&](const CLI::Option* option) {
+    return std::none_of(keep.begin(), keep.end(), [&](const std::string& name) { return option->check_name(name); });
+  });
 }
 
 long long column_index_option(const std::string& option, const std::string& text) {

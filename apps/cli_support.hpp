@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "edgewise/core/files.hpp"
+
 namespace edgewise::cli {
 
 // Accepts integers >= minimum; `name` labels the option's type in --help. (CLI11's PositiveNumber
@@ -20,11 +22,15 @@ void apply_threads(int threads);
 // nothing the user has is overwritten without asking. Call before any long work.
 void check_output_path(const std::string& path, bool force);
 
-// Writes `text` to `path` atomically: a temporary file in the same folder, then a rename.
-void write_file_atomically(const std::string& path, const std::string& text);
-
 // "a,b, c" -> {"a", "b", "c"}; empty items are dropped.
 std::vector<std::string> split_list(const std::string& text);
+
+// Throws ArgumentError naming the first of `options` given on the command line: "<name> <reason>".
+// For options that only one kind of model or task reads.
+void reject_given(const std::vector<const CLI::Option*>& options, const std::string& reason);
+
+// The options registered on `command` itself (not in its option groups) but those named in `keep`.
+std::vector<const CLI::Option*> options_except(const CLI::App& command, const std::vector<std::string>& keep);
 
 // Parses a non-negative integer column index; throws ArgumentError naming the option otherwise.
 long long column_index_option(const std::string& option, const std::string& text);

@@ -9,12 +9,12 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <optional>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/files.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/io/csv.hpp"
 
@@ -212,13 +212,10 @@ MoleculeDataset load_molecule_sdf(const std::string& path, const std::vector<std
 }
 
 void write_skipped(const std::string& path, const MoleculeDataset& dataset) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error(path + ": cannot open for writing");
-  out << "line,smiles,reason\n";
+  std::string text = "line,smiles,reason\n";
   for (const SkippedMolecule& skipped : dataset.skipped)
-    out << skipped.line << ',' << csv_field(skipped.smiles) << ',' << csv_field(skipped.reason) << '\n';
-  out.close();
-  if (!out) throw Error(path + ": write failed");
+    text += std::to_string(skipped.line) + ',' + csv_field(skipped.smiles) + ',' + csv_field(skipped.reason) + '\n';
+  write_file_atomically(path, text);
 }
 
 }  // namespace edgewise

@@ -3,7 +3,6 @@
 #include <GraphMol/ChemTransforms/ChemTransforms.h>
 #include <GraphMol/GraphMol.h>
 #include <GraphMol/SmilesParse/SmilesWrite.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -23,6 +22,7 @@
 #include <utility>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/files.hpp"
 #include "edgewise/core/random.hpp"
 #include "edgewise/io/csv.hpp"
 #include "edgewise/io/molecule.hpp"
@@ -162,29 +162,6 @@ void refuse_to_replace_other_contents(const fs::path& path, const std::string& t
   }
 }
 
-// Writes a temporary file in the same folder and renames it over path, so a failed write never
-// leaves a half-written split file.
-void write_file_atomically(const fs::path& path, const std::string& text) {
-  const fs::path temporary = path.string() + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(path.string() + ": cannot write (cannot create " + temporary.string() + ")");
-    out << text;
-    out.flush();
-    if (!out) {
-      out.close();
-      fs::remove(temporary);
-      throw Error(path.string() + ": write failed");
-    }
-  }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) {
-    fs::remove(temporary);
-    throw Error(path.string() + ": cannot write: " + error.message());
-  }
-}
-
 }  // namespace
 
 Split random_split(Index n, double train_fraction, double val_fraction, std::uint64_t seed) {
@@ -242,7 +219,7 @@ void write_split_directory(const std::string& dir, const Split& split, bool over
   std::error_code error;
   fs::create_directories(dir, error);
   if (error) throw Error(dir + ": cannot create the split folder: " + error.message());
-  for (std::size_t part = 0; part < texts.size(); ++part) write_file_atomically(path(part), texts[part]);
+  for (std::size_t part = 0; part < texts.size(); ++part) write_file_atomically(path(part).string(), texts[part]);
 }
 
 }  // namespace edgewise

@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <unistd.h>
 
 #include "edgewise/core/checksum.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/files.hpp"
 
 namespace edgewise {
 namespace {
@@ -97,27 +97,11 @@ std::vector<std::pair<std::string, nlohmann::json>> tensors_in_file_order(const 
 void save_model(const std::string& path, const nlohmann::json& config, const Parameters<float>& parameters) {
   const std::string header = build_header(config, parameters);
   const std::uint64_t length = header.size();
-  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(path + ": cannot write the model (cannot create " + temporary + ")");
-    out.write(reinterpret_cast<const char*>(&length), 8);
-    out.write(header.data(), static_cast<std::streamsize>(header.size()));
-    const auto values = parameters.values();
-    out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(float)));
-    out.flush();
-    if (!out) {
-      out.close();
-      std::filesystem::remove(temporary);
-      throw Error(path + ": writing the model failed (disk full?)");
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::filesystem::remove(temporary);
-    throw Error(path + ": cannot write the model: " + error.message());
-  }
+  std::string bytes(reinterpret_cast<const char*>(&length), 8);
+  bytes += header;
+  const auto values = parameters.values();
+  bytes.append(reinterpret_cast<const char*>(values.data()), static_cast<std::size_t>(values.size()) * sizeof(float));
+  write_file_atomically(path, bytes);
 }
 
 ModelFile load_model(const std::string& path) {

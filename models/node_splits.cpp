@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/files.hpp"
 #include "edgewise/core/random.hpp"
 
 namespace edgewise {
@@ -111,10 +112,9 @@ std::vector<Index> read_part(const fs::path& path, int file_index, Index num_nod
 }
 
 void write_part(const fs::path& path, const std::vector<Index>& nodes, const NodeNamer& name) {
-  std::ofstream out(path);
-  for (const Index node : nodes) out << (name ? name(node) : std::to_string(node)) << '\n';
-  out.close();
-  if (!out) throw Error("cannot write split file " + path.string());
+  std::string text;
+  for (const Index node : nodes) text += (name ? name(node) : std::to_string(node)) + '\n';
+  write_file_atomically(path.string(), text);
 }
 
 }  // namespace
