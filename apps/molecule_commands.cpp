@@ -169,6 +169,9 @@ void add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args) {
       ->check(CLI::IsMember({"sum", "mean", "max", "attention"}));
   command.add_flag("--descriptors", args.descriptors,
                    "Join RDKit's whole-molecule descriptors (logP, TPSA, ring counts...) to the readout");
+  command.add_option("--ensemble", args.ensemble, "Networks trained with different seeds whose predictions are averaged")
+      ->capture_default_str()
+      ->check(at_least(1, "POSITIVE"));
   command.add_option("--head-hidden", args.network.head_hidden, "Width of the prediction head's hidden layer")->capture_default_str()->check(at_least(1, "POSITIVE"));
   command.add_option("--dropout", args.network.dropout, "Dropout on node representations and in the head")->capture_default_str()->check(CLI::Range(0.0, 0.95));
   command.add_option("--attention-dropout", args.network.attention_dropout, "Dropout on attention weights")->capture_default_str()->check(CLI::Range(0.0, 0.95));
@@ -191,6 +194,7 @@ void train_molecules(const MoleculeTrainArgs& args) {
   config.network.score = parse_score_function(args.score);
   config.network.readout = parse_readout(args.readout);
   config.task_type = parse_task_type(args.task_type);
+  config.ensemble = args.ensemble;
   if (args.descriptors) config.featurizer.descriptors = available_descriptors();
 
   MoleculeInput input = args.input;
@@ -213,10 +217,13 @@ void train_molecules(const MoleculeTrainArgs& args) {
   model.initialize(args.training.seed);
   std::cout << "model: " << model.num_parameters() << " parameters\n";
   const std::string metric = metric_name(args.training, config.task_type);
-  const TrainingResult result = model.fit(train, validation, args.training,
-                                          [&](const EpochReport& r) { print_epoch(r, args.training.epochs, metric); });
-  std::cout << "best epoch " << result.best_epoch << " (validation " << metric << " " << result.best_validation
-            << ")\n";
+  const std::vector<TrainingResult> results =
+      model.fit(train, validation, args.training, [&](Index member, const EpochReport& r) {
+        if (config.ensemble > 1 && r.epoch == 1) std::cout << "ensemble member " << member + 1 << " of " << config.ensemble << '\n';
+        print_epoch(r, args.training.epochs, metric);
+      });
+  for (const TrainingResult& result : results)
+    std::cout << "best epoch " << result.best_epoch << " (validation " << metric << " " << result.best_validation << ")\n";
   model.save(args.out);
   std::cout << "saved " << args.out << "\n";
   if (test.molecules.empty()) return;

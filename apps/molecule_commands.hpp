@@ -19,6 +19,7 @@ struct MoleculeTrainArgs {
   std::string score = "scaled_dot";
   std::string readout = "sum";
   bool descriptors = false;
+  Index ensemble = 1;
   TrainingOptions training;
   std::string out;
   bool force = false;

@@ -131,13 +131,15 @@ ModelFile load_model(const std::string& path) {
   return model;
 }
 
-void restore_parameters(Parameters<float>& target, const Parameters<float>& source, const std::string& path) {
+void restore_parameters(Parameters<float>& target, const Parameters<float>& source, const std::string& path,
+                        const std::string& prefix) {
   for (const ParameterSlot& slot : target.slots()) {
-    const ParameterHandle from = source.find(slot.name);
-    if (from.slot < 0) fail(path, "parameter " + slot.name + " is missing");
+    const std::string name = prefix + slot.name;
+    const ParameterHandle from = source.find(name);
+    if (from.slot < 0) fail(path, "parameter " + name + " is missing");
     const ParameterSlot& stored = source.slot(from);
     if (stored.rows != slot.rows || stored.cols != slot.cols)
-      fail(path, "parameter " + slot.name + " is [" + std::to_string(stored.rows) + ", " + std::to_string(stored.cols) +
+      fail(path, "parameter " + name + " is [" + std::to_string(stored.rows) + ", " + std::to_string(stored.cols) +
                      "], the model expects [" + std::to_string(slot.rows) + ", " + std::to_string(slot.cols) + "]");
     target.value(target.find(slot.name)) = source.value(from);
   }

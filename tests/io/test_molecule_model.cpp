@@ -121,7 +121,7 @@ TEST(MoleculeModelTest, OverfitsTwentyMolecules) {
   MoleculeModel model(small_config());
   model.initialize(1);
   const Featurized data = featurize_all(model, kMolecules);
-  const TrainingResult result = model.fit(data.set, {}, quick_training(150));
+  const TrainingResult result = model.fit(data.set, {}, quick_training(150)).front();
   EXPECT_LT(result.history.back().train_loss, 0.02 * result.history.front().train_loss);
   const RegressionMetrics metrics = regression_metrics(model.predict(data.set.molecules), data.set.targets);
   EXPECT_LT(metrics.rmse, 0.3) << "the standard deviation of the targets is about 2.6";
@@ -153,7 +153,7 @@ TEST(MoleculeModelTest, KeepsTheWeightsOfTheBestValidationEpoch) {
   const Featurized train = featurize_all(model, train_molecules), validation = featurize_all(model, val_molecules);
   TrainingOptions options = quick_training(40);
   options.learning_rate = 1e-2;  // noisy on purpose, so that the last epoch is rarely the best
-  const TrainingResult result = model.fit(train.set, validation.set, options);
+  const TrainingResult result = model.fit(train.set, validation.set, options).front();
   ASSERT_EQ(result.history.size(), 40u);
   double best = std::numeric_limits<double>::infinity();
   for (const EpochReport& epoch : result.history) best = std::min(best, epoch.validation);
@@ -175,7 +175,7 @@ TEST(MoleculeModelTest, ClassificationWithMissingLabels) {
     data.set.targets(row, 0) = smiles.find('1') != std::string::npos ? 1.0f : 0.0f;
     data.set.targets(row, 1) = i % 3 == 0 ? kMissing : (smiles.find('O') != std::string::npos ? 1.0f : 0.0f);
   }
-  const TrainingResult result = model.fit(data.set, {}, quick_training(60));
+  const TrainingResult result = model.fit(data.set, {}, quick_training(60)).front();
   EXPECT_TRUE(std::isfinite(result.history.back().train_loss));
   const Matrix<float> probabilities = model.predict(data.set.molecules);
   EXPECT_GE(probabilities.minCoeff(), 0.0f);
@@ -223,6 +223,33 @@ TEST_F(MoleculeModelFileTest, SaveAndLoadGiveBitIdenticalPredictions) {
   EXPECT_EQ(loaded.config().scaling.shift, model.config().scaling.shift);
   const std::vector<std::string> smiles = {"CCO", "c1ccccc1", "[Na+].[Cl-]", "C"};
   EXPECT_EQ(loaded.predict_smiles(smiles).values, model.predict_smiles(smiles).values);
+}
+
+TEST_F(MoleculeModelFileTest, EnsembleAveragesItsMembersAndSurvivesSaving) {
+  set_num_threads(2);
+  MoleculeModelConfig config = small_config();
+  config.ensemble = 3;
+  MoleculeModel ensemble(config);
+  ensemble.initialize(4);
+  const Featurized data = featurize_all(ensemble, kMolecules);
+  const std::vector<TrainingResult> results = ensemble.fit(data.set, {}, quick_training(2));
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(ensemble.num_parameters(), 3 * MoleculeModel(small_config()).num_parameters());
+  ensemble.save(path("ensemble.ew"));
+  ASSERT_EQ(load_model(path("ensemble.ew")).parameters.find("member2.input.weight").slot >= 0, true);
+
+  const MoleculeModel loaded = MoleculeModel::load(path("ensemble.ew"));
+  EXPECT_EQ(loaded.config().ensemble, 3);
+  const Matrix<float> predictions = ensemble.predict(data.set.molecules);
+  EXPECT_EQ(loaded.predict(data.set.molecules), predictions);
+
+  // The mean of three different networks differs from the first alone.
+  MoleculeModelConfig single = config;
+  single.ensemble = 1;
+  MoleculeModel first(single);
+  first.initialize(4);
+  first.fit(data.set, {}, quick_training(2));
+  EXPECT_FALSE(first.predict(data.set.molecules).isApprox(predictions, 1e-4f));
 }
 
 TEST_F(MoleculeModelFileTest, RefusesACorruptedFile) {

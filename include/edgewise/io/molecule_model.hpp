@@ -9,6 +9,7 @@
 //   model.save("esol.ew");
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -26,6 +27,7 @@ struct MoleculeModelConfig {
   TaskType task_type = TaskType::regression;
   std::vector<std::string> tasks;
   TargetScaling scaling;          // set by fit
+  Index ensemble = 1;             // independently trained networks whose predictions are averaged
 };
 
 // Molecules with targets [M, T] in original units (NaN: missing label).
@@ -52,27 +54,33 @@ class MoleculeModel {
   // Writes atomically (see save_model).
   void save(const std::string& path) const;
 
+  // Member k of the ensemble starts from its own seed derived from (seed, k).
   void initialize(std::uint64_t seed);
 
-  TrainingResult fit(const MoleculeSet& train, const MoleculeSet& validation, const TrainingOptions& options,
-                     const std::function<void(const EpochReport&)>& on_epoch = {});
+  // Trains each member of the ensemble in turn, member k with the training seed options.seed + k;
+  // on_epoch receives the member's index. Returns one result per member.
+  std::vector<TrainingResult> fit(
+      const MoleculeSet& train, const MoleculeSet& validation, const TrainingOptions& options,
+      const std::function<void(Index member, const EpochReport&)>& on_epoch = {});
 
   MoleculeGraph featurize(const RDKit::ROMol& molecule) const;
 
-  // Predictions in the targets' units (probabilities for classification), [M, T].
+  // Predictions in the targets' units (probabilities for classification), [M, T]: the mean over the
+  // ensemble's members.
   Matrix<float> predict(std::span<const MoleculeGraph* const> molecules) const;
   SmilesPredictions predict_smiles(const std::vector<std::string>& smiles) const;
 
-  // The last attention layer's weights on one molecule's edges, [E, heads].
+  // The last attention layer's weights on one molecule's edges, [E, heads], of the first member.
   Matrix<float> attention(const MoleculeGraph& molecule) const;
 
   const MoleculeModelConfig& config() const { return config_; }
-  Index num_parameters() const { return params_->size(); }
+  Index num_parameters() const;
 
  private:
+  struct Member;
+
   MoleculeModelConfig config_;
-  std::unique_ptr<Parameters<float>> params_;
-  std::unique_ptr<GraphPredictor<float>> network_;
+  std::vector<std::unique_ptr<Member>> members_;
 };
 
 }  // namespace edgewise

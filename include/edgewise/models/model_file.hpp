@@ -30,8 +30,10 @@ void save_model(const std::string& path, const nlohmann::json& config, const Par
 // Reads and validates a model file.
 ModelFile load_model(const std::string& path);
 
-// Copies the values of `source` into `target` slot by slot, by name. Throws ModelFormatError naming
-// the file when a slot is missing or has another shape (the model was built with other options).
-void restore_parameters(Parameters<float>& target, const Parameters<float>& source, const std::string& path);
+// Copies the values of `source` into `target` slot by slot, by name: target's slot "w" comes from
+// source's slot prefix + "w". Throws ModelFormatError naming the file when a slot is missing or has
+// another shape (the model was built with other options).
+void restore_parameters(Parameters<float>& target, const Parameters<float>& source, const std::string& path,
+                        const std::string& prefix = "");
 
 }  // namespace edgewise
