@@ -98,7 +98,10 @@ TEST_P(GraphPredictorGradientTest, MatchesFiniteDifferences) {
   params.zero_grad();
   network.backward(r);
   const Vector<double> analytic = params.grads();
-  EXPECT_LT(gradient_error("parameters", params.values().data(), analytic.data(), params.size(), loss), 1e-6);
+  // Looser than the per-layer checks: the loss sums two layers, a readout and a head, so rounding
+  // in the central difference reaches about 1e-9 absolute, 1e-6 relative to the smallest gradients.
+  EXPECT_LT(gradient_error("parameters", params.values().data(), analytic.data(), params.size(), loss, 1e-6, 1e-5),
+            1e-5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Configurations, GraphPredictorGradientTest,
