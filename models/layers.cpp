@@ -43,8 +43,8 @@ Linear<Scalar>::Linear(Parameters<Scalar>& params, const std::string& name, Inde
 }
 
 template <typename Scalar>
-void Linear<Scalar>::reset_parameters(SplitMix64& rng) {
-  glorot_uniform(params_.value(weight_), in_dim_, out_dim_, rng);
+void Linear<Scalar>::reset_parameters(SplitMix64& rng, double gain) {
+  glorot_uniform(params_.value(weight_), in_dim_, out_dim_, rng, gain);
   if (bias_.slot >= 0) params_.value(bias_).setZero();
 }
 

@@ -26,8 +26,8 @@ class Linear {
  public:
   Linear(Parameters<Scalar>& params, const std::string& name, Index in_dim, Index out_dim, bool bias = true);
 
-  // Glorot-uniform weight, zero bias.
-  void reset_parameters(SplitMix64& rng);
+  // Glorot-uniform weight scaled by gain, zero bias.
+  void reset_parameters(SplitMix64& rng, double gain = 1.0);
 
   // x: [N, in_dim], kept by pointer until backward. Returns [N, out_dim].
   const Matrix<Scalar>& forward(const Matrix<Scalar>& x);
