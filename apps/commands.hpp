@@ -15,6 +15,8 @@ void add_train_command(CLI::App& app);
 void add_predict_command(CLI::App& app);
 // `edgewise eval`: metrics of a saved model on labelled data.
 void add_eval_command(CLI::App& app);
+// `edgewise embed`: node embeddings of a saved node classifier.
+void add_embed_command(CLI::App& app);
 // `edgewise explain`: a molecule drawn with the attention it receives.
 void add_explain_command(CLI::App& app);
 

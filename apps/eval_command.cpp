@@ -4,31 +4,48 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "molecule_commands.hpp"
+#include "node_commands.hpp"
 
 namespace edgewise::cli {
 namespace {
 
 struct EvalArgs {
+  std::string model;
   int threads = 0;
   MoleculeEvalArgs molecules;
+  NodeRunArgs nodes;
 };
+
+void run(const CLI::App& command, const CLI::Option_group& node_options, EvalArgs& args) {
+  apply_threads(args.threads);
+  if (is_node_model(args.model)) {
+    reject_given(options_except(command, {"--help", "--model", "--threads"}),
+                 "applies to molecule models, and " + args.model + " is a node classification model");
+    args.nodes.model = args.model;
+    return eval_nodes(args.nodes);
+  }
+  reject_given(node_options.get_options(), "applies to node classification models, and " + args.model + " is not one");
+  args.molecules.model = args.model;
+  eval_molecules(args.molecules);
+}
 
 }  // namespace
 
 void add_eval_command(CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
   CLI::App* command = app.add_subcommand("eval", "Print a saved model's metrics on labelled data");
-  command->add_option("--model", args->molecules.model, "Model file written by 'edgewise train'")
+  command->footer(
+      "Molecule models: metrics per task. Node classification models: accuracy, macro-F1 and a per-class table "
+      "(support, precision, recall, F1) over every labeled node, training nodes included.");
+  command->add_option("--model", args->model, "Model file written by 'edgewise train'")
       ->required()
       ->check(CLI::ExistingFile);
   add_molecule_input_options(*command, args->molecules.input,
                              "Target columns, comma-separated (default: the model's task names)");
   command->add_flag("--force", args->molecules.input.force, "Replace an existing --skipped-list file");
   add_threads_option(*command, args->threads);
-  command->callback([args] {
-    apply_threads(args->threads);
-    eval_molecules(args->molecules);
-  });
+  const CLI::Option_group* node_options = add_node_graph_options(*command, args->nodes.files, true);
+  command->callback([args, command, node_options] { run(*command, *node_options, *args); });
 }
 
 }  // namespace edgewise::cli

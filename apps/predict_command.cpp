@@ -1,36 +1,58 @@
-// `edgewise predict`: applies a saved model to new molecules.
+// `edgewise predict`: applies a saved model to new molecules, or to the nodes of a graph.
 #include <memory>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "molecule_commands.hpp"
+#include "node_commands.hpp"
 
 namespace edgewise::cli {
 namespace {
 
 struct PredictArgs {
+  std::string model;
+  std::string out;
+  bool force = false;
   int threads = 0;
   MoleculePredictArgs molecules;
+  NodeRunArgs nodes;
 };
+
+void run(const CLI::App& command, const CLI::Option_group& node_options, PredictArgs& args) {
+  apply_threads(args.threads);
+  if (is_node_model(args.model)) {
+    reject_given(options_except(command, {"--help", "--model", "--out", "--force", "--threads"}),
+                 "applies to molecule models, and " + args.model + " is a node classification model");
+    args.nodes.model = args.model;
+    args.nodes.out = args.out;
+    args.nodes.force = args.force;
+    return predict_nodes(args.nodes);
+  }
+  reject_given(node_options.get_options(), "applies to node classification models, and " + args.model + " is not one");
+  args.molecules.model = args.model;
+  args.molecules.out = args.out;
+  args.molecules.force = args.force;
+  predict_molecules(args.molecules);
+}
 
 }  // namespace
 
 void add_predict_command(CLI::App& app) {
   auto args = std::make_shared<PredictArgs>();
-  CLI::App* command = app.add_subcommand(
-      "predict", "Predict with a saved model; writes CSV (SMILES, one column per task, error) to --out or stdout");
-  command->add_option("--model", args->molecules.model, "Model file written by 'edgewise train'")
+  CLI::App* command = app.add_subcommand("predict", "Predict with a saved model");
+  command->footer(
+      "Molecule models write CSV: SMILES, one column per task, error. Node classification models write TSV with a "
+      "header: node id, predicted class, then one probability column per class, named by class.");
+  command->add_option("--model", args->model, "Model file written by 'edgewise train'")
       ->required()
       ->check(CLI::ExistingFile);
   command->add_option("--smiles", args->molecules.smiles, "SMILES to predict (repeat the option for several)");
   add_molecule_input_options(*command, args->molecules.input, "");
-  command->add_option("--out", args->molecules.out, "CSV file to write (default: standard output)");
-  command->add_flag("--force", args->molecules.force, "Replace an existing --out file");
+  command->add_option("--out", args->out, "File to write (default: standard output)");
+  command->add_flag("--force", args->force, "Replace an existing --out file");
   add_threads_option(*command, args->threads);
-  command->callback([args] {
-    apply_threads(args->threads);
-    predict_molecules(args->molecules);
-  });
+  const CLI::Option_group* node_options = add_node_graph_options(*command, args->nodes.files, false);
+  command->callback([args, command, node_options] { run(*command, *node_options, *args); });
 }
 
 }  // namespace edgewise::cli

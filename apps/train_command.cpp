@@ -1,5 +1,5 @@
 // `edgewise train`: trains a model and saves it. --task graph: a molecule property model from a CSV
-// of SMILES and targets.
+// of SMILES and targets; --task node: a node classifier from an edge list, labels and features.
 #include <iostream>
 #include <memory>
 
@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "edgewise/core/error.hpp"
 #include "molecule_commands.hpp"
+#include "node_commands.hpp"
 
 namespace edgewise::cli {
 namespace {
@@ -15,12 +16,17 @@ struct TrainArgs {
   std::string task;
   int threads = 0;
   MoleculeTrainArgs molecules;
+  NodeTrainArgs nodes;
 };
 
-void run(TrainArgs& args) {
+void run(const CLI::App& command, const CLI::Option_group& node_options, TrainArgs& args) {
   apply_threads(args.threads);
-  if (args.task == "graph") return train_molecules(args.molecules);
-  throw ArgumentError("--task " + args.task + " is not supported");
+  if (args.task == "graph") {
+    reject_given(node_options.get_options(), "applies to --task node only");
+    return train_molecules(args.molecules);
+  }
+  take_shared_train_options(command, args.nodes);
+  train_nodes(args.nodes);
 }
 
 }  // namespace
@@ -28,16 +34,19 @@ void run(TrainArgs& args) {
 void add_train_command(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
   CLI::App* command = app.add_subcommand("train", "Train a model and save it to a file");
-  command->add_option("--task", args->task, "graph: one prediction per molecule (SMILES input)")
+  command->add_option("--task", args->task,
+                      "graph: one prediction per molecule (SMILES input); node: one class per node of a graph "
+                      "(edge list input)")
       ->required()
-      ->check(CLI::IsMember({"graph"}));
+      ->check(CLI::IsMember({"graph", "node"}));
   command->add_option("--out", args->molecules.out, "Model file to write")->required();
   command->add_flag("--force", args->molecules.force, "Replace existing output files");
   command->add_option("--seed", args->molecules.training.seed, "Seed for the split, initialization, shuffling and dropout")->capture_default_str();
   command->add_option("--epochs", args->molecules.training.epochs, "Maximum number of epochs")->capture_default_str()->check(at_least(1, "POSITIVE"));
   add_threads_option(*command, args->threads);
   add_molecule_train_options(*command, args->molecules);
-  command->callback([args] { run(*args); });
+  const CLI::Option_group* node_options = add_node_train_options(*command, args->nodes);
+  command->callback([args, command, node_options] { run(*command, *node_options, *args); });
 }
 
 }  // namespace edgewise::cli

@@ -1,0 +1,382 @@
+#include "node_commands.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <unordered_set>
+
+#include "cli_support.hpp"
+#include "edgewise/core/error.hpp"
+#include "edgewise/models/model_file.hpp"
+
+namespace edgewise::cli {
+namespace {
+
+// Options of `train` that both tasks read, with what they mean for --task node when the graph help
+// does not say it (the graph defaults are the ones shown).
+struct SharedOption {
+  const char* name;
+  const char* node_help;  // null: the same for both tasks
+};
+
+constexpr SharedOption kSharedTrainOptions[] = {
+    {"--out", nullptr},
+    {"--force", nullptr},
+    {"--seed", nullptr},
+    {"--epochs", "default 1000"},
+    {"--split",
+     "a folder whose train.txt, val.txt and test.txt list node ids as the edge list writes them; "
+     "per-class:K[,VAL,TEST]: K labeled nodes of each class to train on, then VAL and TEST more at random "
+     "(default 500 and 1000); or stratified:TRAIN,VAL,TEST: these fractions of each class's labeled nodes "
+     "(default stratified:0.6,0.2,0.2)"},
+    {"--save-split", "node ids as the edge list writes them"},
+    {"--layers", "attention layers, the output layer included; default 2"},
+    {"--heads", "heads of each hidden layer, each --head-dim wide; default 8"},
+    {"--score", "default additive (GAT)"},
+    {"--dropout", "on the input of every attention layer; default 0.6"},
+    {"--attention-dropout", "default 0.6"},
+    {"--lr", "Adam's learning rate; default 0.005"},
+    {"--weight-decay", "an L2 term added to the gradient, as GAT trains; default 5e-4"},
+    {"--patience", "on validation accuracy, ties broken by validation loss; default 100"},
+};
+
+template <typename T>
+void take(const CLI::App& command, const char* name, T& value) {
+  const CLI::Option* option = command.get_option(name);
+  if (option->count() > 0) value = option->as<T>();
+}
+
+std::vector<double> numbers_option(const std::string& option, const std::string& text) {
+  std::vector<double> numbers;
+  for (const std::string& item : split_list(text)) {
+    std::size_t end = 0;
+    double value = 0;
+    try {
+      value = std::stod(item, &end);
+    } catch (const std::exception&) {
+      end = 0;
+    }
+    if (end != item.size() || !std::isfinite(value))
+      throw ArgumentError(option + ": '" + item + "' is not a number");
+    numbers.push_back(value);
+  }
+  return numbers;
+}
+
+Index count_option(const std::string& option, double value) {
+  if (value < 0 || value != std::floor(value))
+    throw ArgumentError(option + ": " + std::to_string(value) + " is not a node count");
+  return static_cast<Index>(value);
+}
+
+NodeSplit per_class(const std::string& sizes, const NodeGraph& data, std::uint64_t seed) {
+  const std::vector<double> numbers = numbers_option("--split per-class", sizes);
+  if (numbers.size() != 1 && numbers.size() != 3)
+    throw ArgumentError("--split: expected per-class:K or per-class:K,VAL,TEST, got 'per-class:" + sizes + "'");
+  PerClassSplitOptions options{.train_per_class = count_option("--split", numbers[0]), .seed = seed};
+  if (numbers.size() == 3) {
+    options.val = count_option("--split", numbers[1]);
+    options.test = count_option("--split", numbers[2]);
+  }
+  return per_class_split(data.labels.classes, options);
+}
+
+NodeSplit stratified(const std::string& fractions, const NodeGraph& data, std::uint64_t seed) {
+  const std::vector<double> numbers = numbers_option("--split stratified", fractions);
+  if (numbers.size() != 3 || std::abs(numbers[0] + numbers[1] + numbers[2] - 1.0) > 1e-6)
+    throw ArgumentError("--split: expected stratified:TRAIN,VAL,TEST with fractions adding up to 1, got 'stratified:" +
+                        fractions + "'");
+  return stratified_split(data.labels.classes, numbers[0], numbers[1], seed);
+}
+
+NodeSplit node_split(const std::string& split, const NodeGraph& data, std::uint64_t seed) {
+  constexpr std::string_view per_class_prefix = "per-class:", stratified_prefix = "stratified:";
+  if (split.starts_with(per_class_prefix)) return per_class(split.substr(per_class_prefix.size()), data, seed);
+  if (split.starts_with(stratified_prefix)) return stratified(split.substr(stratified_prefix.size()), data, seed);
+  if (!std::filesystem::is_directory(split))
+    throw ArgumentError("--split: '" + split + "' is not per-class:K, stratified:TRAIN,VAL,TEST or a folder");
+  const NodeLookup lookup = [&](std::string_view name) { return data.nodes.find(name).value_or(-1); };
+  return read_node_split(split, data.nodes.size(), lookup);
+}
+
+FeatureFormat feature_format(const NodeTrainArgs& args) {
+  if (args.feature_format.empty())
+    return args.files.features.empty() ? FeatureFormat::structural : FeatureFormat::sparse;
+  std::string name = args.feature_format;
+  std::replace(name.begin(), name.end(), '-', '_');
+  const FeatureFormat format = feature_format_from_name(name);
+  if (format != FeatureFormat::structural && args.files.features.empty())
+    throw ArgumentError("--feature-format " + args.feature_format + " needs --features");
+  return format;
+}
+
+NodeInputOptions input_options(const NodeTrainArgs& args) {
+  NodeInputOptions input;
+  input.ids = args.node_ids == "string" ? NodeIds::string : NodeIds::integer;
+  input.directed = args.directed;
+  input.add_self_loops = !args.no_self_loops;
+  input.features.format = feature_format(args);
+  input.normalize_rows =
+      args.row_normalize == "auto" ? normalizes_rows_by_default(input.features.format) : args.row_normalize == "on";
+  return input;
+}
+
+std::string fixed(double value, int decimals = 4) {
+  if (std::isnan(value)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+void print_graph_summary(const NodeGraph& data) {
+  const NodeInputOptions& input = data.input;
+  std::cout << data.nodes.size() << " nodes, " << data.edge_list_edges << (input.directed ? " directed" : "")
+            << " edges, " << data.labels.num_labeled() << " labeled in " << data.labels.num_classes()
+            << " classes; features [" << data.features.rows() << ", " << data.features.cols() << "] ("
+            << feature_format_name(input.features.format) << (input.normalize_rows ? ", rows normalized" : "")
+            << ")\n";
+  const Index unconnected = data.nodes.size() - data.edge_list_nodes;
+  if (unconnected > 0)
+    std::cout << unconnected << " nodes appear in the labels or features but not in the edge list: "
+              << "they are kept as nodes without edges\n";
+}
+
+void print_epoch(const NodeEpochReport& report) {
+  char line[120];
+  std::snprintf(line, sizeof line, "epoch %4lld  loss %.4f  train %s  val %s%s  %.1f s",
+                static_cast<long long>(report.epoch), report.train_loss, fixed(report.train_accuracy, 3).c_str(),
+                fixed(report.val_accuracy, 3).c_str(), report.improved ? " *" : "  ", report.seconds);
+  std::cout << line << '\n';
+}
+
+std::string padded(const std::string& text, std::size_t width) {
+  return text.size() < width ? text + std::string(width - text.size(), ' ') : text;
+}
+
+void print_class_table(const NodeClassificationMetrics& metrics, const std::vector<std::string>& classes) {
+  std::size_t width = 5;
+  for (const std::string& name : classes) width = std::max(width, name.size());
+  char line[64];
+  std::snprintf(line, sizeof line, "  %8s %9s %7s %7s\n", "support", "precision", "recall", "f1");
+  std::cout << padded("class", width) << line;
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    const ClassMetrics& m = metrics.classes[c];
+    std::snprintf(line, sizeof line, "  %8lld %9s %7s %7s\n", static_cast<long long>(m.support),
+                  fixed(m.precision).c_str(), fixed(m.recall).c_str(), fixed(m.f1).c_str());
+    std::cout << padded(classes[c], width) << line;
+  }
+}
+
+void print_evaluation(const std::string& title, const NodeEvaluation& evaluation,
+                      const std::vector<std::string>& classes) {
+  const NodeClassificationMetrics& metrics = evaluation.metrics;
+  std::cout << title << ": " << metrics.count << " nodes, accuracy " << fixed(metrics.accuracy) << ", macro-F1 "
+            << fixed(metrics.macro_f1) << ", loss " << fixed(evaluation.loss) << "\n";
+  print_class_table(metrics, classes);
+}
+
+NodeClassifierOptions network_options(const NodeTrainArgs& args) {
+  NodeClassifierOptions network = args.network;
+  network.score = parse_score_function(args.score);
+  return network;
+}
+
+void write_output(const std::string& path, const std::string& text) {
+  if (path.empty()) {
+    std::cout << text;
+  } else {
+    write_file_atomically(path, text);
+  }
+}
+
+std::string format_value(float value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", static_cast<double>(value));
+  return text;
+}
+
+// One row per node in the model's output order: the node's name, `first` (if any), then the values.
+std::string node_table(const NodeModel& model, const NodeGraph& data, const std::string& header,
+                       const Matrix<float>& values, const std::vector<std::string>& first = {}) {
+  std::ostringstream out;
+  out << header << '\n';
+  for (const Index node : model.output_order(data.nodes)) {
+    out << data.nodes.name(node);
+    if (!first.empty()) out << '\t' << first[static_cast<std::size_t>(node)];
+    for (Index column = 0; column < values.cols(); ++column) out << '\t' << format_value(values(node, column));
+    out << '\n';
+  }
+  return out.str();
+}
+
+void report_new_nodes(const NodeModel& model, const NodeGraph& data) {
+  const std::vector<std::string>& trained = model.config().nodes;
+  const std::unordered_set<std::string_view> known(trained.begin(), trained.end());
+  const auto fresh = std::count_if(data.nodes.names().begin(), data.nodes.names().end(),
+                                  [&](const std::string& name) { return !known.contains(name); });
+  if (fresh > 0)
+    std::cerr << fresh << " of " << data.nodes.size() << " nodes are not in the model's training graph\n";
+}
+
+NodeGraph read_for(const NodeModel& model, const NodeRunArgs& args) {
+  if (args.files.edges.empty()) throw ArgumentError("--edges is required for a node classification model");
+  NodeGraph data = model.read_graph(args.files);
+  report_new_nodes(model, data);
+  return data;
+}
+
+}  // namespace
+
+CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args) {
+  for (const SharedOption& shared : kSharedTrainOptions) {
+    CLI::Option* option = command.get_option(shared.name);
+    if (shared.node_help) option->description(option->get_description() + ". --task node: " + shared.node_help);
+  }
+  CLI::Option_group* group = command.add_option_group("Node classification (--task node)");
+  group->add_option("--edges", args.files.edges,
+                    "Edge list: two node ids a line (further columns are ignored; '#' and '%' lines are comments; "
+                    "a header such as id_1,id_2 is detected)")
+      ->check(CLI::ExistingFile);
+  group->add_option("--labels", args.files.labels,
+                    "Node labels, 'node label' a line or a CSV such as id,target; labels may be integers or names. "
+                    "Required with --task node")
+      ->check(CLI::ExistingFile);
+  group->add_option("--features", args.files.features,
+                    "Node features in --feature-format (default: structural features computed from the graph)")
+      ->check(CLI::ExistingFile);
+  group->add_option("--feature-format", args.feature_format,
+                    "sparse: node, then the indices of its features equal to 1, or index:value pairs (default with "
+                    "--features); dense: node, then every value; musae-json: {\"node\": [indices], ...}; structural: "
+                    "degree one-hot and random-walk return probabilities, computed (default without --features)")
+      ->check(CLI::IsMember({"sparse", "dense", "musae-json", "structural"}));
+  group->add_option("--row-normalize", args.row_normalize,
+                    "Divide each node's feature row by the sum of its absolute values; auto: on for sparse and "
+                    "musae-json features")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "on", "off"}));
+  group->add_option("--node-ids", args.node_ids,
+                    "integer: ids are numbers, compared by value (007 is 7); string: ids are any text, as written")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"integer", "string"}));
+  group->add_flag("--directed", args.directed,
+                  "Keep edge directions: a node attends to the sources of its in-edges only (default: each edge "
+                  "joins its nodes both ways)");
+  group->add_flag("--no-self-loops", args.no_self_loops,
+                  "Do not add a self-loop to every node (by default a node attends to itself too)");
+  group->add_option("--head-dim", args.network.head_dim, "Width of one head of a hidden layer")
+      ->capture_default_str()
+      ->check(at_least(1, "POSITIVE"));
+  group->add_option("--output-heads", args.network.output_heads, "Heads of the output layer, averaged")
+      ->capture_default_str()
+      ->check(at_least(1, "POSITIVE"));
+  group->add_flag("--residual", args.network.residual,
+                  "Residual connections around hidden layers 2 and later (needs --layers 3 or more)");
+  group->add_flag("--layer-norm", args.network.layer_norm, "Layer normalization after every hidden layer");
+  return group;
+}
+
+void take_shared_train_options(const CLI::App& command, NodeTrainArgs& args) {
+  std::vector<std::string> node_task_options = {"--help", "--task", "--threads"};
+  for (const SharedOption& shared : kSharedTrainOptions) node_task_options.emplace_back(shared.name);
+  reject_given(options_except(command, node_task_options), "applies to --task graph only");
+
+  take(command, "--out", args.out);
+  take(command, "--force", args.force);
+  take(command, "--seed", args.training.seed);
+  take(command, "--epochs", args.training.epochs);
+  take(command, "--split", args.split);
+  take(command, "--save-split", args.save_split);
+  take(command, "--layers", args.network.layers);
+  take(command, "--heads", args.network.heads);
+  take(command, "--score", args.score);
+  take(command, "--dropout", args.network.dropout);
+  take(command, "--attention-dropout", args.network.attention_dropout);
+  take(command, "--lr", args.training.learning_rate);
+  take(command, "--weight-decay", args.training.weight_decay);
+  take(command, "--patience", args.training.patience);
+}
+
+void train_nodes(const NodeTrainArgs& args) {
+  if (args.files.edges.empty()) throw ArgumentError("--edges is required with --task node");
+  if (args.files.labels.empty()) throw ArgumentError("--labels is required with --task node");
+  check_output_path(args.out, args.force);
+  const NodeGraph data = read_node_graph(args.files, input_options(args));
+  print_graph_summary(data);
+  const NodeSplit split = node_split(args.split, data, args.training.seed);
+  if (!args.save_split.empty())
+    write_node_split(args.save_split, split, args.force, [&](Index node) { return data.nodes.name(node); });
+  std::cout << "split " << split.train.size() << " / " << split.val.size() << " / " << split.test.size()
+            << " (train / validation / test)\n";
+
+  NodeModel model({.network = network_options(args), .classes = data.labels.class_names, .input = data.input});
+  model.initialize(args.training.seed);
+  std::cout << "model: " << model.num_parameters() << " parameters\n";
+  const NodeTrainingResult result = model.fit(data, split, args.training, print_epoch);
+  std::cout << "best epoch " << result.best_epoch << " (validation accuracy " << fixed(result.best_val_accuracy)
+            << ")\n";
+  model.save(args.out);
+  std::cout << "saved " << args.out << "\n";
+  if (split.test.empty()) return;
+  std::cout << '\n';
+  print_evaluation("test", model.evaluate(data, split.test), model.config().classes);
+}
+
+CLI::Option_group* add_node_graph_options(CLI::App& command, NodeGraphFiles& files, bool labels) {
+  CLI::Option_group* group = command.add_option_group("The graph (node classification models)");
+  group->add_option("--edges", files.edges,
+                    "Edge list of the graph, read as the model's training graph was (node id type, direction, "
+                    "self-loops)")
+      ->check(CLI::ExistingFile);
+  if (labels)
+    group->add_option("--labels", files.labels, "Node labels ('node label' a line); unlabeled nodes are not scored")
+        ->check(CLI::ExistingFile);
+  group->add_option("--features", files.features,
+                    "Node features in the model's format (needed unless the model computes structural features)")
+      ->check(CLI::ExistingFile);
+  return group;
+}
+
+bool is_node_model(const std::string& path) { return load_model(path).config.value("kind", "") == kNodeModelKind; }
+
+void predict_nodes(const NodeRunArgs& args) {
+  if (!args.out.empty()) check_output_path(args.out, args.force);
+  const NodeModel model = NodeModel::load(args.model);
+  const NodeGraph data = read_for(model, args);
+  const Matrix<float> probabilities = model.predict(data);
+  const std::vector<std::string>& classes = model.config().classes;
+  std::vector<std::string> predicted(static_cast<std::size_t>(probabilities.rows()));
+  for (Index node = 0; node < probabilities.rows(); ++node) {
+    Index best = 0;
+    probabilities.row(node).maxCoeff(&best);
+    predicted[static_cast<std::size_t>(node)] = classes[static_cast<std::size_t>(best)];
+  }
+  std::string header = "node\tpredicted";
+  for (const std::string& name : classes) header += '\t' + name;
+  write_output(args.out, node_table(model, data, header, probabilities, predicted));
+}
+
+void embed_nodes(const NodeRunArgs& args) {
+  check_output_path(args.out, args.force);
+  const NodeModel model = NodeModel::load(args.model);
+  const NodeGraph data = read_for(model, args);
+  std::string header = "node";
+  for (Index column = 0; column < model.embedding_dim(); ++column) header += "\th" + std::to_string(column);
+  write_file_atomically(args.out, node_table(model, data, header, model.embed(data)));
+  std::cout << "wrote " << data.nodes.size() << " embeddings of width " << model.embedding_dim() << " to " << args.out
+            << '\n';
+}
+
+void eval_nodes(const NodeRunArgs& args) {
+  if (args.files.labels.empty()) throw ArgumentError("--labels is required for a node classification model");
+  const NodeModel model = NodeModel::load(args.model);
+  const NodeGraph data = read_for(model, args);
+  std::vector<Index> labeled;
+  for (Index node = 0; node < data.nodes.size(); ++node)
+    if (data.labels.classes[static_cast<std::size_t>(node)] >= 0) labeled.push_back(node);
+  print_evaluation("labeled", model.evaluate(data, labeled), model.config().classes);
+}
+
+}  // namespace edgewise::cli

@@ -1,0 +1,54 @@
+// The node classification side of `train` (`--task node`), `predict`, `eval` and `embed`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "edgewise/io/node_model.hpp"
+
+namespace edgewise::cli {
+
+struct NodeTrainArgs {
+  NodeGraphFiles files;
+  std::string feature_format;  // empty: sparse with --features, structural without
+  std::string node_ids = "integer";
+  bool directed = false;
+  bool no_self_loops = false;
+  std::string row_normalize = "auto";
+  NodeClassifierOptions network;
+  std::string score = "additive";
+  std::string split = "stratified:0.6,0.2,0.2";
+  std::string save_split;  // folder to write the split's node files to
+  NodeTrainingOptions training;
+  std::string out;
+  bool force = false;
+};
+
+// Registers the options only --task node reads in their own group of `command`, and adds what they
+// mean for node classification to the help of the options it shares with --task graph (which must
+// be registered first). Returns the group.
+CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args);
+// Throws ArgumentError when an option only --task graph reads was given; copies the values of the
+// shared options that were given into args, where the others keep the node classification defaults.
+void take_shared_train_options(const CLI::App& command, NodeTrainArgs& args);
+void train_nodes(const NodeTrainArgs& args);
+
+// The inputs of predict, embed and eval: a model and the graph to apply it to.
+struct NodeRunArgs {
+  std::string model;
+  NodeGraphFiles files;
+  std::string out;  // predict: empty for standard output; embed: required
+  bool force = false;
+};
+
+// Registers --edges, --features and, with `labels`, --labels in their own group of `command`.
+CLI::Option_group* add_node_graph_options(CLI::App& command, NodeGraphFiles& files, bool labels);
+
+// Whether the model file holds a node classification model (its configuration's kind).
+bool is_node_model(const std::string& path);
+
+void predict_nodes(const NodeRunArgs& args);
+void embed_nodes(const NodeRunArgs& args);
+void eval_nodes(const NodeRunArgs& args);
+
+}  // namespace edgewise::cli

@@ -1,0 +1,105 @@
+// The node commands of the edgewise tool, run as a user would: train on a small graph of two
+// communities, then predict, embed and eval with the saved model, and the errors that guard them.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int status = 0;
+  std::string output;  // stdout and stderr
+};
+
+class CliNodeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = fs::temp_directory_path() / ("edgewise_cli_node_" + std::to_string(::getpid()));
+    fs::create_directories(folder_);
+    write_two_communities();
+  }
+  void TearDown() override { fs::remove_all(folder_); }
+
+  std::string path(const std::string& name) const { return (folder_ / name).string(); }
+
+  std::string read(const std::string& name) const {
+    std::ostringstream text;
+    text << std::ifstream(path(name)).rdbuf();
+    return text.str();
+  }
+
+  CliRun run_cli(const std::string& arguments) const {
+    const std::string command = std::string(EDGEWISE_CLI) + " " + arguments + " --threads 1 > " + path("output.txt") +
+                                " 2>&1";
+    const int status = std::system(command.c_str());
+    return {status, read("output.txt")};
+  }
+
+  // Two 4-cliques with string ids joined by one edge; each community's nodes share a feature.
+  void write_two_communities() const {
+    std::ofstream edges(path("edges.txt")), labels(path("labels.txt")), features(path("features.txt"));
+    for (const std::string community : {"a", "b"}) {
+      for (int i = 0; i < 4; ++i) {
+        const std::string node = community + std::to_string(i);
+        for (int j = i + 1; j < 4; ++j) edges << node << ' ' << community << j << '\n';
+        labels << node << ' ' << (community == "a" ? "red" : "blue") << '\n';
+        features << node << ' ' << (community == "a" ? 0 : 1) << ' ' << 2 + i << '\n';
+      }
+    }
+    edges << "a0 b0\n";
+  }
+
+  std::string train_arguments() const {
+    return "train --task node --node-ids string --edges " + path("edges.txt") + " --labels " + path("labels.txt") +
+           " --features " + path("features.txt") + " --split stratified:0.5,0.25,0.25 --epochs 30 --out " +
+           path("model.ew");
+  }
+
+  fs::path folder_;
+};
+
+TEST_F(CliNodeTest, TrainsThenPredictsEmbedsAndEvaluates) {
+  const CliRun train = run_cli(train_arguments());
+  ASSERT_EQ(train.status, 0) << train.output;
+  EXPECT_NE(train.output.find("epoch   30"), std::string::npos) << train.output;
+  EXPECT_NE(train.output.find("macro-F1"), std::string::npos) << train.output;
+
+  const std::string graph = " --model " + path("model.ew") + " --edges " + path("edges.txt") + " --features " +
+                            path("features.txt");
+  ASSERT_EQ(run_cli("predict" + graph + " --out " + path("predictions.tsv")).status, 0);
+  const std::string predictions = read("predictions.tsv");
+  EXPECT_EQ(predictions.substr(0, predictions.find('\n')), "node\tpredicted\tred\tblue");
+  EXPECT_EQ(predictions.substr(predictions.find('\n') + 1, 3), "a0\t");  // the training order
+
+  ASSERT_EQ(run_cli("embed" + graph + " --out " + path("embeddings.tsv")).status, 0);
+  EXPECT_EQ(read("embeddings.tsv").substr(0, 8), "node\th0\t");
+
+  const CliRun eval = run_cli("eval" + graph + " --labels " + path("labels.txt"));
+  ASSERT_EQ(eval.status, 0) << eval.output;
+  EXPECT_NE(eval.output.find("labeled: 8 nodes"), std::string::npos) << eval.output;
+}
+
+TEST_F(CliNodeTest, RefusesOptionsOfTheOtherTaskAndExistingOutputs) {
+  const CliRun molecule_option = run_cli(train_arguments() + " --readout mean");
+  EXPECT_NE(molecule_option.status, 0);
+  EXPECT_NE(molecule_option.output.find("--readout applies to --task graph only"), std::string::npos)
+      << molecule_option.output;
+
+  ASSERT_EQ(run_cli(train_arguments()).status, 0);
+  const CliRun again = run_cli(train_arguments());
+  EXPECT_NE(again.status, 0);
+  EXPECT_NE(again.output.find("pass --force"), std::string::npos) << again.output;
+
+  const CliRun smiles = run_cli("predict --model " + path("model.ew") + " --smiles CCO");
+  EXPECT_NE(smiles.status, 0);
+  EXPECT_NE(smiles.output.find("--smiles applies to molecule models"), std::string::npos) << smiles.output;
+}
+
+}  // namespace

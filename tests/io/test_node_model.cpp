@@ -1,0 +1,213 @@
+// NodeModel end to end: graphs read from files (features, normalization, labels by class name),
+// training on a stochastic block model, node id order, and model files.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/core/parallel.hpp"
+#include "edgewise/datasets/sbm.hpp"
+#include "edgewise/io/node_model.hpp"
+#include "edgewise/models/model_file.hpp"
+
+namespace edgewise {
+namespace {
+
+namespace fs = std::filesystem;
+
+class NodeModelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    set_num_threads(2);
+    folder_ = fs::temp_directory_path() / ("edgewise_node_model_" + std::to_string(::getpid()));
+    fs::create_directories(folder_);
+  }
+  void TearDown() override { fs::remove_all(folder_); }
+
+  fs::path write(const std::string& name, const std::string& text) const {
+    std::ofstream(folder_ / name) << text;
+    return folder_ / name;
+  }
+
+  // A planted partition written as files: edges, labels "c<block>" and dense features.
+  NodeGraphFiles write_sbm(const SbmOptions& options) const {
+    const SbmGraph sbm = stochastic_block_model(options);
+    std::string edges, labels, features;
+    for (const auto& [u, v] : sbm.edges) edges += std::to_string(u) + ' ' + std::to_string(v) + '\n';
+    for (Index node = 0; node < static_cast<Index>(sbm.labels.size()); ++node) {
+      labels += std::to_string(node) + " c" + std::to_string(sbm.labels[static_cast<std::size_t>(node)]) + '\n';
+      features += std::to_string(node);
+      for (Index f = 0; f < sbm.features.cols(); ++f) features += ' ' + std::to_string(sbm.features(node, f));
+      features += '\n';
+    }
+    return {.edges = write("sbm_edges.txt", edges),
+            .labels = write("sbm_labels.txt", labels),
+            .features = write("sbm_features.txt", features)};
+  }
+
+  std::string path(const std::string& name) const { return (folder_ / name).string(); }
+
+  fs::path folder_;
+};
+
+constexpr NodeInputOptions kDenseInput = {.features = {.format = FeatureFormat::dense}};
+
+NodeClassifierOptions small_network() {
+  NodeClassifierOptions network;
+  network.heads = 4;
+  network.head_dim = 4;
+  network.dropout = 0.2;
+  network.attention_dropout = 0.2;
+  return network;
+}
+
+NodeModel trained(const NodeGraph& data, const NodeSplit& split, Index epochs) {
+  NodeModel model({.network = small_network(), .classes = data.labels.class_names, .input = data.input});
+  model.initialize(3);
+  model.fit(data, split, {.epochs = epochs, .seed = 5});
+  return model;
+}
+
+NodeSplit train_only(std::vector<Index> nodes) {
+  NodeSplit split;
+  split.train = std::move(nodes);
+  return split;
+}
+
+std::vector<std::string> names_in_output_order(const NodeModel& model, const NodeIndex& nodes) {
+  std::vector<std::string> names;
+  for (const Index node : model.output_order(nodes)) names.push_back(nodes.name(node));
+  return names;
+}
+
+TEST_F(NodeModelTest, LearnsAStochasticBlockModel) {
+  const NodeGraphFiles files =
+      write_sbm({.nodes = 400, .communities = 4, .p_in = 0.05, .p_out = 0.005, .seed = 11});
+  const NodeGraph data = read_node_graph(files, kDenseInput);
+  ASSERT_EQ(data.nodes.size(), 400);
+  ASSERT_EQ(data.labels.class_names, (std::vector<std::string>{"c0", "c1", "c2", "c3"}));
+  const NodeSplit split = stratified_split(data.labels.classes, 0.2, 0.2, 1);
+  const NodeModel model = trained(data, split, 300);
+  const NodeEvaluation test = model.evaluate(data, split.test);
+  std::printf("stochastic block model: test accuracy %.3f, macro-F1 %.3f\n", test.metrics.accuracy,
+              test.metrics.macro_f1);
+  EXPECT_GE(test.metrics.accuracy, 0.9);
+}
+
+TEST_F(NodeModelTest, SaveAndLoadGiveIdenticalProbabilities) {
+  const NodeGraphFiles files = write_sbm({.nodes = 120, .communities = 3, .p_in = 0.1, .seed = 2});
+  const NodeGraph data = read_node_graph(files, kDenseInput);
+  const NodeModel model = trained(data, stratified_split(data.labels.classes, 0.5, 0.25, 1), 5);
+  model.save(path("sbm.ew"));
+
+  const NodeModel loaded = NodeModel::load(path("sbm.ew"));
+  EXPECT_EQ(loaded.config().classes, model.config().classes);
+  EXPECT_EQ(loaded.config().nodes, data.nodes.names());
+  EXPECT_EQ(loaded.config().input.features.format, FeatureFormat::dense);
+  EXPECT_EQ(loaded.config().input.features.dim, 16);
+  const NodeGraph again = loaded.read_graph({.edges = files.edges, .features = files.features});
+  EXPECT_EQ(loaded.predict(again), model.predict(data));
+  EXPECT_EQ(loaded.embed(again), model.embed(data));
+  EXPECT_EQ(loaded.embed(again).cols(), loaded.embedding_dim());
+}
+
+TEST_F(NodeModelTest, StringIdsKeepTheirNamesAndTrainingOrder) {
+  const NodeInputOptions input = {.ids = NodeIds::string};
+  const NodeGraph data = read_node_graph(
+      {.edges = write("people.tsv", "alice bob\nbob carol\ncarol dave\ndave alice\nerin alice\n"),
+       .labels = write("roles.txt", "alice staff\nbob guest\ncarol staff\ndave guest\nerin staff\n")},
+      input);
+  ASSERT_EQ(data.labels.class_names, (std::vector<std::string>{"staff", "guest"}));
+  trained(data, train_only({0, 1, 2, 3, 4}), 3).save(path("people.ew"));
+  const NodeModel loaded = NodeModel::load(path("people.ew"));
+
+  // The same people, written in another order, with one newcomer; carol is gone.
+  const NodeGraph later = loaded.read_graph(
+      {.edges = write("later.tsv", "frank dave\ndave alice\nerin alice\nbob alice\n"),
+       .labels = write("later_roles.txt", "frank guest\nalice staff\n")});
+  EXPECT_EQ(names_in_output_order(loaded, later.nodes),
+            (std::vector<std::string>{"alice", "bob", "dave", "erin", "frank"}));
+  // Labels map to the model's classes by name, whatever order the file gives them.
+  EXPECT_EQ(later.labels.classes[static_cast<std::size_t>(*later.nodes.find("frank"))], 1);
+  EXPECT_EQ(later.labels.classes[static_cast<std::size_t>(*later.nodes.find("alice"))], 0);
+  EXPECT_EQ(loaded.predict(later).rows(), 5);
+}
+
+TEST_F(NodeModelTest, IntegerIdsComeOutInIncreasingOrder) {
+  const NodeGraph data = read_node_graph(
+      {.edges = write("e.txt", "10 2\n2 7\n7 10\n"), .labels = write("l.txt", "2 a\n7 b\n10 a\n")}, {});
+  const NodeModel model = trained(data, train_only({0, 1}), 1);
+  EXPECT_EQ(names_in_output_order(model, data.nodes), (std::vector<std::string>{"2", "7", "10"}));
+}
+
+TEST_F(NodeModelTest, RefusesLabelsTheModelDoesNotKnow) {
+  const NodeGraph data = read_node_graph(
+      {.edges = write("e.txt", "0 1\n1 2\n"), .labels = write("l.txt", "0 a\n1 b\n2 a\n")}, {});
+  const NodeModel model = trained(data, train_only({0, 1}), 1);
+  EXPECT_THROW(model.read_graph({.edges = write("e2.txt", "0 1\n"),
+                                 .labels = write("l2.txt", "0 c\n")}),
+               ArgumentError);
+}
+
+TEST_F(NodeModelTest, NormalizesSparseFeatureRowsAndRemembersIt) {
+  const fs::path edges = write("e.txt", "0 1\n1 2\n2 0\n");
+  const fs::path features = write("f.txt", "0 0 1 3\n1 2\n2 0:0.5 3:1.5\n");
+  const NodeInputOptions input = {.features = {.format = FeatureFormat::sparse}, .normalize_rows = true};
+  const NodeGraph data =
+      read_node_graph({.edges = edges, .labels = write("l.txt", "0 x\n1 y\n2 x\n"), .features = features}, input);
+  ASSERT_EQ(data.features.cols(), 4);
+  for (Index node = 0; node < 3; ++node) EXPECT_FLOAT_EQ(data.features.row(node).sum(), 1.0f) << node;
+  EXPECT_FLOAT_EQ(data.features(2, 3), 0.75f);
+
+  trained(data, train_only({0, 1}), 1).save(path("sparse.ew"));
+  const NodeModel loaded = NodeModel::load(path("sparse.ew"));
+  EXPECT_TRUE(loaded.config().input.normalize_rows);
+  EXPECT_EQ(loaded.read_graph({.edges = edges, .features = features}).features, data.features);
+  // The model reads sparse features: without a features file there is nothing to read.
+  EXPECT_THROW(loaded.read_graph({.edges = edges}), ArgumentError);
+}
+
+TEST_F(NodeModelTest, ComputesStructuralFeaturesWithoutAFeaturesFile) {
+  const NodeGraph data = read_node_graph(
+      {.edges = write("e.txt", "0 1\n1 2\n"), .labels = write("l.txt", "0 a\n1 b\n2 a\n3 b\n")}, {});
+  EXPECT_EQ(data.nodes.size(), 4);  // node 3 has a label and no edge
+  EXPECT_EQ(data.edge_list_nodes, 3);
+  EXPECT_EQ(data.input.features.format, FeatureFormat::structural);
+  EXPECT_EQ(data.features.cols(), StructuralFeatureOptions{}.max_degree + 1 + StructuralFeatureOptions{}.walk_steps);
+  // Structural features are computed: a features file is refused.
+  EXPECT_THROW(read_node_graph({.edges = write("e2.txt", "0 1\n"), .features = write("f.txt", "0 1\n")}, {}),
+               ArgumentError);
+}
+
+TEST_F(NodeModelTest, RefusesAModelOfAnotherKind) {
+  Parameters<float> params;
+  params.add("w", 1, 1);
+  save_model(path("other.ew"), nlohmann::json{{"kind", "molecule-property"}}, params);
+  try {
+    NodeModel::load(path("other.ew"));
+    FAIL() << "loaded a model of another kind";
+  } catch (const ModelFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find(path("other.ew")), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not a node classification model"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(NodeModelTest, RefusesAnIncompleteConfiguration) {
+  Parameters<float> params;
+  params.add("w", 1, 1);
+  save_model(path("broken.ew"), nlohmann::json{{"kind", kNodeModelKind}, {"classes", {"a"}}}, params);
+  try {
+    NodeModel::load(path("broken.ew"));
+    FAIL() << "loaded a model without a network";
+  } catch (const ModelFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find(path("broken.ew")), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("invalid model configuration"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace edgewise
