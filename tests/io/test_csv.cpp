@@ -10,36 +10,16 @@
 
 #include "edgewise/core/error.hpp"
 #include "support/shared_data.hpp"
+#include "support/thrown.hpp"
 
 namespace edgewise {
 namespace {
 
 using Rows = std::vector<std::vector<std::string>>;
+using testing::argument_error_of;
 using testing::dataset_csv;
 using testing::missing_data_reason;
-
-// The exception a call throws, for checks on its message and fields.
-template <typename Exception, typename Call>
-Exception thrown_by(Call&& call) {
-  try {
-    call();
-  } catch (const Exception& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no exception thrown";
-  return Exception("", 0, "", "");
-}
-
-template <typename Call>
-std::string argument_error_of(Call&& call) {
-  try {
-    call();
-  } catch (const ArgumentError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no ArgumentError thrown";
-  return "";
-}
+using testing::thrown_by;
 
 CsvOptions headerless() {
   CsvOptions options;

@@ -13,6 +13,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/graph/positional.hpp"
 #include "support/shared_data.hpp"
+#include "support/thrown.hpp"
 
 namespace edgewise {
 namespace {
@@ -20,16 +21,11 @@ namespace {
 using EdgeSet = std::set<std::pair<Index, Index>>;
 using testing::data_dir;
 using testing::missing_data_reason;
+using testing::thrown_by;
 
 template <typename Call>
 ParseError parse_error_of(Call&& call) {
-  try {
-    call();
-  } catch (const ParseError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no ParseError thrown";
-  return ParseError("", 0, "", "");
+  return thrown_by<ParseError>(std::forward<Call>(call));
 }
 
 EdgeSet edge_set(const Graph& graph) {

@@ -14,36 +14,16 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/io/csv.hpp"
 #include "support/shared_data.hpp"
+#include "support/thrown.hpp"
 
 namespace edgewise {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::argument_error_of;
 using testing::dataset_csv;
 using testing::missing_data_reason;
-
-// The exception a call throws, for checks on its message and fields.
-template <typename Exception, typename Call>
-Exception thrown_by(Call&& call) {
-  try {
-    call();
-  } catch (const Exception& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no exception thrown";
-  return Exception("", 0, "", "");
-}
-
-template <typename Call>
-std::string argument_error_of(Call&& call) {
-  try {
-    call();
-  } catch (const ArgumentError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no ArgumentError thrown";
-  return "";
-}
+using testing::thrown_by;
 
 std::size_t missing_labels(const MoleculeDataset& data, Index task) {
   return static_cast<std::size_t>(data.targets.col(task).array().isNaN().count());

@@ -16,9 +16,12 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/io/csv.hpp"
 #include "support/shared_data.hpp"
+#include "support/thrown.hpp"
 
 namespace edgewise {
 namespace {
+
+using testing::thrown_by;
 
 namespace fs = std::filesystem;
 
@@ -274,13 +277,7 @@ class SplitDirectoryTest : public ::testing::Test {
 
   // The ParseError that reading the folder throws.
   ParseError read_error(Index n) const {
-    try {
-      read_split_directory(dir(), n);
-    } catch (const ParseError& e) {
-      return e;
-    }
-    ADD_FAILURE() << "no ParseError thrown";
-    return ParseError("", 0, "", "");
+    return thrown_by<ParseError>([&] { read_split_directory(dir(), n); });
   }
 
   void expect_read_error(Index n, const std::string& file, std::size_t line, const std::string& text,
