@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -16,6 +15,7 @@
 #include "commands.hpp"
 #include "edgewise/attention/graph_attention.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/memory.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/datasets/uniform.hpp"
 
@@ -64,15 +64,6 @@ std::vector<double> time_runs(int warmup, int runs, Body&& body) {
     ms.push_back(elapsed_ms(start));
   }
   return ms;
-}
-
-// The whole process's peak resident set (VmHWM), in MB of 10^6 bytes; 0 where /proc is missing.
-double peak_rss_mb() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmHWM:", 0) == 0) return static_cast<double>(std::stoll(line.substr(6))) * 1024.0 / 1e6;
-  return 0.0;
 }
 
 GraphAttentionOptions layer_options(const AttentionBenchOptions& options) {

@@ -9,10 +9,10 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <string>
 
 #include "edgewise/attention/graph_attention.hpp"
+#include "edgewise/core/memory.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/datasets/uniform.hpp"
 
@@ -31,15 +31,6 @@ const UniformWorkload& workload() {
   static const UniformWorkload shared = uniform_random_workload(
       size_from_env("EDGEWISE_BENCH_NODES", 100'000), size_from_env("EDGEWISE_BENCH_EDGES", 1'600'000), in_dim);
   return shared;
-}
-
-// The process's peak resident set in MB of 10^6 bytes; 0 where /proc is missing.
-double peak_rss_mb() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmHWM:", 0) == 0) return static_cast<double>(std::stoll(line.substr(6))) * 1024.0 / 1e6;
-  return 0.0;
 }
 
 GraphAttentionOptions layer_options(ScoreFunction score) {

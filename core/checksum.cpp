@@ -3,17 +3,56 @@
 #include <openssl/evp.h>
 
 #include <array>
-#include <cstdio>
+
+#include "edgewise/core/error.hpp"
 
 namespace edgewise {
+namespace {
+
+void check_ok(int status, const char* step) {
+  if (status != 1) throw Error(std::string("SHA-256: OpenSSL ") + step + " failed");
+}
+
+std::string to_hex(const unsigned char* bytes, unsigned length) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(2 * length);
+  for (unsigned b = 0; b < length; ++b) {
+    hex.push_back(digits[bytes[b] >> 4]);
+    hex.push_back(digits[bytes[b] & 0xF]);
+  }
+  return hex;
+}
+
+}  // namespace
+
+struct Sha256::Context {
+  EVP_MD_CTX* digest = EVP_MD_CTX_new();
+  ~Context() { EVP_MD_CTX_free(digest); }
+};
+
+Sha256::Sha256() : context_(std::make_unique<Context>()) {
+  if (!context_->digest) throw Error("SHA-256: OpenSSL could not allocate a digest context");
+  check_ok(EVP_DigestInit_ex(context_->digest, EVP_sha256(), nullptr), "digest init");
+}
+
+Sha256::~Sha256() = default;
+
+void Sha256::update(const void* data, std::size_t size) {
+  check_ok(EVP_DigestUpdate(context_->digest, data, size), "digest update");
+}
+
+std::string Sha256::hex_digest() {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned length = 0;
+  check_ok(EVP_DigestFinal_ex(context_->digest, digest.data(), &length), "digest final");
+  return to_hex(digest.data(), length);
+}
 
 std::string sha256_hex(const void* data, std::size_t size) {
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int length = 0;
-  EVP_Digest(data, size, digest.data(), &length, EVP_sha256(), nullptr);
-  std::string hex(2 * length, '0');
-  for (unsigned int k = 0; k < length; ++k) std::snprintf(&hex[2 * k], 3, "%02x", digest[k]);
-  return hex;
+  Sha256 sha;
+  sha.update(data, size);
+  return sha.hex_digest();
 }
 
 }  // namespace edgewise
