@@ -131,7 +131,7 @@ const Matrix<Scalar>& GraphAttention<Scalar>::forward(const Graph& graph, const 
   x_ = &x;
   edge_features_ = options_.edge_dim > 0 ? edge_features : nullptr;
 
-  Eigen::setNbThreads(num_threads());
+  if (!in_parallel_region()) Eigen::setNbThreads(num_threads());  // a global: never set from two threads
   projected_.resize(x.rows(), projection_width());
   projected_.noalias() = x * params_.value(w_in_);
   compute_scores();
@@ -243,7 +243,7 @@ const Matrix<Scalar>& GraphAttention<Scalar>::backward(const Matrix<Scalar>& dy)
   EDGEWISE_CHECK(graph_ != nullptr && x_ != nullptr);
   if (dy.rows() != output_.rows() || dy.cols() != output_.cols())
     throw ArgumentError("GraphAttention: output gradient has the wrong shape");
-  Eigen::setNbThreads(num_threads());
+  if (!in_parallel_region()) Eigen::setNbThreads(num_threads());  // a global: never set from two threads
   backward_output(dy);
 
   // Through the aggregation: d(alpha) per edge and d(values) per source node.

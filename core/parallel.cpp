@@ -38,4 +38,8 @@ int num_threads() {
   return requested_threads() > 0 ? requested_threads() : fallback;
 }
 
+int thread_index() { return omp_get_thread_num(); }
+
+bool in_parallel_region() { return omp_in_parallel() != 0; }
+
 }  // namespace edgewise

@@ -69,13 +69,16 @@ void append_self_loops(Index num_nodes, std::vector<NodeId>& sources, std::vecto
 }
 
 // Counting sort of edge ids by key; returns offsets [num_keys + 1] and the ids in stable key order.
+// offsets serves as the insertion cursor, so nothing is allocated once the outputs are large enough.
 void bucket_by(std::span<const NodeId> keys, Index num_keys, std::vector<Index>& offsets, std::vector<NodeId>& order) {
   offsets.assign(static_cast<std::size_t>(num_keys) + 1, 0);
   for (NodeId key : keys) ++offsets[key + 1];
   for (Index i = 0; i < num_keys; ++i) offsets[i + 1] += offsets[i];
-  std::vector<Index> cursor(offsets.begin(), offsets.end() - 1);
   order.resize(keys.size());
-  for (std::size_t e = 0; e < keys.size(); ++e) order[cursor[keys[e]]++] = static_cast<NodeId>(e);
+  for (std::size_t e = 0; e < keys.size(); ++e) order[offsets[keys[e]]++] = static_cast<NodeId>(e);
+  // offsets[k] now holds the end of bucket k, which is where bucket k + 1 starts.
+  for (Index i = num_keys; i > 0; --i) offsets[i] = offsets[i - 1];
+  offsets[0] = 0;
 }
 
 }  // namespace
@@ -119,6 +122,18 @@ Graph Graph::from_edges(Index num_nodes, std::span<const Index> sources, std::sp
   if (options.add_self_loops) append_self_loops(num_nodes, s, t);
   check_sizes(num_nodes, s.size());  // the options may have added edges
   return Graph(num_nodes, std::move(s), std::move(t));
+}
+
+void Graph::assign(Index num_nodes, std::span<const NodeId> sources, std::span<const NodeId> targets) {
+  if (sources.size() != targets.size())
+    throw GraphError("graph: " + std::to_string(sources.size()) + " sources but " + std::to_string(targets.size()) +
+                     " targets");
+  check_sizes(num_nodes, sources.size());
+  for (std::size_t k = 0; k < sources.size(); ++k) check_pair(num_nodes, k, sources[k], targets[k]);
+  num_nodes_ = num_nodes;
+  source_.assign(sources.begin(), sources.end());
+  target_.assign(targets.begin(), targets.end());
+  build_indices();
 }
 
 Graph Graph::from_pairs(Index num_nodes, std::span<const std::pair<Index, Index>> edges, const GraphOptions& options) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <mutex>
 #include <shared_mutex>
 #include <nlohmann/json.hpp>
@@ -233,46 +234,122 @@ float compressed(double value) {
   return static_cast<float>(std::copysign(std::log1p(std::abs(value)), value));
 }
 
-Matrix<float> descriptor_row(const RDKit::ROMol& molecule, const std::vector<std::string>& names) {
-  const std::vector<double> values = RDKit::Descriptors::Properties(names).computeProperties(molecule);
-  Matrix<float> row(1, static_cast<Index>(values.size()));
-  for (std::size_t i = 0; i < values.size(); ++i) row(0, static_cast<Index>(i)) = compressed(values[i]);
-  return row;
-}
-
 }  // namespace
 
-MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec) {
+DescriptorCalculator::DescriptorCalculator(const std::vector<std::string>& names)
+    : size_(static_cast<Index>(names.size())) {
+  if (names.empty()) return;
+  check_descriptors(names);
+  properties_ = std::make_unique<RDKit::Descriptors::Properties>(names);
+}
+
+DescriptorCalculator::DescriptorCalculator(DescriptorCalculator&&) noexcept = default;
+DescriptorCalculator& DescriptorCalculator::operator=(DescriptorCalculator&&) noexcept = default;
+DescriptorCalculator::~DescriptorCalculator() = default;
+
+void DescriptorCalculator::compute(const RDKit::ROMol& molecule, float* out) const {
+  if (!properties_) return;
+  const std::vector<double> values = properties_->computeProperties(molecule);
+  EDGEWISE_CHECK(static_cast<Index>(values.size()) == size_);
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = compressed(values[i]);
+}
+
+namespace {
+
+Index edge_count(const RDKit::ROMol& molecule, const FeaturizerSpec& spec) {
+  return 2 * static_cast<Index>(molecule.getNumBonds()) + (spec.self_loops ? molecule.getNumAtoms() : 0);
+}
+
+// Writes one molecule's feature rows into zeroed memory, node_rows: [atoms, atom_dim] and edge_rows:
+// [edges, bond_dim], and its edges with node ids shifted by first_node; bond_of_edge may be null.
+void write_molecule(const RDKit::ROMol& molecule, const FeaturizerSpec& spec, float* node_rows, float* edge_rows,
+                    NodeId* sources, NodeId* targets, Index* bond_of_edge, NodeId first_node) {
+  const Index atom_dim = spec.atom_dim(), bond_dim = spec.bond_dim();
+  for (const RDKit::Atom* atom : molecule.atoms()) write_atom(node_rows + atom->getIdx() * atom_dim, *atom, spec);
+  Index e = 0;
+  for (const RDKit::Bond* bond : molecule.bonds()) {
+    const auto a = static_cast<NodeId>(bond->getBeginAtomIdx()), b = static_cast<NodeId>(bond->getEndAtomIdx());
+    for (const auto& [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
+      sources[e] = first_node + from;
+      targets[e] = first_node + to;
+      write_bond(edge_rows + e * bond_dim, *bond);
+      if (bond_of_edge) bond_of_edge[e] = bond->getIdx();
+      ++e;
+    }
+  }
+  const auto atoms = static_cast<NodeId>(molecule.getNumAtoms());
+  for (NodeId atom = 0; spec.self_loops && atom < atoms; ++atom, ++e) {
+    sources[e] = targets[e] = first_node + atom;
+    edge_rows[e * bond_dim + bond_dim - 1] = 1.0f;
+    if (bond_of_edge) bond_of_edge[e] = -1;
+  }
+}
+
+MoleculeGraph featurize_graph(const RDKit::ROMol& molecule, const FeaturizerSpec& spec) {
   const auto atoms = static_cast<Index>(molecule.getNumAtoms());
-  const auto bonds = static_cast<Index>(molecule.getNumBonds());
-  const Index edges = 2 * bonds + (spec.self_loops ? atoms : 0);
+  const Index edges = edge_count(molecule, spec);
   MoleculeGraph result;
   result.node_features = Matrix<float>::Zero(atoms, spec.atom_dim());
   result.edge_features = Matrix<float>::Zero(edges, spec.bond_dim());
   result.bond_of_edge.resize(static_cast<std::size_t>(edges));
-  for (const RDKit::Atom* atom : molecule.atoms())
-    write_atom(result.node_features.row(atom->getIdx()).data(), *atom, spec);
-
-  std::vector<Index> sources(static_cast<std::size_t>(edges)), targets(static_cast<std::size_t>(edges));
-  Index e = 0;
-  for (const RDKit::Bond* bond : molecule.bonds()) {
-    const Index a = bond->getBeginAtomIdx(), b = bond->getEndAtomIdx();
-    for (const auto& [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
-      sources[e] = from;
-      targets[e] = to;
-      write_bond(result.edge_features.row(e).data(), *bond);
-      result.bond_of_edge[e] = bond->getIdx();
-      ++e;
-    }
-  }
-  for (Index atom = 0; spec.self_loops && atom < atoms; ++atom, ++e) {
-    sources[e] = targets[e] = atom;
-    result.edge_features(e, spec.bond_dim() - 1) = 1.0f;
-    result.bond_of_edge[e] = -1;
-  }
-  result.graph = Graph::from_edges(atoms, sources, targets);
-  if (!spec.descriptors.empty()) result.graph_features = descriptor_row(molecule, spec.descriptors);
+  std::vector<NodeId> sources(static_cast<std::size_t>(edges)), targets(static_cast<std::size_t>(edges));
+  write_molecule(molecule, spec, result.node_features.data(), result.edge_features.data(), sources.data(),
+                 targets.data(), result.bond_of_edge.data(), 0);
+  result.graph.assign(atoms, sources, targets);
   return result;
+}
+
+}  // namespace
+
+MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec,
+                        const DescriptorCalculator& descriptors) {
+  MoleculeGraph result = featurize_graph(molecule, spec);
+  if (!spec.descriptors.empty()) {
+    EDGEWISE_CHECK(descriptors.size() == spec.graph_dim());
+    result.graph_features.resize(1, spec.graph_dim());
+    descriptors.compute(molecule, result.graph_features.data());
+  }
+  return result;
+}
+
+MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec) {
+  if (spec.descriptors.empty()) return featurize_graph(molecule, spec);
+  return featurize(molecule, spec, DescriptorCalculator(spec.descriptors));
+}
+
+MoleculeBatcher::MoleculeBatcher(FeaturizerSpec spec) : spec_(std::move(spec)) {}
+
+void MoleculeBatcher::assemble(std::span<const RDKit::ROMol* const> molecules,
+                               std::span<const float* const> descriptor_rows, FeaturedBatch& batch) {
+  const Index graph_dim = spec_.graph_dim();
+  if (graph_dim > 0 && descriptor_rows.size() != molecules.size())
+    throw ArgumentError("MoleculeBatcher: " + std::to_string(descriptor_rows.size()) + " descriptor rows for " +
+                        std::to_string(molecules.size()) + " molecules");
+  node_offsets_.assign(1, 0);
+  edge_offsets_.assign(1, 0);
+  for (const RDKit::ROMol* molecule : molecules) {
+    node_offsets_.push_back(node_offsets_.back() + static_cast<Index>(molecule->getNumAtoms()));
+    edge_offsets_.push_back(edge_offsets_.back() + edge_count(*molecule, spec_));
+  }
+  const Index nodes = node_offsets_.back(), edges = edge_offsets_.back();
+  if (nodes > std::numeric_limits<NodeId>::max())
+    throw GraphError("MoleculeBatcher: " + std::to_string(nodes) + " atoms exceed the limit of 2^31 - 1");
+  batch.node_features.resize(nodes, spec_.atom_dim());
+  batch.node_features.setZero();
+  batch.edge_features.resize(edges, spec_.bond_dim());
+  batch.edge_features.setZero();
+  sources_.resize(static_cast<std::size_t>(edges));
+  targets_.resize(static_cast<std::size_t>(edges));
+  for (std::size_t g = 0; g < molecules.size(); ++g) {
+    const Index first_node = node_offsets_[g], first_edge = edge_offsets_[g];
+    write_molecule(*molecules[g], spec_, batch.node_features.data() + first_node * spec_.atom_dim(),
+                   batch.edge_features.data() + first_edge * spec_.bond_dim(), sources_.data() + first_edge,
+                   targets_.data() + first_edge, nullptr, static_cast<NodeId>(first_node));
+  }
+  batch.batch.assign(node_offsets_, edge_offsets_, sources_, targets_);
+  batch.graph_features.resize(graph_dim > 0 ? static_cast<Index>(molecules.size()) : 0, graph_dim);
+  for (Index g = 0; g < batch.graph_features.rows(); ++g)
+    std::copy_n(descriptor_rows[static_cast<std::size_t>(g)], graph_dim, batch.graph_features.row(g).data());
 }
 
 }  // namespace edgewise

@@ -43,11 +43,12 @@ struct ParsedMolecule {
 };
 
 std::vector<ParsedMolecule> featurize_smiles(const std::vector<std::string>& smiles, const FeaturizerSpec& spec) {
+  const DescriptorCalculator descriptors(spec.descriptors);
   std::vector<ParsedMolecule> parsed(smiles.size());
   for_each_row_in_parallel(smiles.size(), [&](std::size_t row) {
     SmilesResult result = parse_smiles(smiles[row]);
     if (result.molecule) {
-      parsed[row].graph = featurize(*result.molecule, spec);
+      parsed[row].graph = featurize(*result.molecule, spec, descriptors);
     } else {
       parsed[row].error = std::move(result.error);
     }
@@ -57,8 +58,10 @@ std::vector<ParsedMolecule> featurize_smiles(const std::vector<std::string>& smi
 
 std::vector<MoleculeGraph> featurize_molecules(const std::vector<std::unique_ptr<RDKit::ROMol>>& molecules,
                                                const FeaturizerSpec& spec) {
+  const DescriptorCalculator descriptors(spec.descriptors);
   std::vector<MoleculeGraph> graphs(molecules.size());
-  for_each_row_in_parallel(molecules.size(), [&](std::size_t i) { graphs[i] = featurize(*molecules[i], spec); });
+  for_each_row_in_parallel(molecules.size(),
+                           [&](std::size_t i) { graphs[i] = featurize(*molecules[i], spec, descriptors); });
   return graphs;
 }
 

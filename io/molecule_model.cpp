@@ -2,6 +2,8 @@
 
 #include <GraphMol/ROMol.h>
 
+#include <algorithm>
+#include <exception>
 #include <nlohmann/json.hpp>
 
 #include "edgewise/core/error.hpp"
@@ -157,30 +159,169 @@ Matrix<float> MoleculeModel::predict(std::span<const MoleculeGraph* const> molec
   return sum / static_cast<float>(members_.size());
 }
 
-SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& smiles) const {
-  std::vector<MoleculeGraph> graphs(smiles.size());
-  std::vector<std::string> errors(smiles.size());
-  parallel_for(static_cast<Index>(smiles.size()), [&](Index i) {
-    const auto row = static_cast<std::size_t>(i);
-    const SmilesResult parsed = parse_smiles(smiles[row]);
-    if (parsed.molecule) {
-      graphs[row] = featurize(*parsed.molecule);
-    } else {
-      errors[row] = parsed.error.empty() ? "unreadable SMILES" : parsed.error;
-    }
-  });
+namespace {
 
-  SmilesPredictions result;
-  std::vector<const MoleculeGraph*> valid_graphs;
-  for (std::size_t row = 0; row < smiles.size(); ++row) {
-    if (!errors[row].empty()) {
-      result.invalid.emplace_back(row, std::move(errors[row]));
-      continue;
+// Molecules per forward pass: predict()'s, so that predict_smiles runs the very batches predict()
+// runs and gives bit-identical values.
+constexpr auto kPredictionBatch = static_cast<std::size_t>(kPredictionBatchSize);
+// SMILES parsed per pipeline step, and per parallel work item.
+constexpr std::size_t kWindowRows = 1024;
+constexpr std::size_t kParseChunk = 16;
+
+// One input SMILES after parsing; kept from its window until its batch has run.
+struct ParsedRow {
+  std::shared_ptr<RDKit::ROMol> molecule;  // null when RDKit could not read the SMILES
+  std::string error;
+  std::vector<float> descriptors;  // [graph_dim]
+};
+
+// A batch of parsed molecules: `count` consecutive slots of the pending ring from `first_slot`,
+// the valid molecules first_valid .. first_valid + count - 1 of the input.
+struct BatchJob {
+  std::size_t first_slot = 0;
+  std::size_t count = 0;
+  Index first_valid = 0;
+};
+
+// Runs body(item, thread) for every item, one at a time per thread, and rethrows the first
+// exception in item order once all are done (none may leave an OpenMP region).
+template <typename Body>
+void run_items(std::size_t items, Body&& body) {
+  std::vector<std::exception_ptr> errors(items);
+  parallel_for(
+      static_cast<Index>(items),
+      [&](Index item) {
+        try {
+          body(static_cast<std::size_t>(item), thread_index());
+        } catch (...) {
+          errors[static_cast<std::size_t>(item)] = std::current_exception();
+        }
+      },
+      1);
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
+}
+
+const Matrix<float>* edge_features(const FeaturedBatch& batch) {
+  return batch.edge_features.cols() > 0 ? &batch.edge_features : nullptr;
+}
+
+const Matrix<float>* graph_features(const FeaturedBatch& batch) {
+  return batch.graph_features.cols() > 0 ? &batch.graph_features : nullptr;
+}
+
+}  // namespace
+
+// What one thread needs to run batches: its own copy of every member (a forward pass keeps state in
+// the network), and buffers reused from batch to batch.
+struct MoleculeModel::Worker {
+  explicit Worker(const MoleculeModel& model) : batcher(model.config_.featurizer) {
+    for (const auto& member : model.members_) {
+      networks.push_back(std::make_unique<Member>(model.config_.network));
+      networks.back()->params.values() = member->params.values();
     }
-    result.valid.push_back(row);
-    valid_graphs.push_back(&graphs[row]);
   }
-  result.values = predict(valid_graphs);
+
+  std::vector<std::unique_ptr<Member>> networks;
+  MoleculeBatcher batcher;
+  FeaturedBatch batch;
+  std::vector<const RDKit::ROMol*> molecules;
+  std::vector<const float*> descriptor_rows;
+};
+
+SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& smiles) const {
+  const std::size_t rows = smiles.size();
+  const Index tasks = config_.network.tasks;
+  const DescriptorCalculator descriptors(config_.featurizer.descriptors);
+  std::vector<Worker> workers;
+  workers.reserve(static_cast<std::size_t>(num_threads()));
+  for (int t = 0; t < num_threads(); ++t) workers.emplace_back(*this);
+  std::vector<Matrix<float>> raw(members_.size(), Matrix<float>(static_cast<Index>(rows), tasks));
+
+  // Parsed rows of the current window, and the valid molecules waiting for their batch, in input
+  // order, in a ring: at most a window's worth plus a partial batch.
+  std::vector<ParsedRow> window(std::min(rows, kWindowRows));
+  std::vector<ParsedRow> pending(kWindowRows + kPredictionBatch);
+  std::size_t pending_first = 0, pending_count = 0, pending_queued = 0;
+  std::vector<BatchJob> jobs;
+  SmilesPredictions result;
+
+  // Parses rows [chunk * kParseChunk, ...) of the window starting at input row window_begin.
+  const auto parse_chunk = [&](std::size_t window_begin, std::size_t window_rows, std::size_t chunk) {
+    for (std::size_t i = chunk * kParseChunk; i < std::min(window_rows, (chunk + 1) * kParseChunk); ++i) {
+      ParsedRow& row = window[i];
+      SmilesResult parsed = parse_smiles(smiles[window_begin + i]);
+      row.molecule = std::move(parsed.molecule);
+      if (!row.molecule) {
+        row.error = parsed.error.empty() ? "unreadable SMILES" : std::move(parsed.error);
+        continue;
+      }
+      row.descriptors.resize(static_cast<std::size_t>(descriptors.size()));
+      descriptors.compute(*row.molecule, row.descriptors.data());
+    }
+  };
+  const auto run_job = [&](const BatchJob& job, Worker& worker) {
+    worker.molecules.clear();
+    worker.descriptor_rows.clear();
+    for (std::size_t i = 0; i < job.count; ++i) {
+      const ParsedRow& row = pending[(job.first_slot + i) % pending.size()];
+      worker.molecules.push_back(row.molecule.get());
+      worker.descriptor_rows.push_back(row.descriptors.data());
+    }
+    worker.batcher.assemble(worker.molecules, worker.descriptor_rows, worker.batch);
+    const FeaturedBatch& batch = worker.batch;
+    for (std::size_t k = 0; k < worker.networks.size(); ++k) {
+      raw[k].middleRows(job.first_valid, static_cast<Index>(job.count)) = worker.networks[k]->network.forward(
+          batch.batch, batch.node_features, edge_features(batch), graph_features(batch));
+    }
+    for (std::size_t i = 0; i < job.count; ++i) pending[(job.first_slot + i) % pending.size()].molecule.reset();
+  };
+
+  // Step s parses window s while the batches completed by window s - 1 run: one parallel loop per
+  // step, batches first so that parsing fills the gaps they leave at its end.
+  for (std::size_t begin = 0;; begin += kWindowRows) {
+    const std::size_t window_rows = begin < rows ? std::min(kWindowRows, rows - begin) : 0;
+    const std::size_t chunks = (window_rows + kParseChunk - 1) / kParseChunk;
+    if (jobs.empty() && chunks == 0) break;
+    run_items(jobs.size() + chunks, [&](std::size_t item, int thread) {
+      if (item < jobs.size()) {
+        run_job(jobs[item], workers[static_cast<std::size_t>(thread)]);
+      } else {
+        parse_chunk(begin, window_rows, item - jobs.size());
+      }
+    });
+    for (const BatchJob& job : jobs) {
+      pending_first = (pending_first + job.count) % pending.size();
+      pending_count -= job.count;
+      pending_queued -= job.count;
+    }
+    jobs.clear();
+
+    for (std::size_t i = 0; i < window_rows; ++i) {
+      ParsedRow& row = window[i];
+      if (!row.molecule) {
+        result.invalid.emplace_back(begin + i, std::move(row.error));
+        continue;
+      }
+      std::swap(row, pending[(pending_first + pending_count) % pending.size()]);
+      ++pending_count;
+      result.valid.push_back(begin + i);
+    }
+    const bool input_done = begin + window_rows >= rows;
+    while (pending_count - pending_queued >= kPredictionBatch || (input_done && pending_count > pending_queued)) {
+      const std::size_t count = std::min(kPredictionBatch, pending_count - pending_queued);
+      jobs.push_back({(pending_first + pending_queued) % pending.size(), count,
+                      static_cast<Index>(result.valid.size() - (pending_count - pending_queued))});
+      pending_queued += count;
+    }
+  }
+
+  // Averaged as predict() averages: the members' predictions summed in member order over all rows.
+  const auto valid = static_cast<Index>(result.valid.size());
+  Matrix<float> sum = Matrix<float>::Zero(valid, tasks);
+  for (const Matrix<float>& member_raw : raw)
+    sum += to_predictions(member_raw.topRows(valid), config_.task_type, config_.scaling);
+  result.values = sum / static_cast<float>(members_.size());
   return result;
 }
 

@@ -290,7 +290,10 @@ Matrix<float> predict_raw(GraphPredictor<float>& model, std::span<const Featured
 
 Matrix<float> predict(GraphPredictor<float>& model, std::span<const FeaturedGraph* const> graphs, TaskType task_type,
                       const TargetScaling& scaling, Index batch_size) {
-  const Matrix<float> raw = predict_raw(model, graphs, batch_size);
+  return to_predictions(predict_raw(model, graphs, batch_size), task_type, scaling);
+}
+
+Matrix<float> to_predictions(const Matrix<float>& raw, TaskType task_type, const TargetScaling& scaling) {
   if (task_type == TaskType::regression) return scaling.to_original(raw);
   return (1.0f / (1.0f + (-raw.array()).exp())).matrix();
 }

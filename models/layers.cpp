@@ -1,5 +1,6 @@
 #include "edgewise/models/layers.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -74,8 +75,20 @@ template <typename Scalar, typename Function>
 const Matrix<Scalar>& Elementwise<Scalar, Function>::forward(const Matrix<Scalar>& x) {
   x_ = &x;
   y_.resize(x.rows(), x.cols());
+  const Index n = x.size();
   parallel_for(
-      x.size(), [&](Index k) { y_.data()[k] = function_.value(x.data()[k]); }, kElementChunk);
+      (n + kElementChunk - 1) / kElementChunk,
+      [&](Index chunk) {
+        const Index begin = chunk * kElementChunk, count = std::min(kElementChunk, n - begin);
+        const Scalar* in = x.data() + begin;
+        Scalar* out = y_.data() + begin;
+        if constexpr (requires { function_.values(in, out, count); }) {
+          function_.values(in, out, count);
+        } else {
+          for (Index k = 0; k < count; ++k) out[k] = function_.value(in[k]);
+        }
+      },
+      1);
   return y_;
 }
 

@@ -134,6 +134,53 @@ TEST(GraphBatch, EmptyBatch) {
   }
 }
 
+// The arguments of GraphBatch::assign that describe `graphs`: their offsets and shifted edges.
+struct BatchEdges {
+  std::vector<Index> node_offsets{0}, edge_offsets{0};
+  std::vector<NodeId> sources, targets;
+
+  explicit BatchEdges(const std::vector<Graph>& graphs) {
+    for (const Graph& g : graphs) {
+      for (Index e = 0; e < g.num_edges(); ++e) {
+        sources.push_back(static_cast<NodeId>(node_offsets.back() + g.source(e)));
+        targets.push_back(static_cast<NodeId>(node_offsets.back() + g.target(e)));
+      }
+      node_offsets.push_back(node_offsets.back() + g.num_nodes());
+      edge_offsets.push_back(edge_offsets.back() + g.num_edges());
+    }
+  }
+};
+
+TEST(GraphBatch, AssignGivesTheJoinedBatch) {
+  SplitMix64 rng(8);
+  GraphBatch reused;
+  std::vector<std::vector<Graph>> batches = {mixed_graphs(), {}, {random_graph(4, 6, rng)}, mixed_graphs()};
+  batches[3].push_back(random_graph(40, 100, rng));
+  for (std::size_t b = 0; b < batches.size(); ++b) {
+    SCOPED_TRACE("batch " + std::to_string(b));
+    const BatchEdges edges(batches[b]);
+    reused.assign(edges.node_offsets, edges.edge_offsets, edges.sources, edges.targets);
+    const GraphBatch joined = GraphBatch::join(std::span<const Graph>(batches[b]));
+    EXPECT_EQ(reused.graph().edge_pairs(), joined.graph().edge_pairs());
+    EXPECT_TRUE(std::ranges::equal(reused.graph().in_edge_ids(), joined.graph().in_edge_ids()));
+    EXPECT_TRUE(std::ranges::equal(reused.graph().out_positions(), joined.graph().out_positions()));
+    EXPECT_TRUE(std::ranges::equal(reused.node_graph(), joined.node_graph()));
+    EXPECT_TRUE(std::ranges::equal(reused.node_offsets(), joined.node_offsets()));
+    EXPECT_TRUE(std::ranges::equal(reused.edge_offsets(), joined.edge_offsets()));
+    EXPECT_EQ(reused.num_nodes(), joined.num_nodes());
+  }
+}
+
+TEST(GraphBatch, AssignRejectsEdgesThatLeaveTheirGraph) {
+  const std::vector<Graph> graphs = {Graph::from_pairs(2, Pairs{{0, 1}}), Graph::from_pairs(2, Pairs{{1, 0}})};
+  BatchEdges edges(graphs);
+  edges.targets[1] = 1;  // graph 1's edge into graph 0's node 1
+  GraphBatch batch;
+  EXPECT_THROW(batch.assign(edges.node_offsets, edges.edge_offsets, edges.sources, edges.targets), GraphError);
+  const std::vector<Index> too_few_edges = {0, 1, 1};
+  EXPECT_THROW(batch.assign(edges.node_offsets, too_few_edges, edges.sources, edges.targets), ArgumentError);
+}
+
 TEST(GraphBatch, RejectsNullGraphs) {
   const Graph g = Graph::from_pairs(2, Pairs{{0, 1}});
   const std::vector<const Graph*> pointers = {&g, nullptr};

@@ -150,6 +150,46 @@ TEST(GraphBuilder, IndicesMatchEdgesOnRandomGraphs) {
   }
 }
 
+// The same arrays in every index: what assign() must rebuild whatever the graph held before.
+void expect_same_graph(const Graph& a, const Graph& b) {
+  EXPECT_EQ(a.num_nodes(), b.num_nodes());
+  EXPECT_EQ(a.edge_pairs(), b.edge_pairs());
+  EXPECT_TRUE(std::ranges::equal(a.in_offsets(), b.in_offsets()));
+  EXPECT_TRUE(std::ranges::equal(a.in_sources(), b.in_sources()));
+  EXPECT_TRUE(std::ranges::equal(a.in_edge_ids(), b.in_edge_ids()));
+  EXPECT_TRUE(std::ranges::equal(a.out_offsets(), b.out_offsets()));
+  EXPECT_TRUE(std::ranges::equal(a.out_targets(), b.out_targets()));
+  EXPECT_TRUE(std::ranges::equal(a.out_positions(), b.out_positions()));
+}
+
+TEST(GraphBuilder, AssignRebuildsInPlaceAsFromEdges) {
+  SplitMix64 rng(11);
+  Graph reused;
+  // Larger and smaller graphs in turn, so that buffers both grow and shrink.
+  for (const auto& [n, m] : std::vector<std::pair<Index, Index>>{{50, 400}, {3, 2}, {1, 0}, {0, 0}, {80, 300}, {10, 30}}) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", m = " + std::to_string(m));
+    const Pairs edges = random_pairs(n, m, rng);
+    std::vector<NodeId> sources, targets;
+    for (const auto& [s, t] : edges) {
+      sources.push_back(static_cast<NodeId>(s));
+      targets.push_back(static_cast<NodeId>(t));
+    }
+    reused.assign(n, sources, targets);
+    expect_same_graph(reused, Graph::from_pairs(n, edges));
+    expect_indices_match_edges(reused);
+  }
+}
+
+TEST(GraphBuilder, AssignRejectsWhatFromEdgesRejects) {
+  Graph g;
+  const std::vector<NodeId> sources = {0, 1, 5}, targets = {1, 2, 0};
+  const std::string message = graph_error_message([&] { g.assign(5, sources, targets); });
+  EXPECT_NE(message.find("edge 2 (5 -> 0)"), std::string::npos) << message;
+  const std::vector<NodeId> short_targets = {1, 2};
+  const std::string lengths = graph_error_message([&] { g.assign(5, sources, short_targets); });
+  EXPECT_NE(lengths.find("3 sources but 2 targets"), std::string::npos) << lengths;
+}
+
 TEST(GraphOptions, AddSelfLoopsAppendsMissingLoopsInNodeOrder) {
   const Pairs edges = {{0, 1}, {2, 2}, {1, 0}};
   const Graph g = Graph::from_pairs(4, edges, {.add_self_loops = true});

@@ -1,8 +1,13 @@
-// SMILES parsing outcomes and atom/bond featurization on hand-checked molecules.
+// SMILES parsing outcomes, atom/bond featurization on hand-checked molecules, descriptors, and
+// batches featurized in place against batches joined from per-molecule graphs.
 #include <gtest/gtest.h>
 
 #include <GraphMol/ROMol.h>
 
+#include <algorithm>
+#include <cstring>
+
+#include "edgewise/core/error.hpp"
 #include "edgewise/io/molecule.hpp"
 
 namespace edgewise {
@@ -131,6 +136,87 @@ TEST(FeaturizerTest, ExplicitHydrogensAndChirality) {
   const AtomColumns col;
   const Index chirality = col.charge(col.spec.formal_charges.front()) + static_cast<Index>(col.spec.formal_charges.size()) + 1;
   EXPECT_EQ(m.node_features.row(0).segment(chirality + 1, 2).sum(), 1.0f);  // CW or CCW
+}
+
+// Bit-for-bit equality of two float matrices of the same shape.
+void expect_same_bits(const Matrix<float>& a, const Matrix<float>& b, const std::string& what) {
+  ASSERT_EQ(a.rows(), b.rows()) << what;
+  ASSERT_EQ(a.cols(), b.cols()) << what;
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<std::size_t>(a.size())), 0) << what;
+}
+
+TEST(DescriptorTest, CalculatorGivesFeaturizesDescriptors) {
+  FeaturizerSpec spec;
+  spec.descriptors = {"CrippenClogP", "tpsa", "NumRotatableBonds", "chi2v"};
+  const DescriptorCalculator calculator(spec.descriptors);
+  ASSERT_EQ(calculator.size(), 4);
+  for (const char* smiles : {"CC(=O)Nc1ccc(O)cc1", "[Na+].[Cl-]", "C"}) {
+    const SmilesResult parsed = parse_smiles(smiles);
+    ASSERT_TRUE(parsed.molecule) << smiles;
+    const MoleculeGraph alone = featurize(*parsed.molecule, spec);
+    const MoleculeGraph shared = featurize(*parsed.molecule, spec, calculator);
+    expect_same_bits(shared.graph_features, alone.graph_features, smiles);
+    Matrix<float> row(1, 4);
+    calculator.compute(*parsed.molecule, row.data());
+    expect_same_bits(row, alone.graph_features, smiles);
+  }
+}
+
+TEST(DescriptorTest, UnknownNamesAreRefused) {
+  EXPECT_THROW(DescriptorCalculator({"tpsa", "NoSuchDescriptor"}), ArgumentError);
+  EXPECT_EQ(DescriptorCalculator({}).size(), 0);
+}
+
+// Molecules of every shape the batcher must place: rings, charges and salts, single atoms, explicit
+// hydrogens and stereo bonds.
+const std::vector<std::string> kBatchSmiles = {"c1ccccc1", "CC(=O)O", "[Na+].[Cl-]", "[Pt]", "C",
+                                               "[H][C@@](F)(Cl)Br", "C/C=C/C", "OCC3OC(OCC2OC(OC(C#N)c1ccccc1)C(O)C(O)C2O)C(O)C(O)C3O"};
+
+void expect_batcher_matches_assemble(const FeaturizerSpec& spec) {
+  std::vector<std::shared_ptr<RDKit::ROMol>> parsed;
+  for (const std::string& smiles : kBatchSmiles) parsed.push_back(parse_smiles(smiles).molecule);
+  MoleculeBatcher batcher(spec);
+  const DescriptorCalculator calculator(spec.descriptors);
+  FeaturedBatch in_place;
+  // Batches of decreasing, then increasing size through one batcher and one batch: buffers are reused.
+  for (const std::size_t count : {kBatchSmiles.size(), std::size_t{3}, std::size_t{1}, kBatchSmiles.size()}) {
+    SCOPED_TRACE("batch of " + std::to_string(count));
+    std::vector<MoleculeGraph> graphs;
+    std::vector<const FeaturedGraph*> graph_pointers;
+    std::vector<const RDKit::ROMol*> molecules;
+    Matrix<float> descriptors(static_cast<Index>(count), spec.graph_dim());
+    std::vector<const float*> descriptor_rows;
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::size_t m = (i * 5 + count) % parsed.size();
+      graphs.push_back(featurize(*parsed[m], spec));
+      molecules.push_back(parsed[m].get());
+      calculator.compute(*parsed[m], descriptors.row(static_cast<Index>(i)).data());
+      descriptor_rows.push_back(descriptors.row(static_cast<Index>(i)).data());
+    }
+    for (const MoleculeGraph& graph : graphs) graph_pointers.push_back(&graph);
+    FeaturedBatch joined;
+    joined.assemble(graph_pointers);
+    batcher.assemble(molecules, descriptor_rows, in_place);
+
+    expect_same_bits(in_place.node_features, joined.node_features, "node features");
+    expect_same_bits(in_place.edge_features, joined.edge_features, "edge features");
+    if (spec.graph_dim() > 0) expect_same_bits(in_place.graph_features, joined.graph_features, "graph features");
+    EXPECT_EQ(in_place.graph_features.cols(), spec.graph_dim());
+    EXPECT_EQ(in_place.batch.graph().edge_pairs(), joined.batch.graph().edge_pairs());
+    EXPECT_TRUE(std::ranges::equal(in_place.batch.graph().in_edge_ids(), joined.batch.graph().in_edge_ids()));
+    EXPECT_TRUE(std::ranges::equal(in_place.batch.node_offsets(), joined.batch.node_offsets()));
+    EXPECT_TRUE(std::ranges::equal(in_place.batch.edge_offsets(), joined.batch.edge_offsets()));
+    EXPECT_TRUE(std::ranges::equal(in_place.batch.node_graph(), joined.batch.node_graph()));
+  }
+}
+
+TEST(MoleculeBatcherTest, SameBatchAsJoiningFeaturizedGraphs) { expect_batcher_matches_assemble(FeaturizerSpec{}); }
+
+TEST(MoleculeBatcherTest, WithDescriptorsAndWithoutSelfLoops) {
+  FeaturizerSpec spec;
+  spec.self_loops = false;  // single atoms then have no edges at all
+  spec.descriptors = {"tpsa", "NumHBA", "kappa2"};
+  expect_batcher_matches_assemble(spec);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -196,6 +197,48 @@ TEST(MoleculeModelTest, PredictSmilesReportsUnreadableMoleculesInPlace) {
   EXPECT_NE(predictions.invalid[0].second.find("unclosed ring"), std::string::npos) << predictions.invalid[0].second;
   EXPECT_NE(predictions.invalid[1].second.find("kekulize"), std::string::npos) << predictions.invalid[1].second;
   EXPECT_EQ(predictions.invalid[2].first, 4u);
+}
+
+// predict_smiles streams SMILES through windows and per-thread batches; its values must be predict()'s
+// on the featurized molecules, bit for bit, whatever the thread count. The input spans three windows,
+// with unreadable SMILES sprinkled in and a long unreadable run, so that batches gather molecules
+// from more than one window.
+TEST(MoleculeModelTest, PredictSmilesGivesPredictsValuesBitForBit) {
+  MoleculeModelConfig config = small_config();
+  config.ensemble = 2;
+  MoleculeModel model(config);
+  model.initialize(3);
+  std::vector<std::string> smiles;
+  std::vector<std::size_t> expected_valid;
+  std::vector<MoleculeGraph> graphs;
+  for (std::size_t i = 0; i < 2600; ++i) {
+    if (i % 97 == 5) {
+      smiles.emplace_back("C1CC");
+    } else if (i >= 1100 && i < 2000) {
+      smiles.emplace_back("c1cccc1");
+    } else {
+      smiles.push_back(kMolecules[i % kMolecules.size()].first);
+      expected_valid.push_back(i);
+      graphs.push_back(model.featurize(*parse_smiles(smiles.back()).molecule));
+    }
+  }
+  std::vector<const MoleculeGraph*> pointers;
+  for (const MoleculeGraph& graph : graphs) pointers.push_back(&graph);
+  set_num_threads(2);
+  const Matrix<float> expected = model.predict(pointers);
+
+  for (const int threads : {1, 2}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    set_num_threads(threads);
+    const SmilesPredictions predictions = model.predict_smiles(smiles);
+    EXPECT_EQ(predictions.valid, expected_valid);
+    EXPECT_EQ(predictions.invalid.size(), smiles.size() - expected_valid.size());
+    ASSERT_EQ(predictions.values.rows(), expected.rows());
+    ASSERT_EQ(predictions.values.cols(), expected.cols());
+    EXPECT_EQ(std::memcmp(predictions.values.data(), expected.data(), sizeof(float) * expected.size()), 0);
+  }
+  set_num_threads(0);
+  EXPECT_EQ(model.predict_smiles({}).values.rows(), 0);
 }
 
 class MoleculeModelFileTest : public ::testing::Test {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 
 #include "edgewise/core/error.hpp"
@@ -185,6 +186,26 @@ TEST(ActivationTest, KnownValues) {
   EXPECT_NEAR(g(0, 0), -2.0 * 0.022750131948179, 1e-14);
   EXPECT_EQ(g(0, 1), 0.0);
   EXPECT_NEAR(g(0, 2), 0.841344746068543, 1e-14);
+}
+
+// GELU's forward runs in chunks through Gelu::values; every element must equal Gelu::value bit for
+// bit, on sizes around chunk and SIMD widths, with values where erf saturates and signed zeros.
+TEST(ActivationTest, GeluForwardEqualsTheScalarFormulaBitForBit) {
+  SplitMix64 rng(21);
+  GELU<float> gelu;
+  const activation::Gelu scalar;
+  for (const Index cols : {1, 7, 16, 17, 4095, 4097, 9000}) {
+    Matrix<float> x(2, cols);
+    for (Index k = 0; k < x.size(); ++k)
+      x.data()[k] = static_cast<float>((static_cast<double>(rng.next() >> 11) * 0x1.0p-53 * 2.0 - 1.0) * 12.0);
+    x(0, 0) = -0.0f;
+    const Matrix<float>& y = gelu.forward(x);
+    for (Index k = 0; k < x.size(); ++k) {
+      const float expected = scalar.value(x.data()[k]);
+      ASSERT_EQ(std::memcmp(&y.data()[k], &expected, sizeof(float)), 0)
+          << "x = " << x.data()[k] << ": " << y.data()[k] << " vs " << expected;
+    }
+  }
 }
 
 TEST(DropoutTest, TrainingGradientMatchesFiniteDifferencesWithFixedMask) {

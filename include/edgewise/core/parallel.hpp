@@ -13,6 +13,13 @@ void set_num_threads(int n);
 // The number of threads parallel loops will use.
 int num_threads();
 
+// The calling thread's index in the innermost enclosing parallel loop, in [0, num_threads()); 0
+// outside one. Lets loop bodies pick per-thread workspaces.
+int thread_index();
+
+// Whether the caller runs inside a parallel loop. Loops nested in one run on the calling thread alone.
+bool in_parallel_region();
+
 // Runs body(i) for i in [0, n) across num_threads() threads. Each i runs on exactly one thread, so
 // a body that writes only to slot i gives results independent of the thread count. Dynamic
 // scheduling in chunks balances the skewed degree distributions of real graphs.

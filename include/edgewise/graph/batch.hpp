@@ -26,6 +26,13 @@ class GraphBatch {
   static GraphBatch join(std::span<const Graph* const> graphs);
   static GraphBatch join(std::span<const Graph> graphs);
 
+  // Rebuilds the batch in place, reusing its memory, from the node and edge offsets of its graphs
+  // ([G + 1] each, starting at 0) and its edges in batch node ids, graph 0's first: the batch join()
+  // gives for graphs with these edges. Used to assemble batches without per-graph objects. Throws
+  // ArgumentError on malformed offsets and GraphError on an edge outside its graph's nodes.
+  void assign(std::span<const Index> node_offsets, std::span<const Index> edge_offsets,
+              std::span<const NodeId> sources, std::span<const NodeId> targets);
+
   const Graph& graph() const { return graph_; }
   Index num_graphs() const { return static_cast<Index>(node_offsets_.size()) - 1; }
   Index num_nodes() const { return graph_.num_nodes(); }

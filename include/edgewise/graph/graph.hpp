@@ -40,6 +40,11 @@ class Graph {
   static Graph from_pairs(Index num_nodes, std::span<const std::pair<Index, Index>> edges,
                           const GraphOptions& options = {});
 
+  // Rebuilds this graph in place as from_edges(num_nodes, sources, targets) without options would
+  // build it, reusing its memory: no allocation once the buffers are large enough. Throws GraphError
+  // as from_edges does.
+  void assign(Index num_nodes, std::span<const NodeId> sources, std::span<const NodeId> targets);
+
   Index num_nodes() const { return num_nodes_; }
   Index num_edges() const { return static_cast<Index>(source_.size()); }
 

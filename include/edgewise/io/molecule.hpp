@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,10 @@
 
 namespace RDKit {
 class ROMol;
+namespace Descriptors {
+class Properties;
 }
+}  // namespace RDKit
 
 namespace edgewise {
 
@@ -51,6 +55,26 @@ std::vector<std::string> available_descriptors();
 // Throws ArgumentError naming the first descriptor this RDKit build does not know.
 void check_descriptors(const std::vector<std::string>& names);
 
+// A FeaturizerSpec's descriptors, looked up in RDKit's registry once. compute() may run on many
+// threads at once.
+class DescriptorCalculator {
+ public:
+  // Throws ArgumentError naming the first descriptor this RDKit build does not know.
+  explicit DescriptorCalculator(const std::vector<std::string>& names);
+  DescriptorCalculator(DescriptorCalculator&&) noexcept;
+  DescriptorCalculator& operator=(DescriptorCalculator&&) noexcept;
+  ~DescriptorCalculator();
+
+  Index size() const { return size_; }
+  // Writes the molecule's descriptors, each as sign(x) log(1 + |x|) (0 where RDKit gives a value
+  // that is not finite), to out[0 .. size()).
+  void compute(const RDKit::ROMol& molecule, float* out) const;
+
+ private:
+  std::unique_ptr<RDKit::Descriptors::Properties> properties_;  // null when there are none
+  Index size_ = 0;
+};
+
 void to_json(nlohmann::json& j, const FeaturizerSpec& spec);
 void from_json(const nlohmann::json& j, FeaturizerSpec& spec);
 
@@ -67,5 +91,31 @@ struct MoleculeGraph : FeaturedGraph {
 // in ring, and mass / 100 (a number). Bond features: type (single, double, triple, aromatic),
 // conjugated, in ring, stereo (none, any, Z, E, cis, trans), and self-loop.
 MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec);
+// Same, with the spec's descriptors computed by `descriptors` (built once for many molecules).
+MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec,
+                        const DescriptorCalculator& descriptors);
+
+// Featurizes molecules straight into one FeaturedBatch: the rows and the graph FeaturedBatch::assemble
+// gives for their featurize() graphs, without a MoleculeGraph per molecule. The batch's and the
+// batcher's buffers are reused, so a batcher kept across batches allocates only when a batch is
+// larger than any before it.
+class MoleculeBatcher {
+ public:
+  explicit MoleculeBatcher(FeaturizerSpec spec);
+
+  // descriptor_rows: one pointer per molecule to its spec.graph_dim() descriptors, as
+  // DescriptorCalculator::compute writes them; not read when the spec has no descriptors.
+  void assemble(std::span<const RDKit::ROMol* const> molecules, std::span<const float* const> descriptor_rows,
+                FeaturedBatch& batch);
+
+  const FeaturizerSpec& spec() const { return spec_; }
+
+ private:
+  FeaturizerSpec spec_;
+  std::vector<Index> node_offsets_;
+  std::vector<Index> edge_offsets_;
+  std::vector<NodeId> sources_;
+  std::vector<NodeId> targets_;
+};
 
 }  // namespace edgewise

@@ -68,6 +68,11 @@ class MoleculeModel {
   // Predictions in the targets' units (probabilities for classification), [M, T]: the mean over the
   // ensemble's members.
   Matrix<float> predict(std::span<const MoleculeGraph* const> molecules) const;
+
+  // Parses, featurizes and predicts a list of SMILES, the same values as predict() on their
+  // featurize() graphs. Streams: SMILES are parsed a window at a time, molecules go straight into
+  // reused batch buffers, and each thread runs whole batches on its own copy of the networks, so
+  // memory does not grow with the input and threads meet only between windows.
   SmilesPredictions predict_smiles(const std::vector<std::string>& smiles) const;
 
   // The last attention layer's weights on one molecule's edges, [E, heads], of the first member.
@@ -78,6 +83,7 @@ class MoleculeModel {
 
  private:
   struct Member;
+  struct Worker;
 
   MoleculeModelConfig config_;
   std::vector<std::unique_ptr<Member>> members_;

@@ -82,13 +82,21 @@ TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<fl
                                      const GraphSet& validation, const TrainingOptions& options,
                                      const std::function<void(const EpochReport&)>& on_epoch = {});
 
+// Graphs per forward pass when predicting. A product's rounding depends on the rows it is computed
+// with, so the same batches are what make predictions bit-reproducible.
+constexpr Index kPredictionBatchSize = 256;
+
 // The model's outputs for `graphs` in order, [M, tasks], before any scaling or sigmoid.
 Matrix<float> predict_raw(GraphPredictor<float>& model, std::span<const FeaturedGraph* const> graphs,
-                          Index batch_size = 256);
+                          Index batch_size = kPredictionBatchSize);
+
+// Raw outputs [M, tasks], as predict_raw gives them, in the targets' units: unscaled values for
+// regression, probabilities for classification.
+Matrix<float> to_predictions(const Matrix<float>& raw, TaskType task_type, const TargetScaling& scaling);
 
 // Predictions in the targets' units: unscaled values for regression, probabilities for
 // classification.
 Matrix<float> predict(GraphPredictor<float>& model, std::span<const FeaturedGraph* const> graphs, TaskType task_type,
-                      const TargetScaling& scaling, Index batch_size = 256);
+                      const TargetScaling& scaling, Index batch_size = kPredictionBatchSize);
 
 }  // namespace edgewise

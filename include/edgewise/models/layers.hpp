@@ -81,6 +81,14 @@ struct Elu {
 struct Gelu {
   template <typename S>
   S value(S x) const { return x * cdf(x); }
+  // y[k] = value(x[k]) for k < n, bit for bit, in three passes so that the scalar erf is the only
+  // loop the compiler cannot vectorize. x and y must not overlap.
+  template <typename S>
+  void values(const S* x, S* y, Index n) const {
+    for (Index k = 0; k < n; ++k) y[k] = x[k] / static_cast<S>(std::numbers::sqrt2);
+    for (Index k = 0; k < n; ++k) y[k] = std::erf(y[k]);
+    for (Index k = 0; k < n; ++k) y[k] = x[k] * (S(0.5) * (S(1) + y[k]));
+  }
   template <typename S>
   S derivative(S x, S /*y*/) const {
     const S density = std::exp(S(-0.5) * x * x) / static_cast<S>(std::sqrt(2.0 * std::numbers::pi));
