@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <unordered_set>
 
@@ -36,8 +37,8 @@ constexpr SharedOption kSharedTrainOptions[] = {
     {"--layers", "attention layers, the output layer included; default 2"},
     {"--heads", "heads of each hidden layer, each --head-dim wide; default 8"},
     {"--score", "default additive (GAT)"},
-    {"--dropout", "on the input of every attention layer; default 0.6"},
-    {"--attention-dropout", "default 0.6"},
+    {"--dropout", "on the input of every attention layer; default 0.6, or 0.1 with structural features"},
+    {"--attention-dropout", "default 0.6, or 0.1 with structural features"},
     {"--lr", "Adam's learning rate; default 0.005"},
     {"--weight-decay", "an L2 term added to the gradient, as GAT trains; default 5e-4"},
     {"--patience", "on validation accuracy, ties broken by validation loss; default 100"},
@@ -45,6 +46,12 @@ constexpr SharedOption kSharedTrainOptions[] = {
 
 template <typename T>
 void take(const CLI::App& command, const char* name, T& value) {
+  const CLI::Option* option = command.get_option(name);
+  if (option->count() > 0) value = option->as<T>();
+}
+
+template <typename T>
+void take(const CLI::App& command, const char* name, std::optional<T>& value) {
   const CLI::Option* option = command.get_option(name);
   if (option->count() > 0) value = option->as<T>();
 }
@@ -118,6 +125,9 @@ NodeInputOptions input_options(const NodeTrainArgs& args) {
   input.ids = args.node_ids == "string" ? NodeIds::string : NodeIds::integer;
   input.directed = args.directed;
   input.add_self_loops = !args.no_self_loops;
+  if (args.mlp && args.no_self_loops)
+    throw ArgumentError("--mlp: every node attends to its self-loop only, which --no-self-loops removes");
+  input.self_loops_only = args.mlp;
   input.features.format = feature_format(args);
   input.normalize_rows =
       args.row_normalize == "auto" ? normalizes_rows_by_default(input.features.format) : args.row_normalize == "on";
@@ -138,6 +148,11 @@ void print_graph_summary(const NodeGraph& data) {
             << " classes; features [" << data.features.rows() << ", " << data.features.cols() << "] ("
             << feature_format_name(input.features.format) << (input.normalize_rows ? ", rows normalized" : "")
             << ")\n";
+  if (input.self_loops_only)
+    std::cout << "attention over self-loops only (--mlp): an MLP on the features; "
+              << (input.features.format == FeatureFormat::structural ? "the edges only shape the structural features"
+                                                                      : "the edge list only names the nodes")
+              << "\n";
   const Index unconnected = data.nodes.size() - data.edge_list_nodes;
   if (unconnected > 0)
     std::cout << unconnected << " nodes appear in the labels or features but not in the edge list: "
@@ -178,9 +193,13 @@ void print_evaluation(const std::string& title, const NodeEvaluation& evaluation
   print_class_table(metrics, classes);
 }
 
-NodeClassifierOptions network_options(const NodeTrainArgs& args) {
+NodeClassifierOptions network_options(const NodeTrainArgs& args, FeatureFormat features) {
   NodeClassifierOptions network = args.network;
   network.score = parse_score_function(args.score);
+  const bool structural = features == FeatureFormat::structural;
+  network.dropout = args.dropout.value_or(structural ? kStructuralDropout : network.dropout);
+  network.attention_dropout =
+      args.attention_dropout.value_or(structural ? kStructuralDropout : network.attention_dropout);
   return network;
 }
 
@@ -266,6 +285,10 @@ CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args
                   "joins its nodes both ways)");
   group->add_flag("--no-self-loops", args.no_self_loops,
                   "Do not add a self-loop to every node (by default a node attends to itself too)");
+  group->add_flag("--mlp", args.mlp,
+                  "Baseline: every layer attends to the node itself only, so the network is an MLP on the node "
+                  "features; structural features are still computed from the whole graph. The model file records "
+                  "it, so predict, embed and eval do the same");
   group->add_option("--head-dim", args.network.head_dim, "Width of one head of a hidden layer")
       ->capture_default_str()
       ->check(at_least(1, "POSITIVE"));
@@ -292,8 +315,8 @@ void take_shared_train_options(const CLI::App& command, NodeTrainArgs& args) {
   take(command, "--layers", args.network.layers);
   take(command, "--heads", args.network.heads);
   take(command, "--score", args.score);
-  take(command, "--dropout", args.network.dropout);
-  take(command, "--attention-dropout", args.network.attention_dropout);
+  take(command, "--dropout", args.dropout);
+  take(command, "--attention-dropout", args.attention_dropout);
   take(command, "--lr", args.training.learning_rate);
   take(command, "--weight-decay", args.training.weight_decay);
   take(command, "--patience", args.training.patience);
@@ -311,7 +334,11 @@ void train_nodes(const NodeTrainArgs& args) {
   std::cout << "split " << split.train.size() << " / " << split.val.size() << " / " << split.test.size()
             << " (train / validation / test)\n";
 
-  NodeModel model({.network = network_options(args), .classes = data.labels.class_names, .input = data.input});
+  const NodeClassifierOptions network = network_options(args, data.input.features.format);
+  if (data.input.features.format == FeatureFormat::structural && !(args.dropout && args.attention_dropout))
+    std::cout << "structural features: dropout " << network.dropout << ", attention dropout "
+              << network.attention_dropout << "\n";
+  NodeModel model({.network = network, .classes = data.labels.class_names, .input = data.input});
   model.initialize(args.training.seed);
   std::cout << "model: " << model.num_parameters() << " parameters\n";
   const NodeTrainingResult result = model.fit(data, split, args.training, print_epoch);

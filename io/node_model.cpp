@@ -26,6 +26,7 @@ nlohmann::json input_json(const NodeInputOptions& input) {
   return {{"node_ids", node_ids_name(input.ids)},
           {"directed", input.directed},
           {"add_self_loops", input.add_self_loops},
+          {"self_loops_only", input.self_loops_only},
           {"features",
            {{"format", feature_format_name(spec.format)},
             {"dim", spec.dim},
@@ -39,6 +40,7 @@ NodeInputOptions input_from_json(const nlohmann::json& j) {
   input.ids = node_ids_from_name(j.at("node_ids").get<std::string>());
   j.at("directed").get_to(input.directed);
   j.at("add_self_loops").get_to(input.add_self_loops);
+  input.self_loops_only = j.value("self_loops_only", false);  // absent from files written before it existed
   const nlohmann::json& features = j.at("features");
   input.features.format = feature_format_from_name(features.at("format").get<std::string>());
   features.at("dim").get_to(input.features.dim);
@@ -132,6 +134,8 @@ bool normalizes_rows_by_default(FeatureFormat format) {
 
 NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& options) {
   check_feature_source(files, options.features);
+  if (options.self_loops_only && !options.add_self_loops)
+    throw ArgumentError("attention over self-loops only needs the self-loops: add_self_loops is off");
   EdgeList edges = read_edge_list(files.edges, {.ids = options.ids, .directed = options.directed});
   NodeGraph data;
   data.edge_list_nodes = edges.nodes.size();
@@ -150,6 +154,8 @@ NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& o
   features.extend_to(data.nodes.size());
   data.features = std::move(features.values);
   if (options.normalize_rows) normalize_rows(data.features);
+  if (options.self_loops_only)
+    data.graph = Graph::from_pairs(data.nodes.size(), {}, {.add_self_loops = true});
   data.input = options;
   data.input.features = features.spec;
   return data;

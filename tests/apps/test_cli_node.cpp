@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "edgewise/io/node_model.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -84,6 +86,70 @@ TEST_F(CliNodeTest, TrainsThenPredictsEmbedsAndEvaluates) {
   const CliRun eval = run_cli("eval" + graph + " --labels " + path("labels.txt"));
   ASSERT_EQ(eval.status, 0) << eval.output;
   EXPECT_NE(eval.output.find("labeled: 8 nodes"), std::string::npos) << eval.output;
+}
+
+TEST_F(CliNodeTest, MlpBaselineKeepsStructuralFeaturesOfTheEdges) {
+  const std::string structural = "train --task node --node-ids string --edges " + path("edges.txt") + " --labels " +
+                                 path("labels.txt") + " --split stratified:0.5,0.25,0.25 --epochs 5 --mlp";
+  const CliRun train = run_cli(structural + " --out " + path("mlp.ew"));
+  ASSERT_EQ(train.status, 0) << train.output;
+  EXPECT_NE(train.output.find("(structural)"), std::string::npos) << train.output;
+  EXPECT_NE(train.output.find("attention over self-loops only (--mlp)"), std::string::npos) << train.output;
+  EXPECT_NE(train.output.find("the edges only shape the structural features"), std::string::npos) << train.output;
+  ASSERT_EQ(run_cli("predict --model " + path("mlp.ew") + " --edges " + path("edges.txt") + " --out " +
+                    path("p.tsv")).status, 0);
+  const std::string predictions = read("p.tsv");
+  EXPECT_EQ(predictions.substr(0, predictions.find('\n')), "node\tpredicted\tred\tblue");
+
+  const CliRun refused = run_cli(structural + " --no-self-loops --out " + path("none.ew"));
+  EXPECT_NE(refused.status, 0);
+  EXPECT_NE(refused.output.find("--mlp"), std::string::npos) << refused.output;
+}
+
+TEST_F(CliNodeTest, StructuralFeaturesDefaultToLessDropout) {
+  const std::string structural = "train --task node --node-ids string --edges " + path("edges.txt") + " --labels " +
+                                 path("labels.txt") + " --split stratified:0.5,0.25,0.25 --epochs 2";
+  const CliRun defaults = run_cli(structural + " --out " + path("defaults.ew"));
+  ASSERT_EQ(defaults.status, 0) << defaults.output;
+  EXPECT_NE(defaults.output.find("structural features: dropout 0.1, attention dropout 0.1"), std::string::npos)
+      << defaults.output;
+  EXPECT_EQ(edgewise::NodeModel::load(path("defaults.ew")).config().network.dropout, 0.1);
+
+  const CliRun given = run_cli(structural + " --dropout 0.5 --out " + path("given.ew"));
+  ASSERT_EQ(given.status, 0) << given.output;
+  EXPECT_NE(given.output.find("dropout 0.5, attention dropout 0.1"), std::string::npos) << given.output;
+  const edgewise::NodeClassifierOptions network = edgewise::NodeModel::load(path("given.ew")).config().network;
+  EXPECT_EQ(network.dropout, 0.5);
+  EXPECT_EQ(network.attention_dropout, 0.1);
+
+  // Features read from a file keep the GAT recipe's dropout.
+  ASSERT_EQ(run_cli(train_arguments()).status, 0);
+  EXPECT_EQ(edgewise::NodeModel::load(path("model.ew")).config().network.dropout, 0.6);
+}
+
+TEST_F(CliNodeTest, MlpModelPredictsTheSameWhateverTheEdges) {
+  const CliRun train = run_cli(train_arguments() + " --mlp");
+  ASSERT_EQ(train.status, 0) << train.output;
+  EXPECT_NE(train.output.find("the edge list only names the nodes"), std::string::npos) << train.output;
+
+  // The same nodes joined across the communities instead of within them.
+  std::ofstream crossed(path("crossed.txt"));
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) crossed << 'a' << i << " b" << j << '\n';
+  crossed.close();
+  const std::string model = " --model " + path("model.ew") + " --features " + path("features.txt");
+  ASSERT_EQ(run_cli("predict" + model + " --edges " + path("edges.txt") + " --out " + path("p1.tsv")).status, 0);
+  ASSERT_EQ(run_cli("predict" + model + " --edges " + path("crossed.txt") + " --out " + path("p2.tsv")).status, 0);
+  EXPECT_EQ(read("p1.tsv"), read("p2.tsv"));
+  ASSERT_EQ(run_cli("embed" + model + " --edges " + path("edges.txt") + " --out " + path("e1.tsv")).status, 0);
+  ASSERT_EQ(run_cli("embed" + model + " --edges " + path("crossed.txt") + " --out " + path("e2.tsv")).status, 0);
+  EXPECT_EQ(read("e1.tsv"), read("e2.tsv"));
+
+  // Without --mlp the crossed edges change the predictions.
+  ASSERT_EQ(run_cli(train_arguments() + " --force").status, 0);
+  ASSERT_EQ(run_cli("predict" + model + " --edges " + path("edges.txt") + " --out " + path("g1.tsv")).status, 0);
+  ASSERT_EQ(run_cli("predict" + model + " --edges " + path("crossed.txt") + " --out " + path("g2.tsv")).status, 0);
+  EXPECT_NE(read("g1.tsv"), read("g2.tsv"));
 }
 
 TEST_F(CliNodeTest, RefusesOptionsOfTheOtherTaskAndExistingOutputs) {

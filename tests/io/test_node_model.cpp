@@ -13,11 +13,13 @@
 #include "edgewise/datasets/sbm.hpp"
 #include "edgewise/io/node_model.hpp"
 #include "edgewise/models/model_file.hpp"
+#include "support/thrown.hpp"
 
 namespace edgewise {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::argument_error_of;
 
 class NodeModelTest : public ::testing::Test {
  protected:
@@ -181,6 +183,61 @@ TEST_F(NodeModelTest, ComputesStructuralFeaturesWithoutAFeaturesFile) {
   // Structural features are computed: a features file is refused.
   EXPECT_THROW(read_node_graph({.edges = write("e2.txt", "0 1\n"), .features = write("f.txt", "0 1\n")}, {}),
                ArgumentError);
+}
+
+TEST_F(NodeModelTest, SelfLoopsOnlyAttendsToTheNodeItselfWhileStructuralFeaturesSeeTheEdges) {
+  const NodeGraphFiles files = {.edges = write("e.txt", "0 1\n1 2\n2 0\n2 3\n"),
+                                .labels = write("l.txt", "0 a\n1 b\n2 a\n3 b\n4 a\n")};
+  const NodeGraph full = read_node_graph(files, {});
+  const NodeGraph mlp = read_node_graph(files, {.self_loops_only = true});
+  ASSERT_EQ(mlp.nodes.size(), 5);
+  ASSERT_EQ(mlp.graph.num_nodes(), 5);
+  ASSERT_EQ(mlp.graph.num_edges(), 5);
+  for (Index e = 0; e < mlp.graph.num_edges(); ++e) EXPECT_EQ(mlp.graph.source(e), mlp.graph.target(e)) << e;
+  EXPECT_EQ(full.graph.num_edges(), 2 * 4 + 5);
+  // The structural features are those of the edges: node 2 has degree 3, node 4 (labels only) 0.
+  EXPECT_EQ(mlp.features, full.features);
+  EXPECT_EQ(mlp.features(2, 3), 1.0f);
+  EXPECT_EQ(mlp.features(4, 0), 1.0f);
+  EXPECT_NE(argument_error_of([&] { read_node_graph(files, {.add_self_loops = false, .self_loops_only = true}); })
+                .find("self-loops only needs the self-loops"),
+            std::string::npos);
+}
+
+TEST_F(NodeModelTest, SelfLoopsOnlyIgnoresNeighboursAndIsRecordedInTheModelFile) {
+  const NodeGraphFiles files = write_sbm({.nodes = 60, .communities = 2, .p_in = 0.2, .seed = 4});
+  NodeInputOptions input = kDenseInput;
+  input.self_loops_only = true;
+  NodeGraph data = read_node_graph(files, input);
+  const NodeModel model = trained(data, stratified_split(data.labels.classes, 0.5, 0.25, 1), 5);
+  model.save(path("mlp.ew"));
+
+  // A node's prediction does not move when its neighbours' features change.
+  const Matrix<float> before = model.predict(data);
+  const Index node = data.graph.num_nodes() - 1;
+  data.features.topRows(node).setRandom();
+  const Matrix<float> after = model.predict(data);
+  EXPECT_EQ(after.row(node), before.row(node));
+  EXPECT_NE(after.topRows(node), before.topRows(node));
+
+  const NodeModel loaded = NodeModel::load(path("mlp.ew"));
+  EXPECT_TRUE(loaded.config().input.self_loops_only);
+  const NodeGraph again = loaded.read_graph({.edges = files.edges, .features = files.features});
+  EXPECT_EQ(again.graph.num_edges(), again.graph.num_nodes());
+  EXPECT_EQ(loaded.predict(again), before);
+}
+
+TEST_F(NodeModelTest, LoadsModelFilesWrittenBeforeSelfLoopsOnly) {
+  const NodeGraph data = read_node_graph(
+      {.edges = write("e.txt", "0 1\n1 2\n"), .labels = write("l.txt", "0 a\n1 b\n2 a\n")}, {});
+  trained(data, train_only({0, 1}), 1).save(path("new.ew"));
+  ModelFile file = load_model(path("new.ew"));
+  ASSERT_TRUE(file.config.at("input").contains("self_loops_only"));
+  file.config.at("input").erase("self_loops_only");
+  save_model(path("old.ew"), file.config, file.parameters);
+  const NodeModel old = NodeModel::load(path("old.ew"));
+  EXPECT_FALSE(old.config().input.self_loops_only);
+  EXPECT_EQ(old.read_graph({.edges = path("e.txt")}).graph.num_edges(), 2 * 2 + 3);
 }
 
 TEST_F(NodeModelTest, RefusesAModelOfAnotherKind) {

@@ -45,6 +45,11 @@ struct NodeInputOptions {
   // Divides each nonzero feature row by its L1 norm (PyTorch Geometric's NormalizeFeatures in the GAT
   // recipe), so that nodes with long word lists do not get larger inputs.
   bool normalize_rows = false;
+  // The graph attention runs on: false, the edges (with add_self_loops' self-loops); true, one
+  // self-loop per node and nothing else, so that every layer attends to the node itself only and the
+  // network is an MLP on the node features (a baseline). Structural features are still computed from
+  // the edges. Needs add_self_loops.
+  bool self_loops_only = false;
 };
 
 // Whether features of this format are row-normalized unless said otherwise: the bag-of-words formats
@@ -61,7 +66,7 @@ struct NodeGraphFiles {
 // A graph read from files, with its features and labels.
 struct NodeGraph {
   NodeIndex nodes;
-  Graph graph;
+  Graph graph;             // the graph attention runs on (input.self_loops_only: self-loops only)
   Matrix<float> features;  // [N, input.features.dim], normalized as input says
   NodeLabels labels;       // every node unlabeled without a labels file
   NodeInputOptions input;  // the options it was read with, features.dim resolved
@@ -70,9 +75,10 @@ struct NodeGraph {
 };
 
 // Reads the edge list, then the labels and the features, which may add nodes that have no edges (as
-// isolated nodes with a self-loop), then builds the graph and computes or normalizes the features.
-// Throws ArgumentError when the features file and options.features.format disagree (a file with the
-// structural format, or no file with another), and what the readers throw.
+// isolated nodes with a self-loop), then builds the graph and computes or normalizes the features;
+// with options.self_loops_only, the graph kept is then the self-loops alone. Throws ArgumentError
+// when the features file and options.features.format disagree (a file with the structural format, or
+// no file with another), for self_loops_only without add_self_loops, and what the readers throw.
 NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& options);
 
 // Members left out of a designated initializer take their defaults.
