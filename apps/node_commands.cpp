@@ -200,6 +200,7 @@ NodeClassifierOptions network_options(const NodeTrainArgs& args, FeatureFormat f
   network.dropout = args.dropout.value_or(structural ? kStructuralDropout : network.dropout);
   network.attention_dropout =
       args.attention_dropout.value_or(structural ? kStructuralDropout : network.attention_dropout);
+  network.value_dropout = args.value_dropout.value_or(network.dropout);
   return network;
 }
 
@@ -295,6 +296,10 @@ CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args
   group->add_option("--output-heads", args.network.output_heads, "Heads of the output layer, averaged")
       ->capture_default_str()
       ->check(at_least(1, "POSITIVE"));
+  group->add_option("--value-dropout", args.value_dropout,
+                    "Dropout on the projected values that every attention layer aggregates (the scores see them "
+                    "whole), as the GAT reference code trains; default: the --dropout rate")
+      ->check(CLI::Range(0.0, 0.95));
   group->add_flag("--residual", args.network.residual,
                   "Residual connections around hidden layers 2 and later (needs --layers 3 or more)");
   group->add_flag("--layer-norm", args.network.layer_norm, "Layer normalization after every hidden layer");

@@ -29,6 +29,7 @@ struct NodeTrainArgs {
   // kStructuralDropout with structural features.
   std::optional<double> dropout;
   std::optional<double> attention_dropout;
+  std::optional<double> value_dropout;  // default: the --dropout rate, as in the GAT reference code
   std::string score = "additive";
   std::string split = "stratified:0.6,0.2,0.2";
   std::string save_split;  // folder to write the split's node files to

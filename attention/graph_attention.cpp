@@ -22,6 +22,8 @@ void check_options(const GraphAttentionOptions& o) {
     throw ArgumentError("GraphAttention: in_dim, heads and head_dim must be positive (got " + std::to_string(o.in_dim) +
                         ", " + std::to_string(o.heads) + ", " + std::to_string(o.head_dim) + ")");
   if (o.edge_dim < 0 || o.out_dim < 0) throw ArgumentError("GraphAttention: edge_dim and out_dim must not be negative");
+  if (!(o.value_dropout >= 0.0 && o.value_dropout < 1.0))
+    throw ArgumentError("GraphAttention: value_dropout must be in [0, 1), got " + std::to_string(o.value_dropout));
   if (!(o.attention_dropout >= 0.0 && o.attention_dropout < 1.0))
     throw ArgumentError("GraphAttention: attention_dropout must be in [0, 1), got " +
                         std::to_string(o.attention_dropout));
@@ -96,6 +98,12 @@ RowView<const Scalar> GraphAttention<Scalar>::values() const {
   return read_rows(projected_, uses_query_key_value() ? 2 * width() : 0);
 }
 
+// The values the aggregation multiplies: dropped out in training with value dropout.
+template <typename Scalar>
+RowView<const Scalar> GraphAttention<Scalar>::aggregated_values() const {
+  return value_keep_.size() > 0 ? read_rows(values_used_) : values();
+}
+
 template <typename Scalar>
 void GraphAttention<Scalar>::reset_parameters(SplitMix64& rng) {
   const Index h = options_.heads, d = options_.head_dim;
@@ -125,8 +133,8 @@ const Matrix<Scalar>& GraphAttention<Scalar>::forward(const Graph& graph, const 
                                 edge_features->cols() != options_.edge_dim))
     throw ArgumentError("GraphAttention: edge features must be [" + std::to_string(graph.num_edges()) + ", " +
                         std::to_string(options_.edge_dim) + "]");
-  if (mode.training && options_.attention_dropout > 0 && mode.rng == nullptr)
-    throw ArgumentError("GraphAttention: training with attention dropout needs a random generator");
+  if (mode.training && (options_.attention_dropout > 0 || options_.value_dropout > 0) && mode.rng == nullptr)
+    throw ArgumentError("GraphAttention: training with dropout needs a random generator");
   graph_ = &graph;
   x_ = &x;
   edge_features_ = options_.edge_dim > 0 ? edge_features : nullptr;
@@ -137,9 +145,10 @@ const Matrix<Scalar>& GraphAttention<Scalar>::forward(const Graph& graph, const 
   compute_scores();
   if (edge_features_ != nullptr) add_edge_bias();
   normalize(mode);
+  drop_values(mode);
   aggregated_.resize(graph.num_nodes(), width());
   const Scalar* alpha = keep_.size() > 0 ? alpha_used_.data() : alpha_.data();
-  aggregate_forward(rows_of(aggregated_), graph, alpha, values(), options_.heads, options_.head_dim);
+  aggregate_forward(rows_of(aggregated_), graph, alpha, aggregated_values(), options_.heads, options_.head_dim);
   combine_heads_and_project();
   return output_;
 }
@@ -220,6 +229,22 @@ void GraphAttention<Scalar>::normalize(Mode mode) {
 }
 
 template <typename Scalar>
+void GraphAttention<Scalar>::drop_values(Mode mode) {
+  const double rate = options_.value_dropout;
+  if (!mode.training || rate == 0.0) {
+    value_keep_.resize(0, 0);
+    return;
+  }
+  const std::uint64_t key = mode.rng->next();
+  const auto scale = static_cast<Scalar>(1.0 / (1.0 - rate));
+  value_keep_.resize(graph_->num_nodes(), width());
+  parallel_for(value_keep_.size(),
+               [&](Index k) { value_keep_.data()[k] = hashed_uniform(key, k) < rate ? Scalar(0) : scale; }, 4096);
+  const Index offset = uses_query_key_value() ? 2 * width() : 0;
+  values_used_ = projected_.middleCols(offset, width()).cwiseProduct(value_keep_);
+}
+
+template <typename Scalar>
 void GraphAttention<Scalar>::combine_heads_and_project() {
   const Index h = options_.heads, d = options_.head_dim;
   const Matrix<Scalar>* combined = &aggregated_;
@@ -252,9 +277,10 @@ const Matrix<Scalar>& GraphAttention<Scalar>::backward(const Matrix<Scalar>& dy)
   const bool dropout = keep_.size() > 0;
   dalpha_.resize(g.num_edges(), h);
   dvalues_.resize(g.num_nodes(), width());
-  aggregate_backward(dalpha_.data(), rows_of(dvalues_), g, dropout ? alpha_used_.data() : alpha_.data(), values(),
-                     read_rows(daggregated_), h, d);
+  aggregate_backward(dalpha_.data(), rows_of(dvalues_), g, dropout ? alpha_used_.data() : alpha_.data(),
+                     aggregated_values(), read_rows(daggregated_), h, d);
   if (dropout) dalpha_.array() *= keep_.array();
+  if (value_keep_.size() > 0) dvalues_.array() *= value_keep_.array();
 
   backward_normalization();  // dalpha_ now holds d(scores)
   if (edge_features_ != nullptr) backward_edge_bias();

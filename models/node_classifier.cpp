@@ -17,6 +17,7 @@ void to_json(nlohmann::json& j, const NodeClassifierOptions& o) {
        {"score", to_string(o.score)},
        {"dropout", o.dropout},
        {"attention_dropout", o.attention_dropout},
+       {"value_dropout", o.value_dropout},
        {"residual", o.residual},
        {"layer_norm", o.layer_norm}};
 }
@@ -31,6 +32,7 @@ void from_json(const nlohmann::json& j, NodeClassifierOptions& o) {
   o.score = parse_score_function(j.at("score").get<std::string>());
   j.at("dropout").get_to(o.dropout);
   j.at("attention_dropout").get_to(o.attention_dropout);
+  o.value_dropout = j.value("value_dropout", 0.0);  // absent from files written before it existed
   j.at("residual").get_to(o.residual);
   j.at("layer_norm").get_to(o.layer_norm);
 }
@@ -54,6 +56,7 @@ GraphAttentionOptions attention_options(const NodeClassifierOptions& o, Index in
   a.head_dim = head_dim;
   a.score = o.score;
   a.attention_dropout = o.attention_dropout;
+  a.value_dropout = o.value_dropout;
   a.concat_heads = concat_heads;
   a.output_projection = false;
   return a;

@@ -151,11 +151,48 @@ TEST(GraphAttentionTest, GraphWithoutEdgesGivesFiniteOutput) {
   }
 }
 
+// With only self-loops every node aggregates its own value, so the output shows the value dropout
+// mask: each entry is zero or the value scaled by 1 / (1 - p); inference leaves the values whole.
+TEST(GraphAttentionTest, ValueDropoutZeroesOrScalesEachValue) {
+  GraphAttentionOptions o;
+  o.in_dim = 6;
+  o.heads = 4;
+  o.head_dim = 8;
+  o.score = ScoreFunction::additive;
+  o.output_projection = false;
+  o.bias = false;
+  o.value_dropout = 0.25;
+  Parameters<float> params;
+  GraphAttention<float> layer(params, "att", o);
+  SplitMix64 rng(5);
+  layer.reset_parameters(rng);
+  const Index n = 200;
+  std::vector<std::pair<Index, Index>> loops;
+  for (Index i = 0; i < n; ++i) loops.emplace_back(i, i);
+  const Graph g = Graph::from_pairs(n, loops);
+  const Matrix<float> x = random_features(n, 6, 8);
+  const Matrix<float> values = x * params.value(params.find("att.w_in"));
+  EXPECT_TRUE(layer.forward(g, x, nullptr).isApprox(values));
+
+  const Matrix<float> y = layer.forward(g, x, nullptr, Mode::train(rng));
+  Index dropped = 0;
+  for (Index k = 0; k < y.size(); ++k) {
+    if (y.data()[k] == 0.0f) {
+      ++dropped;
+    } else {
+      EXPECT_NEAR(y.data()[k], values.data()[k] / 0.75f, 1e-5f) << "entry " << k;
+    }
+  }
+  const double fraction = static_cast<double>(dropped) / static_cast<double>(y.size());
+  EXPECT_NEAR(fraction, 0.25, 0.03) << dropped << " of " << y.size() << " dropped";
+}
+
 TEST(GraphAttentionTest, ResultsDoNotDependOnTheThreadCount) {
   GraphAttentionOptions o;
   o.in_dim = 8;
   o.edge_dim = 3;
   o.attention_dropout = 0.3;
+  o.value_dropout = 0.2;
   const Graph g = irregular_graph();
   const Matrix<float> x = random_features(12, 8, 4);
   const Matrix<float> edges = random_features(g.num_edges(), 3, 5);

@@ -1,6 +1,7 @@
 // Finite-difference checks of GraphAttention's backward in double precision: the input and every
 // parameter, for every score function, both normalizations, with and without edge features,
-// concatenated and averaged heads, and with attention dropout (a fixed mask per evaluation).
+// concatenated and averaged heads, and with attention and value dropout (a fixed mask per
+// evaluation).
 // tests/attention/test_kernels.cpp shows the same check rejecting a wrong softmax backward.
 #include <gtest/gtest.h>
 
@@ -93,6 +94,24 @@ TEST(AttentionGradientTest, WithAttentionDropout) {
     const Errors e = check_gradients(o, true);
     EXPECT_LT(e.input, 1e-6) << to_string(score);
     EXPECT_LT(e.parameters, 1e-6) << to_string(score);
+  }
+}
+
+TEST(AttentionGradientTest, WithValueDropout) {
+  GraphAttentionOptions o;
+  o.in_dim = 4;
+  o.heads = 3;
+  o.head_dim = 2;
+  o.value_dropout = 0.5;
+  for (const ScoreFunction score :
+       {ScoreFunction::scaled_dot, ScoreFunction::additive, ScoreFunction::gatv2, ScoreFunction::bilinear}) {
+    o.score = score;
+    for (const double attention_dropout : {0.0, 0.4}) {
+      o.attention_dropout = attention_dropout;
+      const Errors e = check_gradients(o, true);
+      EXPECT_LT(e.input, 1e-6) << to_string(score) << " attention dropout " << attention_dropout;
+      EXPECT_LT(e.parameters, 1e-6) << to_string(score) << " attention dropout " << attention_dropout;
+    }
   }
 }
 

@@ -47,6 +47,9 @@ struct GraphAttentionOptions {
   Normalization normalization = Normalization::softmax;
   Index edge_dim = 0;              // > 0: a learned per-head bias edge_features . W_e added to every score
   double attention_dropout = 0.0;  // dropout on alpha while training
+  // Dropout on the values (per node and channel) while training; the scores see them undropped, as
+  // in the GAT reference code.
+  double value_dropout = 0.0;
   bool concat_heads = true;        // false: average the heads
   bool output_projection = true;   // W^O after combining heads
   Index out_dim = 0;               // width of W^O's output; 0 keeps the combined width
@@ -82,10 +85,12 @@ class GraphAttention {
   Index projection_width() const;
   bool uses_query_key_value() const;
   RowView<const Scalar> values() const;
+  RowView<const Scalar> aggregated_values() const;
 
   void compute_scores();
   void add_edge_bias();
   void normalize(Mode mode);
+  void drop_values(Mode mode);
   void combine_heads_and_project();
 
   void backward_output(const Matrix<Scalar>& dy);
@@ -115,6 +120,8 @@ class GraphAttention {
   Matrix<Scalar> alpha_;        // [E, H] after normalization
   Matrix<Scalar> keep_;         // [E, H] dropout scale (0 or 1/(1-p)) when training with dropout, else empty
   Matrix<Scalar> alpha_used_;   // [E, H] alpha * keep_ when dropout is active
+  Matrix<Scalar> value_keep_;   // [N, H*d] value dropout scale when training with it, else empty
+  Matrix<Scalar> values_used_;  // [N, H*d] values * value_keep_ when value dropout is active
   Matrix<Scalar> aggregated_;   // [N, H*d]
   Matrix<Scalar> combined_;     // [N, combined_dim()]
   Matrix<Scalar> output_;       // [N, out_dim()]
