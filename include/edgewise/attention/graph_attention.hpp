@@ -1,13 +1,14 @@
-// GraphAttention: multi-head self-attention restricted to the edges of a graph.
-//
-// Per head h, node i attends over its in-edges j -> i:
-//   b_i,h = sum_j alpha_ij,h v_j,h,   alpha_i,:,h = normalize_j(score(i, j, h) + edge_bias(e, h))
-// then heads are concatenated (or averaged), multiplied by W^O and shifted by a bias. On
-// complete_graph(n) this is ordinary self-attention; on window_graph(n, r) it is windowed attention.
-//
-// Shapes: x [N, in_dim], edge_features [E, edge_dim] in the graph's edge order, output [N, out_dim].
-// The layer keeps a pointer to x and the graph between forward and backward: both must outlive the
-// backward call. Buffers are reused across calls of the same shape.
+/// \file
+/// GraphAttention: multi-head self-attention restricted to the edges of a graph.
+///
+/// Per head h, node i attends over its in-edges j -> i:
+///   b_i,h = sum_j alpha_ij,h v_j,h,   alpha_i,:,h = normalize_j(score(i, j, h) + edge_bias(e, h))
+/// then heads are concatenated (or averaged), multiplied by W^O and shifted by a bias. On
+/// complete_graph(n) this is ordinary self-attention; on window_graph(n, r) it is windowed attention.
+///
+/// Shapes: x [N, in_dim], edge_features [E, edge_dim] in the graph's edge order, output [N, out_dim].
+/// The layer keeps a pointer to x and the graph between forward and backward: both must outlive the
+/// backward call. Buffers are reused across calls of the same shape.
 #pragma once
 
 #include <string>
@@ -20,22 +21,22 @@
 namespace edgewise {
 
 enum class ScoreFunction {
-  scaled_dot,  // q_i . k_j / sqrt(d)
-  dot,         // q_i . k_j
-  additive,    // GAT: LeakyReLU(a_dst . W x_i + a_src . W x_j), values W x_j
-  gatv2,       // a . LeakyReLU(W_src x_j + W_dst x_i), values W_src x_j
-  bilinear,    // q_i^T W_h k_j with a learned d x d matrix per head (initialized to I / sqrt(d))
+  scaled_dot,  ///< q_i . k_j / sqrt(d)
+  dot,         ///< q_i . k_j
+  additive,    ///< GAT: LeakyReLU(a_dst . W x_i + a_src . W x_j), values W x_j
+  gatv2,       ///< a . LeakyReLU(W_src x_j + W_dst x_i), values W_src x_j
+  bilinear,    ///< q_i^T W_h k_j with a learned d x d matrix per head (initialized to I / sqrt(d))
 };
 
 enum class Normalization {
-  softmax,  // exp(s) / sum over in-edges, max-subtracted
-  relu,     // max(s, 0) / in-degree
+  softmax,  ///< exp(s) / sum over in-edges, max-subtracted
+  relu,     ///< max(s, 0) / in-degree
 };
 
-// Parses "scaled_dot", "dot", "additive", "gatv2", "bilinear"; throws ArgumentError otherwise.
+/// Parses "scaled_dot", "dot", "additive", "gatv2", "bilinear"; throws ArgumentError otherwise.
 ScoreFunction parse_score_function(const std::string& name);
 std::string to_string(ScoreFunction score);
-// Parses "softmax", "relu"; throws ArgumentError otherwise.
+/// Parses "softmax", "relu"; throws ArgumentError otherwise.
 Normalization parse_normalization(const std::string& name);
 std::string to_string(Normalization normalization);
 
@@ -45,35 +46,35 @@ struct GraphAttentionOptions {
   Index head_dim = 16;
   ScoreFunction score = ScoreFunction::scaled_dot;
   Normalization normalization = Normalization::softmax;
-  Index edge_dim = 0;              // > 0: a learned per-head bias edge_features . W_e added to every score
-  double attention_dropout = 0.0;  // dropout on alpha while training
-  // Dropout on the values (per node and channel) while training; the scores see them undropped, as
-  // in the GAT reference code.
+  Index edge_dim = 0;              ///< > 0: a learned per-head bias edge_features . W_e added to every score
+  double attention_dropout = 0.0;  ///< dropout on alpha while training
+  /// Dropout on the values (per node and channel) while training; the scores see them whole, as in
+  /// the GAT reference code.
   double value_dropout = 0.0;
-  bool concat_heads = true;        // false: average the heads
-  bool output_projection = true;   // W^O after combining heads
-  Index out_dim = 0;               // width of W^O's output; 0 keeps the combined width
+  bool concat_heads = true;        ///< false: average the heads
+  bool output_projection = true;   ///< W^O after combining heads
+  Index out_dim = 0;               ///< width of W^O's output; 0 keeps the combined width
   bool bias = true;
-  double negative_slope = 0.2;  // LeakyReLU slope of additive and gatv2
+  double negative_slope = 0.2;  ///< LeakyReLU slope of additive and gatv2
 };
 
 template <typename Scalar>
 class GraphAttention {
  public:
-  // Registers this layer's parameters under "<name>.<parameter>". Throws ArgumentError on bad options.
+  /// Registers this layer's parameters under "<name>.<parameter>". Throws ArgumentError on bad options.
   GraphAttention(Parameters<Scalar>& params, const std::string& name, const GraphAttentionOptions& options);
 
-  // Glorot-uniform projections and attention vectors, zero bias, bilinear matrices I / sqrt(d).
+  /// Glorot-uniform projections and attention vectors, zero bias, bilinear matrices I / sqrt(d).
   void reset_parameters(SplitMix64& rng);
 
-  // x: [N, in_dim]; edge_features: [E, edge_dim] or null when edge_dim == 0. Returns [N, out_dim()].
+  /// x: [N, in_dim]; edge_features: [E, edge_dim] or null when edge_dim == 0. Returns [N, out_dim()].
   const Matrix<Scalar>& forward(const Graph& graph, const Matrix<Scalar>& x, const Matrix<Scalar>* edge_features,
                                 Mode mode = Mode::inference());
 
-  // dy: [N, out_dim()]. Accumulates parameter gradients; returns dx [N, in_dim].
+  /// dy: [N, out_dim()]. Accumulates parameter gradients; returns dx [N, in_dim].
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
 
-  // alpha of the last forward, before dropout: [E, H] in the graph's edge order.
+  /// alpha of the last forward, before dropout: [E, H] in the graph's edge order.
   Matrix<Scalar> attention_weights() const;
 
   const GraphAttentionOptions& options() const { return options_; }

@@ -1,4 +1,5 @@
-// SHA-256 digests, for workload fingerprints and model-file integrity.
+/// \file
+/// SHA-256 digests, for workload fingerprints and model-file integrity.
 #pragma once
 
 #include <cstddef>
@@ -7,7 +8,7 @@
 
 namespace edgewise {
 
-// A SHA-256 digest fed in pieces, for data too large to copy into one buffer first.
+/// A SHA-256 digest fed in pieces, for data too large to copy into one buffer first.
 class Sha256 {
  public:
   Sha256();
@@ -16,7 +17,7 @@ class Sha256 {
   Sha256& operator=(const Sha256&) = delete;
 
   void update(const void* data, std::size_t size);
-  // Lower-case hex digest of everything fed so far; the object is spent afterwards.
+  /// Lower-case hex digest of everything fed so far; the object is spent afterwards.
   std::string hex_digest();
 
  private:
@@ -24,7 +25,7 @@ class Sha256 {
   std::unique_ptr<Context> context_;
 };
 
-// Lower-case hex SHA-256 of `size` bytes at `data`.
+/// Lower-case hex SHA-256 of `size` bytes at `data`.
 std::string sha256_hex(const void* data, std::size_t size);
 
 }  // namespace edgewise

@@ -1,4 +1,5 @@
-// Typed exceptions thrown at the public API, and the always-on invariant check used inside kernels.
+/// \file
+/// Typed exceptions thrown at the public API, and the always-on invariant check used inside kernels.
 #pragma once
 
 #include <cstddef>
@@ -7,31 +8,31 @@
 
 namespace edgewise {
 
-// Base of every error edgewise reports to its caller.
+/// Base of every error edgewise reports to its caller.
 class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-// A graph was built from ids or sizes that do not describe a valid graph.
+/// A graph was built from ids or sizes that do not describe a valid graph.
 class GraphError : public Error {
  public:
   using Error::Error;
 };
 
-// Arguments of an operation disagree (shapes, option values).
+/// Arguments of an operation disagree (shapes, option values).
 class ArgumentError : public Error {
  public:
   using Error::Error;
 };
 
-// A model file is truncated, corrupted, foreign or of an unknown version.
+/// A model file is truncated, corrupted, foreign or of an unknown version.
 class ModelFormatError : public Error {
  public:
   using Error::Error;
 };
 
-// Input text could not be read; carries where and what.
+/// Input text could not be read; carries where and what.
 class ParseError : public Error {
  public:
   ParseError(std::string file, std::size_t line, std::string text, std::string reason)
@@ -61,6 +62,6 @@ namespace detail {
 
 }  // namespace edgewise
 
-// Checked in every build type: kernels use it for conditions whose failure would corrupt memory.
+/// Checked in every build type: kernels use it for conditions whose failure would corrupt memory.
 #define EDGEWISE_CHECK(condition) \
   ((condition) ? static_cast<void>(0) : ::edgewise::detail::invariant_failed(#condition, __FILE__, __LINE__))

@@ -1,28 +1,29 @@
-// The thread count used by every parallel loop in edgewise. OpenMP's own default may be 1 on some
-// machines, so edgewise sets it explicitly: from set_num_threads(), else EDGEWISE_NUM_THREADS, else
-// the number of hardware threads.
+/// \file
+/// The thread count used by every parallel loop in edgewise. OpenMP's own default may be 1 on some
+/// machines, so edgewise sets it explicitly: from set_num_threads(), else EDGEWISE_NUM_THREADS, else
+/// the number of hardware threads.
 #pragma once
 
 #include "edgewise/core/tensor.hpp"
 
 namespace edgewise {
 
-// Sets the number of threads for kernels, projections and featurization. n < 1 restores the default.
+/// Sets the number of threads for kernels, projections and featurization. n < 1 restores the default.
 void set_num_threads(int n);
 
-// The number of threads parallel loops will use.
+/// The number of threads parallel loops will use.
 int num_threads();
 
-// The calling thread's index in the innermost enclosing parallel loop, in [0, num_threads()); 0
-// outside one. Lets loop bodies pick per-thread workspaces.
+/// The calling thread's index in the innermost enclosing parallel loop, in [0, num_threads()); 0
+/// outside one. Lets loop bodies pick per-thread workspaces.
 int thread_index();
 
-// Whether the caller runs inside a parallel loop. Loops nested in one run on the calling thread alone.
+/// Whether the caller runs inside a parallel loop. Loops nested in one run on the calling thread alone.
 bool in_parallel_region();
 
-// Runs body(i) for i in [0, n) across num_threads() threads. Each i runs on exactly one thread, so
-// a body that writes only to slot i gives results independent of the thread count. Dynamic
-// scheduling in chunks balances the skewed degree distributions of real graphs.
+/// Runs body(i) for i in [0, n) across num_threads() threads. Each i runs on exactly one thread, so
+/// a body that writes only to slot i gives results independent of the thread count. Dynamic
+/// scheduling in chunks balances the skewed degree distributions of real graphs.
 template <typename Body>
 void parallel_for(Index n, Body&& body, Index chunk = 64) {
 #pragma omp parallel for schedule(dynamic, chunk) num_threads(num_threads())

@@ -1,8 +1,9 @@
-// One flat buffer holding every parameter of a model, with a twin buffer for gradients.
-//
-// Layers register named [rows, cols] slots at construction and keep the returned handle; they map
-// their slot at each use, so the buffer may grow while a model is being assembled. Optimizers,
-// gradient zeroing, gradient checks and model files all walk the flat buffers.
+/// \file
+/// One flat buffer holding every parameter of a model, with a twin buffer for gradients.
+///
+/// Layers register named [rows, cols] slots at construction and keep the returned handle; they map
+/// their slot at each use, so the buffer may grow while a model is being assembled. Optimizers,
+/// gradient zeroing, gradient checks and model files all walk the flat buffers.
 #pragma once
 
 #include <string>
@@ -17,7 +18,7 @@ struct ParameterSlot {
   std::string name;
   Index rows = 0;
   Index cols = 0;
-  Index offset = 0;  // into values() and grads()
+  Index offset = 0;  ///< into values() and grads()
 
   Index size() const { return rows * cols; }
 };
@@ -29,7 +30,7 @@ struct ParameterHandle {
 template <typename Scalar>
 class Parameters {
  public:
-  // Adds a zero-initialized [rows, cols] parameter. Throws ArgumentError on a repeated name.
+  /// Adds a zero-initialized [rows, cols] parameter. Throws ArgumentError on a repeated name.
   ParameterHandle add(const std::string& name, Index rows, Index cols);
 
   MatrixMap<Scalar> value(ParameterHandle h) { return map(values_, h); }
@@ -48,7 +49,7 @@ class Parameters {
   const std::vector<ParameterSlot>& slots() const { return slots_; }
   const ParameterSlot& slot(ParameterHandle h) const { return slots_[static_cast<std::size_t>(h.slot)]; }
 
-  // The slot with this name, or a handle with slot == -1.
+  /// The slot with this name, or a handle with slot == -1.
   ParameterHandle find(const std::string& name) const;
 
  private:
@@ -71,11 +72,11 @@ class Parameters {
   Buffer grads_;
 };
 
-// Glorot (Xavier) uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)).
+/// Glorot (Xavier) uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)).
 template <typename Scalar>
 void glorot_uniform(MatrixMap<Scalar> w, Index fan_in, Index fan_out, SplitMix64& rng, double gain = 1.0);
 
-// Kaiming (He) uniform for ReLU-family layers: U(-a, a) with a = sqrt(6 / fan_in).
+/// Kaiming (He) uniform for ReLU-family layers: U(-a, a) with a = sqrt(6 / fan_in).
 template <typename Scalar>
 void kaiming_uniform(MatrixMap<Scalar> w, Index fan_in, SplitMix64& rng);
 

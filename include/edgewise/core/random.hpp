@@ -1,5 +1,6 @@
-// Seeded random numbers. SplitMix64 is small, fast, and reproducible across platforms, which
-// std::uniform_*_distribution is not; every random choice in edgewise goes through it.
+/// \file
+/// Seeded random numbers. SplitMix64 is small, fast, and reproducible across platforms, which
+/// std::uniform_*_distribution is not; every random choice in edgewise goes through it.
 #pragma once
 
 #include <cmath>
@@ -19,16 +20,16 @@ class SplitMix64 {
     return z ^ (z >> 31);
   }
 
-  // Uniform in [0, 1) with 53 random bits.
+  /// Uniform in [0, 1) with 53 random bits.
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
-  // Uniform in [lo, hi).
+  /// Uniform in [lo, hi).
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
 
-  // Uniform integer in [0, n); n must be positive. The modulo bias is below 2^-40 for n < 2^24.
+  /// Uniform integer in [0, n); n must be positive. The modulo bias is below 2^-40 for n < 2^24.
   std::uint64_t below(std::uint64_t n) { return next() % n; }
 
-  // Standard normal by Box-Muller.
+  /// Standard normal by Box-Muller.
   double normal() {
     const double u1 = 1.0 - uniform();  // (0, 1], so the log is finite
     const double u2 = uniform();
@@ -43,7 +44,7 @@ class SplitMix64 {
 
 namespace edgewise {
 
-// Whether a forward pass trains: stochastic layers (dropout) draw from rng only when training.
+/// Whether a forward pass trains: stochastic layers (dropout) draw from rng only when training.
 struct Mode {
   bool training = false;
   SplitMix64* rng = nullptr;
@@ -52,8 +53,8 @@ struct Mode {
   static Mode train(SplitMix64& rng) { return {true, &rng}; }
 };
 
-// A counter-based uniform in [0, 1) for item `index` of a stream keyed by `key`: lets parallel loops
-// draw dropout masks that do not depend on the thread count or on iteration order.
+/// A counter-based uniform in [0, 1) for item `index` of a stream keyed by `key`: lets parallel loops
+/// draw dropout masks that do not depend on the thread count or on iteration order.
 inline double hashed_uniform(std::uint64_t key, std::uint64_t index) {
   SplitMix64 mixer(key ^ (index * 0xD1B54A32D192ED03ULL));
   return mixer.uniform();

@@ -1,10 +1,13 @@
-// Dense matrix types shared by every module. Node features are row-major [rows = nodes, cols = features],
-// so the features of one node are contiguous and kernels can gather whole rows.
+/// \file
+/// Dense matrix types shared by every module. Node features are row-major [rows = nodes, cols = features],
+/// so the features of one node are contiguous and kernels can gather whole rows.
 #pragma once
 
 #include <Eigen/Core>
 #include <cstdint>
 
+/// Everything edgewise defines: tensors and parameters, graphs, attention, layers and models, file
+/// readers and writers, and datasets.
 namespace edgewise {
 
 using Index = std::int64_t;
@@ -21,8 +24,8 @@ using MatrixMap = Eigen::Map<Matrix<Scalar>>;
 template <typename Scalar>
 using ConstMatrixMap = Eigen::Map<const Matrix<Scalar>>;
 
-// A row-major block of `rows` rows whose consecutive rows are `stride` scalars apart. Kernels take
-// these so that q, k and v can be column blocks of one fused projection without copies.
+/// A row-major block of `rows` rows whose consecutive rows are `stride` scalars apart. Kernels take
+/// these so that q, k and v can be column blocks of one fused projection without copies.
 template <typename Scalar>
 struct RowView {
   Scalar* data = nullptr;
@@ -36,7 +39,7 @@ RowView<Scalar> rows_of(Matrix<Scalar>& m, Index first_col = 0) {
   return {m.data() + first_col, static_cast<Index>(m.cols())};
 }
 
-// Read-only view, also of a mutable matrix.
+/// Read-only view, also of a mutable matrix.
 template <typename Scalar>
 RowView<const Scalar> read_rows(const Matrix<Scalar>& m, Index first_col = 0) {
   return {m.data() + first_col, static_cast<Index>(m.cols())};
@@ -46,8 +49,8 @@ RowView<const Scalar> read_rows(const Matrix<Scalar>& m, Index first_col = 0) {
 
 namespace edgewise {
 
-// out += the sum of m's rows, added in row order. Eigen's colwise().sum() may order the additions
-// differently with the thread count, which would make gradients depend on it.
+/// out += the sum of m's rows, added in row order. Eigen's colwise().sum() may order the additions
+/// differently with the thread count, which would make gradients depend on it.
 template <typename Out, typename M>
 void add_row_sums(Out&& out, const M& m) {
   for (Index r = 0; r < m.rows(); ++r) out += m.row(r);

@@ -1,11 +1,12 @@
-// GraphBatch: many graphs joined block-diagonally into one Graph, so that a batch of small graphs
-// (molecules) runs through the attention kernels in one call.
-//
-// Graph g's node i becomes batch node node_offsets[g] + i, and its edge e becomes batch edge
-// edge_offsets[g] + e: the batch's edge order is graph 0's edges in its edge order, then graph 1's,
-// and so on, so per-graph node and edge features are batched by concatenating their rows. Each
-// node's in-edges keep their per-graph CSR order, so the batch's CSR is the block-diagonal union of
-// the graphs' CSRs.
+/// \file
+/// GraphBatch: many graphs joined block-diagonally into one Graph, so that a batch of small graphs
+/// (molecules) runs through the attention kernels in one call.
+///
+/// Graph g's node i becomes batch node node_offsets[g] + i, and its edge e becomes batch edge
+/// edge_offsets[g] + e: the batch's edge order is graph 0's edges in its edge order, then graph 1's,
+/// and so on, so per-graph node and edge features are batched by concatenating their rows. Each
+/// node's in-edges keep their per-graph CSR order, so the batch's CSR is the block-diagonal union of
+/// the graphs' CSRs.
 #pragma once
 
 #include <span>
@@ -18,18 +19,18 @@ namespace edgewise {
 
 class GraphBatch {
  public:
-  // An empty batch: no graphs, no nodes.
+  /// An empty batch: no graphs, no nodes.
   GraphBatch() = default;
 
-  // Joins the graphs in order. O(N + E) time with a fixed number of allocations for the whole batch.
-  // Throws ArgumentError on a null pointer, GraphError when the batch exceeds Graph's size limits.
+  /// Joins the graphs in order. O(N + E) time with a fixed number of allocations for the whole batch.
+  /// Throws ArgumentError on a null pointer, GraphError when the batch exceeds Graph's size limits.
   static GraphBatch join(std::span<const Graph* const> graphs);
   static GraphBatch join(std::span<const Graph> graphs);
 
-  // Rebuilds the batch in place, reusing its memory, from the node and edge offsets of its graphs
-  // ([G + 1] each, starting at 0) and its edges in batch node ids, graph 0's first: the batch join()
-  // gives for graphs with these edges. Used to assemble batches without per-graph objects. Throws
-  // ArgumentError on malformed offsets and GraphError on an edge outside its graph's nodes.
+  /// Rebuilds the batch in place, reusing its memory, from the node and edge offsets of its graphs
+  /// ([G + 1] each, starting at 0) and its edges in batch node ids, graph 0's first: the batch join()
+  /// gives for graphs with these edges. Used to assemble batches without per-graph objects. Throws
+  /// ArgumentError on malformed offsets and GraphError on an edge outside its graph's nodes.
   void assign(std::span<const Index> node_offsets, std::span<const Index> edge_offsets,
               std::span<const NodeId> sources, std::span<const NodeId> targets);
 
@@ -38,10 +39,10 @@ class GraphBatch {
   Index num_nodes() const { return graph_.num_nodes(); }
   Index num_edges() const { return graph_.num_edges(); }
 
-  // node_graph: [N], the graph each batch node came from.
+  /// node_graph: [N], the graph each batch node came from.
   std::span<const NodeId> node_graph() const { return node_graph_; }
-  // node_offsets, edge_offsets: [G + 1]; graph g owns batch nodes node_offsets[g] .. node_offsets[g+1]
-  // and batch edges edge_offsets[g] .. edge_offsets[g+1].
+  /// node_offsets, edge_offsets: [G + 1]; graph g owns batch nodes node_offsets[g] .. node_offsets[g+1]
+  /// and batch edges edge_offsets[g] .. edge_offsets[g+1].
   std::span<const Index> node_offsets() const { return node_offsets_; }
   std::span<const Index> edge_offsets() const { return edge_offsets_; }
 

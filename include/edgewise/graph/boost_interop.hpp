@@ -1,10 +1,11 @@
-// Conversions between edgewise::Graph and Boost.Graph adjacency lists, so graphs can be built or
-// analysed with Boost's algorithms.
-//
-// Vertex v of a Boost graph is node get(vertex_index, g, v). Boost stores edges per source vertex,
-// so a round trip keeps the multiset of edges but not the edge order: from_boost(to_boost(graph))
-// lists the edges grouped by source. Parallel edges survive only where the adjacency list's edge
-// container allows them (vecS, listS; not setS).
+/// \file
+/// Conversions between edgewise::Graph and Boost.Graph adjacency lists, so graphs can be built or
+/// analysed with Boost's algorithms.
+///
+/// Vertex v of a Boost graph is node get(vertex_index, g, v). Boost stores edges per source vertex,
+/// so a round trip keeps the multiset of edges but not the edge order: from_boost(to_boost(graph))
+/// lists the edges grouped by source. Parallel edges survive only where the adjacency list's edge
+/// container allows them (vecS, listS; not setS).
 #pragma once
 
 #include <algorithm>
@@ -22,10 +23,10 @@ namespace edgewise {
 
 using BoostDigraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
 
-// Builds a Graph with one node per vertex, in boost::edges order: each directed (or bidirectional)
-// edge u -> v becomes one edge u -> v; each undirected edge {u, v} becomes u -> v followed by
-// v -> u, except a self-loop {u, u}, which becomes one edge u -> u. Needs an internal vertex_index
-// property (built in for vecS vertex storage). Options are applied as in Graph::from_edges.
+/// Builds a Graph with one node per vertex, in boost::edges order: each directed (or bidirectional)
+/// edge u -> v becomes one edge u -> v; each undirected edge {u, v} becomes u -> v followed by
+/// v -> u, except a self-loop {u, u}, which becomes one edge u -> u. Needs an internal vertex_index
+/// property (built in for vecS vertex storage). Options are applied as in Graph::from_edges.
 template <typename BoostGraph>
 Graph from_boost(const BoostGraph& boost_graph, const GraphOptions& options = {}) {
   constexpr bool undirected = boost::is_undirected_graph<BoostGraph>::value;
@@ -71,10 +72,10 @@ inline void check_symmetric(const Graph& graph) {
 
 }  // namespace detail
 
-// Builds a Boost adjacency list with graph.num_nodes() vertices. A directed or bidirectional target
-// gets one edge per edge of `graph`, in its edge order. An undirected target gets one edge {u, v}
-// per pair u -> v, v -> u and one self-loop per u -> u, so `graph` must be symmetric (ArgumentError
-// otherwise); from_boost of an undirected graph always is.
+/// Builds a Boost adjacency list with graph.num_nodes() vertices. A directed or bidirectional target
+/// gets one edge per edge of `graph`, in its edge order. An undirected target gets one edge {u, v}
+/// per pair u -> v, v -> u and one self-loop per u -> u, so `graph` must be symmetric (ArgumentError
+/// otherwise); from_boost of an undirected graph always is.
 template <typename BoostGraph = BoostDigraph>
 BoostGraph to_boost(const Graph& graph) {
   constexpr bool undirected = boost::is_undirected_graph<BoostGraph>::value;

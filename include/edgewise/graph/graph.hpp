@@ -1,13 +1,14 @@
-// Directed graph storage for edgewise attention.
-//
-// An edge j -> i carries j's value to i; attention at i is normalized over i's in-edges. Edges are
-// stored CSR by destination (the in-edges of node i occupy positions in_offsets[i] .. in_offsets[i+1]),
-// with the source of each position and the permutation back to the graph's edge order. The transpose
-// by source, used by backward passes to gather into sources without atomics, is built once with it.
-//
-// The graph's edge order is the caller's: the edges passed to the builder, in their order, after
-// the options are applied. Options only ever drop duplicates (keeping the first occurrence) or append
-// edges: reverse edges added by `symmetrize` come after the caller's, then self-loops by node id.
+/// \file
+/// Directed graph storage for edgewise attention.
+///
+/// An edge j -> i carries j's value to i; attention at i is normalized over i's in-edges. Edges are
+/// stored CSR by destination (the in-edges of node i occupy positions in_offsets[i] .. in_offsets[i+1]),
+/// with the source of each position and the permutation back to the graph's edge order. The transpose
+/// by source, used by backward passes to gather into sources without atomics, is built once with it.
+///
+/// The graph's edge order is the caller's: the edges passed to the builder, in their order, after
+/// the options are applied. Options only ever drop duplicates (keeping the first occurrence) or append
+/// edges: reverse edges added by `symmetrize` come after the caller's, then self-loops by node id.
 #pragma once
 
 #include <cstdint>
@@ -22,50 +23,50 @@ namespace edgewise {
 using NodeId = std::int32_t;
 
 struct GraphOptions {
-  bool add_self_loops = false;   // append i -> i for every node that has none
-  bool symmetrize = false;       // append j -> i for every i -> j whose reverse is missing
-  bool drop_duplicates = false;  // keep only the first of repeated (source, target) pairs
+  bool add_self_loops = false;   ///< append i -> i for every node that has none
+  bool symmetrize = false;       ///< append j -> i for every i -> j whose reverse is missing
+  bool drop_duplicates = false;  ///< keep only the first of repeated (source, target) pairs
 };
 
 class Graph {
  public:
   Graph() = default;
 
-  // Builds a graph on `num_nodes` nodes from parallel arrays of edge sources and targets. Throws
-  // GraphError naming the first pair with a negative or out-of-range id, or on mismatched lengths.
+  /// Builds a graph on `num_nodes` nodes from parallel arrays of edge sources and targets. Throws
+  /// GraphError naming the first pair with a negative or out-of-range id, or on mismatched lengths.
   static Graph from_edges(Index num_nodes, std::span<const Index> sources, std::span<const Index> targets,
                           const GraphOptions& options = {});
 
-  // Same, from (source, target) pairs.
+  /// Same, from (source, target) pairs.
   static Graph from_pairs(Index num_nodes, std::span<const std::pair<Index, Index>> edges,
                           const GraphOptions& options = {});
 
-  // Rebuilds this graph in place as from_edges(num_nodes, sources, targets) without options would
-  // build it, reusing its memory: no allocation once the buffers are large enough. Throws GraphError
-  // as from_edges does.
+  /// Rebuilds this graph in place as from_edges(num_nodes, sources, targets) without options would
+  /// build it, reusing its memory: no allocation once the buffers are large enough. Throws GraphError
+  /// as from_edges does.
   void assign(Index num_nodes, std::span<const NodeId> sources, std::span<const NodeId> targets);
 
   Index num_nodes() const { return num_nodes_; }
   Index num_edges() const { return static_cast<Index>(source_.size()); }
 
-  // Edge e in the graph's edge order.
+  /// Edge e in the graph's edge order.
   NodeId source(Index e) const { return source_[e]; }
   NodeId target(Index e) const { return target_[e]; }
 
-  // CSR by destination. in_offsets: [N + 1]; in_sources, in_edge_ids: [E] in CSR order.
+  /// CSR by destination. in_offsets: [N + 1]; in_sources, in_edge_ids: [E] in CSR order.
   std::span<const Index> in_offsets() const { return in_offsets_; }
   std::span<const NodeId> in_sources() const { return in_sources_; }
   std::span<const NodeId> in_edge_ids() const { return in_edge_ids_; }
   Index in_degree(Index i) const { return in_offsets_[i + 1] - in_offsets_[i]; }
 
-  // Transpose by source. out_offsets: [N + 1]; out_targets, out_positions: [E]. out_positions[s] is
-  // the CSR-by-destination position of the edge at by-source slot s.
+  /// Transpose by source. out_offsets: [N + 1]; out_targets, out_positions: [E]. out_positions[s] is
+  /// the CSR-by-destination position of the edge at by-source slot s.
   std::span<const Index> out_offsets() const { return out_offsets_; }
   std::span<const NodeId> out_targets() const { return out_targets_; }
   std::span<const NodeId> out_positions() const { return out_positions_; }
   Index out_degree(Index j) const { return out_offsets_[j + 1] - out_offsets_[j]; }
 
-  // The edges as (source, target) pairs in the graph's edge order.
+  /// The edges as (source, target) pairs in the graph's edge order.
   std::vector<std::pair<Index, Index>> edge_pairs() const;
 
  private:

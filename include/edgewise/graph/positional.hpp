@@ -1,6 +1,7 @@
-// Positional encodings: node features that tell attention where a node sits, in a sequence or in a
-// graph. Each returns a row-major [N, dim] matrix meant to be concatenated to (or added to) the node
-// features. All are computed in double and converted to Scalar (float or double).
+/// \file
+/// Positional encodings: node features that tell attention where a node sits, in a sequence or in a
+/// graph. Each returns a row-major [N, dim] matrix meant to be concatenated to (or added to) the node
+/// features. All are computed in double and converted to Scalar (float or double).
 #pragma once
 
 #include "edgewise/core/random.hpp"
@@ -9,47 +10,47 @@
 
 namespace edgewise {
 
-// The sinusoidal encoding of "Attention Is All You Need", [length, dim]:
-//   PE(pos, 2i) = sin(pos / 10000^(2i / dim)),   PE(pos, 2i + 1) = cos(pos / 10000^(2i / dim)).
-// An odd dim ends with a sine column. Throws ArgumentError on a negative length or dim.
+/// The sinusoidal encoding of "Attention Is All You Need", [length, dim]:
+///   PE(pos, 2i) = sin(pos / 10000^(2i / dim)),   PE(pos, 2i + 1) = cos(pos / 10000^(2i / dim)).
+/// An odd dim ends with a sine column. Throws ArgumentError on a negative length or dim.
 template <typename Scalar>
 Matrix<Scalar> sinusoidal_encoding(Index length, Index dim);
 
-// Random-walk structural encoding, [N, k]: entry (i, t - 1) is the probability that a random walk
-// started at i is back at i after t steps, t = 1..k, i.e. the diagonal of P^t with P = D^-1 A.
-// The walk follows the graph's edges as given: from node j it takes one of j's out-edges j -> i
-// uniformly, counting parallel edges and self-loops (A[j][i] = number of edges j -> i, D = out-degree).
-// A walk that reaches a node without out-edges ends there, so such nodes get 0. For an undirected
-// reading, build the graph with GraphOptions::symmetrize.
-//
-// Each start node runs a sparse walk over its k-hop neighbourhood: O(k * E_k) work per node, E_k
-// the edges in that neighbourhood, and O(N) scratch per thread. Nodes run in parallel_for; the
-// result does not depend on the thread count. Throws ArgumentError on negative k.
+/// Random-walk structural encoding, [N, k]: entry (i, t - 1) is the probability that a random walk
+/// started at i is back at i after t steps, t = 1..k, i.e. the diagonal of P^t with P = D^-1 A.
+/// The walk follows the graph's edges as given: from node j it takes one of j's out-edges j -> i
+/// uniformly, counting parallel edges and self-loops (A[j][i] = number of edges j -> i, D = out-degree).
+/// A walk that reaches a node without out-edges ends there, so such nodes get 0. For an undirected
+/// reading, build the graph with GraphOptions::symmetrize.
+///
+/// Each start node runs a sparse walk over its k-hop neighbourhood: O(k * E_k) work per node, E_k
+/// the edges in that neighbourhood, and O(N) scratch per thread. Nodes run in parallel_for; the
+/// result does not depend on the thread count. Throws ArgumentError on negative k.
 template <typename Scalar>
 Matrix<Scalar> random_walk_encoding(const Graph& graph, Index k);
 
-// Graphs above this many nodes are refused by laplacian_encoding: it builds the dense N x N
-// Laplacian and its eigenvectors (two N x N double matrices, 400 MB at 5000 nodes) and the
-// eigensolver takes O(N^3) time.
+/// Graphs above this many nodes are refused by laplacian_encoding: it builds the dense N x N
+/// Laplacian and its eigenvectors (two N x N double matrices, 400 MB at 5000 nodes) and the
+/// eigensolver takes O(N^3) time.
 inline constexpr Index laplacian_max_nodes = 5000;
 
-// Laplacian eigenvector encoding, [N, k]: eigenvectors of the symmetric normalized Laplacian
-//   L = I - D^-1/2 A D^-1/2,
-// A the symmetric 0/1 adjacency (i ~ j if i -> j or j -> i, i != j; directions, parallel edges and
-// self-loops ignored), D its degrees; an isolated node has D^-1/2 = 0, so L_ii = 1. Columns are the
-// eigenvectors with the 2nd, 3rd, ... smallest eigenvalues: the first, the trivial eigenvector with
-// eigenvalue 0, is skipped (in a graph with several components the other zero-eigenvalue vectors
-// are kept; they mark the components). Columns past the N - 1 available are zero.
-//
-// Eigenvectors are defined only up to sign; each column's sign is fixed so that its first entry
-// within 1e-8 of its largest magnitude is positive, making the output deterministic. Training
-// usually flips signs at random with random_sign_flip. Within repeated eigenvalues the basis is
-// whichever the eigensolver returns.
-// Throws ArgumentError on negative k or when N exceeds max_nodes (a dense O(N^2)-memory method).
+/// Laplacian eigenvector encoding, [N, k]: eigenvectors of the symmetric normalized Laplacian
+///   L = I - D^-1/2 A D^-1/2,
+/// A the symmetric 0/1 adjacency (i ~ j if i -> j or j -> i, i != j; directions, parallel edges and
+/// self-loops ignored), D its degrees; an isolated node has D^-1/2 = 0, so L_ii = 1. Columns are the
+/// eigenvectors with the 2nd, 3rd, ... smallest eigenvalues: the first, the trivial eigenvector with
+/// eigenvalue 0, is skipped (in a graph with several components the other zero-eigenvalue vectors
+/// are kept; they mark the components). Columns past the N - 1 available are zero.
+///
+/// Eigenvectors are defined only up to sign; each column's sign is fixed so that its first entry
+/// within 1e-8 of its largest magnitude is positive, making the output deterministic. Training
+/// usually flips signs at random with random_sign_flip. Within repeated eigenvalues the basis is
+/// whichever the eigensolver returns.
+/// Throws ArgumentError on negative k or when N exceeds max_nodes (a dense O(N^2)-memory method).
 template <typename Scalar>
 Matrix<Scalar> laplacian_encoding(const Graph& graph, Index k, Index max_nodes = laplacian_max_nodes);
 
-// Negates each column of `encoding` with probability 1/2, one draw from rng per column.
+/// Negates each column of `encoding` with probability 1/2, one draw from rng per column.
 template <typename Scalar>
 void random_sign_flip(Matrix<Scalar>& encoding, SplitMix64& rng);
 

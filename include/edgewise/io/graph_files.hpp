@@ -1,20 +1,21 @@
-// Readers for graphs stored as text files, for node classification: edge lists, node labels and node
-// features, in the layouts of SNAP, MUSAE and Planetoid exports (docs/graph_files.md has examples).
-//
-// Files name their nodes with integers or strings; edgewise numbers them densely, 0 .. n-1, in order
-// of first appearance. One NodeIndex holds that numbering: the edge list creates it, the label and
-// feature readers look nodes up in it (and may add nodes to it), and outputs name nodes through it.
-// Read every file before building the graph, since later files may add nodes:
-//
-//   EdgeList edges = read_edge_list(dir / "edges.txt");
-//   NodeLabels labels = read_node_labels(dir / "labels.txt", edges.nodes);
-//   NodeFeatures features = read_node_features(dir / "features.txt", edges.nodes);
-//   Graph graph = edges.to_graph();
-//
-// Text files hold one record a line, LF or CRLF; blank lines and lines whose first non-blank
-// character is '#' or '%' are skipped. Fields are separated by commas on a line that has one, else
-// by runs of spaces and tabs, unless an explicit delimiter is given. Every ParseError names the file,
-// the 1-based line and the offending token.
+/// \file
+/// Readers for graphs stored as text files, for node classification: edge lists, node labels and node
+/// features, in the layouts of SNAP, MUSAE and Planetoid exports (docs/graph_files.md has examples).
+///
+/// Files name their nodes with integers or strings; edgewise numbers them densely, 0 .. n-1, in order
+/// of first appearance. One NodeIndex holds that numbering: the edge list creates it, the label and
+/// feature readers look nodes up in it (and may add nodes to it), and outputs name nodes through it.
+/// Read every file before building the graph, since later files may add nodes:
+///
+///   EdgeList edges = read_edge_list(dir / "edges.txt");
+///   NodeLabels labels = read_node_labels(dir / "labels.txt", edges.nodes);
+///   NodeFeatures features = read_node_features(dir / "features.txt", edges.nodes);
+///   Graph graph = edges.to_graph();
+///
+/// Text files hold one record a line, LF or CRLF; blank lines and lines whose first non-blank
+/// character is '#' or '%' are skipped. Fields are separated by commas on a line that has one, else
+/// by runs of spaces and tabs, unless an explicit delimiter is given. Every ParseError names the file,
+/// the 1-based line and the offending token.
 #pragma once
 
 #include <cstddef>
@@ -32,12 +33,12 @@
 
 namespace edgewise {
 
-// Dense node ids by name and back.
+/// Dense node ids by name and back.
 class NodeIndex {
  public:
   Index size() const { return static_cast<Index>(names_.size()); }
 
-  // The id of `name`, numbering it next if it is new.
+  /// The id of `name`, numbering it next if it is new.
   Index add(std::string_view name);
   std::optional<Index> find(std::string_view name) const;
   const std::string& name(Index id) const { return names_.at(static_cast<std::size_t>(id)); }
@@ -53,51 +54,51 @@ class NodeIndex {
   std::unordered_map<std::string, Index, NameHash, std::equal_to<>> ids_;
 };
 
-// How node names are written. Integer names must lie in [0, 2^31 - 1] and are compared by value
-// ("007" and "7" are one node, named "7"); string names are compared as written, after trimming.
+/// How node names are written. Integer names must lie in [0, 2^31 - 1] and are compared by value
+/// ("007" and "7" are one node, named "7"); string names are compared as written, after trimming.
 enum class NodeIds { integer, string };
 
-// Whether the first record is a header. `detect` takes it for one when one of its node fields is
-// text other than an integer ("id_1,id_2", "id,target"), which only works with integer ids: with
-// string ids, `detect` reads no header.
+/// Whether the first record is a header. `detect` takes it for one when one of its node fields is
+/// text other than an integer ("id_1,id_2", "id,target"), which only works with integer ids: with
+/// string ids, `detect` reads no header.
 enum class Header { detect, present, absent };
 
-// What a label or feature file may say about a node that the index does not have yet.
+/// What a label or feature file may say about a node that the index does not have yet.
 enum class UnknownNodes {
-  error,  // ParseError naming the file and line
-  add,    // number it next, as a node without edges
+  error,  ///< ParseError naming the file and line
+  add,    ///< number it next, as a node without edges
 };
 
 struct EdgeListOptions {
   NodeIds ids = NodeIds::integer;
   Header header = Header::detect;
-  std::optional<char> delimiter = std::nullopt;  // separates fields exactly (each trimmed); nullopt: see the top
-  bool directed = false;                         // false: "u v" joins u and v both ways, and "v u" repeats it
+  std::optional<char> delimiter = std::nullopt;  ///< separates fields exactly (each trimmed); nullopt: see the top
+  bool directed = false;                         ///< false: "u v" joins u and v both ways, and "v u" repeats it
 };
 
 struct EdgeListBuildOptions {
-  bool add_self_loops = true;  // one i -> i for each node that has none, so attention sees the node itself
+  bool add_self_loops = true;  ///< one i -> i for each node that has none, so attention sees the node itself
 };
 
-// The edges of a file, numbered by `nodes`. Duplicates are merged: `edges` holds each distinct edge
-// once, as first written (undirected: one direction per pair). Self-loops are kept; columns after
-// the first two (weights) are ignored.
+/// The edges of a file, numbered by `nodes`. Duplicates are merged: `edges` holds each distinct edge
+/// once, as first written (undirected: one direction per pair). Self-loops are kept; columns after
+/// the first two (weights) are ignored.
 struct EdgeList {
   std::string source;
   NodeIndex nodes;
   std::vector<std::pair<Index, Index>> edges;
   bool directed = false;
 
-  // The graph on every node of `nodes`, including nodes that other files added and that have no
-  // edges. Undirected lists give both directions of each edge; the edge order is `edges`, then the
-  // reverse edges, then the added self-loops (Graph's option order).
+  /// The graph on every node of `nodes`, including nodes that other files added and that have no
+  /// edges. Undirected lists give both directions of each edge; the edge order is `edges`, then the
+  /// reverse edges, then the added self-loops (Graph's option order).
   Graph to_graph(const EdgeListBuildOptions& options = {}) const;
 };
 
-// Reads an edge list. `nodes` may already number some names (from a node list, to keep its ids);
-// new names are numbered after them. Throws ParseError for a line with fewer than two fields, an
-// empty id, or an integer id that is not an integer, negative or above 2^31 - 1; Error when the
-// file cannot be read.
+/// Reads an edge list. `nodes` may already number some names (from a node list, to keep its ids);
+/// new names are numbered after them. Throws ParseError for a line with fewer than two fields, an
+/// empty id, or an integer id that is not an integer, negative or above 2^31 - 1; Error when the
+/// file cannot be read.
 EdgeList read_edge_list(const std::filesystem::path& path, const EdgeListOptions& options = {}, NodeIndex nodes = {});
 EdgeList parse_edge_list(std::string_view text, std::string source, const EdgeListOptions& options = {},
                          NodeIndex nodes = {});
@@ -106,90 +107,90 @@ struct LabelOptions {
   NodeIds ids = NodeIds::integer;
   Header header = Header::detect;
   std::optional<char> delimiter = std::nullopt;
-  std::size_t node_column = 0;   // 0-based; MUSAE's ENGB_target.csv: 5 (new_id)
-  std::size_t label_column = 1;  // MUSAE's ENGB_target.csv: 2 (mature)
+  std::size_t node_column = 0;   ///< 0-based; MUSAE's ENGB_target.csv: 5 (new_id)
+  std::size_t label_column = 1;  ///< MUSAE's ENGB_target.csv: 2 (mature)
   UnknownNodes unknown_nodes = UnknownNodes::error;
 };
 
-// Labels as classes 0 .. num_classes() - 1. Class order is stable: numeric when every label is an
-// integer (labels 3, 10, 7 give classes 0, 1, 2 for 3, 7, 10), else by first appearance.
+/// Labels as classes 0 .. num_classes() - 1. Class order is stable: numeric when every label is an
+/// integer (labels 3, 10, 7 give classes 0, 1, 2 for 3, 7, 10), else by first appearance.
 struct NodeLabels {
-  std::vector<Index> classes;            // [N]: the class of each node, -1 where unlabeled
-  std::vector<std::string> class_names;  // [num_classes]: each class's label (integers by value)
+  std::vector<Index> classes;            ///< [N]: the class of each node, -1 where unlabeled
+  std::vector<std::string> class_names;  ///< [num_classes]: each class's label (integers by value)
 
   Index num_classes() const { return static_cast<Index>(class_names.size()); }
   Index num_labeled() const;
-  // Covers nodes added to the index after the labels were read: they are unlabeled.
+  /// Covers nodes added to the index after the labels were read: they are unlabeled.
   void extend_to(Index num_nodes);
 };
 
-// Reads `node label` records; nodes without a record, or with an empty label field ("5," in a CSV),
-// are unlabeled. The same label twice for a node is accepted. Throws ParseError for a record
-// without the two columns, a node the index does not have (unless options.unknown_nodes is add), a
-// node given two different labels, and the id errors of read_edge_list.
+/// Reads `node label` records; nodes without a record, or with an empty label field ("5," in a CSV),
+/// are unlabeled. The same label twice for a node is accepted. Throws ParseError for a record
+/// without the two columns, a node the index does not have (unless options.unknown_nodes is add), a
+/// node given two different labels, and the id errors of read_edge_list.
 NodeLabels read_node_labels(const std::filesystem::path& path, NodeIndex& nodes, const LabelOptions& options = {});
 NodeLabels parse_node_labels(std::string_view text, std::string source, NodeIndex& nodes,
                              const LabelOptions& options = {});
 
 enum class FeatureFormat {
-  dense,       // node, then dim values
-  sparse,      // node, then feature indices (value 1) or index:value pairs; absent indices are 0
-  musae_json,  // {"node": [feature index, ...], ...}: binary features
-  structural,  // computed from the graph by structural_features, not read
+  dense,       ///< node, then dim values
+  sparse,      ///< node, then feature indices (value 1) or index:value pairs; absent indices are 0
+  musae_json,  ///< {"node": [feature index, ...], ...}: binary features
+  structural,  ///< computed from the graph by structural_features, not read
 };
 
-// The name used in docs and model files ("dense", "sparse", "musae_json", "structural"), and back;
-// feature_format_from_name throws ArgumentError for an unknown name.
+/// The name used in docs and model files ("dense", "sparse", "musae_json", "structural"), and back;
+/// feature_format_from_name throws ArgumentError for an unknown name.
 std::string_view feature_format_name(FeatureFormat format);
 FeatureFormat feature_format_from_name(std::string_view name);
 
-// What a model needs to know to featurize nodes the same way again.
+/// What a model needs to know to featurize nodes the same way again.
 struct FeatureSpec {
   FeatureFormat format = FeatureFormat::sparse;
   Index dim = 0;
-  Index max_degree = 0;  // structural only
-  Index walk_steps = 0;  // structural only
+  Index max_degree = 0;  ///< structural only
+  Index walk_steps = 0;  ///< structural only
 };
 
 struct FeatureOptions {
   FeatureFormat format = FeatureFormat::sparse;
-  Index dim = 0;  // 0: inferred (dense: the values on the first record; else the largest index + 1)
+  Index dim = 0;  ///< 0: inferred (dense: the values on the first record; else the largest index + 1)
   NodeIds ids = NodeIds::integer;
-  // Text formats only. Fields after the node are split further at spaces and tabs, so that
-  // "node<TAB>3 17 42" holds three indices whatever the delimiter.
+  /// Text formats only. Fields after the node are split further at spaces and tabs, so that
+  /// "node<TAB>3 17 42" holds three indices whatever the delimiter.
   Header header = Header::detect;
   std::optional<char> delimiter = std::nullopt;
-  std::size_t skip_fields = 0;  // fields between the node and its values (Cora's nodes.tsv: 1, its label)
+  std::size_t skip_fields = 0;  ///< fields between the node and its values (Cora's nodes.tsv: 1, its label)
   UnknownNodes unknown_nodes = UnknownNodes::error;
 };
 
 struct NodeFeatures {
-  Matrix<float> values;  // [N, spec.dim]; zero rows for nodes the file does not list
+  Matrix<float> values;  ///< [N, spec.dim]; zero rows for nodes the file does not list
   FeatureSpec spec;
 
-  // Covers nodes added to the index after the features were read, with zero rows.
+  /// Covers nodes added to the index after the features were read, with zero rows.
   void extend_to(Index num_nodes);
 };
 
-// Reads node features in options.format (dense, sparse or musae_json). A repeated sparse index sets
-// the same entry again (MUSAE lists repeat some). Throws ParseError for a node the index does not
-// have (unless options.unknown_nodes is add), a node listed twice, a value that is not a finite
-// number, an index that is not a non-negative integer or not below options.dim, a dense record with
-// another number of values, malformed JSON, and the id errors of read_edge_list; ArgumentError for
-// the structural format or a negative dim.
+/// Reads node features in options.format (dense, sparse or musae_json). A repeated sparse index sets
+/// the same entry again (MUSAE lists repeat some). Throws ParseError for a node the index does not
+/// have (unless options.unknown_nodes is add), a node listed twice, a value that is not a finite
+/// number, an index that is not a non-negative integer or not below options.dim, a dense record with
+/// another number of values, malformed JSON, and the id errors of read_edge_list; ArgumentError for
+/// the structural format or a negative dim.
 NodeFeatures read_node_features(const std::filesystem::path& path, NodeIndex& nodes,
                                 const FeatureOptions& options = {});
 NodeFeatures parse_node_features(std::string_view text, std::string source, NodeIndex& nodes,
                                  const FeatureOptions& options = {});
 
 struct StructuralFeatureOptions {
-  Index max_degree = 32;  // one-hot over degrees 0 .. max_degree; higher degrees share the last column
-  Index walk_steps = 16;  // random_walk_encoding columns
+  Index max_degree = 32;  ///< one-hot over degrees 0 .. max_degree; higher degrees share the last column
+  Index walk_steps = 16;  ///< random_walk_encoding columns
 };
 
-// Features for a graph that has none, [N, max_degree + 1 + walk_steps]: the one-hot in-degree (edges
-// from other nodes; self-loops are not counted) followed by random_walk_encoding(graph, walk_steps),
-// which sees the graph as given, self-loops included. Throws ArgumentError on negative options.
+/// Features for a graph that has none, [N, max_degree + 1 + walk_steps]: the one-hot in-degree (edges
+/// from other nodes; self-loops are not counted) followed by random_walk_encoding(graph, walk_steps),
+/// which sees the graph as given, self-loops included. Throws ArgumentError on negative options.
 NodeFeatures structural_features(const Graph& graph, const StructuralFeatureOptions& options = {});
 
 }  // namespace edgewise

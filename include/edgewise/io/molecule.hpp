@@ -1,9 +1,10 @@
-// Molecules from SMILES: parsing with RDKit, and featurization into attention-ready graphs.
-//
-// Every SMILES ends in one of four outcomes, all handled: a molecule; a syntax error (RDKit returns
-// null and logs the reason, which is captured); a sanitization failure (valence, kekulization:
-// RDKit throws MolSanitizeException); or a molecule without atoms. Single atoms and
-// multi-fragment SMILES (salts) are valid molecules.
+/// \file
+/// Molecules from SMILES: parsing with RDKit, and featurization into attention-ready graphs.
+///
+/// Every SMILES ends in one of four outcomes, all handled: a molecule; a syntax error (RDKit returns
+/// null and logs the reason, which is captured); a sanitization failure (valence, kekulization:
+/// RDKit throws MolSanitizeException); or a molecule without atoms. Single atoms and
+/// multi-fragment SMILES (salts) are valid molecules.
 #pragma once
 
 #include <memory>
@@ -25,24 +26,24 @@ class Properties;
 namespace edgewise {
 
 struct SmilesResult {
-  std::shared_ptr<RDKit::ROMol> molecule;  // null on failure
-  std::string error;                       // RDKit's reason when molecule is null
+  std::shared_ptr<RDKit::ROMol> molecule;  ///< null on failure
+  std::string error;                       ///< RDKit's reason when molecule is null
 };
 
-// Parses and sanitizes one SMILES; surrounding whitespace is ignored. Never throws for bad SMILES.
+/// Parses and sanitizes one SMILES; surrounding whitespace is ignored. Never throws for bad SMILES.
 SmilesResult parse_smiles(const std::string& smiles);
 
-// The featurizer's vocabulary. Saved with every model so prediction encodes molecules exactly as
-// training did; a model file written with another version is refused.
+/// The featurizer's vocabulary. Saved with every model so prediction encodes molecules exactly as
+/// training did; a model file written with another version is refused.
 struct FeaturizerSpec {
   int version = 1;
-  std::vector<int> elements = {1, 5, 6, 7, 8, 9, 11, 14, 15, 16, 17, 19, 34, 35, 53};  // then "other"
+  std::vector<int> elements = {1, 5, 6, 7, 8, 9, 11, 14, 15, 16, 17, 19, 34, 35, 53};  ///< then "other"
   int max_degree = 5;
   std::vector<int> formal_charges = {-2, -1, 0, 1, 2};
   int max_hydrogens = 4;
-  bool self_loops = true;  // each atom also attends to itself, through an edge flagged as a self-loop
-  // RDKit descriptor names (RDKit::Descriptors::Properties) computed per molecule as graph features,
-  // each as sign(x) log(1 + |x|); empty for none.
+  bool self_loops = true;  ///< each atom also attends to itself, through an edge flagged as a self-loop
+  /// RDKit descriptor names (RDKit::Descriptors::Properties) computed per molecule as graph features,
+  /// each as sign(x) log(1 + |x|); empty for none.
   std::vector<std::string> descriptors;
 
   Index atom_dim() const;
@@ -50,24 +51,24 @@ struct FeaturizerSpec {
   Index graph_dim() const { return static_cast<Index>(descriptors.size()); }
 };
 
-// The descriptor names this RDKit build computes (RDKit::Descriptors::Properties).
+/// The descriptor names this RDKit build computes (RDKit::Descriptors::Properties).
 std::vector<std::string> available_descriptors();
-// Throws ArgumentError naming the first descriptor this RDKit build does not know.
+/// Throws ArgumentError naming the first descriptor this RDKit build does not know.
 void check_descriptors(const std::vector<std::string>& names);
 
-// A FeaturizerSpec's descriptors, looked up in RDKit's registry once. compute() may run on many
-// threads at once.
+/// A FeaturizerSpec's descriptors, looked up in RDKit's registry once. compute() may run on many
+/// threads at once.
 class DescriptorCalculator {
  public:
-  // Throws ArgumentError naming the first descriptor this RDKit build does not know.
+  /// Throws ArgumentError naming the first descriptor this RDKit build does not know.
   explicit DescriptorCalculator(const std::vector<std::string>& names);
   DescriptorCalculator(DescriptorCalculator&&) noexcept;
   DescriptorCalculator& operator=(DescriptorCalculator&&) noexcept;
   ~DescriptorCalculator();
 
   Index size() const { return size_; }
-  // Writes the molecule's descriptors, each as sign(x) log(1 + |x|) (0 where RDKit gives a value
-  // that is not finite), to out[0 .. size()).
+  /// Writes the molecule's descriptors, each as sign(x) log(1 + |x|) (0 where RDKit gives a value
+  /// that is not finite), to out[0 .. size()).
   void compute(const RDKit::ROMol& molecule, float* out) const;
 
  private:
@@ -78,33 +79,33 @@ class DescriptorCalculator {
 void to_json(nlohmann::json& j, const FeaturizerSpec& spec);
 void from_json(const nlohmann::json& j, FeaturizerSpec& spec);
 
-// One molecule as a graph. Each bond gives two directed edges (a -> b then b -> a, in RDKit's bond
-// order) carrying the bond's features; self-loops, if enabled, follow by atom index.
-// node_features: [atoms, spec.atom_dim()]; edge_features: [edges, spec.bond_dim()].
+/// One molecule as a graph. Each bond gives two directed edges (a -> b then b -> a, in RDKit's bond
+/// order) carrying the bond's features; self-loops, if enabled, follow by atom index.
+/// node_features: [atoms, spec.atom_dim()]; edge_features: [edges, spec.bond_dim()].
 struct MoleculeGraph : FeaturedGraph {
-  std::vector<Index> bond_of_edge;  // [edges]: the RDKit bond index of each edge, -1 for self-loops
+  std::vector<Index> bond_of_edge;  ///< [edges]: the RDKit bond index of each edge, -1 for self-loops
 };
 
-// Atom features, one-hot unless noted: element (spec.elements, then other), degree (0..max, then
-// more), formal charge (spec list, then other), chirality tag (none, CW, CCW, other), total
-// hydrogens (0..max, then more), hybridization (S, SP, SP2, SP3, SP3D, SP3D2, other), aromatic,
-// in ring, and mass / 100 (a number). Bond features: type (single, double, triple, aromatic),
-// conjugated, in ring, stereo (none, any, Z, E, cis, trans), and self-loop.
+/// Atom features, one-hot unless noted: element (spec.elements, then other), degree (0..max, then
+/// more), formal charge (spec list, then other), chirality tag (none, CW, CCW, other), total
+/// hydrogens (0..max, then more), hybridization (S, SP, SP2, SP3, SP3D, SP3D2, other), aromatic,
+/// in ring, and mass / 100 (a number). Bond features: type (single, double, triple, aromatic),
+/// conjugated, in ring, stereo (none, any, Z, E, cis, trans), and self-loop.
 MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec);
-// Same, with the spec's descriptors computed by `descriptors` (built once for many molecules).
+/// Same, with the spec's descriptors computed by `descriptors` (built once for many molecules).
 MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec,
                         const DescriptorCalculator& descriptors);
 
-// Featurizes molecules straight into one FeaturedBatch: the rows and the graph FeaturedBatch::assemble
-// gives for their featurize() graphs, without a MoleculeGraph per molecule. The batch's and the
-// batcher's buffers are reused, so a batcher kept across batches allocates only when a batch is
-// larger than any before it.
+/// Featurizes molecules straight into one FeaturedBatch: the rows and the graph FeaturedBatch::assemble
+/// gives for their featurize() graphs, without a MoleculeGraph per molecule. The batch's and the
+/// batcher's buffers are reused, so a batcher kept across batches allocates only when a batch is
+/// larger than any before it.
 class MoleculeBatcher {
  public:
   explicit MoleculeBatcher(FeaturizerSpec spec);
 
-  // descriptor_rows: one pointer per molecule to its spec.graph_dim() descriptors, as
-  // DescriptorCalculator::compute writes them; not read when the spec has no descriptors.
+  /// descriptor_rows: one pointer per molecule to its spec.graph_dim() descriptors, as
+  /// DescriptorCalculator::compute writes them; not read when the spec has no descriptors.
   void assemble(std::span<const RDKit::ROMol* const> molecules, std::span<const float* const> descriptor_rows,
                 FeaturedBatch& batch);
 

@@ -1,15 +1,16 @@
-// Molecule property datasets: a CSV table of SMILES and targets (MoleculeNet / Chemprop files), or an
-// SDF file with targets in its data fields, read into featurized graphs and a target matrix.
-//
-//   MoleculeCsvOptions options;
-//   options.smiles_column = "smiles";
-//   options.target_columns = {"p_np"};
-//   options.invalid_molecules = InvalidMoleculePolicy::skip;
-//   MoleculeDataset data = load_molecule_csv("bbbp.csv", options);
-//   write_skipped("bbbp_skipped.csv", data);
-//
-// Molecules are parsed and featurized in parallel; the dataset keeps the file's order and does not
-// depend on the thread count.
+/// \file
+/// Molecule property datasets: a CSV table of SMILES and targets (MoleculeNet / Chemprop files), or an
+/// SDF file with targets in its data fields, read into featurized graphs and a target matrix.
+///
+///   MoleculeCsvOptions options;
+///   options.smiles_column = "smiles";
+///   options.target_columns = {"p_np"};
+///   options.invalid_molecules = InvalidMoleculePolicy::skip;
+///   MoleculeDataset data = load_molecule_csv("bbbp.csv", options);
+///   write_skipped("bbbp_skipped.csv", data);
+///
+/// Molecules are parsed and featurized in parallel; the dataset keeps the file's order and does not
+/// depend on the thread count.
 #pragma once
 
 #include <cstddef>
@@ -22,57 +23,57 @@
 
 namespace edgewise {
 
-// What to do with a molecule RDKit cannot read. fail: throw ParseError naming the file, the line, the
-// input and RDKit's reason. skip: leave it out and record it in MoleculeDataset::skipped.
+/// What to do with a molecule RDKit cannot read. fail: throw ParseError naming the file, the line, the
+/// input and RDKit's reason. skip: leave it out and record it in MoleculeDataset::skipped.
 enum class InvalidMoleculePolicy { fail, skip };
 
-// A CSV column, by 0-based index or by its name in the header.
+/// A CSV column, by 0-based index or by its name in the header.
 using CsvColumn = std::variant<Index, std::string>;
 
 struct MoleculeCsvOptions {
   CsvColumn smiles_column = Index{0};
-  std::vector<CsvColumn> target_columns;  // none: molecules without targets, for prediction
-  bool has_header = true;                 // false: columns are selected by index only
-  std::string comment_prefix;             // lines starting with it are skipped; empty: none
+  std::vector<CsvColumn> target_columns;  ///< none: molecules without targets, for prediction
+  bool has_header = true;                 ///< false: columns are selected by index only
+  std::string comment_prefix;             ///< lines starting with it are skipped; empty: none
   InvalidMoleculePolicy invalid_molecules = InvalidMoleculePolicy::fail;
   FeaturizerSpec featurizer;
 };
 
-// A molecule left out by InvalidMoleculePolicy::skip.
+/// A molecule left out by InvalidMoleculePolicy::skip.
 struct SkippedMolecule {
-  std::size_t line = 0;  // 1-based line where its row or SDF record starts
-  std::string smiles;    // as written, trimmed; empty for an SDF record
-  std::string reason;    // RDKit's
+  std::size_t line = 0;  ///< 1-based line where its row or SDF record starts
+  std::string smiles;    ///< as written, trimmed; empty for an SDF record
+  std::string reason;    ///< RDKit's
 };
 
-// Molecules in file order, minus the skipped ones. All vectors have one entry per molecule.
+/// Molecules in file order, minus the skipped ones. All vectors have one entry per molecule.
 struct MoleculeDataset {
-  std::vector<std::string> tasks;        // target column (or SDF property) names; "column <i>" without a header
-  std::vector<std::string> smiles;       // trimmed; for SDF, RDKit's canonical SMILES of the record
-  std::vector<std::size_t> lines;        // 1-based line where each molecule's row or record starts
-  std::vector<MoleculeGraph> molecules;  // featurized with the options' FeaturizerSpec
-  Matrix<float> targets;                 // [molecules, tasks]; NaN where a label is missing
-  std::vector<SkippedMolecule> skipped;  // in file order
+  std::vector<std::string> tasks;        ///< target column (or SDF property) names; "column <i>" without a header
+  std::vector<std::string> smiles;       ///< trimmed; for SDF, RDKit's canonical SMILES of the record
+  std::vector<std::size_t> lines;        ///< 1-based line where each molecule's row or record starts
+  std::vector<MoleculeGraph> molecules;  ///< featurized with the options' FeaturizerSpec
+  Matrix<float> targets;                 ///< [molecules, tasks]; NaN where a label is missing
+  std::vector<SkippedMolecule> skipped;  ///< in file order
 
   Index size() const { return static_cast<Index>(molecules.size()); }
 };
 
-// Reads a CSV file (RFC 4180 quoting, LF or CRLF, blank lines ignored). An empty target cell is a
-// missing label (NaN); any other cell that is not a finite number throws ParseError naming the file,
-// line, column and value. Throws ArgumentError for a column that does not exist, and Error when the
-// file cannot be read.
+/// Reads a CSV file (RFC 4180 quoting, LF or CRLF, blank lines ignored). An empty target cell is a
+/// missing label (NaN); any other cell that is not a finite number throws ParseError naming the file,
+/// line, column and value. Throws ArgumentError for a column that does not exist, and Error when the
+/// file cannot be read.
 MoleculeDataset load_molecule_csv(const std::string& path, const MoleculeCsvOptions& options = {});
 
-// Reads an SD file with RDKit's SDMolSupplier (sanitized, hydrogens removed). Targets come from the
-// records' data fields named in target_properties: an absent field is a missing label (NaN), a field
-// that is not a finite number throws ParseError. A record RDKit cannot read is handled by the policy,
-// reported at the line where the record starts.
+/// Reads an SD file with RDKit's SDMolSupplier (sanitized, hydrogens removed). Targets come from the
+/// records' data fields named in target_properties: an absent field is a missing label (NaN), a field
+/// that is not a finite number throws ParseError. A record RDKit cannot read is handled by the policy,
+/// reported at the line where the record starts.
 MoleculeDataset load_molecule_sdf(const std::string& path, const std::vector<std::string>& target_properties,
                                   InvalidMoleculePolicy invalid_molecules = InvalidMoleculePolicy::fail,
                                   const FeaturizerSpec& featurizer = {});
 
-// Writes the dataset's skipped molecules as CSV with the header "line,smiles,reason", quoting fields
-// as RFC 4180 requires. Throws Error when the file cannot be written.
+/// Writes the dataset's skipped molecules as CSV with the header "line,smiles,reason", quoting fields
+/// as RFC 4180 requires. Throws Error when the file cannot be written.
 void write_skipped(const std::string& path, const MoleculeDataset& dataset);
 
 }  // namespace edgewise

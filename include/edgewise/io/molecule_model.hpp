@@ -1,12 +1,13 @@
-// A trained molecule property model as one object: featurizer, network, target names and scaling,
-// task type. Saved to and loaded from one model file, so that prediction encodes molecules exactly
-// as training did.
-//
-//   MoleculeModel model(config);            // or MoleculeModel::load("esol.ew")
-//   model.initialize(seed);
-//   model.fit(train, validation, options);
-//   Matrix<float> y = model.predict_smiles({"CCO", "c1ccccc1"}).values;
-//   model.save("esol.ew");
+/// \file
+/// A trained molecule property model as one object: featurizer, network, target names and scaling,
+/// task type. Saved to and loaded from one model file, so that prediction encodes molecules exactly
+/// as training did.
+///
+///   MoleculeModel model(config);            // or MoleculeModel::load("esol.ew")
+///   model.initialize(seed);
+///   model.fit(train, validation, options);
+///   Matrix<float> y = model.predict_smiles({"CCO", "c1ccccc1"}).values;
+///   model.save("esol.ew");
 #pragma once
 
 #include <cstdint>
@@ -23,23 +24,23 @@ namespace edgewise {
 
 struct MoleculeModelConfig {
   FeaturizerSpec featurizer;
-  GraphPredictorOptions network;  // node_dim, edge_dim and tasks are set from the featurizer and tasks
+  GraphPredictorOptions network;  ///< node_dim, edge_dim and tasks are set from the featurizer and tasks
   TaskType task_type = TaskType::regression;
   std::vector<std::string> tasks;
-  TargetScaling scaling;          // set by fit
-  Index ensemble = 1;             // independently trained networks whose predictions are averaged
+  TargetScaling scaling;          ///< set by fit
+  Index ensemble = 1;             ///< independently trained networks whose predictions are averaged
 };
 
-// Molecules with targets [M, T] in original units (NaN: missing label).
+/// Molecules with targets [M, T] in original units (NaN: missing label).
 struct MoleculeSet {
   std::vector<const MoleculeGraph*> molecules;
   Matrix<float> targets;
 };
 
 struct SmilesPredictions {
-  Matrix<float> values;             // [valid molecules, T]: original units or probabilities
-  std::vector<std::size_t> valid;   // index into the input of each row of values
-  std::vector<std::pair<std::size_t, std::string>> invalid;  // (index into the input, RDKit's reason)
+  Matrix<float> values;             ///< [valid molecules, T]: original units or probabilities
+  std::vector<std::size_t> valid;   ///< index into the input of each row of values
+  std::vector<std::pair<std::size_t, std::string>> invalid;  ///< (index into the input, RDKit's reason)
 };
 
 class MoleculeModel {
@@ -49,33 +50,33 @@ class MoleculeModel {
   MoleculeModel& operator=(MoleculeModel&&) noexcept;
   ~MoleculeModel();
 
-  // Reads a model file; throws ModelFormatError naming the file when it is not a valid molecule model.
+  /// Reads a model file; throws ModelFormatError naming the file when it is not a valid molecule model.
   static MoleculeModel load(const std::string& path);
-  // Writes atomically (see save_model).
+  /// Writes atomically (see save_model).
   void save(const std::string& path) const;
 
-  // Member k of the ensemble starts from its own seed derived from (seed, k).
+  /// Member k of the ensemble starts from its own seed derived from (seed, k).
   void initialize(std::uint64_t seed);
 
-  // Trains each member of the ensemble in turn, member k with the training seed options.seed + k;
-  // on_epoch receives the member's index. Returns one result per member.
+  /// Trains each member of the ensemble in turn, member k with the training seed options.seed + k;
+  /// on_epoch receives the member's index. Returns one result per member.
   std::vector<TrainingResult> fit(
       const MoleculeSet& train, const MoleculeSet& validation, const TrainingOptions& options,
       const std::function<void(Index member, const EpochReport&)>& on_epoch = {});
 
   MoleculeGraph featurize(const RDKit::ROMol& molecule) const;
 
-  // Predictions in the targets' units (probabilities for classification), [M, T]: the mean over the
-  // ensemble's members.
+  /// Predictions in the targets' units (probabilities for classification), [M, T]: the mean over the
+  /// ensemble's members.
   Matrix<float> predict(std::span<const MoleculeGraph* const> molecules) const;
 
-  // Parses, featurizes and predicts a list of SMILES, the same values as predict() on their
-  // featurize() graphs. Streams: SMILES are parsed a window at a time, molecules go straight into
-  // reused batch buffers, and each thread runs whole batches on its own copy of the networks, so
-  // memory does not grow with the input and threads meet only between windows.
+  /// Parses, featurizes and predicts a list of SMILES, the same values as predict() on their
+  /// featurize() graphs. Streams: SMILES are parsed a window at a time, molecules go straight into
+  /// reused batch buffers, and each thread runs whole batches on its own copy of the networks, so
+  /// memory does not grow with the input and threads meet only between windows.
   SmilesPredictions predict_smiles(const std::vector<std::string>& smiles) const;
 
-  // The last attention layer's weights on one molecule's edges, [E, heads], of the first member.
+  /// The last attention layer's weights on one molecule's edges, [E, heads], of the first member.
   Matrix<float> attention(const MoleculeGraph& molecule) const;
 
   const MoleculeModelConfig& config() const { return config_; }

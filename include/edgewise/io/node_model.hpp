@@ -1,17 +1,18 @@
-// A trained node classifier as one object: how its graph files are read and featurized, the network,
-// the class names and the training graph's node names. Saved to and loaded from one model file, so
-// that prediction reads a graph exactly as training did.
-//
-//   NodeGraph data = read_node_graph({.edges = "edges.txt", .labels = "labels.txt",
-//                                     .features = "features.txt"}, input);
-//   NodeModel model({.network = options, .classes = data.labels.class_names, .input = data.input});
-//   model.initialize(seed);
-//   model.fit(data, split, training);
-//   model.save("cora.ew");
-//
-//   NodeModel loaded = NodeModel::load("cora.ew");
-//   NodeGraph graph = loaded.read_graph({.edges = "edges.txt", .features = "features.txt"});
-//   Matrix<float> probabilities = loaded.predict(graph);  // [N, classes]
+/// \file
+/// A trained node classifier as one object: how its graph files are read and featurized, the network,
+/// the class names and the training graph's node names. Saved to and loaded from one model file, so
+/// that prediction reads a graph exactly as training did.
+///
+///   NodeGraph data = read_node_graph({.edges = "edges.txt", .labels = "labels.txt",
+///                                     .features = "features.txt"}, input);
+///   NodeModel model({.network = options, .classes = data.labels.class_names, .input = data.input});
+///   model.initialize(seed);
+///   model.fit(data, split, training);
+///   model.save("cora.ew");
+///
+///   NodeModel loaded = NodeModel::load("cora.ew");
+///   NodeGraph graph = loaded.read_graph({.edges = "edges.txt", .features = "features.txt"});
+///   Matrix<float> probabilities = loaded.predict(graph);  // [N, classes]
 #pragma once
 
 #include <cstdint>
@@ -28,99 +29,99 @@
 
 namespace edgewise {
 
-// The "kind" of a node model's configuration in its model file.
+/// The "kind" of a node model's configuration in its model file.
 inline constexpr std::string_view kNodeModelKind = "node-classification";
 
-// How a graph's files are read and its node features made.
+/// How a graph's files are read and its node features made.
 struct NodeInputOptions {
-  NodeIds ids = NodeIds::integer;  // of the edge list, the labels and the features
+  NodeIds ids = NodeIds::integer;  ///< of the edge list, the labels and the features
   bool directed = false;
   bool add_self_loops = true;
-  // dim 0: inferred when read. max_degree and walk_steps apply to FeatureFormat::structural only;
-  // a spec given whole replaces their defaults.
+  /// dim 0: inferred when read. max_degree and walk_steps apply to FeatureFormat::structural only;
+  /// a spec given whole replaces their defaults.
   FeatureSpec features = {.format = FeatureFormat::structural,
                           .dim = 0,
                           .max_degree = StructuralFeatureOptions{}.max_degree,
                           .walk_steps = StructuralFeatureOptions{}.walk_steps};
-  // Divides each nonzero feature row by its L1 norm (PyTorch Geometric's NormalizeFeatures in the GAT
-  // recipe), so that nodes with long word lists do not get larger inputs.
+  /// Divides each nonzero feature row by its L1 norm (PyTorch Geometric's NormalizeFeatures in the GAT
+  /// recipe), so that nodes with long word lists do not get larger inputs.
   bool normalize_rows = false;
-  // The graph attention runs on: false, the edges (with add_self_loops' self-loops); true, one
-  // self-loop per node and nothing else, so that every layer attends to the node itself only and the
-  // network is an MLP on the node features (a baseline). Structural features are still computed from
-  // the edges. Needs add_self_loops.
+  /// The graph attention runs on: false, the edges (with add_self_loops' self-loops); true, one
+  /// self-loop per node and nothing else, so that every layer attends to the node itself only and the
+  /// network is an MLP on the node features (a baseline). Structural features are still computed from
+  /// the edges. Needs add_self_loops.
   bool self_loops_only = false;
 };
 
-// Whether features of this format are row-normalized unless said otherwise: the bag-of-words formats
-// (sparse, musae_json).
+/// Whether features of this format are row-normalized unless said otherwise: the bag-of-words formats
+/// (sparse, musae_json).
 bool normalizes_rows_by_default(FeatureFormat format);
 
-// Members left out of a designated initializer are empty.
+/// Members left out of a designated initializer are empty.
 struct NodeGraphFiles {
   std::filesystem::path edges = {};
-  std::filesystem::path labels = {};    // empty: no labels
-  std::filesystem::path features = {};  // empty: structural features, which options.features must then ask for
+  std::filesystem::path labels = {};    ///< empty: no labels
+  std::filesystem::path features = {};  ///< empty: structural features, which options.features must then ask for
 };
 
-// A graph read from files, with its features and labels.
+/// A graph read from files, with its features and labels.
 struct NodeGraph {
   NodeIndex nodes;
-  Graph graph;             // the graph attention runs on (input.self_loops_only: self-loops only)
-  Matrix<float> features;  // [N, input.features.dim], normalized as input says
-  NodeLabels labels;       // every node unlabeled without a labels file
-  NodeInputOptions input;  // the options it was read with, features.dim resolved
-  Index edge_list_nodes = 0;  // nodes named by the edge list: ids >= this came from the labels or features only
-  Index edge_list_edges = 0;  // distinct edges of the edge list
+  Graph graph;             ///< the graph attention runs on (input.self_loops_only: self-loops only)
+  Matrix<float> features;  ///< [N, input.features.dim], normalized as input says
+  NodeLabels labels;       ///< every node unlabeled without a labels file
+  NodeInputOptions input;  ///< the options it was read with, features.dim resolved
+  Index edge_list_nodes = 0;  ///< nodes named by the edge list: ids >= this came from the labels or features only
+  Index edge_list_edges = 0;  ///< distinct edges of the edge list
 };
 
-// Reads the edge list, then the labels and the features, which may add nodes that have no edges (as
-// isolated nodes with a self-loop), then builds the graph and computes or normalizes the features;
-// with options.self_loops_only, the graph kept is then the self-loops alone. Throws ArgumentError
-// when the features file and options.features.format disagree (a file with the structural format, or
-// no file with another), for self_loops_only without add_self_loops, and what the readers throw.
+/// Reads the edge list, then the labels and the features, which may add nodes that have no edges (as
+/// isolated nodes with a self-loop), then builds the graph and computes or normalizes the features;
+/// with options.self_loops_only, the graph kept is then the self-loops alone. Throws ArgumentError
+/// when the features file and options.features.format disagree (a file with the structural format, or
+/// no file with another), for self_loops_only without add_self_loops, and what the readers throw.
 NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& options);
 
-// Members left out of a designated initializer take their defaults.
+/// Members left out of a designated initializer take their defaults.
 struct NodeModelConfig {
-  NodeClassifierOptions network = {};     // in_dim and classes are set from input and classes
-  std::vector<std::string> classes = {};  // class names, by class id
-  NodeInputOptions input = {};            // input.features.dim must be known
-  std::vector<std::string> nodes = {};    // the training graph's node names by id; set by fit
+  NodeClassifierOptions network = {};     ///< in_dim and classes are set from input and classes
+  std::vector<std::string> classes = {};  ///< class names, by class id
+  NodeInputOptions input = {};            ///< input.features.dim must be known
+  std::vector<std::string> nodes = {};    ///< the training graph's node names by id; set by fit
 };
 
 class NodeModel {
  public:
-  // Throws ArgumentError without classes, without a feature dimension, or on bad network options.
+  /// Throws ArgumentError without classes, without a feature dimension, or on bad network options.
   explicit NodeModel(NodeModelConfig config);
   NodeModel(NodeModel&&) noexcept;
   NodeModel& operator=(NodeModel&&) noexcept;
   ~NodeModel();
 
-  // Reads a model file; throws ModelFormatError naming the file when it is not a valid node model.
+  /// Reads a model file; throws ModelFormatError naming the file when it is not a valid node model.
   static NodeModel load(const std::string& path);
-  // Writes atomically (see save_model).
+  /// Writes atomically (see save_model).
   void save(const std::string& path) const;
 
   void initialize(std::uint64_t seed);
 
-  // Reads a graph the way the model's training graph was read. Labels are mapped to the model's
-  // classes by name; a label the model does not know is an ArgumentError.
+  /// Reads a graph the way the model's training graph was read. Labels are mapped to the model's
+  /// classes by name; a label the model does not know is an ArgumentError.
   NodeGraph read_graph(const NodeGraphFiles& files) const;
 
-  // Trains on data.labels (class ids of config().classes) and records data's node names.
+  /// Trains on data.labels (class ids of config().classes) and records data's node names.
   NodeTrainingResult fit(const NodeGraph& data, const NodeSplit& split, const NodeTrainingOptions& options,
                          const std::function<void(const NodeEpochReport&)>& on_epoch = {});
 
-  // Class probabilities of every node, [N, classes].
+  /// Class probabilities of every node, [N, classes].
   Matrix<float> predict(const NodeGraph& data) const;
-  // The final hidden representation of every node, [N, embedding_dim()].
+  /// The final hidden representation of every node, [N, embedding_dim()].
   Matrix<float> embed(const NodeGraph& data) const;
-  // Scores the listed nodes, which must be labeled.
+  /// Scores the listed nodes, which must be labeled.
   NodeEvaluation evaluate(const NodeGraph& data, std::span<const Index> nodes) const;
 
-  // The ids of `nodes` in the order outputs list them: integer names in increasing order; string
-  // names in the order of the training graph, then the names new to the model in their own order.
+  /// The ids of `nodes` in the order outputs list them: integer names in increasing order; string
+  /// names in the order of the training graph, then the names new to the model in their own order.
   std::vector<Index> output_order(const NodeIndex& nodes) const;
 
   const NodeModelConfig& config() const { return config_; }

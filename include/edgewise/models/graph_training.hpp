@@ -1,6 +1,7 @@
-// Minibatch training of a GraphPredictor on graph-level targets: regression (targets standardized
-// internally) or binary classification (logits), multi-task, with missing labels (NaN) masked out
-// of the loss and the metrics.
+/// \file
+/// Minibatch training of a GraphPredictor on graph-level targets: regression (targets standardized
+/// internally) or binary classification (logits), multi-task, with missing labels (NaN) masked out
+/// of the loss and the metrics.
 #pragma once
 
 #include <cstdint>
@@ -17,18 +18,18 @@ namespace edgewise {
 
 enum class TaskType { regression, classification };
 
-// Parses "regression", "classification"; throws ArgumentError otherwise.
+/// Parses "regression", "classification"; throws ArgumentError otherwise.
 TaskType parse_task_type(const std::string& name);
 std::string to_string(TaskType type);
 
-// Per-task affine map between the network's outputs and the targets' original units:
-// original = scaled * scale + shift. Identity for classification.
+/// Per-task affine map between the network's outputs and the targets' original units:
+/// original = scaled * scale + shift. Identity for classification.
 struct TargetScaling {
   std::vector<double> shift;
   std::vector<double> scale;
 
-  // Mean and standard deviation of each column of targets [M, T], ignoring NaN; a constant or
-  // empty column gets scale 1.
+  /// Mean and standard deviation of each column of targets [M, T], ignoring NaN; a constant or
+  /// empty column gets scale 1.
   static TargetScaling standardize(const Matrix<float>& targets);
   static TargetScaling identity(Index tasks);
 
@@ -44,21 +45,21 @@ struct TrainingOptions {
   Index epochs = 100;
   Index batch_size = 50;
   double learning_rate = 1e-3;
-  double warmup_epochs = 2;       // linear rise from learning_rate / 10
-  double final_lr_ratio = 0.1;    // cosine decay to learning_rate * final_lr_ratio at the last epoch
-  double weight_decay = 0.0;      // AdamW's decoupled decay
-  double clip_norm = 10.0;        // global gradient norm; 0 disables clipping
-  Index patience = 30;            // epochs without validation improvement before stopping
-  std::string metric;             // early-stopping metric; empty: "rmse" or "roc_auc" by task type
+  double warmup_epochs = 2;       ///< linear rise from learning_rate / 10
+  double final_lr_ratio = 0.1;    ///< cosine decay to learning_rate * final_lr_ratio at the last epoch
+  double weight_decay = 0.0;      ///< AdamW's decoupled decay
+  double clip_norm = 10.0;        ///< global gradient norm; 0 disables clipping
+  Index patience = 30;            ///< epochs without validation improvement before stopping
+  std::string metric;             ///< early-stopping metric; empty: "rmse" or "roc_auc" by task type
   std::uint64_t seed = 0;
 };
 
 struct EpochReport {
-  Index epoch = 0;            // 1-based
-  double train_loss = 0;      // mean over the epoch's batches, in scaled units
-  double validation = 0;      // the early-stopping metric on the validation set (NaN without one)
-  double learning_rate = 0;   // at the epoch's last step
-  double seconds = 0;         // since training started
+  Index epoch = 0;            ///< 1-based
+  double train_loss = 0;      ///< mean over the epoch's batches, in scaled units
+  double validation = 0;      ///< the early-stopping metric on the validation set (NaN without one)
+  double learning_rate = 0;   ///< at the epoch's last step
+  double seconds = 0;         ///< since training started
   bool improved = false;
 };
 
@@ -69,33 +70,33 @@ struct TrainingResult {
   TargetScaling scaling;
 };
 
-// A set of graphs with targets [M, T] in original units (NaN: missing).
+/// A set of graphs with targets [M, T] in original units (NaN: missing).
 struct GraphSet {
   std::vector<const FeaturedGraph*> graphs;
   Matrix<float> targets;
 };
 
-// Trains `model` (its parameters already initialized) and leaves in `params` the weights of the
-// epoch with the best validation metric (the last epoch when `validation` is empty). Calls
-// on_epoch after each epoch. Same seed, data and thread count give the same weights.
+/// Trains `model` (its parameters already initialized) and leaves in `params` the weights of the
+/// epoch with the best validation metric (the last epoch when `validation` is empty). Calls
+/// on_epoch after each epoch. Same seed, data and thread count give the same weights.
 TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<float>& params, const GraphSet& train,
                                      const GraphSet& validation, const TrainingOptions& options,
                                      const std::function<void(const EpochReport&)>& on_epoch = {});
 
-// Graphs per forward pass when predicting. A product's rounding depends on the rows it is computed
-// with, so the same batches are what make predictions bit-reproducible.
+/// Graphs per forward pass when predicting. A product's rounding depends on the rows it is computed
+/// with, so the same batches are what make predictions bit-reproducible.
 constexpr Index kPredictionBatchSize = 256;
 
-// The model's outputs for `graphs` in order, [M, tasks], before any scaling or sigmoid.
+/// The model's outputs for `graphs` in order, [M, tasks], before any scaling or sigmoid.
 Matrix<float> predict_raw(GraphPredictor<float>& model, std::span<const FeaturedGraph* const> graphs,
                           Index batch_size = kPredictionBatchSize);
 
-// Raw outputs [M, tasks], as predict_raw gives them, in the targets' units: unscaled values for
-// regression, probabilities for classification.
+/// Raw outputs [M, tasks], as predict_raw gives them, in the targets' units: unscaled values for
+/// regression, probabilities for classification.
 Matrix<float> to_predictions(const Matrix<float>& raw, TaskType task_type, const TargetScaling& scaling);
 
-// Predictions in the targets' units: unscaled values for regression, probabilities for
-// classification.
+/// Predictions in the targets' units: unscaled values for regression, probabilities for
+/// classification.
 Matrix<float> predict(GraphPredictor<float>& model, std::span<const FeaturedGraph* const> graphs, TaskType task_type,
                       const TargetScaling& scaling, Index batch_size = kPredictionBatchSize);
 

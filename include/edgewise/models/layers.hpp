@@ -1,10 +1,11 @@
-// Dense building blocks of the models: Linear, the activations, Dropout, LayerNorm and the
-// residual FeedForward block.
-//
-// Every layer maps [N, in] to [N, out] row-wise (rows = nodes or samples). forward returns a member
-// buffer that is reused, and overwritten, by the next forward call; backward takes dy of the output's
-// shape, ADDS the parameter gradients into Parameters' grad buffer and returns dx. Layers that need
-// their input in backward keep a pointer to it: the input must outlive the backward call.
+/// \file
+/// Dense building blocks of the models: Linear, the activations, Dropout, LayerNorm and the
+/// residual FeedForward block.
+///
+/// Every layer maps [N, in] to [N, out] row-wise (rows = nodes or samples). forward returns a member
+/// buffer that is reused, and overwritten, by the next forward call; backward takes dy of the output's
+/// shape, ADDS the parameter gradients into Parameters' grad buffer and returns dx. Layers that need
+/// their input in backward keep a pointer to it: the input must outlive the backward call.
 #pragma once
 
 #include <cmath>
@@ -19,20 +20,20 @@
 
 namespace edgewise {
 
-// y = x W + b with W: [in_dim, out_dim] and b: [1, out_dim], registered as "<name>.weight" and
-// "<name>.bias".
+/// y = x W + b with W: [in_dim, out_dim] and b: [1, out_dim], registered as "<name>.weight" and
+/// "<name>.bias".
 template <typename Scalar>
 class Linear {
  public:
   Linear(Parameters<Scalar>& params, const std::string& name, Index in_dim, Index out_dim, bool bias = true);
 
-  // Glorot-uniform weight scaled by gain, zero bias.
+  /// Glorot-uniform weight scaled by gain, zero bias.
   void reset_parameters(SplitMix64& rng, double gain = 1.0);
 
-  // x: [N, in_dim], kept by pointer until backward. Returns [N, out_dim].
+  /// x: [N, in_dim], kept by pointer until backward. Returns [N, out_dim].
   const Matrix<Scalar>& forward(const Matrix<Scalar>& x);
 
-  // dy: [N, out_dim]. dW += xᵀ dy, db += column sums of dy; returns dx = dy Wᵀ, [N, in_dim].
+  /// dy: [N, out_dim]. dW += xᵀ dy, db += column sums of dy; returns dx = dy Wᵀ, [N, in_dim].
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
 
   Index in_dim() const { return in_dim_; }
@@ -67,7 +68,7 @@ struct LeakyRelu {
   S derivative(S x, S /*y*/) const { return x > 0 ? S(1) : static_cast<S>(slope); }
 };
 
-// alpha (e^x - 1) for x <= 0, whose derivative alpha e^x equals y + alpha.
+/// alpha (e^x - 1) for x <= 0, whose derivative alpha e^x equals y + alpha.
 struct Elu {
   double alpha = 1.0;
   template <typename S>
@@ -76,13 +77,13 @@ struct Elu {
   S derivative(S x, S y) const { return x > 0 ? S(1) : y + static_cast<S>(alpha); }
 };
 
-// The exact GELU, x Φ(x) with the standard normal CDF Φ(x) = (1 + erf(x / √2)) / 2 (not the tanh
-// approximation); its derivative is Φ(x) + x φ(x).
+/// The exact GELU, x Φ(x) with the standard normal CDF Φ(x) = (1 + erf(x / √2)) / 2 (not the tanh
+/// approximation); its derivative is Φ(x) + x φ(x).
 struct Gelu {
   template <typename S>
   S value(S x) const { return x * cdf(x); }
-  // y[k] = value(x[k]) for k < n, bit for bit, in three passes so that the scalar erf is the only
-  // loop the compiler cannot vectorize. x and y must not overlap.
+  /// y[k] = value(x[k]) for k < n, bit for bit, in three passes so that the scalar erf is the only
+  /// loop the compiler cannot vectorize. x and y must not overlap.
   template <typename S>
   void values(const S* x, S* y, Index n) const {
     for (Index k = 0; k < n; ++k) y[k] = x[k] / static_cast<S>(std::numbers::sqrt2);
@@ -102,8 +103,8 @@ struct Gelu {
 
 }  // namespace activation
 
-// An activation without parameters applied to every element. x: [N, D], kept by pointer until
-// backward; forward returns y [N, D], backward returns dx = dy .* f'(x).
+/// An activation without parameters applied to every element. x: [N, D], kept by pointer until
+/// backward; forward returns y [N, D], backward returns dx = dy .* f'(x).
 template <typename Scalar, typename Function>
 class Elementwise {
  public:
@@ -137,21 +138,21 @@ class ELU : public Elementwise<Scalar, activation::Elu> {
 template <typename Scalar>
 class GELU : public Elementwise<Scalar, activation::Gelu> {};
 
-// Inverted dropout. In training each element is kept with probability 1 - p and scaled by
-// 1 / (1 - p). The mask is a function of a key drawn from mode.rng once per forward and of the
-// element's row-major index, so it does not depend on the thread count; backward recomputes it
-// from the key instead of storing it. In inference, and when p = 0, forward returns x itself and
-// backward returns dy itself.
+/// Inverted dropout. In training each element is kept with probability 1 - p and scaled by
+/// 1 / (1 - p). The mask is a function of a key drawn from mode.rng once per forward and of the
+/// element's row-major index, so it does not depend on the thread count; backward recomputes it
+/// from the key instead of storing it. In inference, and when p = 0, forward returns x itself and
+/// backward returns dy itself.
 template <typename Scalar>
 class Dropout {
  public:
-  // Throws ArgumentError unless 0 <= p < 1.
+  /// Throws ArgumentError unless 0 <= p < 1.
   explicit Dropout(double p);
 
-  // x: [N, D]. Training with p > 0 needs mode.rng (ArgumentError otherwise). Returns [N, D].
+  /// x: [N, D]. Training with p > 0 needs mode.rng (ArgumentError otherwise). Returns [N, D].
   const Matrix<Scalar>& forward(const Matrix<Scalar>& x, Mode mode = Mode::inference());
 
-  // dy: [N, D] of the last forward; returns dx = dy .* mask / (1 - p).
+  /// dy: [N, D] of the last forward; returns dx = dy .* mask / (1 - p).
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
 
   double rate() const { return p_; }
@@ -168,21 +169,21 @@ class Dropout {
   Matrix<Scalar> dx_;
 };
 
-// Normalizes each row over its dim features: y = (x - mean) / sqrt(var + eps) * gamma + beta, with
-// the biased variance. gamma: [1, dim] ("<name>.gamma", initialized to 1), beta: [1, dim]
-// ("<name>.beta", initialized to 0).
+/// Normalizes each row over its dim features: y = (x - mean) / sqrt(var + eps) * gamma + beta, with
+/// the biased variance. gamma: [1, dim] ("<name>.gamma", initialized to 1), beta: [1, dim]
+/// ("<name>.beta", initialized to 0).
 template <typename Scalar>
 class LayerNorm {
  public:
   LayerNorm(Parameters<Scalar>& params, const std::string& name, Index dim, double eps = 1e-5);
 
-  // gamma = 1, beta = 0, as after construction.
+  /// gamma = 1, beta = 0, as after construction.
   void reset_parameters();
 
-  // x: [N, dim]. Returns [N, dim]; keeps the normalized x and 1/std per row for backward.
+  /// x: [N, dim]. Returns [N, dim]; keeps the normalized x and 1/std per row for backward.
   const Matrix<Scalar>& forward(const Matrix<Scalar>& x);
 
-  // dy: [N, dim]. Returns dx = rstd (g - mean(g) - x̂ mean(g .* x̂)) with g = dy .* gamma, per row.
+  /// dy: [N, dim]. Returns dx = rstd (g - mean(g) - x̂ mean(g .* x̂)) with g = dy .* gamma, per row.
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
 
   Index dim() const { return dim_; }
@@ -201,32 +202,32 @@ class LayerNorm {
 
 enum class Activation { relu, gelu, elu };
 
-// Parses "relu", "gelu", "elu"; throws ArgumentError otherwise.
+/// Parses "relu", "gelu", "elu"; throws ArgumentError otherwise.
 Activation parse_activation(const std::string& name);
 std::string to_string(Activation activation);
 
 struct FeedForwardOptions {
   Index dim = 0;
-  Index hidden_dim = 0;  // 0: 4 * dim
+  Index hidden_dim = 0;  ///< 0: 4 * dim
   Activation activation = Activation::gelu;
-  double dropout = 0.0;  // on the block's output, before the residual sum
+  double dropout = 0.0;  ///< on the block's output, before the residual sum
   bool bias = true;
 };
 
-// Residual position-wise block: y = x + Dropout(Linear2(act(Linear1(x)))), Linear1: dim -> hidden,
-// Linear2: hidden -> dim, registered as "<name>.linear1.*" and "<name>.linear2.*".
+/// Residual position-wise block: y = x + Dropout(Linear2(act(Linear1(x)))), Linear1: dim -> hidden,
+/// Linear2: hidden -> dim, registered as "<name>.linear1.*" and "<name>.linear2.*".
 template <typename Scalar>
 class FeedForward {
  public:
-  // Throws ArgumentError on dim < 1, hidden_dim < 0 or a dropout rate outside [0, 1).
+  /// Throws ArgumentError on dim < 1, hidden_dim < 0 or a dropout rate outside [0, 1).
   FeedForward(Parameters<Scalar>& params, const std::string& name, const FeedForwardOptions& options);
 
   void reset_parameters(SplitMix64& rng);
 
-  // x: [N, dim], kept by pointer until backward. Returns [N, dim].
+  /// x: [N, dim], kept by pointer until backward. Returns [N, dim].
   const Matrix<Scalar>& forward(const Matrix<Scalar>& x, Mode mode = Mode::inference());
 
-  // dy: [N, dim]. Returns dx [N, dim] = dy + the gradient through the inner branch.
+  /// dy: [N, dim]. Returns dx [N, dim] = dy + the gradient through the inner branch.
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
 
   const FeedForwardOptions& options() const { return options_; }

@@ -1,14 +1,15 @@
-// Training losses. Each returns the mean loss over the entries that are present and writes the
-// gradient of that mean with respect to the prediction into the caller's dpred (resized to the
-// prediction's shape; zero at absent entries; it must not be one of the inputs).
-//
-// Missing labels: an entry is present where its mask is nonzero (masks hold 0 and 1). When no entry
-// is present the loss is 0 and dpred is all zeros. Targets are never silently NaN: a NaN target at
-// a present entry throws ArgumentError. Callers with NaN-coded missing labels build the mask with
-// mask_from_nan, which also replaces the NaNs by 0.
-//
-// The loss is accumulated and returned in double so that the value a float model reports does not
-// depend on the rounding of a long float sum; dpred is in Scalar.
+/// \file
+/// Training losses. Each returns the mean loss over the entries that are present and writes the
+/// gradient of that mean with respect to the prediction into the caller's dpred (resized to the
+/// prediction's shape; zero at absent entries; it must not be one of the inputs).
+///
+/// Missing labels: an entry is present where its mask is nonzero (masks hold 0 and 1). When no entry
+/// is present the loss is 0 and dpred is all zeros. Targets are never silently NaN: a NaN target at
+/// a present entry throws ArgumentError. Callers with NaN-coded missing labels build the mask with
+/// mask_from_nan, which also replaces the NaNs by 0.
+///
+/// The loss is accumulated and returned in double so that the value a float model reports does not
+/// depend on the rounding of a long float sum; dpred is in Scalar.
 #pragma once
 
 #include <span>
@@ -19,31 +20,31 @@ namespace edgewise {
 
 template <typename Scalar>
 struct MaskedTargets {
-  Matrix<Scalar> target;  // NaN replaced by 0
-  Matrix<Scalar> mask;    // 1 where the target was a number, 0 where it was NaN
+  Matrix<Scalar> target;  ///< NaN replaced by 0
+  Matrix<Scalar> mask;    ///< 1 where the target was a number, 0 where it was NaN
 };
 
-// target: [N, T] with NaN for missing labels.
+/// target: [N, T] with NaN for missing labels.
 template <typename Scalar>
 MaskedTargets<Scalar> mask_from_nan(const Matrix<Scalar>& target);
 
-// Mean squared error, mean over present entries of (pred - target)².
-// dpred, pred, target: [N, T]; mask: [N, T] or null for all present.
+/// Mean squared error, mean over present entries of (pred - target)².
+/// dpred, pred, target: [N, T]; mask: [N, T] or null for all present.
 template <typename Scalar>
 double mse_loss(Matrix<Scalar>& dpred, const Matrix<Scalar>& pred, const Matrix<Scalar>& target,
                 const Matrix<Scalar>* mask = nullptr);
 
-// Softmax cross-entropy of integer classes, mean over present rows of logsumexp(z) - z_target,
-// computed with the row maximum subtracted so large logits stay finite.
-// dpred, logits: [N, C]; targets: [N] in [0, C), or negative to ignore the row; mask: [N] or null.
-// Throws ArgumentError on a target >= C.
+/// Softmax cross-entropy of integer classes, mean over present rows of logsumexp(z) - z_target,
+/// computed with the row maximum subtracted so large logits stay finite.
+/// dpred, logits: [N, C]; targets: [N] in [0, C), or negative to ignore the row; mask: [N] or null.
+/// Throws ArgumentError on a target >= C.
 template <typename Scalar>
 double cross_entropy_loss(Matrix<Scalar>& dpred, const Matrix<Scalar>& logits, std::span<const Index> targets,
                           const Vector<Scalar>* mask = nullptr);
 
-// Binary cross-entropy on logits for multi-task labels, mean over present entries of
-// max(x, 0) - x y + log(1 + exp(-|x|)), which is finite for any finite x.
-// dpred, logits, target: [N, T] with targets in [0, 1]; mask: [N, T] or null for all present.
+/// Binary cross-entropy on logits for multi-task labels, mean over present entries of
+/// max(x, 0) - x y + log(1 + exp(-|x|)), which is finite for any finite x.
+/// dpred, logits, target: [N, T] with targets in [0, 1]; mask: [N, T] or null for all present.
 template <typename Scalar>
 double bce_with_logits_loss(Matrix<Scalar>& dpred, const Matrix<Scalar>& logits, const Matrix<Scalar>& target,
                             const Matrix<Scalar>* mask = nullptr);

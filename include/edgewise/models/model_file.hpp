@@ -1,12 +1,13 @@
-// Model files in the safetensors layout, so Python users can open the weights with common tools:
-//
-//   [8 bytes: little-endian u64 header length n][n bytes: JSON header][raw little-endian float32 data]
-//
-// The header maps each parameter name to {"dtype": "F32", "shape": [rows, cols], "data_offsets":
-// [begin, end]} and holds "__metadata__" (string values only, as the format requires):
-//   format = "edgewise", format_version, config (a JSON document: architecture, featurizer,
-//   target scaling, task names...), data_sha256 (checksum of the data section).
-// Loading checks all of it and throws ModelFormatError naming the file and what is wrong.
+/// \file
+/// Model files in the safetensors layout, so Python users can open the weights with common tools:
+///
+///   [8 bytes: little-endian u64 header length n][n bytes: JSON header][raw little-endian float32 data]
+///
+/// The header maps each parameter name to {"dtype": "F32", "shape": [rows, cols], "data_offsets":
+/// [begin, end]} and holds "__metadata__" (string values only, as the format requires):
+///   format = "edgewise", format_version, config (a JSON document: architecture, featurizer,
+///   target scaling, task names...), data_sha256 (checksum of the data section).
+/// Loading checks all of it and throws ModelFormatError naming the file and what is wrong.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -23,16 +24,16 @@ struct ModelFile {
   Parameters<float> parameters;
 };
 
-// Writes atomically: the file appears complete under `path` or not at all (a temporary file in
-// the same folder is renamed over it), so a failed save never destroys an existing good model.
+/// Writes atomically: the file appears complete under `path` or not at all (a temporary file in
+/// the same folder is renamed over it), so a failed save never destroys an existing good model.
 void save_model(const std::string& path, const nlohmann::json& config, const Parameters<float>& parameters);
 
-// Reads and validates a model file.
+/// Reads and validates a model file.
 ModelFile load_model(const std::string& path);
 
-// Copies the values of `source` into `target` slot by slot, by name: target's slot "w" comes from
-// source's slot prefix + "w". Throws ModelFormatError naming the file when a slot is missing or has
-// another shape (the model was built with other options).
+/// Copies the values of `source` into `target` slot by slot, by name: target's slot "w" comes from
+/// source's slot prefix + "w". Throws ModelFormatError naming the file when a slot is missing or has
+/// another shape (the model was built with other options).
 void restore_parameters(Parameters<float>& target, const Parameters<float>& source, const std::string& path,
                         const std::string& prefix = "");
 

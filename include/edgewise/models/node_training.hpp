@@ -1,10 +1,11 @@
-// Full-batch training of a NodeClassifier on one graph, as in the GAT recipe: every epoch is one
-// Adam step on the mean cross-entropy of the training nodes with dropout active, followed by one
-// pass over the whole graph in inference mode that scores the training and validation nodes.
-//
-// Early stopping: an epoch improves when its validation accuracy beats the best so far, or equals it
-// with a lower validation loss. Training stops after `patience` epochs without improvement and
-// leaves the weights of the best epoch in the parameters.
+/// \file
+/// Full-batch training of a NodeClassifier on one graph, as in the GAT recipe: every epoch is one
+/// Adam step on the mean cross-entropy of the training nodes with dropout active, followed by one
+/// pass over the whole graph in inference mode that scores the training and validation nodes.
+///
+/// Early stopping: an epoch improves when its validation accuracy beats the best so far, or equals it
+/// with a lower validation loss. Training stops after `patience` epochs without improvement and
+/// leaves the weights of the best epoch in the parameters.
 #pragma once
 
 #include <cstdint>
@@ -21,56 +22,56 @@ namespace edgewise {
 struct NodeTrainingOptions {
   Index epochs = 1000;
   double learning_rate = 0.005;
-  // An L2 term added to the gradient (Adam, not AdamW's decoupled decay), as GAT and PyTorch
-  // Geometric's GAT example train; it applies to every parameter.
+  /// An L2 term added to the gradient (Adam, not AdamW's decoupled decay), as GAT and PyTorch
+  /// Geometric's GAT example train; it applies to every parameter.
   double weight_decay = 5e-4;
-  Index patience = 100;    // epochs without improvement before stopping
-  std::uint64_t seed = 0;  // of the dropout masks
+  Index patience = 100;    ///< epochs without improvement before stopping
+  std::uint64_t seed = 0;  ///< of the dropout masks
 };
 
 struct NodeEpochReport {
-  Index epoch = 0;            // 1-based
-  double train_loss = 0;      // of the training step, with dropout
-  double train_accuracy = 0;  // in inference mode after the step
-  double val_loss = 0;        // NaN without validation nodes
-  double val_accuracy = 0;    // NaN without validation nodes
-  double seconds = 0;         // since training started
+  Index epoch = 0;            ///< 1-based
+  double train_loss = 0;      ///< of the training step, with dropout
+  double train_accuracy = 0;  ///< in inference mode after the step
+  double val_loss = 0;        ///< NaN without validation nodes
+  double val_accuracy = 0;    ///< NaN without validation nodes
+  double seconds = 0;         ///< since training started
   bool improved = false;
 };
 
 struct NodeTrainingResult {
   std::vector<NodeEpochReport> history;
-  Index best_epoch = 0;          // 1-based, the epoch whose weights were kept
-  double best_val_accuracy = 0;  // NaN without validation nodes
-  double best_val_loss = 0;      // NaN without validation nodes
+  Index best_epoch = 0;          ///< 1-based, the epoch whose weights were kept
+  double best_val_accuracy = 0;  ///< NaN without validation nodes
+  double best_val_loss = 0;      ///< NaN without validation nodes
 };
 
-// Trains `model` (its parameters already initialized) on the nodes of split.train, stopping early on
-// split.val; split.test is not looked at. labels: [N], class ids, negative for unlabeled nodes;
-// training and validation nodes must be labeled. Without validation nodes every epoch counts as
-// improving, so the last epoch's weights are kept. Calls on_epoch after each epoch. The same seed,
-// data and thread count give the same weights. Throws ArgumentError on inconsistent inputs and Error
-// when the loss stops being finite.
+/// Trains `model` (its parameters already initialized) on the nodes of split.train, stopping early on
+/// split.val; split.test is not looked at. labels: [N], class ids, negative for unlabeled nodes;
+/// training and validation nodes must be labeled. Without validation nodes every epoch counts as
+/// improving, so the last epoch's weights are kept. Calls on_epoch after each epoch. The same seed,
+/// data and thread count give the same weights. Throws ArgumentError on inconsistent inputs and Error
+/// when the loss stops being finite.
 NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
                                          const Matrix<float>& features, std::span<const Index> labels,
                                          const NodeSplit& split, const NodeTrainingOptions& options = {},
                                          const std::function<void(const NodeEpochReport&)>& on_epoch = {});
 
-// Class probabilities of every node in inference mode: the row-wise softmax of the logits,
-// [N, classes].
+/// Class probabilities of every node in inference mode: the row-wise softmax of the logits,
+/// [N, classes].
 Matrix<float> predict_node_probabilities(NodeClassifier<float>& model, const Graph& graph,
                                          const Matrix<float>& features);
 
-// The model's hidden representation of every node in inference mode (NodeClassifier::hidden),
-// [N, hidden_dim()].
+/// The model's hidden representation of every node in inference mode (NodeClassifier::hidden),
+/// [N, hidden_dim()].
 Matrix<float> embed_nodes(NodeClassifier<float>& model, const Graph& graph, const Matrix<float>& features);
 
 struct NodeEvaluation {
-  double loss = 0;  // mean cross-entropy over the scored nodes
+  double loss = 0;  ///< mean cross-entropy over the scored nodes
   NodeClassificationMetrics metrics;
 };
 
-// Scores the given nodes in inference mode. labels: [N]; every listed node must be labeled.
+/// Scores the given nodes in inference mode. labels: [N]; every listed node must be labeled.
 NodeEvaluation evaluate_node_classifier(NodeClassifier<float>& model, const Graph& graph,
                                         const Matrix<float>& features, std::span<const Index> labels,
                                         std::span<const Index> nodes);

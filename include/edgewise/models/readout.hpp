@@ -1,4 +1,5 @@
-// Graph-level readout: pools the node rows of each graph in a batch into one row per graph.
+/// \file
+/// Graph-level readout: pools the node rows of each graph in a batch into one row per graph.
 #pragma once
 
 #include <string>
@@ -15,29 +16,29 @@ enum class ReadoutKind {
   sum,
   mean,
   max,
-  attention,  // softmax over the graph's nodes of a learned gate h_i . w + b, then a weighted sum
+  attention,  ///< softmax over the graph's nodes of a learned gate h_i . w + b, then a weighted sum
 };
 
-// Parses "sum", "mean", "max", "attention"; throws ArgumentError otherwise.
+/// Parses "sum", "mean", "max", "attention"; throws ArgumentError otherwise.
 ReadoutKind parse_readout(const std::string& name);
 std::string to_string(ReadoutKind kind);
 
-// h: [N, dim] node rows of a GraphBatch; output: [G, dim]. A graph without nodes pools to zeros.
+/// h: [N, dim] node rows of a GraphBatch; output: [G, dim]. A graph without nodes pools to zeros.
 template <typename Scalar>
 class Readout {
  public:
-  // The attention gate registers "<name>.gate" [dim, 1] and "<name>.gate_bias" [1, 1].
+  /// The attention gate registers "<name>.gate" [dim, 1] and "<name>.gate_bias" [1, 1].
   Readout(Parameters<Scalar>& params, const std::string& name, Index dim, ReadoutKind kind);
 
   void reset_parameters(SplitMix64& rng);
 
-  // batch and h are kept by pointer until backward.
+  /// batch and h are kept by pointer until backward.
   const Matrix<Scalar>& forward(const GraphBatch& batch, const Matrix<Scalar>& h);
 
-  // dy: [G, dim]. Returns dh [N, dim]; accumulates the gate's gradients.
+  /// dy: [G, dim]. Returns dh [N, dim]; accumulates the gate's gradients.
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
 
-  // Attention readout: the weight of each node within its graph, [N]; empty for other kinds.
+  /// Attention readout: the weight of each node within its graph, [N]; empty for other kinds.
   const Vector<Scalar>& node_weights() const { return weights_; }
 
  private:
