@@ -20,6 +20,7 @@
 
 namespace edgewise {
 
+/// How an edge j -> i is scored, per head (q, k, v: projections of x; d: head_dim).
 enum class ScoreFunction {
   scaled_dot,  ///< q_i . k_j / sqrt(d)
   dot,         ///< q_i . k_j
@@ -28,6 +29,8 @@ enum class ScoreFunction {
   bilinear,    ///< q_i^T W_h k_j with a learned d x d matrix per head (initialized to I / sqrt(d))
 };
 
+/// How the scores of a node's in-edges become weights alpha. A node without in-edges gets a zero
+/// aggregate, never NaN.
 enum class Normalization {
   softmax,  ///< exp(s) / sum over in-edges, max-subtracted
   relu,     ///< max(s, 0) / in-degree
@@ -35,17 +38,20 @@ enum class Normalization {
 
 /// Parses "scaled_dot", "dot", "additive", "gatv2", "bilinear"; throws ArgumentError otherwise.
 ScoreFunction parse_score_function(const std::string& name);
+/// The name parse_score_function accepts.
 std::string to_string(ScoreFunction score);
 /// Parses "softmax", "relu"; throws ArgumentError otherwise.
 Normalization parse_normalization(const std::string& name);
+/// The name parse_normalization accepts.
 std::string to_string(Normalization normalization);
 
+/// Settings of a GraphAttention layer.
 struct GraphAttentionOptions {
-  Index in_dim = 0;
-  Index heads = 4;
-  Index head_dim = 16;
-  ScoreFunction score = ScoreFunction::scaled_dot;
-  Normalization normalization = Normalization::softmax;
+  Index in_dim = 0;  ///< Width of the input node features; >= 1.
+  Index heads = 4;  ///< H, the number of attention heads.
+  Index head_dim = 16;  ///< d, the width of each head's values.
+  ScoreFunction score = ScoreFunction::scaled_dot;  ///< How edges are scored.
+  Normalization normalization = Normalization::softmax;  ///< How scores become weights.
   Index edge_dim = 0;              ///< > 0: a learned per-head bias edge_features . W_e added to every score
   double attention_dropout = 0.0;  ///< dropout on alpha while training
   /// Dropout on the values (per node and channel) while training; the scores see them whole, as in
@@ -54,10 +60,17 @@ struct GraphAttentionOptions {
   bool concat_heads = true;        ///< false: average the heads
   bool output_projection = true;   ///< W^O after combining heads
   Index out_dim = 0;               ///< width of W^O's output; 0 keeps the combined width
-  bool bias = true;
+  bool bias = true;  ///< Bias of the output (of W^O, or of the combined heads without it).
   double negative_slope = 0.2;  ///< LeakyReLU slope of additive and gatv2
 };
 
+/// Multi-head graph self-attention computed along the edges: for each head h and node i,
+/// y_i = sum over in-edges j -> i of alpha_ijh v_jh,
+/// alpha normalized over i's in-edges, then heads concatenated or averaged and projected by W^O.
+/// Memory is O(E H) for the weights, never N x N. The layer keeps pointers to the graph, x and
+/// edge_features of the last forward for backward, so they must outlive it. One layer object serves
+/// one forward/backward at a time (it holds their state); its loops run in parallel_for.
+/// docs/attention.md has the math of forward and backward.
 template <typename Scalar>
 class GraphAttention {
  public:
@@ -77,8 +90,11 @@ class GraphAttention {
   /// alpha of the last forward, before dropout: [E, H] in the graph's edge order.
   Matrix<Scalar> attention_weights() const;
 
+  /// The options as given.
   const GraphAttentionOptions& options() const { return options_; }
+  /// Width after combining heads: heads * head_dim when concatenated, head_dim when averaged.
   Index combined_dim() const { return options_.concat_heads ? options_.heads * options_.head_dim : options_.head_dim; }
+  /// Width of the output: options().out_dim if > 0, else combined_dim().
   Index out_dim() const;
 
  private:

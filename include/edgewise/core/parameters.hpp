@@ -14,39 +14,57 @@
 
 namespace edgewise {
 
+/// Where one named parameter lives in the flat buffers.
 struct ParameterSlot {
-  std::string name;
-  Index rows = 0;
-  Index cols = 0;
+  std::string name;  ///< Unique within a Parameters, e.g. "layer0.attention.weight".
+  Index rows = 0;  ///< The parameter's shape is [rows, cols].
+  Index cols = 0;  ///< The parameter's shape is [rows, cols].
   Index offset = 0;  ///< into values() and grads()
 
+  /// rows * cols.
   Index size() const { return rows * cols; }
 };
 
+/// Identifies a slot of one Parameters object; stays valid as the buffers grow.
 struct ParameterHandle {
-  Index slot = -1;
+  Index slot = -1;  ///< Index into Parameters::slots(); -1 for none.
 };
 
+/// The values and gradients of every parameter of a model, each in one contiguous buffer.
+///
+/// add() must not run concurrently with any other use; mapping slots from several threads is
+/// fine. Layers keep a reference to it, so it must outlive them.
 template <typename Scalar>
 class Parameters {
  public:
   /// Adds a zero-initialized [rows, cols] parameter. Throws ArgumentError on a repeated name.
   ParameterHandle add(const std::string& name, Index rows, Index cols);
 
+  /// The [rows, cols] view of a parameter's values or gradients. The view points into the buffer,
+  /// so it is invalidated when add() grows it: map again after registering more parameters.
+  /// @{
   MatrixMap<Scalar> value(ParameterHandle h) { return map(values_, h); }
   ConstMatrixMap<Scalar> value(ParameterHandle h) const { return map(values_, h); }
   MatrixMap<Scalar> grad(ParameterHandle h) { return map(grads_, h); }
   ConstMatrixMap<Scalar> grad(ParameterHandle h) const { return map(grads_, h); }
+  /// @}
 
+  /// Every value or gradient as one flat vector of size(), in slot order. Invalidated by add().
+  /// @{
   Eigen::Map<Vector<Scalar>> values() { return {values_.data(), size()}; }
   Eigen::Map<const Vector<Scalar>> values() const { return {values_.data(), size()}; }
   Eigen::Map<Vector<Scalar>> grads() { return {grads_.data(), size()}; }
   Eigen::Map<const Vector<Scalar>> grads() const { return {grads_.data(), size()}; }
+  /// @}
 
+  /// Sets every gradient to 0; call before each backward pass, which accumulates.
   void zero_grad() { grads().setZero(); }
 
+  /// The total number of scalars.
   Index size() const { return static_cast<Index>(values_.size()); }
+  /// Every slot, in registration order.
   const std::vector<ParameterSlot>& slots() const { return slots_; }
+  /// The slot of `h`, which must come from this object's add() or find().
   const ParameterSlot& slot(ParameterHandle h) const { return slots_[static_cast<std::size_t>(h.slot)]; }
 
   /// The slot with this name, or a handle with slot == -1.

@@ -36,12 +36,16 @@ namespace edgewise {
 /// Dense node ids by name and back.
 class NodeIndex {
  public:
+  /// The number of nodes numbered so far.
   Index size() const { return static_cast<Index>(names_.size()); }
 
   /// The id of `name`, numbering it next if it is new.
   Index add(std::string_view name);
+  /// The id of `name`, or nullopt if it has none.
   std::optional<Index> find(std::string_view name) const;
+  /// The name of node `id`; throws std::out_of_range for an id not in [0, size()).
   const std::string& name(Index id) const { return names_.at(static_cast<std::size_t>(id)); }
+  /// Every name, indexed by id.
   const std::vector<std::string>& names() const { return names_; }
 
  private:
@@ -69,13 +73,15 @@ enum class UnknownNodes {
   add,    ///< number it next, as a node without edges
 };
 
+/// How read_edge_list reads a file.
 struct EdgeListOptions {
-  NodeIds ids = NodeIds::integer;
-  Header header = Header::detect;
+  NodeIds ids = NodeIds::integer;  ///< How nodes are named.
+  Header header = Header::detect;  ///< Whether the first record is a header.
   std::optional<char> delimiter = std::nullopt;  ///< separates fields exactly (each trimmed); nullopt: see the top
   bool directed = false;                         ///< false: "u v" joins u and v both ways, and "v u" repeats it
 };
 
+/// How EdgeList::to_graph builds the graph.
 struct EdgeListBuildOptions {
   bool add_self_loops = true;  ///< one i -> i for each node that has none, so attention sees the node itself
 };
@@ -84,10 +90,10 @@ struct EdgeListBuildOptions {
 /// once, as first written (undirected: one direction per pair). Self-loops are kept; columns after
 /// the first two (weights) are ignored.
 struct EdgeList {
-  std::string source;
-  NodeIndex nodes;
-  std::vector<std::pair<Index, Index>> edges;
-  bool directed = false;
+  std::string source;  ///< The file name (or the source given to parse_edge_list), for messages.
+  NodeIndex nodes;  ///< The numbering of the nodes, including those of the `nodes` argument.
+  std::vector<std::pair<Index, Index>> edges;  ///< (source, target) ids, each distinct edge once.
+  bool directed = false;  ///< As read with EdgeListOptions::directed.
 
   /// The graph on every node of `nodes`, including nodes that other files added and that have no
   /// edges. Undirected lists give both directions of each edge; the edge order is `edges`, then the
@@ -100,16 +106,18 @@ struct EdgeList {
 /// empty id, or an integer id that is not an integer, negative or above 2^31 - 1; Error when the
 /// file cannot be read.
 EdgeList read_edge_list(const std::filesystem::path& path, const EdgeListOptions& options = {}, NodeIndex nodes = {});
+/// read_edge_list on text held in memory; `source` names it in messages.
 EdgeList parse_edge_list(std::string_view text, std::string source, const EdgeListOptions& options = {},
                          NodeIndex nodes = {});
 
+/// How read_node_labels reads a file.
 struct LabelOptions {
-  NodeIds ids = NodeIds::integer;
-  Header header = Header::detect;
-  std::optional<char> delimiter = std::nullopt;
+  NodeIds ids = NodeIds::integer;  ///< How nodes are named.
+  Header header = Header::detect;  ///< Whether the first record is a header.
+  std::optional<char> delimiter = std::nullopt;  ///< As in EdgeListOptions.
   std::size_t node_column = 0;   ///< 0-based; MUSAE's ENGB_target.csv: 5 (new_id)
   std::size_t label_column = 1;  ///< MUSAE's ENGB_target.csv: 2 (mature)
-  UnknownNodes unknown_nodes = UnknownNodes::error;
+  UnknownNodes unknown_nodes = UnknownNodes::error;  ///< Nodes the index does not have yet.
 };
 
 /// Labels as classes 0 .. num_classes() - 1. Class order is stable: numeric when every label is an
@@ -118,7 +126,9 @@ struct NodeLabels {
   std::vector<Index> classes;            ///< [N]: the class of each node, -1 where unlabeled
   std::vector<std::string> class_names;  ///< [num_classes]: each class's label (integers by value)
 
+  /// The number of distinct labels.
   Index num_classes() const { return static_cast<Index>(class_names.size()); }
+  /// The number of nodes with a label.
   Index num_labeled() const;
   /// Covers nodes added to the index after the labels were read: they are unlabeled.
   void extend_to(Index num_nodes);
@@ -129,9 +139,11 @@ struct NodeLabels {
 /// without the two columns, a node the index does not have (unless options.unknown_nodes is add), a
 /// node given two different labels, and the id errors of read_edge_list.
 NodeLabels read_node_labels(const std::filesystem::path& path, NodeIndex& nodes, const LabelOptions& options = {});
+/// read_node_labels on text held in memory; `source` names it in messages.
 NodeLabels parse_node_labels(std::string_view text, std::string source, NodeIndex& nodes,
                              const LabelOptions& options = {});
 
+/// How node features are stored.
 enum class FeatureFormat {
   dense,       ///< node, then dim values
   sparse,      ///< node, then feature indices (value 1) or index:value pairs; absent indices are 0
@@ -141,32 +153,36 @@ enum class FeatureFormat {
 
 /// The name used in docs and model files ("dense", "sparse", "musae_json", "structural"), and back;
 /// feature_format_from_name throws ArgumentError for an unknown name.
+/// @{
 std::string_view feature_format_name(FeatureFormat format);
 FeatureFormat feature_format_from_name(std::string_view name);
+/// @}
 
 /// What a model needs to know to featurize nodes the same way again.
 struct FeatureSpec {
-  FeatureFormat format = FeatureFormat::sparse;
-  Index dim = 0;
+  FeatureFormat format = FeatureFormat::sparse;  ///< How the features were read or computed.
+  Index dim = 0;  ///< The number of feature columns.
   Index max_degree = 0;  ///< structural only
   Index walk_steps = 0;  ///< structural only
 };
 
+/// How read_node_features reads a file.
 struct FeatureOptions {
-  FeatureFormat format = FeatureFormat::sparse;
+  FeatureFormat format = FeatureFormat::sparse;  ///< dense, sparse or musae_json.
   Index dim = 0;  ///< 0: inferred (dense: the values on the first record; else the largest index + 1)
-  NodeIds ids = NodeIds::integer;
+  NodeIds ids = NodeIds::integer;  ///< How nodes are named.
   /// Text formats only. Fields after the node are split further at spaces and tabs, so that
   /// "node<TAB>3 17 42" holds three indices whatever the delimiter.
   Header header = Header::detect;
-  std::optional<char> delimiter = std::nullopt;
+  std::optional<char> delimiter = std::nullopt;  ///< As in EdgeListOptions.
   std::size_t skip_fields = 0;  ///< fields between the node and its values (Cora's nodes.tsv: 1, its label)
-  UnknownNodes unknown_nodes = UnknownNodes::error;
+  UnknownNodes unknown_nodes = UnknownNodes::error;  ///< Nodes the index does not have yet.
 };
 
+/// Node features with the settings that produced them.
 struct NodeFeatures {
   Matrix<float> values;  ///< [N, spec.dim]; zero rows for nodes the file does not list
-  FeatureSpec spec;
+  FeatureSpec spec;  ///< How to produce the same features again.
 
   /// Covers nodes added to the index after the features were read, with zero rows.
   void extend_to(Index num_nodes);
@@ -180,9 +196,11 @@ struct NodeFeatures {
 /// the structural format or a negative dim.
 NodeFeatures read_node_features(const std::filesystem::path& path, NodeIndex& nodes,
                                 const FeatureOptions& options = {});
+/// read_node_features on text held in memory; `source` names it in messages.
 NodeFeatures parse_node_features(std::string_view text, std::string source, NodeIndex& nodes,
                                  const FeatureOptions& options = {});
 
+/// The sizes of structural_features.
 struct StructuralFeatureOptions {
   Index max_degree = 32;  ///< one-hot over degrees 0 .. max_degree; higher degrees share the last column
   Index walk_steps = 16;  ///< random_walk_encoding columns

@@ -25,6 +25,7 @@ class Properties;
 
 namespace edgewise {
 
+/// The outcome of parse_smiles: a molecule or RDKit's reason for refusing the SMILES.
 struct SmilesResult {
   std::shared_ptr<RDKit::ROMol> molecule;  ///< null on failure
   std::string error;                       ///< RDKit's reason when molecule is null
@@ -36,19 +37,22 @@ SmilesResult parse_smiles(const std::string& smiles);
 /// The featurizer's vocabulary. Saved with every model so prediction encodes molecules exactly as
 /// training did; a model file written with another version is refused.
 struct FeaturizerSpec {
-  int version = 1;
-  std::vector<int> elements = {1, 5, 6, 7, 8, 9, 11, 14, 15, 16, 17, 19, 34, 35, 53};  ///< then "other"
-  int max_degree = 5;
-  std::vector<int> formal_charges = {-2, -1, 0, 1, 2};
-  int max_hydrogens = 4;
+  int version = 1;  ///< Featurizer version; models from another version are refused.
+  std::vector<int> elements = {1, 5, 6, 7, 8, 9, 11, 14, 15, 16, 17, 19, 34, 35, 53};  ///< then "other"  ///< Atomic numbers with their own one-hot slot.
+  int max_degree = 5;  ///< Degrees 0..max_degree have a slot, higher ones share one.
+  std::vector<int> formal_charges = {-2, -1, 0, 1, 2};  ///< Formal charges with their own slot, others share one.
+  int max_hydrogens = 4;  ///< Hydrogen counts 0..max_hydrogens have a slot, higher ones share one.
   bool self_loops = true;  ///< each atom also attends to itself, through an edge flagged as a self-loop
   /// RDKit descriptor names (RDKit::Descriptors::Properties) computed per molecule as graph features,
   /// each as sign(x) log(1 + |x|); empty for none.
   std::vector<std::string> descriptors;
 
+  /// The widths of the node, edge and graph features featurize() writes.
+  /// @{
   Index atom_dim() const;
   Index bond_dim() const;
   Index graph_dim() const { return static_cast<Index>(descriptors.size()); }
+  /// @}
 };
 
 /// The descriptor names this RDKit build computes (RDKit::Descriptors::Properties).
@@ -62,10 +66,14 @@ class DescriptorCalculator {
  public:
   /// Throws ArgumentError naming the first descriptor this RDKit build does not know.
   explicit DescriptorCalculator(const std::vector<std::string>& names);
+  /// Movable, not copyable.
+  /// @{
   DescriptorCalculator(DescriptorCalculator&&) noexcept;
   DescriptorCalculator& operator=(DescriptorCalculator&&) noexcept;
+  /// @}
   ~DescriptorCalculator();
 
+  /// The number of descriptors compute() writes.
   Index size() const { return size_; }
   /// Writes the molecule's descriptors, each as sign(x) log(1 + |x|) (0 where RDKit gives a value
   /// that is not finite), to out[0 .. size()).
@@ -76,8 +84,11 @@ class DescriptorCalculator {
   Index size_ = 0;
 };
 
+/// JSON form stored in model files, for nlohmann::json; from_json throws for missing fields.
+/// @{
 void to_json(nlohmann::json& j, const FeaturizerSpec& spec);
 void from_json(const nlohmann::json& j, FeaturizerSpec& spec);
+/// @}
 
 /// One molecule as a graph. Each bond gives two directed edges (a -> b then b -> a, in RDKit's bond
 /// order) carrying the bond's features; self-loops, if enabled, follow by atom index.
@@ -102,6 +113,7 @@ MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec
 /// larger than any before it.
 class MoleculeBatcher {
  public:
+  /// Featurizes as `spec` says. Not thread-safe: use one batcher per thread.
   explicit MoleculeBatcher(FeaturizerSpec spec);
 
   /// descriptor_rows: one pointer per molecule to its spec.graph_dim() descriptors, as
@@ -109,6 +121,7 @@ class MoleculeBatcher {
   void assemble(std::span<const RDKit::ROMol* const> molecules, std::span<const float* const> descriptor_rows,
                 FeaturedBatch& batch);
 
+  /// The spec given at construction.
   const FeaturizerSpec& spec() const { return spec_; }
 
  private:

@@ -19,24 +19,34 @@
 
 namespace edgewise {
 
+/// The architecture of a GraphPredictor.
 struct GraphPredictorOptions {
   Index node_dim = 0;  ///< input node features
   Index edge_dim = 0;   ///< input edge features; 0 for none
   Index graph_dim = 0;  ///< per-graph features (molecular descriptors) joined to the readout; 0 for none
-  Index tasks = 1;
-  Index hidden = 128;
-  Index layers = 3;
-  Index heads = 4;
-  ScoreFunction score = ScoreFunction::scaled_dot;
-  ReadoutKind readout = ReadoutKind::sum;
-  Index head_hidden = 128;
-  double dropout = 0.1;
-  double attention_dropout = 0.0;
+  Index tasks = 1;  ///< Outputs per graph.
+  Index hidden = 128;  ///< Width of the node states; a multiple of heads.
+  Index layers = 3;  ///< Attention blocks.
+  Index heads = 4;  ///< Attention heads per block, each hidden / heads wide.
+  ScoreFunction score = ScoreFunction::scaled_dot;  ///< The attention score of every block.
+  ReadoutKind readout = ReadoutKind::sum;  ///< How node states are pooled into one vector per graph.
+  Index head_hidden = 128;  ///< Width of the MLP head's hidden layer.
+  double dropout = 0.1;  ///< Dropout in the blocks and the head, while training.
+  double attention_dropout = 0.0;  ///< Dropout on the attention weights, while training.
 };
 
+/// JSON form stored in model files, for nlohmann::json.
+/// @{
 void to_json(nlohmann::json& j, const GraphPredictorOptions& options);
 void from_json(const nlohmann::json& j, GraphPredictorOptions& options);
+/// @}
 
+/// A graph-level network: input projection, `layers` blocks of graph attention (edge features as
+/// a score bias) and feed-forward, each with LayerNorm, residual and dropout, a readout, the graph
+/// features joined to it, and an MLP head giving `tasks` outputs per graph.
+///
+/// Like the layers it is built from, it holds the state of its last forward, so one object serves
+/// one thread; molecule prediction keeps one copy per thread.
 template <typename Scalar>
 class GraphPredictor {
  public:
@@ -45,6 +55,7 @@ class GraphPredictor {
   GraphPredictor(Parameters<Scalar>& params, const GraphPredictorOptions& options);
   ~GraphPredictor();
 
+  /// Initializes every layer as its own reset_parameters does.
   void reset_parameters(SplitMix64& rng);
 
   /// nodes: [N, node_dim]; edges: [E, edge_dim] in the batch's edge order (null when edge_dim is 0);
@@ -59,6 +70,7 @@ class GraphPredictor {
   /// The last block's attention weights of the last forward, [E, heads] in the batch's edge order.
   Matrix<Scalar> last_attention_weights() const;
 
+  /// The options as given.
   const GraphPredictorOptions& options() const { return options_; }
 
  private:

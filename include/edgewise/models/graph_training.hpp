@@ -16,64 +16,76 @@
 
 namespace edgewise {
 
+/// What the targets of a graph-level model are: real values, or 0/1 labels predicted as logits.
 enum class TaskType { regression, classification };
 
 /// Parses "regression", "classification"; throws ArgumentError otherwise.
 TaskType parse_task_type(const std::string& name);
+/// The name parse_task_type accepts.
 std::string to_string(TaskType type);
 
 /// Per-task affine map between the network's outputs and the targets' original units:
 /// original = scaled * scale + shift. Identity for classification.
 struct TargetScaling {
-  std::vector<double> shift;
-  std::vector<double> scale;
+  std::vector<double> shift;  ///< [T]
+  std::vector<double> scale;  ///< [T]
 
   /// Mean and standard deviation of each column of targets [M, T], ignoring NaN; a constant or
   /// empty column gets scale 1.
   static TargetScaling standardize(const Matrix<float>& targets);
+  /// shift 0 and scale 1 for each of `tasks` tasks.
   static TargetScaling identity(Index tasks);
 
+  /// Maps [M, T] values from original to scaled units (NaN stays NaN), and back.
+  /// @{
   Matrix<float> to_scaled(const Matrix<float>& original) const;
   Matrix<float> to_original(const Matrix<float>& scaled) const;
+  /// @}
 };
 
+/// JSON form ({"shift": [...], "scale": [...]}) stored in model files, for nlohmann::json.
+/// @{
 void to_json(nlohmann::json& j, const TargetScaling& scaling);
 void from_json(const nlohmann::json& j, TargetScaling& scaling);
+/// @}
 
+/// Settings of train_graph_predictor: AdamW with warm-up and cosine decay, gradient clipping, early stopping.
 struct TrainingOptions {
-  TaskType task_type = TaskType::regression;
-  Index epochs = 100;
-  Index batch_size = 50;
-  double learning_rate = 1e-3;
+  TaskType task_type = TaskType::regression;  ///< Selects the loss (MSE on scaled targets, or BCE with logits).
+  Index epochs = 100;  ///< Maximum number of passes over the training set.
+  Index batch_size = 50;  ///< Graphs per optimizer step.
+  double learning_rate = 1e-3;  ///< Peak learning rate.
   double warmup_epochs = 2;       ///< linear rise from learning_rate / 10
   double final_lr_ratio = 0.1;    ///< cosine decay to learning_rate * final_lr_ratio at the last epoch
   double weight_decay = 0.0;      ///< AdamW's decoupled decay
   double clip_norm = 10.0;        ///< global gradient norm; 0 disables clipping
   Index patience = 30;            ///< epochs without validation improvement before stopping
   std::string metric;             ///< early-stopping metric; empty: "rmse" or "roc_auc" by task type
-  std::uint64_t seed = 0;
+  std::uint64_t seed = 0;  ///< Seeds the shuffling, dropout and any random choices.
 };
 
+/// What one epoch of training gave.
 struct EpochReport {
   Index epoch = 0;            ///< 1-based
   double train_loss = 0;      ///< mean over the epoch's batches, in scaled units
   double validation = 0;      ///< the early-stopping metric on the validation set (NaN without one)
   double learning_rate = 0;   ///< at the epoch's last step
   double seconds = 0;         ///< since training started
-  bool improved = false;
+  bool improved = false;  ///< Whether the validation metric was the best so far.
 };
 
+/// The outcome of train_graph_predictor.
 struct TrainingResult {
-  std::vector<EpochReport> history;
-  Index best_epoch = 0;
-  double best_validation = 0;
-  TargetScaling scaling;
+  std::vector<EpochReport> history;  ///< One report per epoch run.
+  Index best_epoch = 0;  ///< The epoch whose weights were kept (1-based).
+  double best_validation = 0;  ///< The early-stopping metric at best_epoch.
+  TargetScaling scaling;  ///< The scaling the network was trained with; needed to predict.
 };
 
 /// A set of graphs with targets [M, T] in original units (NaN: missing).
 struct GraphSet {
-  std::vector<const FeaturedGraph*> graphs;
-  Matrix<float> targets;
+  std::vector<const FeaturedGraph*> graphs;  ///< Not owned: the graphs must outlive the set.
+  Matrix<float> targets;  ///< [M, T], one row per graph.
 };
 
 /// Trains `model` (its parameters already initialized) and leaves in `params` the weights of the

@@ -25,6 +25,7 @@ namespace edgewise {
 template <typename Scalar>
 class Linear {
  public:
+  /// Registers the parameters in `params` (which must outlive the layer), zero-initialized; call reset_parameters before use.
   Linear(Parameters<Scalar>& params, const std::string& name, Index in_dim, Index out_dim, bool bias = true);
 
   /// Glorot-uniform weight scaled by gain, zero bias.
@@ -36,8 +37,11 @@ class Linear {
   /// dy: [N, out_dim]. dW += xᵀ dy, db += column sums of dy; returns dx = dy Wᵀ, [N, in_dim].
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
 
+  /// Input and output widths.
+  /// @{
   Index in_dim() const { return in_dim_; }
   Index out_dim() const { return out_dim_; }
+  /// @}
 
  private:
   Parameters<Scalar>& params_;
@@ -51,28 +55,37 @@ class Linear {
 };
 
 // Per-element functions of the activations: value(x) and the derivative dy/dx given x and y.
+/// Per-element activation functions, the `Function` argument of Elementwise.
 namespace activation {
 
+/// max(x, 0); derivative 0 at x = 0.
 struct Relu {
+  /// f(x).
   template <typename S>
   S value(S x) const { return x > 0 ? x : S(0); }
+  /// f'(x), given x and y = f(x).
   template <typename S>
   S derivative(S x, S /*y*/) const { return x > 0 ? S(1) : S(0); }
 };
 
+/// x for x > 0, slope * x otherwise.
 struct LeakyRelu {
-  double slope = 0.01;
+  double slope = 0.01;  ///< Multiplier of negative inputs.
+  /// f(x).
   template <typename S>
   S value(S x) const { return x > 0 ? x : static_cast<S>(slope) * x; }
+  /// f'(x), given x and y = f(x).
   template <typename S>
   S derivative(S x, S /*y*/) const { return x > 0 ? S(1) : static_cast<S>(slope); }
 };
 
 /// alpha (e^x - 1) for x <= 0, whose derivative alpha e^x equals y + alpha.
 struct Elu {
-  double alpha = 1.0;
+  double alpha = 1.0;  ///< Saturation value for large negative inputs is -alpha.
+  /// f(x).
   template <typename S>
   S value(S x) const { return x > 0 ? x : static_cast<S>(alpha) * std::expm1(x); }
+  /// f'(x), given x and y = f(x).
   template <typename S>
   S derivative(S x, S y) const { return x > 0 ? S(1) : y + static_cast<S>(alpha); }
 };
@@ -80,6 +93,7 @@ struct Elu {
 /// The exact GELU, x Φ(x) with the standard normal CDF Φ(x) = (1 + erf(x / √2)) / 2 (not the tanh
 /// approximation); its derivative is Φ(x) + x φ(x).
 struct Gelu {
+  /// f(x).
   template <typename S>
   S value(S x) const { return x * cdf(x); }
   /// y[k] = value(x[k]) for k < n, bit for bit, in three passes so that the scalar erf is the only
@@ -90,6 +104,7 @@ struct Gelu {
     for (Index k = 0; k < n; ++k) y[k] = std::erf(y[k]);
     for (Index k = 0; k < n; ++k) y[k] = x[k] * (S(0.5) * (S(1) + y[k]));
   }
+  /// f'(x), given x and y = f(x).
   template <typename S>
   S derivative(S x, S /*y*/) const {
     const S density = std::exp(S(-0.5) * x * x) / static_cast<S>(std::sqrt(2.0 * std::numbers::pi));
@@ -108,9 +123,12 @@ struct Gelu {
 template <typename Scalar, typename Function>
 class Elementwise {
  public:
+  /// `function` supplies value(x) and derivative(x, y), as the structs of namespace activation do.
   explicit Elementwise(Function function = {}) : function_(function) {}
 
+  /// x: [N, D], kept by pointer until backward. Returns y = f(x), [N, D].
   const Matrix<Scalar>& forward(const Matrix<Scalar>& x);
+  /// dy: [N, D]. Returns dx = dy .* f'(x), [N, D].
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
 
  private:
@@ -120,21 +138,27 @@ class Elementwise {
   Matrix<Scalar> dx_;
 };
 
+/// Elementwise max(x, 0).
 template <typename Scalar>
 class ReLU : public Elementwise<Scalar, activation::Relu> {};
 
+/// Elementwise x for x > 0, slope * x otherwise.
 template <typename Scalar>
 class LeakyReLU : public Elementwise<Scalar, activation::LeakyRelu> {
  public:
+  /// `slope` multiplies negative inputs.
   explicit LeakyReLU(double slope = 0.01) : Elementwise<Scalar, activation::LeakyRelu>({slope}) {}
 };
 
+/// Elementwise x for x > 0, alpha (e^x - 1) otherwise.
 template <typename Scalar>
 class ELU : public Elementwise<Scalar, activation::Elu> {
  public:
+  /// `alpha`: negative inputs saturate at -alpha.
   explicit ELU(double alpha = 1.0) : Elementwise<Scalar, activation::Elu>({alpha}) {}
 };
 
+/// Elementwise exact GELU, x Φ(x).
 template <typename Scalar>
 class GELU : public Elementwise<Scalar, activation::Gelu> {};
 
@@ -155,6 +179,7 @@ class Dropout {
   /// dy: [N, D] of the last forward; returns dx = dy .* mask / (1 - p).
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
 
+  /// The drop probability p.
   double rate() const { return p_; }
 
  private:
@@ -175,6 +200,8 @@ class Dropout {
 template <typename Scalar>
 class LayerNorm {
  public:
+  /// Registers gamma = 1 and beta = 0 in `params` (which must outlive the layer). eps is added to the
+  /// variance.
   LayerNorm(Parameters<Scalar>& params, const std::string& name, Index dim, double eps = 1e-5);
 
   /// gamma = 1, beta = 0, as after construction.
@@ -186,6 +213,7 @@ class LayerNorm {
   /// dy: [N, dim]. Returns dx = rstd (g - mean(g) - x̂ mean(g .* x̂)) with g = dy .* gamma, per row.
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
 
+  /// The normalized width.
   Index dim() const { return dim_; }
 
  private:
@@ -200,18 +228,21 @@ class LayerNorm {
   Matrix<Scalar> dx_;
 };
 
+/// The activations a FeedForward block (and the models built from it) can use.
 enum class Activation { relu, gelu, elu };
 
 /// Parses "relu", "gelu", "elu"; throws ArgumentError otherwise.
 Activation parse_activation(const std::string& name);
+/// The name parse_activation accepts for `activation`.
 std::string to_string(Activation activation);
 
+/// Settings of a FeedForward block.
 struct FeedForwardOptions {
-  Index dim = 0;
+  Index dim = 0;  ///< Input and output width; must be >= 1.
   Index hidden_dim = 0;  ///< 0: 4 * dim
-  Activation activation = Activation::gelu;
+  Activation activation = Activation::gelu;  ///< Between the two linear layers.
   double dropout = 0.0;  ///< on the block's output, before the residual sum
-  bool bias = true;
+  bool bias = true;  ///< Whether both linear layers have a bias.
 };
 
 /// Residual position-wise block: y = x + Dropout(Linear2(act(Linear1(x)))), Linear1: dim -> hidden,
@@ -222,6 +253,7 @@ class FeedForward {
   /// Throws ArgumentError on dim < 1, hidden_dim < 0 or a dropout rate outside [0, 1).
   FeedForward(Parameters<Scalar>& params, const std::string& name, const FeedForwardOptions& options);
 
+  /// Glorot-uniform weights and zero biases in both linear layers.
   void reset_parameters(SplitMix64& rng);
 
   /// x: [N, dim], kept by pointer until backward. Returns [N, dim].
@@ -230,6 +262,7 @@ class FeedForward {
   /// dy: [N, dim]. Returns dx [N, dim] = dy + the gradient through the inner branch.
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
 
+  /// The options with hidden_dim resolved (never 0).
   const FeedForwardOptions& options() const { return options_; }
 
  private:

@@ -19,22 +19,25 @@
 
 namespace edgewise {
 
+/// Regression metrics of one task, over its labelled entries.
 struct RegressionTaskMetrics {
   Index count = 0;  ///< labelled entries of the task
-  double rmse = 0;
-  double mae = 0;
+  double rmse = 0;  ///< Root mean squared error.
+  double mae = 0;  ///< Mean absolute error.
   /// 1 - SS_res / SS_tot. NaN when SS_tot = 0 (fewer than two labels, or all labels equal), where
   /// the ratio is undefined.
   double r2 = 0;
 };
 
+/// Regression metrics per task and averaged over tasks.
 struct RegressionMetrics {
-  std::vector<RegressionTaskMetrics> tasks;
+  std::vector<RegressionTaskMetrics> tasks;  ///< [T]
   double rmse = 0;  ///< means over tasks, ignoring NaN
-  double mae = 0;
-  double r2 = 0;
+  double mae = 0;  ///< Mean over tasks, ignoring NaN.
+  double r2 = 0;  ///< Mean over tasks, ignoring NaN.
 };
 
+/// Binary classification metrics of one task, over its labelled entries.
 struct ClassificationTaskMetrics {
   Index count = 0;      ///< labelled entries of the task
   Index positives = 0;  ///< of which labelled 1
@@ -50,11 +53,12 @@ struct ClassificationTaskMetrics {
   double accuracy = 0;
 };
 
+/// Binary classification metrics per task and averaged over tasks.
 struct ClassificationMetrics {
-  std::vector<ClassificationTaskMetrics> tasks;
+  std::vector<ClassificationTaskMetrics> tasks;  ///< [T]
   double roc_auc = 0;  ///< means over tasks, ignoring NaN (so single-class tasks are left out)
-  double pr_auc = 0;
-  double accuracy = 0;
+  double pr_auc = 0;  ///< Mean over tasks, ignoring NaN.
+  double accuracy = 0;  ///< Mean over tasks, ignoring NaN.
 };
 
 /// predictions, targets: [M, T]; targets NaN where missing. Throws ArgumentError on a shape mismatch.
@@ -69,8 +73,8 @@ ClassificationMetrics classification_metrics(const Matrix<Scalar>& scores, const
 
 /// The value of a metric chosen by name, and its direction, for model selection and early stopping.
 struct MetricValue {
-  double value = 0;
-  bool larger_is_better = false;
+  double value = 0;  ///< The metric's value.
+  bool larger_is_better = false;  ///< Its direction: true for AUCs, accuracy and r2.
 };
 
 /// Whether a larger value of the named metric ("rmse", "mae", "r2", "roc_auc", "pr_auc",
@@ -79,19 +83,23 @@ bool larger_is_better(std::string_view metric);
 
 /// The mean over tasks of the named metric. Throws ArgumentError on a name that is not a metric of
 /// that kind: "rmse", "mae", "r2" for regression; "roc_auc", "pr_auc", "accuracy" for classification.
+/// @{
 MetricValue main_metric(const RegressionMetrics& metrics, std::string_view metric);
 MetricValue main_metric(const ClassificationMetrics& metrics, std::string_view metric);
+/// @}
 
+/// Node classification metrics of one class.
 struct ClassMetrics {
   Index support = 0;    ///< nodes whose true class this is
   Index predicted = 0;  ///< nodes predicted as this class
   /// A zero denominator gives 0 (scikit-learn's zero_division=0) when the class occurs in the
   /// truth or the predictions; a class occurring in neither has NaN precision, recall and F1.
   double precision = 0;
-  double recall = 0;
-  double f1 = 0;
+  double recall = 0;  ///< Zero denominators as for precision.
+  double f1 = 0;  ///< Zero denominators as for precision.
 };
 
+/// Node classification metrics over the scored nodes, overall and per class.
 struct NodeClassificationMetrics {
   Index count = 0;      ///< nodes scored (true class >= 0)
   double accuracy = 0;  ///< NaN when count = 0

@@ -15,14 +15,17 @@
 
 namespace edgewise {
 
+/// Settings of Adam and AdamW, with PyTorch's defaults.
 struct AdamOptions {
-  double lr = 1e-3;
-  double beta1 = 0.9;
-  double beta2 = 0.999;
-  double eps = 1e-8;
-  double weight_decay = 0.0;
+  double lr = 1e-3;  ///< Learning rate.
+  double beta1 = 0.9;  ///< Decay of the first-moment average, in [0, 1).
+  double beta2 = 0.999;  ///< Decay of the second-moment average, in [0, 1).
+  double eps = 1e-8;  ///< Added to the root of the second moment; > 0.
+  double weight_decay = 0.0;  ///< Adam: L2 term added to the gradient; AdamW: decoupled decay lr * weight_decay * w.
 };
 
+/// Adam (Kingma and Ba) over every parameter of one Parameters object, with bias correction.
+/// Keeps two moments of size params.size(); not thread-safe.
 template <typename Scalar>
 class Adam {
  public:
@@ -36,13 +39,18 @@ class Adam {
 
   /// For warm-up and decay schedules; takes effect at the next step.
   void set_learning_rate(double lr);
+  /// The learning rate of the next step.
   double learning_rate() const { return options_.lr; }
 
+  /// The number of steps taken.
   std::int64_t steps() const { return steps_; }
+  /// The options, with lr as last set.
   const AdamOptions& options() const { return options_; }
 
  protected:
+  /// How weight_decay is applied: as an L2 gradient term, or decoupled from the gradient (AdamW).
   enum class Decay { l2, decoupled };
+  /// For AdamW: the same optimizer with decoupled weight decay.
   Adam(Parameters<Scalar>& params, const AdamOptions& options, Decay decay);
 
  private:
@@ -54,9 +62,12 @@ class Adam {
   Vector<Scalar> v_;  // second moment
 };
 
+/// Adam with decoupled weight decay (Loshchilov and Hutter): w -= lr * weight_decay * w at each
+/// step, apart from the adaptive gradient step.
 template <typename Scalar>
 class AdamW : public Adam<Scalar> {
  public:
+  /// Throws ArgumentError as Adam's constructor does.
   explicit AdamW(Parameters<Scalar>& params, const AdamOptions& options = {})
       : Adam<Scalar>(params, options, Adam<Scalar>::Decay::decoupled) {}
 };
