@@ -9,10 +9,14 @@
 
 namespace edgewise {
 
+/// Vigna's SplitMix64 generator: 64 bits of state, the same sequence on every platform. Not
+/// thread-safe; parallel loops use hashed_uniform or one generator per item.
 class SplitMix64 {
  public:
+  /// Every seed, 0 included, gives a good stream.
   explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
 
+  /// The next 64 random bits.
   std::uint64_t next() {
     std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -46,10 +50,12 @@ namespace edgewise {
 
 /// Whether a forward pass trains: stochastic layers (dropout) draw from rng only when training.
 struct Mode {
-  bool training = false;
-  SplitMix64* rng = nullptr;
+  bool training = false;  ///< Training mode: dropout is active.
+  SplitMix64* rng = nullptr;  ///< Not owned; required when training with dropout.
 
+  /// Inference: no dropout, no random numbers.
   static Mode inference() { return {}; }
+  /// Training, drawing from `rng`, which must outlive the forward call.
   static Mode train(SplitMix64& rng) { return {true, &rng}; }
 };
 

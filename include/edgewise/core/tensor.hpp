@@ -10,30 +10,38 @@
 /// readers and writers, and datasets.
 namespace edgewise {
 
+/// Sizes, counts and indices throughout the API (signed, as Eigen's).
 using Index = std::int64_t;
 
+/// A dense row-major matrix; node features are [N, features], one node per contiguous row.
 template <typename Scalar>
 using Matrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
+/// A dense column vector.
 template <typename Scalar>
 using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
 
+/// A Matrix view of memory owned elsewhere (parameter slots); writable or read-only.
+/// @{
 template <typename Scalar>
 using MatrixMap = Eigen::Map<Matrix<Scalar>>;
 
 template <typename Scalar>
 using ConstMatrixMap = Eigen::Map<const Matrix<Scalar>>;
+/// @}
 
 /// A row-major block of `rows` rows whose consecutive rows are `stride` scalars apart. Kernels take
 /// these so that q, k and v can be column blocks of one fused projection without copies.
 template <typename Scalar>
 struct RowView {
-  Scalar* data = nullptr;
-  Index stride = 0;
+  Scalar* data = nullptr;  ///< The first scalar of row 0; not owned.
+  Index stride = 0;  ///< Scalars from one row's start to the next's.
 
+  /// Pointer to the start of row r.
   Scalar* row(Index r) const { return data + r * stride; }
 };
 
+/// Writable view of m's rows from column first_col on; valid while m is not resized.
 template <typename Scalar>
 RowView<Scalar> rows_of(Matrix<Scalar>& m, Index first_col = 0) {
   return {m.data() + first_col, static_cast<Index>(m.cols())};

@@ -17,6 +17,8 @@
 
 namespace edgewise {
 
+/// Many graphs joined block-diagonally into one Graph; see the file's description for the
+/// numbering of nodes and edges.
 class GraphBatch {
  public:
   /// An empty batch: no graphs, no nodes.
@@ -25,6 +27,7 @@ class GraphBatch {
   /// Joins the graphs in order. O(N + E) time with a fixed number of allocations for the whole batch.
   /// Throws ArgumentError on a null pointer, GraphError when the batch exceeds Graph's size limits.
   static GraphBatch join(std::span<const Graph* const> graphs);
+  /// The same, from a contiguous array of graphs.
   static GraphBatch join(std::span<const Graph> graphs);
 
   /// Rebuilds the batch in place, reusing its memory, from the node and edge offsets of its graphs
@@ -34,17 +37,24 @@ class GraphBatch {
   void assign(std::span<const Index> node_offsets, std::span<const Index> edge_offsets,
               std::span<const NodeId> sources, std::span<const NodeId> targets);
 
+  /// The joined graph.
   const Graph& graph() const { return graph_; }
+  /// G, the number of graphs joined.
   Index num_graphs() const { return static_cast<Index>(node_offsets_.size()) - 1; }
+  /// The total number of nodes and edges.
+  /// @{
   Index num_nodes() const { return graph_.num_nodes(); }
   Index num_edges() const { return graph_.num_edges(); }
+  /// @}
 
   /// node_graph: [N], the graph each batch node came from.
   std::span<const NodeId> node_graph() const { return node_graph_; }
   /// node_offsets, edge_offsets: [G + 1]; graph g owns batch nodes node_offsets[g] .. node_offsets[g+1]
   /// and batch edges edge_offsets[g] .. edge_offsets[g+1].
+  /// @{
   std::span<const Index> node_offsets() const { return node_offsets_; }
   std::span<const Index> edge_offsets() const { return edge_offsets_; }
+  /// @}
 
  private:
   Graph graph_;

@@ -20,14 +20,19 @@
 
 namespace edgewise {
 
+/// Node ids as stored per edge: 32 bits halve the index memory; graphs hold at most 2^31 - 1 nodes.
 using NodeId = std::int32_t;
 
+/// Edges the graph builders add or drop after the caller's edges.
 struct GraphOptions {
   bool add_self_loops = false;   ///< append i -> i for every node that has none
   bool symmetrize = false;       ///< append j -> i for every i -> j whose reverse is missing
   bool drop_duplicates = false;  ///< keep only the first of repeated (source, target) pairs
 };
 
+/// A directed graph in CSR by destination, with its transpose by source. Immutable once built
+/// (except through assign), so it may be shared by threads. See the file's description for the
+/// edge order.
 class Graph {
  public:
   Graph() = default;
@@ -46,25 +51,34 @@ class Graph {
   /// as from_edges does.
   void assign(Index num_nodes, std::span<const NodeId> sources, std::span<const NodeId> targets);
 
+  /// N and E.
+  /// @{
   Index num_nodes() const { return num_nodes_; }
   Index num_edges() const { return static_cast<Index>(source_.size()); }
+  /// @}
 
   /// Edge e in the graph's edge order.
+  /// @{
   NodeId source(Index e) const { return source_[e]; }
   NodeId target(Index e) const { return target_[e]; }
+  /// @}
 
   /// CSR by destination. in_offsets: [N + 1]; in_sources, in_edge_ids: [E] in CSR order.
+  /// @{
   std::span<const Index> in_offsets() const { return in_offsets_; }
   std::span<const NodeId> in_sources() const { return in_sources_; }
   std::span<const NodeId> in_edge_ids() const { return in_edge_ids_; }
   Index in_degree(Index i) const { return in_offsets_[i + 1] - in_offsets_[i]; }
+  /// @}
 
   /// Transpose by source. out_offsets: [N + 1]; out_targets, out_positions: [E]. out_positions[s] is
   /// the CSR-by-destination position of the edge at by-source slot s.
+  /// @{
   std::span<const Index> out_offsets() const { return out_offsets_; }
   std::span<const NodeId> out_targets() const { return out_targets_; }
   std::span<const NodeId> out_positions() const { return out_positions_; }
   Index out_degree(Index j) const { return out_offsets_[j + 1] - out_offsets_[j]; }
+  /// @}
 
   /// The edges as (source, target) pairs in the graph's edge order.
   std::vector<std::pair<Index, Index>> edge_pairs() const;

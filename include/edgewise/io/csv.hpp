@@ -20,8 +20,9 @@
 
 namespace edgewise {
 
+/// How read_csv reads a table (RFC 4180 quoting; LF or CRLF line ends).
 struct CsvOptions {
-  char delimiter = ',';
+  char delimiter = ',';  ///< Field separator.
   bool has_header = true;       ///< false: columns are selected by 0-based index only
   std::string comment_prefix;   ///< lines starting with it are skipped ("#"); empty: no comments
   bool skip_blank_lines = true;  ///< lines that are empty or only "\r"
@@ -29,17 +30,19 @@ struct CsvOptions {
 
 /// Where a field came from, for error messages.
 struct FieldContext {
-  std::string source;
-  std::size_t line = 0;
-  std::string column;
+  std::string source;  ///< The file or display name.
+  std::size_t line = 0;  ///< 1-based physical line.
+  std::string column;  ///< The column's name (see CsvTable::column_name).
 };
 
+/// A table of text fields, parsed but not interpreted.
 struct CsvTable {
   std::string source;                          ///< file name, or the display name given by the caller
   std::vector<std::string> header;             ///< empty when read without a header
   std::vector<std::vector<std::string>> rows;  ///< every row has num_columns() fields
   std::vector<std::size_t> line_numbers;       ///< 1-based physical line where each row starts
 
+  /// The number of data rows (the header excluded).
   std::size_t num_rows() const { return rows.size(); }
   /// The header's width, or the first row's when there is no header.
   std::size_t num_columns() const;
@@ -52,6 +55,7 @@ struct CsvTable {
   /// The header name, or "column <index>" without a header.
   std::string column_name(std::size_t index) const;
 
+  /// Where cell (row, column) came from, for error messages.
   FieldContext context(std::size_t row, std::size_t column) const;
   /// parse_number() of one cell.
   std::optional<double> number(std::size_t row, std::size_t column) const;
@@ -60,8 +64,11 @@ struct CsvTable {
 /// Reads a whole table. Throws ParseError for malformed input (a row whose field count differs from the
 /// header's, an unterminated quote, text after a closing quote) and Error when the file cannot be read.
 CsvTable read_csv(const std::filesystem::path& path, const CsvOptions& options = {});
+/// read_csv from a stream or from text in memory; `source` names it in messages.
+/// @{
 CsvTable read_csv(std::istream& in, std::string source, const CsvOptions& options = {});
 CsvTable parse_csv(std::string_view text, std::string source, const CsvOptions& options = {});
+/// @}
 
 /// The field without leading and trailing spaces, tabs, carriage returns and line feeds.
 std::string_view trim_whitespace(std::string_view field);

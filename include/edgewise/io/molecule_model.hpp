@@ -22,32 +22,46 @@
 
 namespace edgewise {
 
+/// Everything a molecule model file records besides the weights.
 struct MoleculeModelConfig {
-  FeaturizerSpec featurizer;
+  FeaturizerSpec featurizer;  ///< How SMILES become graphs, saved so prediction featurizes as training did.
   GraphPredictorOptions network;  ///< node_dim, edge_dim and tasks are set from the featurizer and tasks
-  TaskType task_type = TaskType::regression;
-  std::vector<std::string> tasks;
+  TaskType task_type = TaskType::regression;  ///< Regression or binary classification.
+  std::vector<std::string> tasks;  ///< The target names, one per output.
   TargetScaling scaling;          ///< set by fit
   Index ensemble = 1;             ///< independently trained networks whose predictions are averaged
 };
 
 /// Molecules with targets [M, T] in original units (NaN: missing label).
 struct MoleculeSet {
-  std::vector<const MoleculeGraph*> molecules;
-  Matrix<float> targets;
+  std::vector<const MoleculeGraph*> molecules;  ///< Not owned: the graphs must outlive the set.
+  Matrix<float> targets;  ///< [M, T], one row per molecule.
 };
 
+/// What MoleculeModel::predict_smiles gives: predictions for the SMILES RDKit could read, and the
+/// reasons for the others.
 struct SmilesPredictions {
   Matrix<float> values;             ///< [valid molecules, T]: original units or probabilities
   std::vector<std::size_t> valid;   ///< index into the input of each row of values
   std::vector<std::pair<std::size_t, std::string>> invalid;  ///< (index into the input, RDKit's reason)
 };
 
+/// A trained molecule property predictor: featurizer, an ensemble of GraphPredictor networks, task
+/// names and target scaling, saved and loaded as one model file.
+///
+/// Not thread-safe, const members included: predict() and attention() run the networks, which hold
+/// the state of their last forward. Use one object per thread; prediction and training run their own
+/// loops in parallel.
 class MoleculeModel {
  public:
+  /// Builds `config.ensemble` networks with zero weights; call initialize() then fit(), or use load().
+  /// Throws ArgumentError on a bad configuration.
   explicit MoleculeModel(MoleculeModelConfig config);
+  /// Movable, not copyable.
+  /// @{
   MoleculeModel(MoleculeModel&&) noexcept;
   MoleculeModel& operator=(MoleculeModel&&) noexcept;
+  /// @}
   ~MoleculeModel();
 
   /// Reads a model file; throws ModelFormatError naming the file when it is not a valid molecule model.
@@ -64,6 +78,7 @@ class MoleculeModel {
       const MoleculeSet& train, const MoleculeSet& validation, const TrainingOptions& options,
       const std::function<void(Index member, const EpochReport&)>& on_epoch = {});
 
+  /// The molecule as the model's featurizer encodes it (featurize() with config().featurizer).
   MoleculeGraph featurize(const RDKit::ROMol& molecule) const;
 
   /// Predictions in the targets' units (probabilities for classification), [M, T]: the mean over the
@@ -79,7 +94,9 @@ class MoleculeModel {
   /// The last attention layer's weights on one molecule's edges, [E, heads], of the first member.
   Matrix<float> attention(const MoleculeGraph& molecule) const;
 
+  /// The configuration, with the scaling set by fit() or load().
   const MoleculeModelConfig& config() const { return config_; }
+  /// Trainable scalars per member of the ensemble.
   Index num_parameters() const;
 
  private:

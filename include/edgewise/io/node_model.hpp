@@ -35,8 +35,8 @@ inline constexpr std::string_view kNodeModelKind = "node-classification";
 /// How a graph's files are read and its node features made.
 struct NodeInputOptions {
   NodeIds ids = NodeIds::integer;  ///< of the edge list, the labels and the features
-  bool directed = false;
-  bool add_self_loops = true;
+  bool directed = false;  ///< Read the edge list as directed (see EdgeListOptions::directed).
+  bool add_self_loops = true;  ///< Give every node a self-loop, so attention includes the node itself.
   /// dim 0: inferred when read. max_degree and walk_steps apply to FeatureFormat::structural only;
   /// a spec given whole replaces their defaults.
   FeatureSpec features = {.format = FeatureFormat::structural,
@@ -59,14 +59,14 @@ bool normalizes_rows_by_default(FeatureFormat format);
 
 /// Members left out of a designated initializer are empty.
 struct NodeGraphFiles {
-  std::filesystem::path edges = {};
+  std::filesystem::path edges = {};  ///< The edge list; required.
   std::filesystem::path labels = {};    ///< empty: no labels
   std::filesystem::path features = {};  ///< empty: structural features, which options.features must then ask for
 };
 
 /// A graph read from files, with its features and labels.
 struct NodeGraph {
-  NodeIndex nodes;
+  NodeIndex nodes;  ///< Node names by id, for every node of the three files.
   Graph graph;             ///< the graph attention runs on (input.self_loops_only: self-loops only)
   Matrix<float> features;  ///< [N, input.features.dim], normalized as input says
   NodeLabels labels;       ///< every node unlabeled without a labels file
@@ -90,12 +90,19 @@ struct NodeModelConfig {
   std::vector<std::string> nodes = {};    ///< the training graph's node names by id; set by fit
 };
 
+/// A trained node classifier with everything needed to read new graphs the same way: the
+/// network, class names, input options and the training graph's node names, saved and loaded as
+/// one model file. Not thread-safe, const members included (they run the network, which holds the
+/// state of its last forward); its own loops run in parallel.
 class NodeModel {
  public:
   /// Throws ArgumentError without classes, without a feature dimension, or on bad network options.
   explicit NodeModel(NodeModelConfig config);
+  /// Movable, not copyable.
+  /// @{
   NodeModel(NodeModel&&) noexcept;
   NodeModel& operator=(NodeModel&&) noexcept;
+  /// @}
   ~NodeModel();
 
   /// Reads a model file; throws ModelFormatError naming the file when it is not a valid node model.
@@ -103,6 +110,7 @@ class NodeModel {
   /// Writes atomically (see save_model).
   void save(const std::string& path) const;
 
+  /// Initial weights drawn from SplitMix64(seed), as NodeClassifier::reset_parameters draws them.
   void initialize(std::uint64_t seed);
 
   /// Reads a graph the way the model's training graph was read. Labels are mapped to the model's
@@ -124,8 +132,11 @@ class NodeModel {
   /// names in the order of the training graph, then the names new to the model in their own order.
   std::vector<Index> output_order(const NodeIndex& nodes) const;
 
+  /// The configuration, with the node names set by fit() or load().
   const NodeModelConfig& config() const { return config_; }
+  /// Width of embed()'s rows: NodeClassifier::hidden_dim().
   Index embedding_dim() const;
+  /// Trainable scalars.
   Index num_parameters() const { return params_->size(); }
 
  private:

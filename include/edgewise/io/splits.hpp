@@ -14,8 +14,12 @@
 
 namespace edgewise {
 
+/// Train, validation and test rows of a table.
 struct Split {
-  std::vector<Index> train, val, test;  ///< row indices, disjoint
+  /// Row indices of each part; the parts are disjoint.
+  /// @{
+  std::vector<Index> train, val, test;
+  /// @}
 };
 
 /// A uniform shuffle of 0 .. n-1 (Fisher–Yates with SplitMix64(seed)) cut into train = floor(n *
@@ -39,7 +43,7 @@ std::string murcko_scaffold(const std::string& smiles);
 /// cannot be parsed.
 Split scaffold_split(const std::vector<std::string>& smiles, double train_fraction, double val_fraction);
 
-/// Reads <dir>/train.txt, val.txt and test.txt for a dataset of n rows: one 0-based index per line,
+/// Reads dir/train.txt, val.txt and test.txt for a dataset of n rows: one 0-based index per line,
 /// surrounding whitespace and blank lines ignored. The parts need not cover every row. Throws
 /// ParseError naming the file and line for text that is not an integer, an index that is negative or
 /// not below n, and an index listed twice (within a file or across files); Error when a file cannot

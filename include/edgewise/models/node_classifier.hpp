@@ -29,6 +29,7 @@
 
 namespace edgewise {
 
+/// The architecture of a NodeClassifier; the defaults are the GAT recipe for Cora.
 struct NodeClassifierOptions {
   Index in_dim = 0;        ///< input node features
   Index classes = 0;       ///< output logits per node
@@ -36,7 +37,7 @@ struct NodeClassifierOptions {
   Index heads = 8;         ///< heads of each hidden layer
   Index head_dim = 8;      ///< width of one hidden head; hidden layers output heads * head_dim
   Index output_heads = 1;  ///< heads of the output layer, each of width classes, averaged
-  ScoreFunction score = ScoreFunction::additive;
+  ScoreFunction score = ScoreFunction::additive;  ///< The attention score of every layer.
   double dropout = 0.6;            ///< on the input features of every attention layer
   double attention_dropout = 0.6;  ///< on the attention coefficients of every layer
   double value_dropout = 0.6;      ///< on the projected values of every layer (GraphAttentionOptions)
@@ -44,9 +45,15 @@ struct NodeClassifierOptions {
   bool layer_norm = false;         ///< after every hidden layer
 };
 
+/// JSON form stored in model files, for nlohmann::json.
+/// @{
 void to_json(nlohmann::json& j, const NodeClassifierOptions& options);
 void from_json(const nlohmann::json& j, NodeClassifierOptions& options);
+/// @}
 
+/// A node-level network: `layers` GraphAttention layers (ELU between them, optional residuals and
+/// LayerNorm) ending in an output layer that gives class logits per node. Holds the state of its
+/// last forward, so one object serves one thread at a time; its loops run in parallel_for.
 template <typename Scalar>
 class NodeClassifier {
  public:
@@ -55,6 +62,7 @@ class NodeClassifier {
   NodeClassifier(Parameters<Scalar>& params, const NodeClassifierOptions& options);
   ~NodeClassifier();
 
+  /// Initializes every layer as its own reset_parameters does.
   void reset_parameters(SplitMix64& rng);
 
   /// features: [N, in_dim], kept by pointer until backward, like the graph. Returns logits
@@ -68,8 +76,10 @@ class NodeClassifier {
   /// the features themselves when layers == 1. Node embeddings. Throws ArgumentError before the
   /// first forward.
   const Matrix<Scalar>& hidden() const;
+  /// Width of hidden(): heads * head_dim, or in_dim when layers == 1.
   Index hidden_dim() const { return options_.layers > 1 ? options_.heads * options_.head_dim : options_.in_dim; }
 
+  /// The options as given.
   const NodeClassifierOptions& options() const { return options_; }
 
  private:

@@ -19,15 +19,20 @@
 
 namespace edgewise {
 
+/// Train, validation and test node indices.
 struct NodeSplit {
-  std::vector<Index> train, val, test;  ///< node indices, disjoint
+  /// Node indices of each part; the parts are disjoint.
+  /// @{
+  std::vector<Index> train, val, test;
+  /// @}
 };
 
+/// Sizes of per_class_split, Planetoid's defaults.
 struct PerClassSplitOptions {
-  Index train_per_class = 20;
-  Index val = 500;
-  Index test = 1000;
-  std::uint64_t seed = 0;
+  Index train_per_class = 20;  ///< Training nodes drawn from each class.
+  Index val = 500;  ///< Validation nodes, drawn from the rest.
+  Index test = 1000;  ///< Test nodes, drawn from the rest after validation.
+  std::uint64_t seed = 0;  ///< Seeds the draws.
 };
 
 /// Planetoid's random split (Yang et al., 2016; PyTorch Geometric's RandomNodeSplit "random"): for
@@ -46,7 +51,7 @@ NodeSplit stratified_split(std::span<const Index> labels, double train_fraction,
 /// Maps the text of a node in a split file to its index, or to a negative value for an unknown node.
 using NodeLookup = std::function<Index(std::string_view)>;
 
-/// Reads <dir>/train.txt, val.txt and test.txt: one node a line, surrounding whitespace and blank
+/// Reads dir/train.txt, val.txt and test.txt: one node a line, surrounding whitespace and blank
 /// lines ignored. Without a lookup each line is a 0-based node index. The parts need not cover every
 /// node. Throws ParseError naming the file and line for a node that is not an index (or unknown to
 /// the lookup), an index not below num_nodes, and a node listed twice (within a file or across

@@ -19,9 +19,10 @@
 
 namespace edgewise {
 
+/// Settings of train_node_classifier: full-batch Adam with early stopping on validation accuracy.
 struct NodeTrainingOptions {
-  Index epochs = 1000;
-  double learning_rate = 0.005;
+  Index epochs = 1000;  ///< Maximum number of full-batch steps.
+  double learning_rate = 0.005;  ///< Adam's learning rate.
   /// An L2 term added to the gradient (Adam, not AdamW's decoupled decay), as GAT and PyTorch
   /// Geometric's GAT example train; it applies to every parameter.
   double weight_decay = 5e-4;
@@ -29,6 +30,7 @@ struct NodeTrainingOptions {
   std::uint64_t seed = 0;  ///< of the dropout masks
 };
 
+/// What one epoch of node training gave.
 struct NodeEpochReport {
   Index epoch = 0;            ///< 1-based
   double train_loss = 0;      ///< of the training step, with dropout
@@ -36,11 +38,12 @@ struct NodeEpochReport {
   double val_loss = 0;        ///< NaN without validation nodes
   double val_accuracy = 0;    ///< NaN without validation nodes
   double seconds = 0;         ///< since training started
-  bool improved = false;
+  bool improved = false;  ///< Whether validation improved, so this epoch's weights are kept for now.
 };
 
+/// The outcome of train_node_classifier.
 struct NodeTrainingResult {
-  std::vector<NodeEpochReport> history;
+  std::vector<NodeEpochReport> history;  ///< One report per epoch run.
   Index best_epoch = 0;          ///< 1-based, the epoch whose weights were kept
   double best_val_accuracy = 0;  ///< NaN without validation nodes
   double best_val_loss = 0;      ///< NaN without validation nodes
@@ -66,9 +69,10 @@ Matrix<float> predict_node_probabilities(NodeClassifier<float>& model, const Gra
 /// [N, hidden_dim()].
 Matrix<float> embed_nodes(NodeClassifier<float>& model, const Graph& graph, const Matrix<float>& features);
 
+/// Loss and metrics of a classifier on a set of nodes.
 struct NodeEvaluation {
   double loss = 0;  ///< mean cross-entropy over the scored nodes
-  NodeClassificationMetrics metrics;
+  NodeClassificationMetrics metrics;  ///< Accuracy, macro-F1 and per-class scores.
 };
 
 /// Scores the given nodes in inference mode. labels: [N]; every listed node must be labeled.
