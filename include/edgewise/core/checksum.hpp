@@ -16,6 +16,7 @@ class Sha256 {
   Sha256(const Sha256&) = delete;
   Sha256& operator=(const Sha256&) = delete;
 
+  /// Feeds `size` bytes at `data`. Throws Error if OpenSSL fails.
   void update(const void* data, std::size_t size);
   /// Lower-case hex digest of everything fed so far; the object is spent afterwards.
   std::string hex_digest();

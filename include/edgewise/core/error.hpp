@@ -35,6 +35,7 @@ class ModelFormatError : public Error {
 /// Input text could not be read; carries where and what.
 class ParseError : public Error {
  public:
+  /// The message reads "file:line: reason ('text')"; `text` is the offending input, may be empty.
   ParseError(std::string file, std::size_t line, std::string text, std::string reason)
       : Error(file + ":" + std::to_string(line) + ": " + reason + (text.empty() ? "" : " ('" + text + "')")),
         file_(std::move(file)),
@@ -42,9 +43,13 @@ class ParseError : public Error {
         text_(std::move(text)),
         reason_(std::move(reason)) {}
 
+  /// The file (or display name) being read.
   const std::string& file() const { return file_; }
+  /// The 1-based line.
   std::size_t line() const { return line_; }
+  /// The offending token or value, as written.
   const std::string& text() const { return text_; }
+  /// What is wrong with it.
   const std::string& reason() const { return reason_; }
 
  private:
@@ -63,5 +68,6 @@ namespace detail {
 }  // namespace edgewise
 
 /// Checked in every build type: kernels use it for conditions whose failure would corrupt memory.
+/// Throws std::logic_error naming the condition, file and line; a bug in edgewise, not bad input.
 #define EDGEWISE_CHECK(condition) \
   ((condition) ? static_cast<void>(0) : ::edgewise::detail::invariant_failed(#condition, __FILE__, __LINE__))

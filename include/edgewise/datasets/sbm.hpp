@@ -23,17 +23,19 @@
 
 namespace edgewise {
 
+/// Settings of stochastic_block_model.
 struct SbmOptions {
-  Index nodes = 1000;
-  Index communities = 4;
+  Index nodes = 1000;  ///< N.
+  Index communities = 4;  ///< k, the number of blocks and of classes.
   double p_in = 0.02;    ///< edge probability for two nodes of one block
   double p_out = 0.002;  ///< edge probability for two nodes of different blocks
-  Index feature_dim = 16;
+  Index feature_dim = 16;  ///< Width of the node features.
   double feature_noise = 1.0;  ///< standard deviation of the noise around the block mean
   bool add_self_loops = true;  ///< as EdgeList::to_graph does, for attention
-  std::uint64_t seed = 0;
+  std::uint64_t seed = 0;  ///< Seeds the edges, block means and noise.
 };
 
+/// A stochastic block model graph with labels and features.
 struct SbmGraph {
   std::vector<std::pair<Index, Index>> edges;  ///< undirected, u < v, each pair once, by block pair
   std::vector<Index> labels;                   ///< [N]: the block of each node

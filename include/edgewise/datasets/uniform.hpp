@@ -12,6 +12,7 @@
 
 namespace edgewise {
 
+/// The uniform random graph and features of uniform_random_workload.
 struct UniformWorkload {
   std::vector<Index> sources;  ///< [E], as drawn: self-loops and duplicates kept
   std::vector<Index> targets;  ///< [E]

@@ -21,6 +21,7 @@
 
 namespace edgewise {
 
+/// The default Boost graph type of to_boost: directed, vertices and edges in vectors.
 using BoostDigraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
 
 /// Builds a Graph with one node per vertex, in boost::edges order: each directed (or bidirectional)

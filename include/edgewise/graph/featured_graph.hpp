@@ -10,8 +10,9 @@
 
 namespace edgewise {
 
+/// One graph with its node, edge and whole-graph features, as models take it.
 struct FeaturedGraph {
-  Graph graph;
+  Graph graph;  ///< The structure.
   Matrix<float> node_features;  ///< [nodes, node_dim]
   Matrix<float> edge_features;  ///< [edges, edge_dim] in the graph's edge order; [edges, 0] for none
   Matrix<float> graph_features;  ///< [1, graph_dim] describing the whole graph; [1, 0] or empty for none
@@ -19,7 +20,7 @@ struct FeaturedGraph {
 
 /// Graphs joined block-diagonally with their feature rows stacked in the same order.
 struct FeaturedBatch {
-  GraphBatch batch;
+  GraphBatch batch;  ///< The joined structure.
   Matrix<float> node_features;  ///< [N, node_dim]
   Matrix<float> edge_features;  ///< [E, edge_dim]
   Matrix<float> graph_features;  ///< [G, graph_dim]

@@ -10,6 +10,7 @@
 
 namespace edgewise {
 
+/// Weights for drawing a molecule shaded by attention.
 struct AttentionShading {
   std::vector<double> atoms;  ///< per RDKit atom index
   std::vector<double> bonds;  ///< per RDKit bond index

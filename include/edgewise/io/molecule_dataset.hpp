@@ -30,13 +30,14 @@ enum class InvalidMoleculePolicy { fail, skip };
 /// A CSV column, by 0-based index or by its name in the header.
 using CsvColumn = std::variant<Index, std::string>;
 
+/// How load_molecule_csv reads a table of SMILES and targets.
 struct MoleculeCsvOptions {
-  CsvColumn smiles_column = Index{0};
+  CsvColumn smiles_column = Index{0};  ///< The SMILES column; the first by default.
   std::vector<CsvColumn> target_columns;  ///< none: molecules without targets, for prediction
   bool has_header = true;                 ///< false: columns are selected by index only
   std::string comment_prefix;             ///< lines starting with it are skipped; empty: none
-  InvalidMoleculePolicy invalid_molecules = InvalidMoleculePolicy::fail;
-  FeaturizerSpec featurizer;
+  InvalidMoleculePolicy invalid_molecules = InvalidMoleculePolicy::fail;  ///< Fail on the first unreadable SMILES, or skip and record it.
+  FeaturizerSpec featurizer;  ///< How the molecules are featurized.
 };
 
 /// A molecule left out by InvalidMoleculePolicy::skip.
@@ -55,6 +56,7 @@ struct MoleculeDataset {
   Matrix<float> targets;                 ///< [molecules, tasks]; NaN where a label is missing
   std::vector<SkippedMolecule> skipped;  ///< in file order
 
+  /// The number of molecules read.
   Index size() const { return static_cast<Index>(molecules.size()); }
 };
 

@@ -18,6 +18,7 @@
 
 namespace edgewise {
 
+/// Targets with missing entries (NaN) split into values and a 0/1 mask, as the losses take them.
 template <typename Scalar>
 struct MaskedTargets {
   Matrix<Scalar> target;  ///< NaN replaced by 0

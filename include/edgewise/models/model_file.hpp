@@ -17,11 +17,13 @@
 
 namespace edgewise {
 
+/// The model file format this build writes; load_model refuses other versions.
 inline constexpr int kModelFormatVersion = 1;
 
+/// The contents of a model file.
 struct ModelFile {
-  nlohmann::json config;
-  Parameters<float> parameters;
+  nlohmann::json config;  ///< The model's configuration, as the model class wrote it.
+  Parameters<float> parameters;  ///< The weights, one slot per safetensors tensor.
 };
 
 /// Writes atomically: the file appears complete under `path` or not at all (a temporary file in

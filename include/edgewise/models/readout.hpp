@@ -12,15 +12,17 @@
 
 namespace edgewise {
 
+/// How a graph's node rows are pooled into one row.
 enum class ReadoutKind {
-  sum,
-  mean,
-  max,
+  sum,  ///< Sum of the node rows.
+  mean,  ///< Mean of the node rows.
+  max,  ///< Element-wise maximum (the gradient goes to the winning node).
   attention,  ///< softmax over the graph's nodes of a learned gate h_i . w + b, then a weighted sum
 };
 
 /// Parses "sum", "mean", "max", "attention"; throws ArgumentError otherwise.
 ReadoutKind parse_readout(const std::string& name);
+/// The name parse_readout accepts.
 std::string to_string(ReadoutKind kind);
 
 /// h: [N, dim] node rows of a GraphBatch; output: [G, dim]. A graph without nodes pools to zeros.
@@ -30,6 +32,7 @@ class Readout {
   /// The attention gate registers "<name>.gate" [dim, 1] and "<name>.gate_bias" [1, 1].
   Readout(Parameters<Scalar>& params, const std::string& name, Index dim, ReadoutKind kind);
 
+  /// Glorot-uniform gate and zero gate bias; nothing for the other kinds.
   void reset_parameters(SplitMix64& rng);
 
   /// batch and h are kept by pointer until backward.
