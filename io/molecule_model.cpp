@@ -326,9 +326,14 @@ SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& 
 }
 
 Matrix<float> MoleculeModel::attention(const MoleculeGraph& molecule) const {
-  const MoleculeGraph* molecules[] = {&molecule};
+  // The network keeps a pointer to the graph of its last forward, so the batch must still be alive
+  // when the weights are read: predict() would destroy its own batch before returning.
+  const FeaturedGraph* graphs[] = {&molecule};
+  FeaturedBatch batch;
+  batch.assemble(graphs);
   GraphPredictor<float>& network = members_.front()->network;
-  edgewise::predict(network, as_featured(molecules), config_.task_type, config_.scaling);
+  network.forward(batch.batch, batch.node_features, batch.edge_features.cols() > 0 ? &batch.edge_features : nullptr,
+                  batch.graph_features.cols() > 0 ? &batch.graph_features : nullptr);
   return network.last_attention_weights();
 }
 

@@ -321,3 +321,18 @@ TEST_F(MoleculeModelFileTest, RefusesAModelOfAnotherKind) {
 
 }  // namespace
 }  // namespace edgewise
+
+// attention() reads the weights of a forward pass on the molecule alone: one row per edge in the
+// molecule's edge order, and softmax weights that sum to 1 over each atom's in-edges, per head.
+TEST(MoleculeModelTest, AttentionWeightsOfOneMoleculeSumToOneOverEachAtomsInEdges) {
+  MoleculeModel model(small_config());
+  model.initialize(5);
+  const MoleculeGraph phenol = model.featurize(*parse_smiles("c1ccccc1O").molecule);
+  const Matrix<float> alpha = model.attention(phenol);
+  ASSERT_EQ(alpha.rows(), phenol.graph.num_edges());
+  ASSERT_EQ(alpha.cols(), model.config().network.heads);
+  Matrix<double> sums = Matrix<double>::Zero(phenol.graph.num_nodes(), alpha.cols());
+  for (Index e = 0; e < alpha.rows(); ++e) sums.row(phenol.graph.target(e)) += alpha.row(e).cast<double>();
+  for (Index atom = 0; atom < sums.rows(); ++atom)
+    for (Index h = 0; h < sums.cols(); ++h) EXPECT_NEAR(sums(atom, h), 1.0, 1e-5) << "atom " << atom << ", head " << h;
+}

@@ -54,7 +54,7 @@ struct SmilesPredictions {
 /// loops in parallel.
 class MoleculeModel {
  public:
-  /// Builds `config.ensemble` networks with zero weights; call initialize() then fit(), or use load().
+  /// Builds `config.ensemble` untrained networks; call initialize() then fit(), or use load().
   /// Throws ArgumentError on a bad configuration.
   explicit MoleculeModel(MoleculeModelConfig config);
   /// Movable, not copyable.

@@ -15,7 +15,7 @@
 
 namespace edgewise {
 
-/// Settings of Adam and AdamW, with PyTorch's defaults.
+/// Settings of Adam and AdamW; the defaults are PyTorch's for Adam.
 struct AdamOptions {
   double lr = 1e-3;  ///< Learning rate.
   double beta1 = 0.9;  ///< Decay of the first-moment average, in [0, 1).
