@@ -319,9 +319,6 @@ TEST_F(MoleculeModelFileTest, RefusesAModelOfAnotherKind) {
   }
 }
 
-}  // namespace
-}  // namespace edgewise
-
 // attention() reads the weights of a forward pass on the molecule alone: one row per edge in the
 // molecule's edge order, and softmax weights that sum to 1 over each atom's in-edges, per head.
 TEST(MoleculeModelTest, AttentionWeightsOfOneMoleculeSumToOneOverEachAtomsInEdges) {
@@ -336,3 +333,6 @@ TEST(MoleculeModelTest, AttentionWeightsOfOneMoleculeSumToOneOverEachAtomsInEdge
   for (Index atom = 0; atom < sums.rows(); ++atom)
     for (Index h = 0; h < sums.cols(); ++h) EXPECT_NEAR(sums(atom, h), 1.0, 1e-5) << "atom " << atom << ", head " << h;
 }
+
+}  // namespace
+}  // namespace edgewise
