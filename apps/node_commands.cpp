@@ -41,7 +41,7 @@ constexpr SharedOption kSharedTrainOptions[] = {
     {"--attention-dropout", "default 0.6, or 0.1 with structural features"},
     {"--lr", "Adam's learning rate; default 0.005"},
     {"--weight-decay", "an L2 term added to the gradient, as GAT trains; default 5e-4"},
-    {"--patience", "on validation accuracy, ties broken by validation loss; default 100"},
+    {"--patience", "epochs in which neither validation accuracy nor loss reaches its best so far; default 100"},
 };
 
 template <typename T>

@@ -1,5 +1,6 @@
 #include "edgewise/models/node_training.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -70,11 +71,31 @@ double accuracy(const Matrix<float>& logits, std::span<const Index> targets) {
   return scored > 0 ? static_cast<double>(correct) / static_cast<double>(scored) : kNaN;
 }
 
-bool improves(const NodeEpochReport& epoch, const NodeTrainingResult& best) {
-  if (best.best_epoch == 0 || std::isnan(epoch.val_accuracy)) return true;
-  if (epoch.val_accuracy != best.best_val_accuracy) return epoch.val_accuracy > best.best_val_accuracy;
-  return epoch.val_loss < best.best_val_loss;
-}
+// The stopping rule of the GAT reference code: an epoch makes progress, restarting the patience count,
+// when its validation accuracy or its validation loss is at least as good as the best of any earlier
+// epoch; its weights are kept only when both are.
+class ValidationRecord {
+ public:
+  bool progresses(const NodeEpochReport& epoch) const {
+    return std::isnan(epoch.val_accuracy) || epoch.val_accuracy >= accuracy_ || epoch.val_loss <= loss_;
+  }
+  bool improves(const NodeEpochReport& epoch) const {
+    return std::isnan(epoch.val_accuracy) || (epoch.val_accuracy >= accuracy_ && epoch.val_loss <= loss_);
+  }
+  void update(const NodeEpochReport& epoch) {
+    if (!progresses(epoch)) return;
+    last_progress_ = epoch.epoch;
+    if (std::isnan(epoch.val_accuracy)) return;
+    accuracy_ = std::max(accuracy_, epoch.val_accuracy);
+    loss_ = std::min(loss_, epoch.val_loss);
+  }
+  Index last_progress() const { return last_progress_; }
+
+ private:
+  double accuracy_ = -std::numeric_limits<double>::infinity();
+  double loss_ = std::numeric_limits<double>::infinity();
+  Index last_progress_ = 0;
+};
 
 // The training step and the scoring pass of one epoch. Keeps its loss-gradient buffers between
 // epochs, as the model keeps its layer buffers.
@@ -143,6 +164,7 @@ NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameter
   NodeTrainingResult result;
   result.best_val_accuracy = result.best_val_loss = kNaN;
   Vector<float> best_weights = params.values();
+  ValidationRecord record;
   const auto start = std::chrono::steady_clock::now();
   for (Index epoch = 1; epoch <= options.epochs; ++epoch) {
     NodeEpochReport report;
@@ -152,7 +174,8 @@ NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameter
       throw Error("node training diverged: the loss is " + std::to_string(report.train_loss) + " in epoch " +
                   std::to_string(epoch) + "; try a lower learning rate");
     trainer.score(report);
-    report.improved = improves(report, result);
+    report.improved = record.improves(report);
+    record.update(report);
     if (report.improved) {
       result.best_epoch = epoch;
       result.best_val_accuracy = report.val_accuracy;
@@ -162,7 +185,7 @@ NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameter
     report.seconds = seconds_since(start);
     result.history.push_back(report);
     if (on_epoch) on_epoch(report);
-    if (epoch - result.best_epoch >= options.patience) break;
+    if (epoch - record.last_progress() >= options.patience) break;
   }
   params.values() = best_weights;
   return result;

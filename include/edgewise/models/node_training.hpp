@@ -3,9 +3,10 @@
 /// Adam step on the mean cross-entropy of the training nodes with dropout active, followed by one
 /// pass over the whole graph in inference mode that scores the training and validation nodes.
 ///
-/// Early stopping: an epoch improves when its validation accuracy beats the best so far, or equals it
-/// with a lower validation loss. Training stops after `patience` epochs without improvement and
-/// leaves the weights of the best epoch in the parameters.
+/// Early stopping follows the GAT reference code: an epoch makes progress when its validation accuracy
+/// or its validation loss is at least as good as every earlier epoch's, and its weights are kept when
+/// both are. Training stops after `patience` epochs without progress and leaves the weights of the
+/// last kept epoch in the parameters.
 #pragma once
 
 #include <cstdint>
