@@ -41,6 +41,8 @@ void check_output_path(const std::string& path, bool force) {
   if (!fs::is_directory(folder, error)) throw Error(path + ": folder " + folder.string() + " does not exist");
 }
 
+Overwrite overwrite_for(bool force) { return force ? Overwrite::allow : Overwrite::refuse; }
+
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> items;
   std::size_t begin = 0;

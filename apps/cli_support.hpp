@@ -21,6 +21,9 @@ void apply_threads(int threads);
 // Throws Error unless `path` can be created: an existing file is replaced only with `force`, so that
 // nothing the user has is overwritten without asking. Call before any long work.
 void check_output_path(const std::string& path, bool force);
+// How an output is committed: an existing file is replaced only with --force, even one that
+// appeared while the command ran.
+Overwrite overwrite_for(bool force);
 
 // "a,b, c" -> {"a", "b", "c"}; empty items are dropped.
 std::vector<std::string> split_list(const std::string& text);

@@ -38,7 +38,8 @@ void run(const ExplainArgs& args) {
   if (!parsed.molecule) throw ArgumentError("--smiles: cannot read '" + args.smiles + "': " + parsed.error);
   const MoleculeGraph graph = model.featurize(*parsed.molecule);
   const AttentionShading shading = attention_received(graph, model.attention(graph));
-  write_file_atomically(args.out, attention_svg(*parsed.molecule, shading, title(model, args.smiles, graph)));
+  write_file_atomically(args.out, attention_svg(*parsed.molecule, shading, title(model, args.smiles, graph)),
+                        overwrite_for(args.force));
   std::cout << "wrote " << args.out << '\n';
 }
 

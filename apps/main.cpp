@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/files.hpp"
 
 namespace {
 
@@ -27,6 +28,7 @@ void keep_freed_memory() {
 
 int main(int argc, char** argv) {
   keep_freed_memory();
+  edgewise::remove_temporary_files_on_signal();
   CLI::App app{
       "edgewise: graph attention networks on the CPU.\n"
       "Run 'edgewise <command> --help' for the options of a command."};

@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "cli_support.hpp"
@@ -91,57 +93,73 @@ std::string format_value(float value) {
   return text;
 }
 
-// The SMILES to predict and, for a CSV, the line of each.
-struct SmilesRows {
-  std::vector<std::string> smiles;
-  std::vector<std::size_t> lines;  // empty for --smiles
-  std::string source;
+std::string prediction_header(const MoleculeModel& model) {
+  std::string header = "smiles";
+  for (const std::string& task : model.config().tasks) header += ',' + csv_field(task);
+  return header + ",error\n";
+}
+
+std::string prediction_line(const std::string& smiles, const PredictedRow& row, std::size_t tasks) {
+  std::string line = csv_field(smiles);
+  for (std::size_t t = 0; t < tasks; ++t) line += ',' + (row.values.empty() ? std::string() : format_value(row.values[t]));
+  return line + ',' + csv_field(std::string(row.error)) + '\n';
+}
+
+// Hands out the SMILES to predict one at a time, from --smiles or streamed from a --data CSV, and
+// remembers the text and line of each until its prediction is written.
+class SmilesSource {
+ public:
+  explicit SmilesSource(const MoleculePredictArgs& args) : args_(args) {
+    if (args.input.data.empty()) return;
+    CsvOptions options;
+    options.has_header = !args.input.no_header;
+    options.comment_prefix = args.input.comment;
+    reader_.emplace(args.input.data, options);
+    const CsvColumn column = smiles_column(args.input);
+    const CsvTable& columns = reader_->columns();
+    if (std::holds_alternative<std::string>(column)) {
+      column_ = columns.column_index(std::get<std::string>(column));
+    } else {
+      column_ = static_cast<std::size_t>(std::get<Index>(column));
+      if (!columns.header.empty()) columns.check_column(column_);
+    }
+  }
+
+  bool next(std::string& smiles) {
+    std::size_t line = 0;
+    if (reader_) {
+      if (!reader_->next(fields_, line)) return false;
+      if (column_ >= fields_.size())  // only a file without a header gets here: rows have the header's width
+        throw ArgumentError(args_.input.data + ": column index " + std::to_string(column_) +
+                            " is out of range; the table has " + std::to_string(fields_.size()) + " columns");
+      if (fields_ == reader_->columns().header)
+        throw ParseError(args_.input.data, line, fields_.front(),
+                         "the header line appears again as a data row (were two files joined?)");
+      smiles = trim_whitespace(fields_[column_]);
+    } else {
+      if (given_ == args_.smiles.size()) return false;
+      smiles = args_.smiles[given_++];
+    }
+    unwritten_.emplace_back(smiles, line);
+    return true;
+  }
+
+  // The SMILES of the oldest row not yet written, and "<source>:<line>" to name it in messages.
+  const std::string& oldest() const { return unwritten_.front().first; }
+  std::string oldest_place() const {
+    if (!reader_) return "--smiles";
+    return args_.input.data + ':' + std::to_string(unwritten_.front().second);
+  }
+  void written() { unwritten_.pop_front(); }
+
+ private:
+  const MoleculePredictArgs& args_;
+  std::optional<CsvReader> reader_;
+  std::size_t column_ = 0;
+  std::vector<std::string> fields_;
+  std::size_t given_ = 0;
+  std::deque<std::pair<std::string, std::size_t>> unwritten_;  // SMILES and line
 };
-
-SmilesRows smiles_rows(const MoleculePredictArgs& args) {
-  if (args.input.data.empty()) return {args.smiles, {}, "--smiles"};
-  CsvOptions options;
-  options.has_header = !args.input.no_header;
-  options.comment_prefix = args.input.comment;
-  const CsvTable table = read_csv(args.input.data, options);
-  const CsvColumn column = smiles_column(args.input);
-  const std::size_t index = std::holds_alternative<Index>(column)
-                                ? table.check_column(static_cast<std::size_t>(std::get<Index>(column)))
-                                : table.column_index(std::get<std::string>(column));
-  SmilesRows rows{{}, table.line_numbers, args.input.data};
-  for (const auto& row : table.rows) rows.smiles.emplace_back(trim_whitespace(row[index]));
-  return rows;
-}
-
-std::string predictions_csv(const MoleculeModel& model, const SmilesRows& rows, const SmilesPredictions& predictions) {
-  std::ostringstream out;
-  out << "smiles";
-  for (const std::string& task : model.config().tasks) out << ',' << csv_field(task);
-  out << ",error\n";
-  std::vector<std::string> errors(rows.smiles.size());
-  for (const auto& [row, reason] : predictions.invalid) errors[row] = reason;
-  Index next_valid = 0;
-  for (std::size_t row = 0; row < rows.smiles.size(); ++row) {
-    out << csv_field(rows.smiles[row]);
-    const bool valid = errors[row].empty();
-    for (Index t = 0; t < predictions.values.cols(); ++t)
-      out << ',' << (valid ? format_value(predictions.values(next_valid, t)) : "");
-    out << ',' << csv_field(errors[row]) << '\n';
-    if (valid) ++next_valid;
-  }
-  return out.str();
-}
-
-void report_invalid(const SmilesRows& rows, const SmilesPredictions& predictions) {
-  for (const auto& [row, reason] : predictions.invalid) {
-    std::cerr << rows.source;
-    if (!rows.lines.empty()) std::cerr << ':' << rows.lines[row];
-    std::cerr << ": cannot read SMILES '" << rows.smiles[row] << "': " << reason << '\n';
-  }
-  if (!predictions.invalid.empty())
-    std::cerr << predictions.invalid.size() << " of " << rows.smiles.size()
-              << " molecules could not be read; their rows carry the reason in the error column\n";
-}
 
 }  // namespace
 
@@ -224,7 +242,7 @@ void train_molecules(const MoleculeTrainArgs& args) {
       });
   for (const TrainingResult& result : results)
     std::cout << "best epoch " << result.best_epoch << " (validation " << metric << " " << result.best_validation << ")\n";
-  model.save(args.out);
+  model.save(args.out, overwrite_for(args.force));
   std::cout << "saved " << args.out << "\n";
   if (test.molecules.empty()) return;
   std::cout << "\ntest metrics\n";
@@ -236,15 +254,33 @@ void predict_molecules(const MoleculePredictArgs& args) {
     throw ArgumentError("predict: give either --smiles or --data for a molecule model");
   if (!args.out.empty()) check_output_path(args.out, args.force);
   const MoleculeModel model = MoleculeModel::load(args.model);
-  const SmilesRows rows = smiles_rows(args);
-  const SmilesPredictions predictions = model.predict_smiles(rows.smiles);
-  report_invalid(rows, predictions);
-  const std::string text = predictions_csv(model, rows, predictions);
-  if (args.out.empty()) {
-    std::cout << text;
-  } else {
-    write_file_atomically(args.out, text);
-  }
+  SmilesSource source(args);
+  std::optional<AtomicFile> file;
+  if (!args.out.empty()) file.emplace(args.out, overwrite_for(args.force));
+  const auto write = [&](const std::string& text) {
+    if (file) {
+      file->write(text);
+    } else {
+      std::cout << text;
+    }
+  };
+  write(prediction_header(model));
+  std::size_t rows = 0, unreadable = 0;
+  model.predict_smiles([&](std::string& smiles) { return source.next(smiles); },
+                       [&](const PredictedRow& row) {
+                         ++rows;
+                         if (!row.error.empty()) {
+                           ++unreadable;
+                           std::cerr << source.oldest_place() << ": cannot read SMILES '" << source.oldest()
+                                     << "': " << row.error << '\n';
+                         }
+                         write(prediction_line(source.oldest(), row, model.config().tasks.size()));
+                         source.written();
+                       });
+  if (file) file->commit();
+  if (unreadable > 0)
+    std::cerr << unreadable << " of " << rows
+              << " molecules could not be read; their rows carry the reason in the error column\n";
 }
 
 void eval_molecules(const MoleculeEvalArgs& args) {

@@ -42,7 +42,7 @@ void report_skipped(const MoleculeInput& input, const MoleculeDataset& data, std
                                ? std::filesystem::path(input.data).filename().string() + ".skipped.csv"
                                : input.skipped_list;
   check_output_path(list, input.force);
-  write_skipped(list, data);
+  write_skipped(list, data, overwrite_for(input.force));
   log << "skipped " << data.skipped.size() << " molecule" << (data.skipped.size() == 1 ? "" : "s")
       << " RDKit could not read (first: line " << data.skipped.front().line << ", " << data.skipped.front().reason
       << "); the list is in " << list << '\n';

@@ -204,11 +204,11 @@ NodeClassifierOptions network_options(const NodeTrainArgs& args, FeatureFormat f
   return network;
 }
 
-void write_output(const std::string& path, const std::string& text) {
+void write_output(const std::string& path, const std::string& text, bool force) {
   if (path.empty()) {
     std::cout << text;
   } else {
-    write_file_atomically(path, text);
+    write_file_atomically(path, text, overwrite_for(force));
   }
 }
 
@@ -349,7 +349,7 @@ void train_nodes(const NodeTrainArgs& args) {
   const NodeTrainingResult result = model.fit(data, split, args.training, print_epoch);
   std::cout << "best epoch " << result.best_epoch << " (validation accuracy " << fixed(result.best_val_accuracy)
             << ")\n";
-  model.save(args.out);
+  model.save(args.out, overwrite_for(args.force));
   std::cout << "saved " << args.out << "\n";
   if (split.test.empty()) return;
   std::cout << '\n';
@@ -371,7 +371,7 @@ CLI::Option_group* add_node_graph_options(CLI::App& command, NodeGraphFiles& fil
   return group;
 }
 
-bool is_node_model(const std::string& path) { return load_model(path).config.value("kind", "") == kNodeModelKind; }
+bool is_node_model(const std::string& path) { return model_kind(load_model(path).config) == kNodeModelKind; }
 
 void predict_nodes(const NodeRunArgs& args) {
   if (!args.out.empty()) check_output_path(args.out, args.force);
@@ -387,7 +387,7 @@ void predict_nodes(const NodeRunArgs& args) {
   }
   std::string header = "node\tpredicted";
   for (const std::string& name : classes) header += '\t' + name;
-  write_output(args.out, node_table(model, data, header, probabilities, predicted));
+  write_output(args.out, node_table(model, data, header, probabilities, predicted), args.force);
 }
 
 void embed_nodes(const NodeRunArgs& args) {
@@ -396,7 +396,7 @@ void embed_nodes(const NodeRunArgs& args) {
   const NodeGraph data = read_for(model, args);
   std::string header = "node";
   for (Index column = 0; column < model.embedding_dim(); ++column) header += "\th" + std::to_string(column);
-  write_file_atomically(args.out, node_table(model, data, header, model.embed(data)));
+  write_file_atomically(args.out, node_table(model, data, header, model.embed(data)), overwrite_for(args.force));
   std::cout << "wrote " << data.nodes.size() << " embeddings of width " << model.embedding_dim() << " to " << args.out
             << '\n';
 }

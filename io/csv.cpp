@@ -19,20 +19,30 @@ struct Record {
   std::string_view text;
 };
 
+// Thrown by a parser over a partial text (`complete` false) that reached its end inside a record:
+// the caller appends more text and reads the record again.
+struct TextEnded {};
+
 // A single pass over the text that yields records and tracks the physical line number.
 class CsvParser {
  public:
-  CsvParser(std::string_view text, const std::string& source, const CsvOptions& options)
-      : text_(text), source_(source), options_(options) {}
+  CsvParser(std::string_view text, const std::string& source, const CsvOptions& options, bool complete = true,
+            std::size_t first_line = 1)
+      : text_(text), source_(source), options_(options), complete_(complete), line_(first_line) {}
 
   // Moves to the start of the next record, skipping comments and blank lines; false at the end.
   bool next_record_start() {
-    while (pos_ < text_.size()) {
+    while (pos_ < text_.size() || !complete_) {
+      if (pos_ >= text_.size()) throw TextEnded{};
+      if (options_.comment_prefix.size() > text_.size() - pos_ && !complete_) throw TextEnded{};
       if (!is_blank_line() && !is_comment_line()) return true;
       skip_line();
     }
     return false;
   }
+
+  std::size_t position() const { return pos_; }
+  std::size_t line() const { return line_; }
 
   Record read_record() {
     Record record;
@@ -47,8 +57,16 @@ class CsvParser {
   }
 
  private:
-  char peek(std::size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
-  bool at_end() const { return pos_ >= text_.size(); }
+  char peek(std::size_t ahead = 0) const {
+    if (pos_ + ahead < text_.size()) return text_[pos_ + ahead];
+    if (!complete_) throw TextEnded{};
+    return '\0';
+  }
+  bool at_end() const {
+    if (pos_ < text_.size()) return false;
+    if (!complete_) throw TextEnded{};
+    return true;
+  }
 
   // At the end of a record: "\n", "\r\n", a "\r" that ends the text, or the end of the text.
   bool at_line_end() const {
@@ -64,6 +82,7 @@ class CsvParser {
 
   void skip_line() {
     const std::size_t newline = text_.find('\n', pos_);
+    if (newline == std::string_view::npos && !complete_) throw TextEnded{};
     pos_ = newline == std::string_view::npos ? text_.size() : newline + 1;
     ++line_;
   }
@@ -122,6 +141,7 @@ class CsvParser {
   std::string_view text_;
   const std::string& source_;
   const CsvOptions& options_;
+  bool complete_ = true;
   std::size_t pos_ = 0;
   std::size_t line_ = 1;
 };
@@ -150,6 +170,17 @@ std::string quoted_list(const std::vector<std::string>& names) {
   throw ParseError(context.source, context.line, std::string(field), "column '" + context.column + "': " + why);
 }
 
+// A table without a header and rows has no columns to choose from: the file was empty.
+void check_not_empty(const CsvTable& table) {
+  if (table.header.empty() && table.rows.empty())
+    throw ParseError(table.source, 1, "", "empty file: expected a header line naming the columns, then rows");
+}
+
+// "file:line" of the header, for messages about its columns.
+std::string header_place(const CsvTable& table) {
+  return table.header_line > 0 ? table.source + ":" + std::to_string(table.header_line) : table.source;
+}
+
 }  // namespace
 
 std::size_t CsvTable::num_columns() const {
@@ -158,6 +189,7 @@ std::size_t CsvTable::num_columns() const {
 }
 
 std::size_t CsvTable::column_index(std::string_view name) const {
+  check_not_empty(*this);
   if (header.empty()) {
     throw ArgumentError(source + ": no header row, so column '" + std::string(name) +
                         "' cannot be found by name; select columns by 0-based index");
@@ -165,16 +197,19 @@ std::size_t CsvTable::column_index(std::string_view name) const {
   std::optional<std::size_t> found;
   for (std::size_t i = 0; i < header.size(); ++i) {
     if (header[i] != name) continue;
-    if (found) throw ArgumentError(source + ": column '" + std::string(name) + "' appears more than once in the header");
+    if (found)
+      throw ArgumentError(header_place(*this) + ": column '" + std::string(name) + "' appears more than once in the header");
     found = i;
   }
   if (!found) {
-    throw ArgumentError(source + ": no column '" + std::string(name) + "'; available columns: " + quoted_list(header));
+    throw ArgumentError(header_place(*this) + ": no column '" + std::string(name) +
+                        "'; available columns: " + quoted_list(header));
   }
   return *found;
 }
 
 std::size_t CsvTable::check_column(std::size_t index) const {
+  check_not_empty(*this);
   if (index < num_columns()) return index;
   throw ArgumentError(source + ": column index " + std::to_string(index) + " is out of range; the table has " +
                       std::to_string(num_columns()) + " columns");
@@ -196,7 +231,11 @@ CsvTable parse_csv(std::string_view text, std::string source, const CsvOptions& 
   CsvTable table;
   table.source = std::move(source);
   CsvParser parser(without_byte_order_mark(text), table.source, options);
-  if (options.has_header && parser.next_record_start()) table.header = parser.read_record().fields;
+  if (options.has_header && parser.next_record_start()) {
+    Record header = parser.read_record();
+    table.header = std::move(header.fields);
+    table.header_line = header.first_line;
+  }
   std::optional<std::size_t> width;
   if (options.has_header) width = table.header.size();
   while (parser.next_record_start()) {
@@ -207,6 +246,54 @@ CsvTable parse_csv(std::string_view text, std::string source, const CsvOptions& 
     table.line_numbers.push_back(record.first_line);
   }
   return table;
+}
+
+CsvReader::CsvReader(const std::filesystem::path& path, const CsvOptions& options)
+    : in_(path, std::ios::binary), options_(options) {
+  if (!in_) throw Error(path.string() + ": cannot open for reading: " + std::generic_category().message(errno));
+  columns_.source = path.string();
+  read_more();
+  const std::string_view text(buffer_);
+  pos_ = text.size() - without_byte_order_mark(text).size();
+  if (!options_.has_header) return;
+  std::vector<std::string> header;
+  std::size_t line = 0;
+  if (next(header, line)) {
+    columns_.header = std::move(header);
+    columns_.header_line = line;
+  }
+  width_ = columns_.header.size();
+}
+
+bool CsvReader::next(std::vector<std::string>& fields, std::size_t& line) {
+  while (true) {
+    CsvParser parser(std::string_view(buffer_).substr(pos_), columns_.source, options_, complete_, line_);
+    try {
+      if (!parser.next_record_start()) return false;
+      Record record = parser.read_record();
+      if (width_) check_field_count(record, *width_, columns_.source);
+      if (!width_) width_ = record.fields.size();
+      fields = std::move(record.fields);
+      line = record.first_line;
+      pos_ += parser.position();
+      line_ = parser.line();
+      return true;
+    } catch (const TextEnded&) {
+      read_more();
+    }
+  }
+}
+
+void CsvReader::read_more() {
+  constexpr std::size_t kBlockBytes = 1 << 20;
+  buffer_.erase(0, pos_);
+  pos_ = 0;
+  const std::size_t kept = buffer_.size();
+  buffer_.resize(kept + kBlockBytes);
+  in_.read(buffer_.data() + kept, static_cast<std::streamsize>(kBlockBytes));
+  buffer_.resize(kept + static_cast<std::size_t>(in_.gcount()));
+  if (in_.bad()) throw Error(columns_.source + ": read error");
+  complete_ = in_.eof() || in_.gcount() == 0;
 }
 
 CsvTable read_csv(std::istream& in, std::string source, const CsvOptions& options) {

@@ -66,10 +66,11 @@ std::vector<MoleculeGraph> featurize_molecules(const std::vector<std::unique_ptr
 }
 
 // A label as stored: NaN when missing. A value beyond float's range would silently become infinite.
-float target_value(std::optional<double> value, const FieldContext& context) {
+float target_value(std::string_view text, const FieldContext& context) {
+  const std::optional<double> value = parse_number(text, context);
   if (!value) return std::numeric_limits<float>::quiet_NaN();
   if (std::abs(*value) > std::numeric_limits<float>::max()) {
-    throw ParseError(context.source, context.line, std::to_string(*value),
+    throw ParseError(context.source, context.line, std::string(trim_whitespace(text)),
                      "column '" + context.column + "': number out of range for a float target");
   }
   return static_cast<float>(*value);
@@ -142,11 +143,19 @@ std::string record_problem(const RDKit::ROMol* molecule, const std::string& reco
   return "";
 }
 
-std::optional<double> property_value(const RDKit::ROMol& molecule, const std::string& name,
-                                     const FieldContext& context) {
+// The record's data field `name` as a target; NaN when the record has no such field.
+float property_value(const RDKit::ROMol& molecule, const std::string& name, const FieldContext& context) {
   std::string text;
-  if (!molecule.getPropIfPresent(name, text)) return std::nullopt;
-  return parse_number(text, context);
+  if (!molecule.getPropIfPresent(name, text)) return std::numeric_limits<float>::quiet_NaN();
+  return target_value(text, context);
+}
+
+// A data row that repeats the header is what joining two CSV files with `cat` leaves behind; its
+// "SMILES" would otherwise be reported as unreadable, hiding the cause.
+void check_not_a_header(const CsvTable& table, std::size_t row) {
+  if (table.header.empty() || table.rows[row] != table.header) return;
+  throw ParseError(table.source, table.line_numbers[row], table.rows[row].front(),
+                   "the header line appears again as a data row (were two files joined?)");
 }
 
 }  // namespace
@@ -163,6 +172,7 @@ MoleculeDataset load_molecule_csv(const std::string& path, const MoleculeCsvOpti
   std::vector<float> targets;
   for (std::size_t row = 0; row < table.num_rows(); ++row) {
     const std::size_t line = table.line_numbers[row];
+    check_not_a_header(table, row);
     if (!parsed[row].graph) {
       if (options.invalid_molecules == InvalidMoleculePolicy::fail) {
         throw ParseError(table.source, line, smiles[row], "invalid SMILES: " + parsed[row].error);
@@ -171,7 +181,7 @@ MoleculeDataset load_molecule_csv(const std::string& path, const MoleculeCsvOpti
       continue;
     }
     for (const std::size_t column : target_columns)
-      targets.push_back(target_value(table.number(row, column), table.context(row, column)));
+      targets.push_back(target_value(table.rows[row][column], table.context(row, column)));
     dataset.smiles.push_back(std::move(smiles[row]));
     dataset.lines.push_back(line);
     dataset.molecules.push_back(std::move(*parsed[row].graph));
@@ -189,6 +199,7 @@ MoleculeDataset load_molecule_sdf(const std::string& path, const std::vector<std
   std::vector<float> targets;
   std::size_t line = 1;  // where the current record starts
   const unsigned int records = supplier->length();
+  if (records == 0) throw ParseError(path, 1, "", "no SD records (an SD file holds molecule blocks ending in '$$$$')");
   for (unsigned int record = 0; record < records; ++record) {
     const std::string text = supplier->getItemText(record);
     std::unique_ptr<RDKit::ROMol> molecule((*supplier)[record]);
@@ -201,7 +212,7 @@ MoleculeDataset load_molecule_sdf(const std::string& path, const std::vector<std
     } else {
       for (const std::string& name : target_properties) {
         const FieldContext context{path, line, name};
-        targets.push_back(target_value(property_value(*molecule, name, context), context));
+        targets.push_back(property_value(*molecule, name, context));
       }
       dataset.smiles.push_back(RDKit::MolToSmiles(*molecule));
       dataset.lines.push_back(line);
@@ -214,11 +225,11 @@ MoleculeDataset load_molecule_sdf(const std::string& path, const std::vector<std
   return dataset;
 }
 
-void write_skipped(const std::string& path, const MoleculeDataset& dataset) {
+void write_skipped(const std::string& path, const MoleculeDataset& dataset, Overwrite overwrite) {
   std::string text = "line,smiles,reason\n";
   for (const SkippedMolecule& skipped : dataset.skipped)
     text += std::to_string(skipped.line) + ',' + csv_field(skipped.smiles) + ',' + csv_field(skipped.reason) + '\n';
-  write_file_atomically(path, text);
+  write_file_atomically(path, text, overwrite);
 }
 
 }  // namespace edgewise

@@ -3,6 +3,7 @@
 #include <GraphMol/ROMol.h>
 
 #include <algorithm>
+#include <deque>
 #include <exception>
 #include <nlohmann/json.hpp>
 
@@ -26,8 +27,8 @@ nlohmann::json config_json(const MoleculeModelConfig& config) {
 }
 
 MoleculeModelConfig config_from_json(const nlohmann::json& j, const std::string& path) {
-  if (j.value("kind", "") != kModelKind)
-    throw ModelFormatError(path + ": not a molecule property model (kind '" + j.value("kind", "") + "')");
+  if (model_kind(j) != kModelKind)
+    throw ModelFormatError(path + ": not a molecule property model (kind '" + model_kind(j) + "')");
   MoleculeModelConfig config;
   try {
     j.at("featurizer").get_to(config.featurizer);
@@ -101,7 +102,7 @@ MoleculeModel MoleculeModel::load(const std::string& path) {
   return model;
 }
 
-void MoleculeModel::save(const std::string& path) const {
+void MoleculeModel::save(const std::string& path, Overwrite overwrite) const {
   Parameters<float> all;
   const auto members = static_cast<Index>(members_.size());
   for (Index k = 0; k < members; ++k) {
@@ -111,7 +112,7 @@ void MoleculeModel::save(const std::string& path) const {
       all.value(copy) = params.value(params.find(slot.name));
     }
   }
-  save_model(path, config_json(config_), all);
+  save_model(path, config_json(config_), all, overwrite);
 }
 
 void MoleculeModel::initialize(std::uint64_t seed) {
@@ -175,12 +176,12 @@ struct ParsedRow {
   std::vector<float> descriptors;  // [graph_dim]
 };
 
-// A batch of parsed molecules: `count` consecutive slots of the pending ring from `first_slot`,
-// the valid molecules first_valid .. first_valid + count - 1 of the input.
+// A batch of parsed molecules: `count` consecutive slots of the pending ring from `first_slot`, and
+// each member's raw outputs for them once run, [count, T].
 struct BatchJob {
   std::size_t first_slot = 0;
   std::size_t count = 0;
-  Index first_valid = 0;
+  std::vector<Matrix<float>> raw;
 };
 
 // Runs body(item, thread) for every item, one at a time per thread, and rethrows the first
@@ -229,28 +230,33 @@ struct MoleculeModel::Worker {
   std::vector<const float*> descriptor_rows;
 };
 
-SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& smiles) const {
-  const std::size_t rows = smiles.size();
+void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)>& next,
+                                   const std::function<void(const PredictedRow& row)>& sink) const {
   const Index tasks = config_.network.tasks;
   const DescriptorCalculator descriptors(config_.featurizer.descriptors);
   std::vector<Worker> workers;
   workers.reserve(static_cast<std::size_t>(num_threads()));
   for (int t = 0; t < num_threads(); ++t) workers.emplace_back(*this);
-  std::vector<Matrix<float>> raw(members_.size(), Matrix<float>(static_cast<Index>(rows), tasks));
 
-  // Parsed rows of the current window, and the valid molecules waiting for their batch, in input
-  // order, in a ring: at most a window's worth plus a partial batch.
-  std::vector<ParsedRow> window(std::min(rows, kWindowRows));
+  // The SMILES and parsed rows of the current window, and the valid molecules waiting for their
+  // batch, in input order, in a ring: at most a window's worth plus a partial batch.
+  std::vector<std::string> window_smiles(kWindowRows);
+  std::vector<ParsedRow> window(kWindowRows);
   std::vector<ParsedRow> pending(kWindowRows + kPredictionBatch);
   std::size_t pending_first = 0, pending_count = 0, pending_queued = 0;
   std::vector<BatchJob> jobs;
-  SmilesPredictions result;
+  // Rows read but not yet handed to the sink (their index, and the reason for an unreadable one),
+  // and the predictions of finished batches not yet handed out.
+  std::deque<std::pair<std::size_t, std::string>> unreported;
+  std::deque<Matrix<float>> finished;
+  Index finished_row = 0;  // the next row of finished.front() to hand out
+  std::size_t rows_read = 0;
+  bool input_done = false;
 
-  // Parses rows [chunk * kParseChunk, ...) of the window starting at input row window_begin.
-  const auto parse_chunk = [&](std::size_t window_begin, std::size_t window_rows, std::size_t chunk) {
+  const auto parse_chunk = [&](std::size_t window_rows, std::size_t chunk) {
     for (std::size_t i = chunk * kParseChunk; i < std::min(window_rows, (chunk + 1) * kParseChunk); ++i) {
       ParsedRow& row = window[i];
-      SmilesResult parsed = parse_smiles(smiles[window_begin + i]);
+      SmilesResult parsed = parse_smiles(window_smiles[i]);
       row.molecule = std::move(parsed.molecule);
       if (!row.molecule) {
         row.error = parsed.error.empty() ? "unreadable SMILES" : std::move(parsed.error);
@@ -260,7 +266,7 @@ SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& 
       descriptors.compute(*row.molecule, row.descriptors.data());
     }
   };
-  const auto run_job = [&](const BatchJob& job, Worker& worker) {
+  const auto run_job = [&](BatchJob& job, Worker& worker) {
     worker.molecules.clear();
     worker.descriptor_rows.clear();
     for (std::size_t i = 0; i < job.count; ++i) {
@@ -270,27 +276,61 @@ SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& 
     }
     worker.batcher.assemble(worker.molecules, worker.descriptor_rows, worker.batch);
     const FeaturedBatch& batch = worker.batch;
+    job.raw.resize(worker.networks.size());
     for (std::size_t k = 0; k < worker.networks.size(); ++k) {
-      raw[k].middleRows(job.first_valid, static_cast<Index>(job.count)) = worker.networks[k]->network.forward(
-          batch.batch, batch.node_features, edge_features(batch), graph_features(batch));
+      job.raw[k] = worker.networks[k]->network.forward(batch.batch, batch.node_features, edge_features(batch),
+                                                       graph_features(batch));
     }
     for (std::size_t i = 0; i < job.count; ++i) pending[(job.first_slot + i) % pending.size()].molecule.reset();
+  };
+  // Averaged as predict() averages: the members' predictions summed in member order.
+  const auto averaged = [&](const BatchJob& job) {
+    Matrix<float> sum = Matrix<float>::Zero(static_cast<Index>(job.count), tasks);
+    for (const Matrix<float>& member_raw : job.raw) sum += to_predictions(member_raw, config_.task_type, config_.scaling);
+    return Matrix<float>(sum / static_cast<float>(members_.size()));
+  };
+  // Hands out rows from the front while each is unreadable or has its prediction.
+  std::vector<float> values(static_cast<std::size_t>(tasks));
+  const auto report_ready_rows = [&] {
+    while (!unreported.empty()) {
+      const auto& [index, error] = unreported.front();
+      if (!error.empty()) {
+        sink({index, {}, error});
+      } else {
+        if (finished.empty()) return;
+        for (Index t = 0; t < tasks; ++t) values[static_cast<std::size_t>(t)] = finished.front()(finished_row, t);
+        sink({index, values, {}});
+        if (++finished_row == finished.front().rows()) {
+          finished.pop_front();
+          finished_row = 0;
+        }
+      }
+      unreported.pop_front();
+    }
   };
 
   // Step s parses window s while the batches completed by window s - 1 run: one parallel loop per
   // step, batches first so that parsing fills the gaps they leave at its end.
-  for (std::size_t begin = 0;; begin += kWindowRows) {
-    const std::size_t window_rows = begin < rows ? std::min(kWindowRows, rows - begin) : 0;
+  while (true) {
+    std::size_t window_rows = 0;
+    while (!input_done && window_rows < kWindowRows) {
+      if (next(window_smiles[window_rows])) {
+        ++window_rows;
+      } else {
+        input_done = true;
+      }
+    }
     const std::size_t chunks = (window_rows + kParseChunk - 1) / kParseChunk;
     if (jobs.empty() && chunks == 0) break;
     run_items(jobs.size() + chunks, [&](std::size_t item, int thread) {
       if (item < jobs.size()) {
         run_job(jobs[item], workers[static_cast<std::size_t>(thread)]);
       } else {
-        parse_chunk(begin, window_rows, item - jobs.size());
+        parse_chunk(window_rows, item - jobs.size());
       }
     });
     for (const BatchJob& job : jobs) {
+      finished.push_back(averaged(job));
       pending_first = (pending_first + job.count) % pending.size();
       pending_count -= job.count;
       pending_queued -= job.count;
@@ -300,28 +340,46 @@ SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& 
     for (std::size_t i = 0; i < window_rows; ++i) {
       ParsedRow& row = window[i];
       if (!row.molecule) {
-        result.invalid.emplace_back(begin + i, std::move(row.error));
+        unreported.emplace_back(rows_read + i, std::move(row.error));
+        row.error.clear();
         continue;
       }
+      unreported.emplace_back(rows_read + i, std::string());
       std::swap(row, pending[(pending_first + pending_count) % pending.size()]);
       ++pending_count;
-      result.valid.push_back(begin + i);
     }
-    const bool input_done = begin + window_rows >= rows;
+    rows_read += window_rows;
+    report_ready_rows();
     while (pending_count - pending_queued >= kPredictionBatch || (input_done && pending_count > pending_queued)) {
       const std::size_t count = std::min(kPredictionBatch, pending_count - pending_queued);
-      jobs.push_back({(pending_first + pending_queued) % pending.size(), count,
-                      static_cast<Index>(result.valid.size() - (pending_count - pending_queued))});
+      jobs.push_back({(pending_first + pending_queued) % pending.size(), count, {}});
       pending_queued += count;
     }
   }
+  report_ready_rows();
+}
 
-  // Averaged as predict() averages: the members' predictions summed in member order over all rows.
+SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& smiles) const {
+  SmilesPredictions result;
+  std::vector<float> values;  // [valid, T] row after row
+  std::size_t next_row = 0;
+  predict_smiles(
+      [&](std::string& text) {
+        if (next_row == smiles.size()) return false;
+        text = smiles[next_row++];
+        return true;
+      },
+      [&](const PredictedRow& row) {
+        if (row.values.empty()) {
+          result.invalid.emplace_back(row.index, std::string(row.error));
+          return;
+        }
+        result.valid.push_back(row.index);
+        values.insert(values.end(), row.values.begin(), row.values.end());
+      });
   const auto valid = static_cast<Index>(result.valid.size());
-  Matrix<float> sum = Matrix<float>::Zero(valid, tasks);
-  for (const Matrix<float>& member_raw : raw)
-    sum += to_predictions(member_raw.topRows(valid), config_.task_type, config_.scaling);
-  result.values = sum / static_cast<float>(members_.size());
+  result.values = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+      values.data(), valid, config_.network.tasks);
   return result;
 }
 

@@ -59,8 +59,8 @@ nlohmann::json config_json(const NodeModelConfig& config) {
 }
 
 NodeModelConfig config_from_json(const nlohmann::json& j, const std::string& path) {
-  if (j.value("kind", "") != kNodeModelKind)
-    throw ModelFormatError(path + ": not a node classification model (kind '" + j.value("kind", "") + "')");
+  if (model_kind(j) != kNodeModelKind)
+    throw ModelFormatError(path + ": not a node classification model (kind '" + model_kind(j) + "')");
   NodeModelConfig config;
   try {
     j.at("network").get_to(config.network);
@@ -177,7 +177,9 @@ NodeModel NodeModel::load(const std::string& path) {
   return model;
 }
 
-void NodeModel::save(const std::string& path) const { save_model(path, config_json(config_), *params_); }
+void NodeModel::save(const std::string& path, Overwrite overwrite) const {
+  save_model(path, config_json(config_), *params_, overwrite);
+}
 
 void NodeModel::initialize(std::uint64_t seed) {
   SplitMix64 rng(seed);

@@ -52,83 +52,123 @@ std::string read_file(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// The JSON header, checked to be an edgewise header of this format version.
 nlohmann::json parse_header(const std::string& path, const std::string& bytes) {
-  if (bytes.size() < 8) fail(path, "too short to be a model file (" + std::to_string(bytes.size()) + " bytes)");
+  if (bytes.size() < 8)
+    fail(path, "truncated in the 8-byte header length: the file holds " + std::to_string(bytes.size()) + " bytes");
   std::uint64_t length = 0;
   std::memcpy(&length, bytes.data(), 8);
-  if (length > kMaxHeaderBytes || length > bytes.size() - 8)
-    fail(path, "not an edgewise model file, or truncated (header length " + std::to_string(length) + ")");
-  nlohmann::json header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<long>(length),
-                                                nullptr, false);
-  if (header.is_discarded() || !header.is_object()) fail(path, "the header is not valid JSON");
+  if (length > kMaxHeaderBytes)
+    fail(path, "not an edgewise model file: the header length " + std::to_string(length) +
+                   " is implausible (another kind of file, or corrupted bytes)");
+  if (length > bytes.size() - 8)
+    fail(path, "truncated in the JSON header: it is " + std::to_string(length) + " bytes long, the file holds " +
+                   std::to_string(bytes.size() - 8) + " after the length");
+  nlohmann::json header =
+      nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<long>(length), nullptr, false);
+  if (header.is_discarded() || !header.is_object()) fail(path, "the JSON header is not valid JSON (corrupted bytes?)");
   const auto metadata = header.find("__metadata__");
-  if (metadata == header.end() || metadata->value("format", "") != "edgewise")
-    fail(path, "not an edgewise model file (no edgewise metadata)");
+  if (metadata == header.end() || !metadata->is_object() || metadata->value("format", "") != "edgewise")
+    fail(path, "not an edgewise model file (no edgewise metadata in the JSON header)");
   if (metadata->value("format_version", "") != std::to_string(kModelFormatVersion))
     fail(path, "model format version " + metadata->value("format_version", "?") + " is not supported (expected " +
-                   std::to_string(kModelFormatVersion) + ")");
+                   std::to_string(kModelFormatVersion) + "); a newer edgewise wrote it?");
   return header;
 }
 
-void check_tensor(const std::string& path, const std::string& name, const nlohmann::json& entry,
-                  std::uint64_t data_size) {
+// One tensor's place in the data section, checked against its shape.
+struct TensorEntry {
+  std::string name;
+  Index rows = 0, cols = 0;
+  std::uint64_t begin = 0, end = 0;
+};
+
+TensorEntry tensor_entry(const std::string& path, const std::string& name, const nlohmann::json& entry) {
   const auto& shape = entry.at("shape");
   const auto& offsets = entry.at("data_offsets");
-  if (entry.at("dtype") != "F32" || shape.size() != 2 || offsets.size() != 2)
+  if (entry.at("dtype") != "F32" || !shape.is_array() || shape.size() != 2 || !offsets.is_array() ||
+      offsets.size() != 2)
     fail(path, "tensor " + name + " is not a float32 matrix");
+  // Dimensions are bounded before they are multiplied, so that no product overflows.
+  constexpr std::int64_t kMaxDimension = (std::int64_t{1} << 31) - 1;
+  const auto rows = shape[0].get<std::int64_t>(), cols = shape[1].get<std::int64_t>();
+  if (rows < 0 || cols < 0 || rows > kMaxDimension || cols > kMaxDimension)
+    fail(path, "tensor " + name + " has an impossible shape [" + std::to_string(rows) + ", " + std::to_string(cols) + "]");
   const auto begin = offsets[0].get<std::uint64_t>(), end = offsets[1].get<std::uint64_t>();
-  const auto count = shape[0].get<std::uint64_t>() * shape[1].get<std::uint64_t>();
-  if (begin > end || end > data_size || end - begin != count * sizeof(float) || begin % sizeof(float) != 0)
-    fail(path, "tensor " + name + " lies outside the data or disagrees with its shape (truncated file?)");
+  const auto bytes = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) * sizeof(float);
+  if (begin > end || end - begin != bytes || begin % sizeof(float) != 0)
+    fail(path, "tensor " + name + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                   "] disagree with its shape [" + std::to_string(rows) + ", " + std::to_string(cols) + "]");
+  return {name, rows, cols, begin, end};
 }
 
 // The header's tensors ordered by where their data lies (JSON objects come back sorted by name).
-std::vector<std::pair<std::string, nlohmann::json>> tensors_in_file_order(const nlohmann::json& header) {
-  std::vector<std::pair<std::string, nlohmann::json>> tensors;
+std::vector<TensorEntry> tensors_in_file_order(const std::string& path, const nlohmann::json& header) {
+  std::vector<TensorEntry> tensors;
   for (const auto& [name, entry] : header.items())
-    if (name != "__metadata__") tensors.emplace_back(name, entry);
-  const auto begin = [](const auto& tensor) { return tensor.second.at("data_offsets").at(0).template get<std::uint64_t>(); };
-  std::sort(tensors.begin(), tensors.end(), [&](const auto& a, const auto& b) { return begin(a) < begin(b); });
+    if (name != "__metadata__") tensors.push_back(tensor_entry(path, name, entry));
+  std::sort(tensors.begin(), tensors.end(), [](const TensorEntry& a, const TensorEntry& b) { return a.begin < b.begin; });
   return tensors;
+}
+
+// The data section must hold every tensor and nothing after the last one.
+void check_data_size(const std::string& path, const std::vector<TensorEntry>& tensors, std::uint64_t data_size) {
+  std::uint64_t needed = 0;
+  for (const TensorEntry& tensor : tensors) {
+    if (tensor.end > data_size)
+      fail(path, "truncated in the data section: tensor " + tensor.name + " needs bytes [" +
+                     std::to_string(tensor.begin) + ", " + std::to_string(tensor.end) + ") of the data, the file holds " +
+                     std::to_string(data_size));
+    needed = std::max(needed, tensor.end);
+  }
+  if (data_size > needed)
+    fail(path, std::to_string(data_size - needed) + " unexpected bytes after the last tensor of the data section");
 }
 
 }  // namespace
 
-void save_model(const std::string& path, const nlohmann::json& config, const Parameters<float>& parameters) {
+void save_model(const std::string& path, const nlohmann::json& config, const Parameters<float>& parameters,
+                Overwrite overwrite) {
   const std::string header = build_header(config, parameters);
   const std::uint64_t length = header.size();
   std::string bytes(reinterpret_cast<const char*>(&length), 8);
   bytes += header;
   const auto values = parameters.values();
   bytes.append(reinterpret_cast<const char*>(values.data()), static_cast<std::size_t>(values.size()) * sizeof(float));
-  write_file_atomically(path, bytes);
+  write_file_atomically(path, bytes, overwrite);
 }
 
 ModelFile load_model(const std::string& path) {
   const std::string bytes = read_file(path);
-  const nlohmann::json header = parse_header(path, bytes);
-  std::uint64_t length = 0;
-  std::memcpy(&length, bytes.data(), 8);
-  const char* data = bytes.data() + 8 + length;
-  const std::uint64_t data_size = bytes.size() - 8 - length;
-  const auto& metadata = header.at("__metadata__");
-  if (sha256_hex(data, data_size) != metadata.value("data_sha256", ""))
-    fail(path, "checksum mismatch: the weights are corrupted or the file is truncated");
-
-  ModelFile model;
-  model.config = nlohmann::json::parse(metadata.value("config", ""), nullptr, false);
-  if (model.config.is_discarded()) fail(path, "the model configuration is not valid JSON");
   try {
-    for (const auto& [name, entry] : tensors_in_file_order(header)) {
-      check_tensor(path, name, entry, data_size);
-      const ParameterHandle handle = model.parameters.add(name, entry["shape"][0].get<Index>(), entry["shape"][1].get<Index>());
-      std::memcpy(model.parameters.value(handle).data(), data + entry["data_offsets"][0].get<std::uint64_t>(),
-                  static_cast<std::size_t>(model.parameters.slot(handle).size()) * sizeof(float));
+    const nlohmann::json header = parse_header(path, bytes);
+    std::uint64_t length = 0;
+    std::memcpy(&length, bytes.data(), 8);
+    const char* data = bytes.data() + 8 + length;
+    const std::uint64_t data_size = bytes.size() - 8 - length;
+    const std::vector<TensorEntry> tensors = tensors_in_file_order(path, header);
+    check_data_size(path, tensors, data_size);
+    const auto& metadata = header.at("__metadata__");
+    if (sha256_hex(data, data_size) != metadata.value("data_sha256", ""))
+      fail(path, "checksum mismatch in the data section: the weights are corrupted");
+
+    ModelFile model;
+    model.config = nlohmann::json::parse(metadata.value("config", ""), nullptr, false);
+    if (model.config.is_discarded() || !model.config.is_object())
+      fail(path, "the model configuration is not a valid JSON object");
+    for (const TensorEntry& tensor : tensors) {
+      const ParameterHandle handle = model.parameters.add(tensor.name, tensor.rows, tensor.cols);
+      std::memcpy(model.parameters.value(handle).data(), data + tensor.begin, tensor.end - tensor.begin);
     }
+    return model;
   } catch (const nlohmann::json::exception& e) {
-    fail(path, std::string("malformed tensor entry: ") + e.what());
+    fail(path, std::string("malformed JSON header: ") + e.what());
   }
-  return model;
+}
+
+std::string model_kind(const nlohmann::json& config) {
+  const auto kind = config.find("kind");
+  return kind != config.end() && kind->is_string() ? kind->get<std::string>() : "";
 }
 
 void restore_parameters(Parameters<float>& target, const Parameters<float>& source, const std::string& path,

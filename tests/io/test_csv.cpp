@@ -1,10 +1,12 @@
 #include "edgewise/io/csv.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -365,6 +367,72 @@ TEST(CsvDatasets, RdkitTpsaFileWithoutHeader) {
   EXPECT_EQ(table.rows[0][0], "CC1=CC(=O)C=CC1=O");
   EXPECT_EQ(table.line_numbers[0], 2u);
   EXPECT_EQ(count_missing(table, 1), 0u);
+}
+
+}  // namespace
+}  // namespace edgewise
+
+namespace edgewise {
+namespace {
+
+// The streaming reader holds one 1 MB block at a time; records that straddle blocks (quoted fields
+// with line breaks, CRLF endings, comments) must come out as read_csv gives them, with their lines.
+TEST(CsvReader, GivesReadCsvsRowsAcrossBlockBoundaries) {
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("edgewise_csv_reader_" + std::to_string(::getpid()) + ".csv");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "\xEF\xBB\xBFsmiles,\"note\"\r\n";
+    for (int i = 0; i < 200000; ++i) {
+      out << "C" << std::string(static_cast<std::size_t>(i % 7), 'C') << ",";
+      if (i % 5 == 0) out << "\"a, \"\"quoted\"\"\nnote " << i << "\"";
+      out << (i % 3 == 0 ? "\r\n" : "\n");
+      if (i % 1000 == 0) out << "# comment\n\n";
+    }
+  }
+  CsvOptions options;
+  options.comment_prefix = "#";
+  const CsvTable table = read_csv(path, options);
+  CsvReader reader(path, options);
+  EXPECT_EQ(reader.columns().header, table.header);
+  EXPECT_EQ(reader.columns().header_line, 1u);
+  std::vector<std::string> fields;
+  std::size_t line = 0, row = 0;
+  while (reader.next(fields, line)) {
+    ASSERT_LT(row, table.num_rows());
+    ASSERT_EQ(fields, table.rows[row]) << "row " << row;
+    ASSERT_EQ(line, table.line_numbers[row]) << "row " << row;
+    ++row;
+  }
+  EXPECT_EQ(row, 200000u);
+  EXPECT_GT(std::filesystem::file_size(path), 2u << 20) << "the file spans several blocks";
+  std::filesystem::remove(path);
+}
+
+TEST(CsvReader, ReportsRaggedRowsAndAnUnterminatedQuoteWithTheirLines) {
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("edgewise_csv_reader_bad_" + std::to_string(::getpid()) + ".csv");
+  std::ofstream(path) << "a,b\n1,2\n3\n";
+  CsvReader ragged(path);
+  std::vector<std::string> fields;
+  std::size_t line = 0;
+  EXPECT_TRUE(ragged.next(fields, line));
+  const ParseError error = thrown_by<ParseError>([&] { ragged.next(fields, line); });
+  EXPECT_EQ(error.line(), 3u);
+  EXPECT_EQ(error.reason(), "expected 2 fields, found 1");
+
+  std::ofstream(path) << "a,b\n1,\"2\n3,4\n";
+  CsvReader unterminated(path);
+  EXPECT_EQ(thrown_by<ParseError>([&] { unterminated.next(fields, line); }).reason(), "unterminated quoted field");
+  std::filesystem::remove(path);
+}
+
+TEST(CsvTableErrors, AnEmptyFileAndAMissingColumnNameTheirPlace) {
+  EXPECT_EQ(thrown_by<ParseError>([] { parse_csv("", "empty.csv").column_index("smiles"); }).reason(),
+            "empty file: expected a header line naming the columns, then rows");
+  EXPECT_NE(argument_error_of([] { parse_csv("# c\nx,y\n1,2\n", "t.csv", {.comment_prefix = "#"}).column_index("z"); })
+                .find("t.csv:2: no column 'z'"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -79,11 +79,11 @@ TEST_F(ModelFileTest, HeaderIsSafetensorsJson) {
 TEST_F(ModelFileTest, RefusesTruncatedFiles) {
   const std::string bytes = saved_bytes();
   write("short.ew", bytes.substr(0, 5));
-  expect_refused("short.ew", "too short");
+  expect_refused("short.ew", "truncated in the 8-byte header length");
   write("cut.ew", bytes.substr(0, bytes.size() - 3));
-  expect_refused("cut.ew", "checksum");
+  expect_refused("cut.ew", "truncated in the data section: tensor layer.b");
   write("header.ew", bytes.substr(0, 40));
-  expect_refused("header.ew", "truncated");
+  expect_refused("header.ew", "truncated in the JSON header");
 }
 
 TEST_F(ModelFileTest, RefusesCorruptedWeights) {

@@ -32,12 +32,52 @@ class ModelFormatError : public Error {
   using Error::Error;
 };
 
-/// Input text could not be read; carries where and what.
+namespace detail {
+/// The length of the well-formed UTF-8 sequence at text[i], 0 if there is none.
+inline std::size_t utf8_sequence_length(const std::string& text, std::size_t i) {
+  const auto lead = static_cast<unsigned char>(text[i]);
+  const std::size_t length = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3
+                             : lead >= 0xf0 && lead <= 0xf4                                 ? 4
+                                                                                            : 0;
+  if (length == 0 || i + length > text.size()) return 0;
+  for (std::size_t k = 1; k < length; ++k)
+    if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return 0;
+  return length;
+}
+
+/// The offending text as a message shows it: control characters and bytes that are not UTF-8 (binary
+/// garbage) as \xNN, and at most 80 bytes, so that one bad line cannot flood or garble a terminal.
+inline std::string printable_excerpt(const std::string& text) {
+  constexpr std::size_t kMaxShown = 80;
+  std::string shown;
+  std::size_t i = 0;
+  while (i < text.size() && i < kMaxShown) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte >= 0x20 && byte < 0x7f) {
+      shown += static_cast<char>(byte);
+      ++i;
+    } else if (const std::size_t length = utf8_sequence_length(text, i)) {
+      shown.append(text, i, length);
+      i += length;
+    } else {
+      constexpr char digits[] = "0123456789abcdef";
+      shown += {'\\', 'x', digits[byte >> 4], digits[byte & 15]};
+      ++i;
+    }
+  }
+  if (i < text.size()) shown += "... (" + std::to_string(text.size()) + " bytes)";
+  return shown;
+}
+}  // namespace detail
+
+/// Input text could not be read; carries where and what. The message shows the text as
+/// detail::printable_excerpt does; text() keeps it as read.
 class ParseError : public Error {
  public:
   /// The message reads "file:line: reason ('text')"; `text` is the offending input, may be empty.
   ParseError(std::string file, std::size_t line, std::string text, std::string reason)
-      : Error(file + ":" + std::to_string(line) + ": " + reason + (text.empty() ? "" : " ('" + text + "')")),
+      : Error(file + ":" + std::to_string(line) + ": " + reason +
+              (text.empty() ? "" : " ('" + detail::printable_excerpt(text) + "')")),
         file_(std::move(file)),
         line_(line),
         text_(std::move(text)),

@@ -12,7 +12,7 @@
 
 #include <cstddef>
 #include <filesystem>
-#include <iosfwd>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +39,7 @@ struct FieldContext {
 struct CsvTable {
   std::string source;                          ///< file name, or the display name given by the caller
   std::vector<std::string> header;             ///< empty when read without a header
+  std::size_t header_line = 0;                 ///< 1-based line of the header; 0 without one
   std::vector<std::vector<std::string>> rows;  ///< every row has num_columns() fields
   std::vector<std::size_t> line_numbers;       ///< 1-based physical line where each row starts
 
@@ -47,10 +48,12 @@ struct CsvTable {
   /// The header's width, or the first row's when there is no header.
   std::size_t num_columns() const;
 
-  /// The index of the column with this exact name. Throws ArgumentError naming the source, the missing
-  /// column and the available ones, or when the name is ambiguous or the table has no header.
+  /// The index of the column with this exact name. Throws ArgumentError naming the source, the header's
+  /// line, the missing column and the available ones, or when the name is ambiguous or the table has
+  /// no header; ParseError when the file is empty (no header and no rows).
   std::size_t column_index(std::string_view name) const;
-  /// Returns index if the table has such a column; throws ArgumentError otherwise.
+  /// Returns index if the table has such a column; throws ArgumentError otherwise (ParseError for an
+  /// empty file).
   std::size_t check_column(std::size_t index) const;
   /// The header name, or "column <index>" without a header.
   std::string column_name(std::size_t index) const;
@@ -69,6 +72,34 @@ CsvTable read_csv(const std::filesystem::path& path, const CsvOptions& options =
 CsvTable read_csv(std::istream& in, std::string source, const CsvOptions& options = {});
 CsvTable parse_csv(std::string_view text, std::string source, const CsvOptions& options = {});
 /// @}
+
+/// Reads a CSV file a record at a time, for inputs too large to hold in memory: it keeps one block
+/// of the file (1 MB) and the record being read, and checks rows as read_csv does.
+class CsvReader {
+ public:
+  /// Opens the file and reads the header (with options.has_header). Throws Error when the file
+  /// cannot be read, ParseError for a malformed header.
+  explicit CsvReader(const std::filesystem::path& path, const CsvOptions& options = {});
+
+  /// The header, without rows: for column_index, check_column and context.
+  const CsvTable& columns() const { return columns_; }
+
+  /// Reads the next row into `fields`, and the 1-based line where it starts; false at the end of the
+  /// file. Throws ParseError as read_csv does.
+  bool next(std::vector<std::string>& fields, std::size_t& line);
+
+ private:
+  void read_more();
+
+  std::ifstream in_;
+  CsvOptions options_;
+  CsvTable columns_;
+  std::string buffer_;
+  std::size_t pos_ = 0;   ///< where the next record's text starts in buffer_
+  std::size_t line_ = 1;  ///< its line
+  bool complete_ = false;  ///< buffer_ holds the rest of the file
+  std::optional<std::size_t> width_;
+};
 
 /// The field without leading and trailing spaces, tabs, carriage returns and line feeds.
 std::string_view trim_whitespace(std::string_view field);

@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "edgewise/core/files.hpp"
 #include "edgewise/core/tensor.hpp"
 #include "edgewise/io/molecule.hpp"
 
@@ -75,7 +76,7 @@ MoleculeDataset load_molecule_sdf(const std::string& path, const std::vector<std
                                   const FeaturizerSpec& featurizer = {});
 
 /// Writes the dataset's skipped molecules as CSV with the header "line,smiles,reason", quoting fields
-/// as RFC 4180 requires. Throws Error when the file cannot be written.
-void write_skipped(const std::string& path, const MoleculeDataset& dataset);
+/// as RFC 4180 requires, atomically (see AtomicFile). Throws Error when the file cannot be written.
+void write_skipped(const std::string& path, const MoleculeDataset& dataset, Overwrite overwrite = Overwrite::allow);
 
 }  // namespace edgewise

@@ -15,8 +15,10 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "edgewise/core/files.hpp"
 #include "edgewise/io/molecule.hpp"
 #include "edgewise/models/graph_training.hpp"
 
@@ -46,6 +48,13 @@ struct SmilesPredictions {
   std::vector<std::pair<std::size_t, std::string>> invalid;  ///< (index into the input, RDKit's reason)
 };
 
+/// One input row's outcome, as predict_smiles hands it to its sink.
+struct PredictedRow {
+  std::size_t index = 0;          ///< 0-based position in the input
+  std::span<const float> values;  ///< [T]; empty when RDKit could not read the SMILES
+  std::string_view error;         ///< RDKit's reason; empty when values are set
+};
+
 /// A trained molecule property predictor: featurizer, an ensemble of GraphPredictor networks, task
 /// names and target scaling, saved and loaded as one model file.
 ///
@@ -67,7 +76,7 @@ class MoleculeModel {
   /// Reads a model file; throws ModelFormatError naming the file when it is not a valid molecule model.
   static MoleculeModel load(const std::string& path);
   /// Writes atomically (see save_model).
-  void save(const std::string& path) const;
+  void save(const std::string& path, Overwrite overwrite = Overwrite::allow) const;
 
   /// Member k of the ensemble starts from its own seed derived from (seed, k).
   void initialize(std::uint64_t seed);
@@ -90,6 +99,12 @@ class MoleculeModel {
   /// reused batch buffers, and each thread runs whole batches on its own copy of the networks, so
   /// memory does not grow with the input and threads meet only between windows.
   SmilesPredictions predict_smiles(const std::vector<std::string>& smiles) const;
+
+  /// The same, streamed: reads SMILES from `next` until it returns false, and hands every row to
+  /// `sink` in input order as soon as its batch has run. Memory does not depend on the input's
+  /// length: at most a window of SMILES and a batch of molecules are held at once.
+  void predict_smiles(const std::function<bool(std::string& smiles)>& next,
+                      const std::function<void(const PredictedRow& row)>& sink) const;
 
   /// The last attention layer's weights on one molecule's edges, [E, heads], of the first member.
   Matrix<float> attention(const MoleculeGraph& molecule) const;

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "edgewise/core/files.hpp"
 #include "edgewise/io/graph_files.hpp"
 #include "edgewise/models/node_training.hpp"
 
@@ -108,7 +109,7 @@ class NodeModel {
   /// Reads a model file; throws ModelFormatError naming the file when it is not a valid node model.
   static NodeModel load(const std::string& path);
   /// Writes atomically (see save_model).
-  void save(const std::string& path) const;
+  void save(const std::string& path, Overwrite overwrite = Overwrite::allow) const;
 
   /// Initial weights drawn from SplitMix64(seed), as NodeClassifier::reset_parameters draws them.
   void initialize(std::uint64_t seed);

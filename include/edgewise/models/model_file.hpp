@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "edgewise/core/files.hpp"
 #include "edgewise/core/parameters.hpp"
 
 namespace edgewise {
@@ -28,10 +29,15 @@ struct ModelFile {
 
 /// Writes atomically: the file appears complete under `path` or not at all (a temporary file in
 /// the same folder is renamed over it), so a failed save never destroys an existing good model.
-void save_model(const std::string& path, const nlohmann::json& config, const Parameters<float>& parameters);
+/// Overwrite::refuse keeps an existing file and throws Error instead.
+void save_model(const std::string& path, const nlohmann::json& config, const Parameters<float>& parameters,
+                Overwrite overwrite = Overwrite::allow);
 
 /// Reads and validates a model file.
 ModelFile load_model(const std::string& path);
+
+/// The configuration's "kind" (which model wrote the file); empty when it has none or not a string.
+std::string model_kind(const nlohmann::json& config);
 
 /// Copies the values of `source` into `target` slot by slot, by name: target's slot "w" comes from
 /// source's slot prefix + "w". Throws ModelFormatError naming the file when a slot is missing or has

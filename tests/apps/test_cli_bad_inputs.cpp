@@ -1,0 +1,154 @@
+// The edgewise tool on the bad-input corpus (tests/data/bad/cases.json) and on damaged model files:
+// every run must end with exit status 1 (an error, not a crash or an internal error), print a message
+// naming the file, line and problem, and leave nothing in the output folder: no --out file and no
+// temporary file. Also: outputs are replaced only with --force, and a failed run keeps the old file.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "edgewise/io/molecule_model.hpp"
+#include "support/damaged_models.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kCorpus = fs::path(EDGEWISE_SOURCE_DIR) / "tests" / "data" / "bad";
+
+struct CliRun {
+  int status = -1;  // the exit status; -1 when the process did not exit normally (a signal)
+  std::string output;
+};
+
+std::string replaced(std::string text, const std::string& key, const std::string& value) {
+  for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
+    text.replace(at, key.size(), value);
+  return text;
+}
+
+class CliBadInputTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = fs::temp_directory_path() / ("edgewise_cli_bad_" + std::to_string(::getpid()));
+    fs::create_directories(folder_ / "outputs");
+    edgewise::MoleculeModelConfig config;
+    config.network.hidden = 8;
+    config.network.heads = 2;
+    config.network.layers = 1;
+    config.network.head_hidden = 4;
+    config.tasks = {"y"};
+    edgewise::MoleculeModel model(config);
+    model.initialize(1);
+    model.save(path("model.ew"));
+  }
+  void TearDown() override { fs::remove_all(folder_); }
+
+  std::string path(const std::string& name) const { return (folder_ / name).string(); }
+  std::string out() const { return (folder_ / "outputs" / "out.file").string(); }
+
+  std::string read(const std::string& file) const {
+    std::ostringstream text;
+    text << std::ifstream(file, std::ios::binary).rdbuf();
+    return text.str();
+  }
+
+  CliRun run_cli(const std::string& arguments) const {
+    const std::string command =
+        std::string(EDGEWISE_CLI) + " " + arguments + " --threads 1 > " + path("output.txt") + " 2>&1";
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(path("output.txt"))};
+  }
+
+  // A run that must fail cleanly: status 1, every fragment in the message, the output folder empty.
+  void expect_clean_failure(const std::string& arguments, const std::vector<std::string>& fragments) const {
+    SCOPED_TRACE(arguments);
+    const CliRun run = run_cli(arguments);
+    EXPECT_EQ(run.status, 1) << run.output;
+    EXPECT_EQ(run.output.find("internal error"), std::string::npos) << run.output;
+    for (const std::string& fragment : fragments)
+      EXPECT_NE(run.output.find(fragment), std::string::npos) << fragment << " not in: " << run.output;
+    EXPECT_TRUE(fs::is_empty(folder_ / "outputs")) << "left behind: " << fs::directory_iterator(folder_ / "outputs")->path();
+  }
+
+  // Paths of the output folder other than out(), such as temporary files.
+  std::vector<fs::path> strays() const {
+    std::vector<fs::path> found;
+    for (const auto& entry : fs::directory_iterator(folder_ / "outputs"))
+      if (entry.path() != out()) found.push_back(entry.path());
+    return found;
+  }
+
+  fs::path folder_;
+};
+
+TEST_F(CliBadInputTest, EveryCorpusCaseFailsCleanly) {
+  const nlohmann::json manifest = nlohmann::json::parse(std::ifstream(kCorpus / "cases.json"));
+  std::size_t runs = 0;
+  for (const auto& c : manifest["cases"]) {
+    if (!c.contains("cli")) continue;
+    const std::string file = c["file"];
+    std::vector<std::string> fragments = {c["line"].get<int>() > 0 ? file + ":" + std::to_string(c["line"].get<int>())
+                                                                   : file};
+    for (const auto& fragment : c["expect"]) fragments.push_back(fragment);
+    for (const auto& name : c["cli"]) {
+      std::string arguments = manifest["commands"][name.get<std::string>()];
+      arguments = replaced(arguments, "{file}", (kCorpus / file).string());
+      arguments = replaced(arguments, "{dir}", kCorpus.string());
+      arguments = replaced(arguments, "{molecule_model}", path("model.ew"));
+      arguments = replaced(arguments, "{out}", out());
+      expect_clean_failure(arguments, fragments);
+      ++runs;
+    }
+  }
+  EXPECT_GE(runs, 50u);
+}
+
+TEST_F(CliBadInputTest, EveryDamagedModelFileFailsCleanly) {
+  for (const edgewise::testing::DamagedModel& damaged : edgewise::testing::damaged_models(read(path("model.ew")))) {
+    std::ofstream(path(damaged.name), std::ios::binary) << damaged.bytes;
+    std::vector<std::string> fragments = damaged.expect;
+    fragments.push_back(damaged.name);
+    expect_clean_failure("predict --model " + path(damaged.name) + " --smiles CCO --out " + out(), fragments);
+  }
+}
+
+TEST_F(CliBadInputTest, AnExistingOutputIsReplacedOnlyWithForce) {
+  std::ofstream(out()) << "precious";
+  const std::string predict = "predict --model " + path("model.ew") + " --smiles CCO --out " + out();
+  const CliRun refused = run_cli(predict);
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.output.find("pass --force"), std::string::npos) << refused.output;
+  EXPECT_EQ(read(out()), "precious");
+
+  const CliRun forced = run_cli(predict + " --force");
+  ASSERT_EQ(forced.status, 0) << forced.output;
+  EXPECT_EQ(read(out()).substr(0, 15), "smiles,y,error\n");
+  EXPECT_TRUE(strays().empty());
+}
+
+// A prediction that fails after writing rows (a ragged row near the end of a long input) must keep
+// the old output and leave no temporary file.
+TEST_F(CliBadInputTest, AFailedRunKeepsTheOldOutputAndLeavesNoTemporaryFile) {
+  std::ofstream(out()) << "precious";
+  {
+    std::ofstream data(path("long.csv"));
+    data << "smiles\n";
+    for (int i = 0; i < 5000; ++i) data << "CCO\n";
+    data << "CCO,1\n";
+  }
+  const CliRun failed =
+      run_cli("predict --model " + path("model.ew") + " --data " + path("long.csv") + " --out " + out() + " --force");
+  EXPECT_EQ(failed.status, 1) << failed.output;
+  EXPECT_NE(failed.output.find("long.csv:5002: expected 1 fields, found 2"), std::string::npos) << failed.output;
+  EXPECT_EQ(read(out()), "precious");
+  EXPECT_TRUE(strays().empty()) << strays().front();
+}
+
+}  // namespace
