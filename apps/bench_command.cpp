@@ -1,8 +1,11 @@
 // `edgewise bench attention`: forward and forward+backward timings of one GraphAttention layer on
 // the uniform random workload of shared/peers/README.md, printed as one JSON line.
 // `edgewise bench triad`: a STREAM-like triad giving the memory bandwidth the machine reaches.
+// `edgewise bench edge-list`: the time and peak memory of reading an edge list into a graph, next to
+// the size of the graph's arrays.
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <cstdint>
 #include <iostream>
 #include <memory>
@@ -18,6 +21,7 @@
 #include "edgewise/core/memory.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/datasets/uniform.hpp"
+#include "edgewise/io/graph_files.hpp"
 
 namespace edgewise::cli {
 namespace {
@@ -201,6 +205,57 @@ void add_triad_command(CLI::App& bench) {
   command->callback([options] { run_triad(*options); });
 }
 
+// The bytes of the graph's arrays: edge order (sources, targets), CSR by destination (offsets,
+// sources, edge ids) and its transpose by source.
+std::uint64_t graph_bytes(const Graph& graph) {
+  const auto edges = static_cast<std::uint64_t>(graph.num_edges());
+  const auto offsets = static_cast<std::uint64_t>(graph.num_nodes() + 1) * sizeof(Index);
+  return 2 * offsets + 6 * edges * sizeof(NodeId);
+}
+
+// The CSR by destination alone: offsets, sources and edge ids.
+std::uint64_t csr_bytes(const Graph& graph) {
+  return static_cast<std::uint64_t>(graph.num_nodes() + 1) * sizeof(Index) +
+         2 * static_cast<std::uint64_t>(graph.num_edges()) * sizeof(NodeId);
+}
+
+void run_edge_list_bench(const std::string& path) {
+  const double baseline_mb = peak_rss_mb();
+  const auto start = Clock::now();
+  const EdgeList list = read_edge_list(path);
+  const double read_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const double read_peak_mb = peak_rss_mb();
+  const auto list_bytes = static_cast<std::uint64_t>(list.edges.capacity()) * sizeof(list.edges.front());
+  const Graph graph = list.to_graph();
+  const double total_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  nlohmann::json row = {{"bench", "edge_list"},
+                        {"file", path},
+                        {"file_mb", static_cast<double>(std::filesystem::file_size(path)) / 1e6},
+                        {"nodes", graph.num_nodes()},
+                        {"file_edges", list.edges.size()},
+                        {"graph_edges", graph.num_edges()},
+                        {"edge_list_mb", static_cast<double>(list_bytes) / 1e6},
+                        {"csr_mb", static_cast<double>(csr_bytes(graph)) / 1e6},
+                        {"graph_mb", static_cast<double>(graph_bytes(graph)) / 1e6},
+                        {"baseline_rss_mb", baseline_mb},
+                        {"peak_rss_after_read_mb", read_peak_mb},
+                        {"peak_rss_mb", peak_rss_mb()},
+                        {"read_seconds", read_seconds},
+                        {"read_and_build_seconds", total_seconds}};
+  std::cout << row.dump() << std::endl;
+}
+
+void add_edge_list_command(CLI::App& bench) {
+  auto path = std::make_shared<std::string>();
+  CLI::App* command = bench.add_subcommand(
+      "edge-list",
+      "Reads an edge list (integer ids, undirected) and builds its graph with self-loops. Prints one JSON line: "
+      "sizes, seconds, the process's peak RSS before, after reading and after building (MB, 10^6 bytes), and the "
+      "bytes of the CSR and of all the graph's arrays.");
+  command->add_option("--edges", *path, "Edge list file")->required()->check(CLI::ExistingFile);
+  command->callback([path] { run_edge_list_bench(*path); });
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
@@ -211,6 +266,7 @@ void add_bench_command(CLI::App& app) {
   bench->require_subcommand(1);
   add_attention_command(*bench);
   add_triad_command(*bench);
+  add_edge_list_command(*bench);
 }
 
 }  // namespace edgewise::cli

@@ -124,6 +124,15 @@ Graph Graph::from_edges(Index num_nodes, std::span<const Index> sources, std::sp
   return Graph(num_nodes, std::move(s), std::move(t));
 }
 
+Graph Graph::from_edge_arrays(Index num_nodes, std::vector<NodeId> sources, std::vector<NodeId> targets) {
+  if (sources.size() != targets.size())
+    throw GraphError("graph: " + std::to_string(sources.size()) + " sources but " + std::to_string(targets.size()) +
+                     " targets");
+  check_sizes(num_nodes, sources.size());
+  for (std::size_t k = 0; k < sources.size(); ++k) check_pair(num_nodes, k, sources[k], targets[k]);
+  return Graph(num_nodes, std::move(sources), std::move(targets));
+}
+
 void Graph::assign(Index num_nodes, std::span<const NodeId> sources, std::span<const NodeId> targets) {
   if (sources.size() != targets.size())
     throw GraphError("graph: " + std::to_string(sources.size()) + " sources but " + std::to_string(targets.size()) +

@@ -89,8 +89,9 @@ struct Record {
 // The records of a line-based file, without blank and comment lines.
 class RecordReader {
  public:
-  RecordReader(std::string_view text, std::optional<char> delimiter)
-      : text_(without_byte_order_mark(text)), delimiter_(delimiter) {}
+  // Lines are numbered on from first_line - 1 (a block of a file that starts further down).
+  RecordReader(std::string_view text, std::optional<char> delimiter, std::size_t first_line = 1)
+      : text_(first_line == 1 ? without_byte_order_mark(text) : text), delimiter_(delimiter), line_(first_line - 1) {}
 
   bool next(Record& record) {
     while (pos_ < text_.size()) {
@@ -102,6 +103,9 @@ class RecordReader {
     }
     return false;
   }
+
+  // The number of the last line read.
+  std::size_t line() const { return line_; }
 
  private:
   std::string_view next_line() {
@@ -117,6 +121,31 @@ class RecordReader {
   std::size_t pos_ = 0;
   std::size_t line_ = 0;
 };
+
+// Calls visit(record) for every record of a file, read in blocks of whole lines so that memory does
+// not grow with the file.
+template <typename Visit>
+void for_each_record_in_file(const std::filesystem::path& path, std::optional<char> delimiter, Visit&& visit) {
+  constexpr std::size_t kBlockBytes = 4 << 20;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path.string() + ": cannot open for reading: " + std::generic_category().message(errno));
+  std::string block;
+  std::size_t first_line = 1;
+  Record record;
+  while (in) {
+    const std::size_t kept = block.size();
+    block.resize(kept + kBlockBytes);
+    in.read(block.data() + kept, static_cast<std::streamsize>(kBlockBytes));
+    block.resize(kept + static_cast<std::size_t>(in.gcount()));
+    if (in.bad()) throw Error(path.string() + ": read error");
+    // Whole lines only, but for the last block; the partial line waits for the next block.
+    const std::size_t end = in ? block.rfind('\n') + 1 : block.size();
+    RecordReader reader(std::string_view(block).substr(0, end), delimiter, first_line);
+    while (reader.next(record)) visit(record);
+    first_line = reader.line() + 1;
+    block.erase(0, end);
+  }
+}
 
 bool is_integer(std::string_view token) {
   if (token.starts_with('-')) token.remove_prefix(1);
@@ -170,9 +199,37 @@ bool is_header(const Record& first, Header header, NodeIds ids, std::initializer
   });
 }
 
-std::uint64_t edge_key(Index source, Index target, bool directed) {
-  if (!directed && source > target) std::swap(source, target);
-  return (static_cast<std::uint64_t>(source) << 32) | static_cast<std::uint64_t>(target);
+// Keeps the first of each repeated edge (undirected: of each pair, whichever way round), in order.
+// Memory: a counting sort of the edges by their smaller (directed: source) node, 4 bytes an edge and
+// 8 a node, where a hash set of the pairs would take about 40 bytes an edge.
+void drop_repeated_edges(std::vector<std::pair<Index, Index>>& edges, Index num_nodes, bool directed) {
+  const auto key = [&](const std::pair<Index, Index>& edge) { return directed ? edge.first : std::min(edge.first, edge.second); };
+  const auto other = [&](const std::pair<Index, Index>& edge) { return directed ? edge.second : std::max(edge.first, edge.second); };
+  std::vector<Index> offsets(static_cast<std::size_t>(num_nodes) + 1, 0);
+  for (const auto& edge : edges) ++offsets[static_cast<std::size_t>(key(edge)) + 1];
+  for (std::size_t i = 0; i + 1 < offsets.size(); ++i) offsets[i + 1] += offsets[i];
+  std::vector<NodeId> order(edges.size());  // edge ids by key, ascending within a key
+  {
+    std::vector<Index> cursor(offsets.begin(), offsets.end() - 1);
+    for (std::size_t e = 0; e < edges.size(); ++e)
+      order[static_cast<std::size_t>(cursor[static_cast<std::size_t>(key(edges[e]))]++)] = static_cast<NodeId>(e);
+  }
+  std::vector<bool> repeated(edges.size(), false);
+  std::vector<std::pair<Index, NodeId>> bucket;  // (other node, edge id) of one key
+  for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
+    bucket.clear();
+    for (Index p = offsets[k]; p < offsets[k + 1]; ++p) {
+      const NodeId e = order[static_cast<std::size_t>(p)];
+      bucket.emplace_back(other(edges[static_cast<std::size_t>(e)]), e);
+    }
+    std::ranges::sort(bucket);
+    for (std::size_t i = 1; i < bucket.size(); ++i)
+      if (bucket[i].first == bucket[i - 1].first) repeated[static_cast<std::size_t>(bucket[i].second)] = true;
+  }
+  std::size_t kept = 0;
+  for (std::size_t e = 0; e < edges.size(); ++e)
+    if (!repeated[e]) edges[kept++] = edges[e];
+  edges.resize(kept);
 }
 
 std::optional<std::int64_t> integer_label(std::string_view label) {
@@ -526,29 +583,77 @@ std::optional<Index> NodeIndex::find(std::string_view name) const {
 }
 
 Graph EdgeList::to_graph(const EdgeListBuildOptions& options) const {
-  return Graph::from_pairs(nodes.size(), edges, {.add_self_loops = options.add_self_loops, .symmetrize = !directed});
+  // Graph::from_pairs with symmetrize would look every reverse edge up in a hash set; the list holds
+  // each pair once already, so the reverse of every edge but a self-loop is missing, and the arrays
+  // can be filled directly, once, at their final size.
+  const auto loops = static_cast<std::size_t>(std::ranges::count_if(edges, [](const auto& e) { return e.first == e.second; }));
+  std::vector<bool> has_loop(static_cast<std::size_t>(nodes.size()), false);
+  for (const auto& [source_node, target_node] : edges)
+    if (source_node == target_node) has_loop[static_cast<std::size_t>(source_node)] = true;
+  const std::size_t added_loops =
+      options.add_self_loops ? static_cast<std::size_t>(std::ranges::count(has_loop, false)) : 0;
+  const std::size_t total = edges.size() + (directed ? 0 : edges.size() - loops) + added_loops;
+  std::vector<NodeId> sources, targets;
+  sources.reserve(total);
+  targets.reserve(total);
+  const auto append = [&](Index from, Index to) {
+    sources.push_back(static_cast<NodeId>(from));
+    targets.push_back(static_cast<NodeId>(to));
+  };
+  for (const auto& [source_node, target_node] : edges) append(source_node, target_node);
+  if (!directed)
+    for (const auto& [source_node, target_node] : edges)
+      if (source_node != target_node) append(target_node, source_node);
+  if (options.add_self_loops)
+    for (Index i = 0; i < nodes.size(); ++i)
+      if (!has_loop[static_cast<std::size_t>(i)]) append(i, i);
+  return Graph::from_edge_arrays(nodes.size(), std::move(sources), std::move(targets));
 }
 
+namespace {
+
+// Reads the records of an edge list one at a time into an EdgeList.
+class EdgeListBuilder {
+ public:
+  EdgeListBuilder(std::string source, const EdgeListOptions& options, NodeIndex nodes)
+      : list_{std::move(source), std::move(nodes), {}, options.directed}, options_(options) {}
+
+  void add(const Record& record) {
+    if (std::exchange(first_, false) && is_header(record, options_.header, options_.ids, {0, 1})) return;
+    const Where where{list_.source, record.line};
+    if (record.fields.size() < 2) fail(where, record.fields.front(), "expected two node ids, found one field");
+    const Index source_node = list_.nodes.add(node_name(record.fields[0], options_.ids, where));
+    const Index target_node = list_.nodes.add(node_name(record.fields[1], options_.ids, where));
+    list_.edges.emplace_back(source_node, target_node);
+  }
+
+  EdgeList finish() {
+    if (list_.edges.empty())
+      fail({list_.source, 1}, "", "no edges: the file is empty or holds only comments and a header");
+    drop_repeated_edges(list_.edges, list_.nodes.size(), list_.directed);
+    return std::move(list_);
+  }
+
+ private:
+  EdgeList list_;
+  EdgeListOptions options_;
+  bool first_ = true;
+};
+
+}  // namespace
+
 EdgeList parse_edge_list(std::string_view text, std::string source, const EdgeListOptions& options, NodeIndex nodes) {
-  EdgeList list{std::move(source), std::move(nodes), {}, options.directed};
-  std::unordered_set<std::uint64_t> seen;
+  EdgeListBuilder builder(std::move(source), options, std::move(nodes));
   RecordReader reader(text, options.delimiter);
   Record record;
-  bool first = true;
-  while (reader.next(record)) {
-    if (std::exchange(first, false) && is_header(record, options.header, options.ids, {0, 1})) continue;
-    const Where where{list.source, record.line};
-    if (record.fields.size() < 2) fail(where, record.fields.front(), "expected two node ids, found one field");
-    const Index source_node = list.nodes.add(node_name(record.fields[0], options.ids, where));
-    const Index target_node = list.nodes.add(node_name(record.fields[1], options.ids, where));
-    if (seen.insert(edge_key(source_node, target_node, options.directed)).second)
-      list.edges.emplace_back(source_node, target_node);
-  }
-  return list;
+  while (reader.next(record)) builder.add(record);
+  return builder.finish();
 }
 
 EdgeList read_edge_list(const std::filesystem::path& path, const EdgeListOptions& options, NodeIndex nodes) {
-  return parse_edge_list(read_file(path), path.string(), options, std::move(nodes));
+  EdgeListBuilder builder(path.string(), options, std::move(nodes));
+  for_each_record_in_file(path, options.delimiter, [&](const Record& record) { builder.add(record); });
+  return builder.finish();
 }
 
 Index NodeLabels::num_labeled() const {

@@ -46,6 +46,10 @@ class Graph {
   static Graph from_pairs(Index num_nodes, std::span<const std::pair<Index, Index>> edges,
                           const GraphOptions& options = {});
 
+  /// Builds a graph that takes over `sources` and `targets` without copying them, and without options:
+  /// for large graphs assembled by a reader. Throws GraphError as from_edges does.
+  static Graph from_edge_arrays(Index num_nodes, std::vector<NodeId> sources, std::vector<NodeId> targets);
+
   /// Rebuilds this graph in place as from_edges(num_nodes, sources, targets) without options would
   /// build it, reusing its memory: no allocation once the buffers are large enough. Throws GraphError
   /// as from_edges does.

@@ -103,8 +103,8 @@ struct EdgeList {
 
 /// Reads an edge list. `nodes` may already number some names (from a node list, to keep its ids);
 /// new names are numbered after them. Throws ParseError for a line with fewer than two fields, an
-/// empty id, or an integer id that is not an integer, negative or above 2^31 - 1; Error when the
-/// file cannot be read.
+/// empty id, an integer id that is not an integer, negative or above 2^31 - 1, and a file without
+/// any edge (empty, or only comments and a header); Error when the file cannot be read.
 EdgeList read_edge_list(const std::filesystem::path& path, const EdgeListOptions& options = {}, NodeIndex nodes = {});
 /// read_edge_list on text held in memory; `source` names it in messages.
 EdgeList parse_edge_list(std::string_view text, std::string source, const EdgeListOptions& options = {},
