@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 
 #include "edgewise/core/checksum.hpp"
 #include "edgewise/core/error.hpp"
@@ -52,7 +53,7 @@ std::string read_file(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-nlohmann::json parse_header(const std::string& path, const std::string& bytes) {
+nlohmann::json parse_header(const std::string& path, std::string_view bytes) {
   if (bytes.size() < 8) fail(path, "too short to be a model file (" + std::to_string(bytes.size()) + " bytes)");
   std::uint64_t length = 0;
   std::memcpy(&length, bytes.data(), 8);
@@ -104,29 +105,30 @@ void save_model(const std::string& path, const nlohmann::json& config, const Par
   write_file_atomically(path, bytes);
 }
 
-ModelFile load_model(const std::string& path) {
-  const std::string bytes = read_file(path);
-  const nlohmann::json header = parse_header(path, bytes);
+ModelFile load_model(const std::string& path) { return parse_model(read_file(path), path); }
+
+ModelFile parse_model(std::string_view bytes, const std::string& source) {
+  const nlohmann::json header = parse_header(source, bytes);
   std::uint64_t length = 0;
   std::memcpy(&length, bytes.data(), 8);
   const char* data = bytes.data() + 8 + length;
   const std::uint64_t data_size = bytes.size() - 8 - length;
   const auto& metadata = header.at("__metadata__");
   if (sha256_hex(data, data_size) != metadata.value("data_sha256", ""))
-    fail(path, "checksum mismatch: the weights are corrupted or the file is truncated");
+    fail(source, "checksum mismatch: the weights are corrupted or the file is truncated");
 
   ModelFile model;
   model.config = nlohmann::json::parse(metadata.value("config", ""), nullptr, false);
-  if (model.config.is_discarded()) fail(path, "the model configuration is not valid JSON");
+  if (model.config.is_discarded()) fail(source, "the model configuration is not valid JSON");
   try {
     for (const auto& [name, entry] : tensors_in_file_order(header)) {
-      check_tensor(path, name, entry, data_size);
+      check_tensor(source, name, entry, data_size);
       const ParameterHandle handle = model.parameters.add(name, entry["shape"][0].get<Index>(), entry["shape"][1].get<Index>());
       std::memcpy(model.parameters.value(handle).data(), data + entry["data_offsets"][0].get<std::uint64_t>(),
                   static_cast<std::size_t>(model.parameters.slot(handle).size()) * sizeof(float));
     }
   } catch (const nlohmann::json::exception& e) {
-    fail(path, std::string("malformed tensor entry: ") + e.what());
+    fail(source, std::string("malformed tensor entry: ") + e.what());
   }
   return model;
 }

@@ -64,6 +64,19 @@ TEST_F(ModelFileTest, RoundTripIsBitIdentical) {
   EXPECT_EQ(fresh.values(), params_.values());
 }
 
+TEST_F(ModelFileTest, BytesInMemoryLoadAsTheFileWould) {
+  const std::string bytes = saved_bytes();
+  const ModelFile parsed = parse_model(bytes, "memory.ew");
+  EXPECT_EQ(parsed.config, config_);
+  EXPECT_EQ(parsed.parameters.values(), params_.values());
+  try {
+    parse_model(bytes.substr(0, bytes.size() - 1), "memory.ew");
+    FAIL() << "a truncated model was read";
+  } catch (const ModelFormatError& e) {
+    EXPECT_TRUE(std::string(e.what()).starts_with("memory.ew: ")) << e.what();
+  }
+}
+
 TEST_F(ModelFileTest, HeaderIsSafetensorsJson) {
   const std::string bytes = saved_bytes();
   std::uint64_t length = 0;

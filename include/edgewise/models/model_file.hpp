@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "edgewise/core/parameters.hpp"
 
@@ -32,6 +33,8 @@ void save_model(const std::string& path, const nlohmann::json& config, const Par
 
 /// Reads and validates a model file.
 ModelFile load_model(const std::string& path);
+// The same for a model file's bytes already in memory; `source` names them in errors.
+ModelFile parse_model(std::string_view bytes, const std::string& source);
 
 /// Copies the values of `source` into `target` slot by slot, by name: target's slot "w" comes from
 /// source's slot prefix + "w". Throws ModelFormatError naming the file when a slot is missing or has
