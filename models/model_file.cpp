@@ -53,6 +53,12 @@ std::string read_file(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// A string entry of the metadata; empty when it is absent or not a string.
+std::string metadata_string(const nlohmann::json& metadata, const char* key) {
+  const auto found = metadata.find(key);
+  return found != metadata.end() && found->is_string() ? found->get<std::string>() : "";
+}
+
 nlohmann::json parse_header(const std::string& path, std::string_view bytes) {
   if (bytes.size() < 8) fail(path, "too short to be a model file (" + std::to_string(bytes.size()) + " bytes)");
   std::uint64_t length = 0;
@@ -63,10 +69,11 @@ nlohmann::json parse_header(const std::string& path, std::string_view bytes) {
                                                 nullptr, false);
   if (header.is_discarded() || !header.is_object()) fail(path, "the header is not valid JSON");
   const auto metadata = header.find("__metadata__");
-  if (metadata == header.end() || metadata->value("format", "") != "edgewise")
+  if (metadata == header.end() || !metadata->is_object() || metadata_string(*metadata, "format") != "edgewise")
     fail(path, "not an edgewise model file (no edgewise metadata)");
-  if (metadata->value("format_version", "") != std::to_string(kModelFormatVersion))
-    fail(path, "model format version " + metadata->value("format_version", "?") + " is not supported (expected " +
+  const std::string version = metadata_string(*metadata, "format_version");
+  if (version != std::to_string(kModelFormatVersion))
+    fail(path, "model format version " + (version.empty() ? "?" : version) + " is not supported (expected " +
                    std::to_string(kModelFormatVersion) + ")");
   return header;
 }
@@ -75,11 +82,18 @@ void check_tensor(const std::string& path, const std::string& name, const nlohma
                   std::uint64_t data_size) {
   const auto& shape = entry.at("shape");
   const auto& offsets = entry.at("data_offsets");
-  if (entry.at("dtype") != "F32" || shape.size() != 2 || offsets.size() != 2)
+  const auto non_negative_pair = [](const nlohmann::json& pair) {
+    return pair.is_array() && pair.size() == 2 && pair[0].is_number_unsigned() && pair[1].is_number_unsigned();
+  };
+  if (entry.at("dtype") != "F32" || !non_negative_pair(shape) || !non_negative_pair(offsets))
     fail(path, "tensor " + name + " is not a float32 matrix");
   const auto begin = offsets[0].get<std::uint64_t>(), end = offsets[1].get<std::uint64_t>();
-  const auto count = shape[0].get<std::uint64_t>() * shape[1].get<std::uint64_t>();
-  if (begin > end || end > data_size || end - begin != count * sizeof(float) || begin % sizeof(float) != 0)
+  const auto rows = shape[0].get<std::uint64_t>(), cols = shape[1].get<std::uint64_t>();
+  // Checked before multiplying: a shape such as [2^62, 4] would overflow to an empty tensor.
+  const std::uint64_t max_count = data_size / sizeof(float);
+  const bool fits = rows == 0 || cols <= max_count / rows;
+  if (!fits || begin > end || end > data_size || end - begin != rows * cols * sizeof(float) ||
+      begin % sizeof(float) != 0)
     fail(path, "tensor " + name + " lies outside the data or disagrees with its shape (truncated file?)");
 }
 
@@ -114,11 +128,11 @@ ModelFile parse_model(std::string_view bytes, const std::string& source) {
   const char* data = bytes.data() + 8 + length;
   const std::uint64_t data_size = bytes.size() - 8 - length;
   const auto& metadata = header.at("__metadata__");
-  if (sha256_hex(data, data_size) != metadata.value("data_sha256", ""))
+  if (sha256_hex(data, data_size) != metadata_string(metadata, "data_sha256"))
     fail(source, "checksum mismatch: the weights are corrupted or the file is truncated");
 
   ModelFile model;
-  model.config = nlohmann::json::parse(metadata.value("config", ""), nullptr, false);
+  model.config = nlohmann::json::parse(metadata_string(metadata, "config"), nullptr, false);
   if (model.config.is_discarded()) fail(source, "the model configuration is not valid JSON");
   try {
     for (const auto& [name, entry] : tensors_in_file_order(header)) {
