@@ -5,6 +5,9 @@
 #include <string_view>
 
 #include "fuzz/targets.hpp"
+#ifdef EDGEWISE_FUZZ_READS_SD_RECORDS
+#include "fuzz/rdkit_leaks.hpp"
+#endif
 
 #ifndef EDGEWISE_FUZZ_TARGET
 #error "EDGEWISE_FUZZ_TARGET must name an entry point of targets.hpp"

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "edgewise/core/checksum.hpp"
+#include "edgewise/core/error.hpp"
 #include "edgewise/io/graph_files.hpp"
 #include "edgewise/io/molecule_dataset.hpp"
 #include "edgewise/models/model_file.hpp"

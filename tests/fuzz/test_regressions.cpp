@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/rdkit_leaks.hpp"
 #include "fuzz/targets.hpp"
 
 namespace edgewise::fuzz {
@@ -65,8 +66,10 @@ TEST(FuzzRegressions, RunTreatsOnlyEdgewiseErrorsAsExpected) {
 
 // The seeds hold valid files as well as broken ones; the valid ones must get through whole.
 TEST(FuzzRegressions, ValidSeedsAreRead) {
-  const MoleculeDataset esol = parse_molecule_csv(contents(fuzz_dir / "corpus/molecule_csv/esol.csv"), "esol.csv",
-                                                  {.target_columns = {Index{1}}});
+  MoleculeCsvOptions first_target;
+  first_target.target_columns = {Index{1}};
+  const MoleculeDataset esol =
+      parse_molecule_csv(contents(fuzz_dir / "corpus/molecule_csv/esol.csv"), "esol.csv", first_target);
   EXPECT_EQ(esol.size(), 2);
   const MoleculeDataset sdf =
       parse_molecule_sdf(contents(fuzz_dir / "corpus/sdf/ethanol_benzene.sdf"), "two.sdf", {"target"});
