@@ -66,7 +66,7 @@ struct MoleculeDataset {
 /// line, column and value. Throws ArgumentError for a column that does not exist, and Error when the
 /// file cannot be read.
 MoleculeDataset load_molecule_csv(const std::string& path, const MoleculeCsvOptions& options = {});
-// The same for CSV text already in memory; `source` names it in errors.
+/// The same for CSV text already in memory; `source` names it in errors.
 MoleculeDataset parse_molecule_csv(std::string_view text, std::string source, const MoleculeCsvOptions& options = {});
 
 /// Reads an SD file with RDKit's SDMolSupplier (sanitized, hydrogens removed). Targets come from the
@@ -76,7 +76,7 @@ MoleculeDataset parse_molecule_csv(std::string_view text, std::string source, co
 MoleculeDataset load_molecule_sdf(const std::string& path, const std::vector<std::string>& target_properties,
                                   InvalidMoleculePolicy invalid_molecules = InvalidMoleculePolicy::fail,
                                   const FeaturizerSpec& featurizer = {});
-// The same for SD text already in memory; `source` names it in errors.
+/// The same for SD text already in memory; `source` names it in errors.
 MoleculeDataset parse_molecule_sdf(const std::string& text, const std::string& source,
                                    const std::vector<std::string>& target_properties,
                                    InvalidMoleculePolicy invalid_molecules = InvalidMoleculePolicy::fail,

@@ -33,7 +33,7 @@ void save_model(const std::string& path, const nlohmann::json& config, const Par
 
 /// Reads and validates a model file.
 ModelFile load_model(const std::string& path);
-// The same for a model file's bytes already in memory; `source` names them in errors.
+/// The same for a model file's bytes already in memory; `source` names them in errors.
 ModelFile parse_model(std::string_view bytes, const std::string& source);
 
 /// Copies the values of `source` into `target` slot by slot, by name: target's slot "w" comes from
