@@ -331,19 +331,34 @@ struct SparseEntry {
   Index node = 0;
   Index index = 0;
   float value = 1;
+  std::size_t line = 0;
 };
 
 // "index" (value 1) or "index:value".
 SparseEntry parse_sparse_entry(Index node, std::string_view token, Index dim, const Where& where) {
   const std::size_t colon = token.find(':');
-  if (colon == std::string_view::npos) return {node, parse_feature_index(token, dim, where), 1.0f};
-  return {node, parse_feature_index(token.substr(0, colon), dim, where), parse_value(token.substr(colon + 1), where)};
+  if (colon == std::string_view::npos) return {node, parse_feature_index(token, dim, where), 1.0f, where.line};
+  return {node, parse_feature_index(token.substr(0, colon), dim, where), parse_value(token.substr(colon + 1), where),
+          where.line};
 }
 
-NodeFeatures sparse_features(std::span<const SparseEntry> entries, Index num_nodes, FeatureSpec spec) {
-  if (spec.dim == 0) {
-    for (const SparseEntry& entry : entries) spec.dim = std::max(spec.dim, entry.index + 1);
-  }
+// Features are kept as a dense [nodes, dim] matrix, so one stray index in a sparse file (or a dense
+// row for each of millions of nodes) would ask for more memory than the machine has. `where` and
+// `token` point at the record that set the dimension.
+void check_matrix_size(Index num_nodes, Index dim, Index max_values, const Where& where, std::string_view token) {
+  if (dim == 0 || num_nodes <= max_values / dim) return;
+  fail(where, token,
+       "the features would need a [" + std::to_string(num_nodes) + ", " + std::to_string(dim) +
+           "] matrix, more than the limit of " + std::to_string(max_values) + " values (FeatureOptions::max_values)");
+}
+
+NodeFeatures sparse_features(std::span<const SparseEntry> entries, Index num_nodes, FeatureSpec spec, Index max_values,
+                             const std::string& source) {
+  const SparseEntry* widest = nullptr;
+  for (const SparseEntry& entry : entries)
+    if (!widest || entry.index > widest->index) widest = &entry;
+  if (spec.dim == 0 && widest) spec.dim = widest->index + 1;
+  if (widest) check_matrix_size(num_nodes, spec.dim, max_values, {source, widest->line}, std::to_string(widest->index));
   NodeFeatures features{Matrix<float>::Zero(num_nodes, spec.dim), spec};
   for (const SparseEntry& entry : entries) features.values(entry.node, entry.index) = entry.value;
   return features;
@@ -395,7 +410,8 @@ NodeFeatures parse_sparse_features(std::string_view text, const std::string& sou
                             for (std::string_view token : record.values)
                               entries.push_back(parse_sparse_entry(node, token, options.dim, where));
                           });
-  return sparse_features(entries, nodes.size(), {.format = FeatureFormat::sparse, .dim = options.dim});
+  return sparse_features(entries, nodes.size(), {.format = FeatureFormat::sparse, .dim = options.dim},
+                         options.max_values, source);
 }
 
 NodeFeatures parse_dense_features(std::string_view text, const std::string& source, NodeIndex& nodes,
@@ -403,10 +419,16 @@ NodeFeatures parse_dense_features(std::string_view text, const std::string& sour
   Index dim = options.dim;
   std::vector<Index> row_nodes;
   std::vector<float> values;  // [rows, dim]
+  std::size_t first_line = 0;
+  std::string first_node;
   for_each_feature_record(
       text, source, nodes, options, [&](const Where& where, Index node, const FeatureRecord& record) {
         const auto count = static_cast<Index>(record.values.size());
-        if (row_nodes.empty() && dim == 0) dim = count;
+        if (row_nodes.empty()) {
+          if (dim == 0) dim = count;
+          first_line = where.line;
+          first_node = record.node;
+        }
         if (count != dim) {
           fail(where, record.node,
                "expected " + std::to_string(dim) + " feature values, found " + std::to_string(count));
@@ -414,6 +436,7 @@ NodeFeatures parse_dense_features(std::string_view text, const std::string& sour
         row_nodes.push_back(node);
         for (std::string_view token : record.values) values.push_back(parse_value(token, where));
       });
+  if (!row_nodes.empty()) check_matrix_size(nodes.size(), dim, options.max_values, {source, first_line}, first_node);
   NodeFeatures features{Matrix<float>::Zero(nodes.size(), dim), {.format = FeatureFormat::dense, .dim = dim}};
   for (std::size_t r = 0; r < row_nodes.size(); ++r)
     features.values.row(row_nodes[r]) =
@@ -524,7 +547,7 @@ class MusaeJsonReader {
 
   bool index(const std::string& token) {
     if (depth_ != Depth::indices) unexpected(token);
-    entries_.push_back({node_, parse_feature_index(token, dim_, here()), 1.0f});
+    entries_.push_back({node_, parse_feature_index(token, dim_, here()), 1.0f, position_.token_line});
     return true;
   }
 
@@ -549,7 +572,8 @@ class MusaeJsonReader {
 NodeFeatures parse_musae_json(std::string_view text, const std::string& source, NodeIndex& nodes,
                               const FeatureOptions& options) {
   const std::vector<SparseEntry> entries = MusaeJsonReader(text, source, nodes, options).read();
-  return sparse_features(entries, nodes.size(), {.format = FeatureFormat::musae_json, .dim = options.dim});
+  return sparse_features(entries, nodes.size(), {.format = FeatureFormat::musae_json, .dim = options.dim},
+                         options.max_values, source);
 }
 
 Index degree_without_self_loops(const Graph& graph, Index node) {

@@ -158,10 +158,7 @@ void check_not_a_header(const CsvTable& table, std::size_t row) {
                    "the header line appears again as a data row (were two files joined?)");
 }
 
-}  // namespace
-
-MoleculeDataset load_molecule_csv(const std::string& path, const MoleculeCsvOptions& options) {
-  const CsvTable table = read_csv(path, csv_options(options));
+MoleculeDataset molecules_from_table(const CsvTable& table, const MoleculeCsvOptions& options) {
   const std::size_t smiles_column = column_index(table, options.smiles_column);
   const std::vector<std::size_t> target_columns = column_indices(table, options.target_columns);
   std::vector<std::string> smiles = trimmed_column(table, smiles_column);
@@ -190,28 +187,29 @@ MoleculeDataset load_molecule_csv(const std::string& path, const MoleculeCsvOpti
   return dataset;
 }
 
-MoleculeDataset load_molecule_sdf(const std::string& path, const std::vector<std::string>& target_properties,
-                                  InvalidMoleculePolicy invalid_molecules, const FeaturizerSpec& featurizer) {
-  const std::unique_ptr<RDKit::SDMolSupplier> supplier = open_sdf(path);
+MoleculeDataset molecules_from_sdf(RDKit::SDMolSupplier& supplier, const std::string& source,
+                                   const std::vector<std::string>& target_properties,
+                                   InvalidMoleculePolicy invalid_molecules, const FeaturizerSpec& featurizer) {
   MoleculeDataset dataset;
   dataset.tasks = target_properties;
   std::vector<std::unique_ptr<RDKit::ROMol>> molecules;
   std::vector<float> targets;
   std::size_t line = 1;  // where the current record starts
-  const unsigned int records = supplier->length();
-  if (records == 0) throw ParseError(path, 1, "", "no SD records (an SD file holds molecule blocks ending in '$$$$')");
+  const unsigned int records = supplier.length();
+  if (records == 0)
+    throw ParseError(source, 1, "", "no SD records (an SD file holds molecule blocks ending in '$$$$')");
   for (unsigned int record = 0; record < records; ++record) {
-    const std::string text = supplier->getItemText(record);
-    std::unique_ptr<RDKit::ROMol> molecule((*supplier)[record]);
+    const std::string text = supplier.getItemText(record);
+    std::unique_ptr<RDKit::ROMol> molecule(supplier[record]);
     const std::string problem = record_problem(molecule.get(), text);
     if (!problem.empty()) {
       if (invalid_molecules == InvalidMoleculePolicy::fail) {
-        throw ParseError(path, line, "", "SD record " + std::to_string(record + 1) + " cannot be read: " + problem);
+        throw ParseError(source, line, "", "SD record " + std::to_string(record + 1) + " cannot be read: " + problem);
       }
       dataset.skipped.push_back({line, "", problem});
     } else {
       for (const std::string& name : target_properties) {
-        const FieldContext context{path, line, name};
+        const FieldContext context{source, line, name};
         targets.push_back(property_value(*molecule, name, context));
       }
       dataset.smiles.push_back(RDKit::MolToSmiles(*molecule));
@@ -223,6 +221,30 @@ MoleculeDataset load_molecule_sdf(const std::string& path, const std::vector<std
   dataset.molecules = featurize_molecules(molecules, featurizer);
   dataset.targets = target_matrix(targets, molecules.size(), target_properties.size());
   return dataset;
+}
+
+}  // namespace
+
+MoleculeDataset load_molecule_csv(const std::string& path, const MoleculeCsvOptions& options) {
+  return molecules_from_table(read_csv(path, csv_options(options)), options);
+}
+
+MoleculeDataset parse_molecule_csv(std::string_view text, std::string source, const MoleculeCsvOptions& options) {
+  return molecules_from_table(parse_csv(text, std::move(source), csv_options(options)), options);
+}
+
+MoleculeDataset load_molecule_sdf(const std::string& path, const std::vector<std::string>& target_properties,
+                                  InvalidMoleculePolicy invalid_molecules, const FeaturizerSpec& featurizer) {
+  const std::unique_ptr<RDKit::SDMolSupplier> supplier = open_sdf(path);
+  return molecules_from_sdf(*supplier, path, target_properties, invalid_molecules, featurizer);
+}
+
+MoleculeDataset parse_molecule_sdf(const std::string& text, const std::string& source,
+                                   const std::vector<std::string>& target_properties,
+                                   InvalidMoleculePolicy invalid_molecules, const FeaturizerSpec& featurizer) {
+  RDKit::SDMolSupplier supplier;
+  supplier.setData(text);
+  return molecules_from_sdf(supplier, source, target_properties, invalid_molecules, featurizer);
 }
 
 void write_skipped(const std::string& path, const MoleculeDataset& dataset, Overwrite overwrite) {

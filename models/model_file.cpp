@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 
 #include "edgewise/core/checksum.hpp"
 #include "edgewise/core/error.hpp"
@@ -53,7 +54,7 @@ std::string read_file(const std::string& path) {
 }
 
 // The JSON header, checked to be an edgewise header of this format version.
-nlohmann::json parse_header(const std::string& path, const std::string& bytes) {
+nlohmann::json parse_header(const std::string& path, std::string_view bytes) {
   if (bytes.size() < 8)
     fail(path, "truncated in the 8-byte header length: the file holds " + std::to_string(bytes.size()) + " bytes");
   std::uint64_t length = 0;
@@ -138,8 +139,9 @@ void save_model(const std::string& path, const nlohmann::json& config, const Par
   write_file_atomically(path, bytes, overwrite);
 }
 
-ModelFile load_model(const std::string& path) {
-  const std::string bytes = read_file(path);
+ModelFile load_model(const std::string& path) { return parse_model(read_file(path), path); }
+
+ModelFile parse_model(std::string_view bytes, const std::string& path) {
   try {
     const nlohmann::json header = parse_header(path, bytes);
     std::uint64_t length = 0;

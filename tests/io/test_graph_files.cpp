@@ -438,6 +438,39 @@ TEST_F(GraphFilesTest, MusaeJsonErrorsNameTheirLine) {
   EXPECT_TRUE(syntax.reason().starts_with("invalid JSON: ")) << syntax.reason();
 }
 
+// A 2-line file must not ask for gigabytes: the widest index, or the dense width times the nodes,
+// is checked against max_values before the matrix is allocated.
+TEST_F(GraphFilesTest, FeatureMatrixBeyondTheLimitIsAnError) {
+  NodeIndex nodes;
+  for (const char* name : {"0", "1"}) nodes.add(name);
+  const auto stray = parse_error_of([&] { parse_node_features("0 1 3\n1 2147483646\n", "f.txt", nodes); });
+  EXPECT_EQ(stray.file(), "f.txt");
+  EXPECT_EQ(stray.line(), 2u);
+  EXPECT_EQ(stray.text(), "2147483646");
+  EXPECT_EQ(stray.reason(),
+            "the features would need a [2, 2147483647] matrix, more than the limit of 1073741824 values "
+            "(FeatureOptions::max_values)");
+
+  const auto json = parse_error_of([&] {
+    parse_node_features("{\"0\": [1],\n \"1\": [40000]}", "f.json", nodes,
+                        {.format = FeatureFormat::musae_json, .max_values = 1000});
+  });
+  EXPECT_EQ(json.line(), 2u);
+  EXPECT_EQ(json.text(), "40000");
+
+  for (int i = 2; i < 100; ++i) nodes.add(std::to_string(i));
+  const FeatureOptions dense = {.format = FeatureFormat::dense, .max_values = 999};
+  const auto tall = parse_error_of([&] { parse_node_features("\n5 1 2 3 4 5 6 7 8 9 10\n", "d.txt", nodes, dense); });
+  EXPECT_EQ(tall.line(), 2u);
+  EXPECT_EQ(tall.text(), "5");
+  EXPECT_NE(tall.reason().find("[100, 10] matrix"), std::string::npos) << tall.reason();
+  // Exactly at the limit is fine.
+  EXPECT_EQ(parse_node_features("5 1 2 3 4 5 6 7 8 9 10\n", "d.txt", nodes, {.format = FeatureFormat::dense,
+                                                                               .max_values = 1000})
+                .values.size(),
+            1000);
+}
+
 TEST_F(GraphFilesTest, FeatureOptionsAreChecked) {
   NodeIndex nodes;
   EXPECT_THROW(parse_node_features("", "f", nodes, {.format = FeatureFormat::structural}), ArgumentError);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "edgewise/core/error.hpp"
@@ -110,6 +111,19 @@ TEST_F(MoleculeFileTest, NonNumericTargetNamesLineColumnAndValue) {
   EXPECT_EQ(error.line(), 4u);
   EXPECT_EQ(error.text(), "n/a");
   EXPECT_NE(error.reason().find("column 'logS'"), std::string::npos) << error.what();
+}
+
+TEST_F(MoleculeFileTest, TextInMemoryReadsAsTheFileWould) {
+  const std::string text = "smiles,logS\nCCO,1\n\nc1ccccc1,-2.5\n";
+  const MoleculeDataset from_file = load_molecule_csv(write("m.csv", text), logs_options());
+  const MoleculeDataset from_text = parse_molecule_csv(text, "m.csv", logs_options());
+  EXPECT_EQ(from_text.smiles, from_file.smiles);
+  EXPECT_EQ(from_text.lines, (std::vector<std::size_t>{2, 4}));
+  EXPECT_EQ(from_text.targets, from_file.targets);
+
+  const auto error = thrown_by<ParseError>([&] { parse_molecule_csv("smiles,logS\nCCO,x\n", "memory", logs_options()); });
+  EXPECT_EQ(error.file(), "memory");
+  EXPECT_EQ(error.line(), 2u);
 }
 
 TEST_F(MoleculeFileTest, TargetBeyondFloatRangeIsRejected) {
@@ -277,6 +291,19 @@ TEST_F(SdfTest, FailPolicyNamesTheRecordsLine) {
   EXPECT_EQ(error.line(), 1 + ethanol_lines);
   EXPECT_NE(error.reason().find("SD record 2"), std::string::npos) << error.what();
   EXPECT_NE(error.reason().find("valence"), std::string::npos) << error.what();
+}
+
+TEST_F(SdfTest, TextInMemoryReadsAsTheFileWould) {
+  const std::string path = three_records();
+  std::ifstream in(path, std::ios::binary);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const MoleculeDataset data = parse_molecule_sdf(text, "three.sdf", {"logS"}, InvalidMoleculePolicy::skip);
+  EXPECT_EQ(data.smiles, (std::vector<std::string>{"CCO", "c1ccccc1"}));
+  EXPECT_EQ(data.lines, (std::vector<std::size_t>{1, 1 + ethanol_lines + bad_lines}));
+  EXPECT_FLOAT_EQ(data.targets(1, 0), -1.64f);
+  const auto error = thrown_by<ParseError>([&] { parse_molecule_sdf(text, "three.sdf", {"logS"}); });
+  EXPECT_EQ(error.file(), "three.sdf");
+  EXPECT_EQ(error.line(), 1 + ethanol_lines);
 }
 
 TEST_F(SdfTest, AbsentFieldIsAMissingLabelAndTextIsAnError) {

@@ -1,9 +1,14 @@
 // Model files: round trip, and refusal of truncated, corrupted and foreign files.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
 
+#include "edgewise/core/checksum.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/models/model_file.hpp"
 
@@ -64,6 +69,19 @@ TEST_F(ModelFileTest, RoundTripIsBitIdentical) {
   EXPECT_EQ(fresh.values(), params_.values());
 }
 
+TEST_F(ModelFileTest, BytesInMemoryLoadAsTheFileWould) {
+  const std::string bytes = saved_bytes();
+  const ModelFile parsed = parse_model(bytes, "memory.ew");
+  EXPECT_EQ(parsed.config, config_);
+  EXPECT_EQ(parsed.parameters.values(), params_.values());
+  try {
+    parse_model(bytes.substr(0, bytes.size() - 1), "memory.ew");
+    FAIL() << "a truncated model was read";
+  } catch (const ModelFormatError& e) {
+    EXPECT_TRUE(std::string(e.what()).starts_with("memory.ew: ")) << e.what();
+  }
+}
+
 TEST_F(ModelFileTest, HeaderIsSafetensorsJson) {
   const std::string bytes = saved_bytes();
   std::uint64_t length = 0;
@@ -103,6 +121,54 @@ TEST_F(ModelFileTest, RefusesForeignFiles) {
   write("foreign.ew", bytes + foreign_header + std::string(4, '\0'));
   expect_refused("foreign.ew", "no edgewise metadata");
   expect_refused("missing.ew", "cannot open");
+}
+
+// A model file of this header and data, with the header's "data_sha256" set to the data's checksum
+// where the header has a "__metadata__" object.
+std::string model_bytes(nlohmann::json header, const std::string& data = "") {
+  if (header.contains("__metadata__") && header["__metadata__"].is_object())
+    header["__metadata__"]["data_sha256"] = sha256_hex(data.data(), data.size());
+  const std::string text = header.dump();
+  std::string bytes(8, '\0');
+  const std::uint64_t length = text.size();
+  std::memcpy(bytes.data(), &length, 8);
+  return bytes + text + data;
+}
+
+// Headers found by fuzzing (tests/fuzz/regressions/model_file/): each once escaped as a JSON type
+// error or reached the parameters with a negative or overflowing shape.
+TEST(ModelFileHeaders, MalformedEntriesAreModelFormatErrors) {
+  const nlohmann::json metadata = {{"format", "edgewise"}, {"format_version", "1"}, {"config", "{}"}};
+  const auto refusal = [](const std::string& bytes) -> std::string {
+    try {
+      parse_model(bytes, "bad.ew");
+    } catch (const ModelFormatError& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "no ModelFormatError";
+    return "";
+  };
+  EXPECT_NE(refusal(model_bytes({{"__metadata__", {1}}})).find("no edgewise metadata"), std::string::npos);
+  EXPECT_NE(refusal(model_bytes({{"__metadata__", {{"format", 1}}}})).find("no edgewise metadata"), std::string::npos);
+  EXPECT_NE(refusal(model_bytes({{"__metadata__", {{"format", "edgewise"}, {"format_version", 1}}}}))
+                .find("model format version ? is not supported"),
+            std::string::npos);
+  nlohmann::json object_config = metadata;
+  object_config["config"] = {{"kind", "x"}};
+  EXPECT_NE(refusal(model_bytes({{"__metadata__", object_config}})).find("configuration is not valid JSON"),
+            std::string::npos);
+
+  const auto tensor = [&](const nlohmann::json& shape, const nlohmann::json& offsets, const std::string& data) {
+    return model_bytes({{"w", {{"dtype", "F32"}, {"shape", shape}, {"data_offsets", offsets}}}, {"__metadata__", metadata}},
+                       data);
+  };
+  EXPECT_NE(refusal(tensor({-1, -4}, {0, 16}, std::string(16, '\0'))).find("tensor w is not a float32 matrix"),
+            std::string::npos);
+  EXPECT_NE(refusal(tensor({1.5, 2}, {0, 12}, std::string(12, '\0'))).find("tensor w is not a float32 matrix"),
+            std::string::npos);
+  EXPECT_NE(refusal(tensor({std::uint64_t{1} << 62, 4}, {0, 0}, "")).find("tensor w lies outside the data"),
+            std::string::npos);
+  EXPECT_NO_THROW(parse_model(tensor({2, 2}, {0, 16}, std::string(16, '\0')), "good.ew"));
 }
 
 TEST_F(ModelFileTest, RefusesParametersOfAnotherShape) {

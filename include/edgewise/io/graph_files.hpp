@@ -177,6 +177,9 @@ struct FeatureOptions {
   std::optional<char> delimiter = std::nullopt;  ///< As in EdgeListOptions.
   std::size_t skip_fields = 0;  ///< fields between the node and its values (Cora's nodes.tsv: 1, its label)
   UnknownNodes unknown_nodes = UnknownNodes::error;  ///< Nodes the index does not have yet.
+  /// The most values the dense [nodes, dim] feature matrix may hold: 2^30, 4 GiB of floats. Guards
+  /// against a stray huge index in a sparse file asking for more memory than the machine has.
+  Index max_values = Index{1} << 30;
 };
 
 /// Node features with the settings that produced them.
@@ -192,8 +195,9 @@ struct NodeFeatures {
 /// the same entry again (MUSAE lists repeat some). Throws ParseError for a node the index does not
 /// have (unless options.unknown_nodes is add), a node listed twice, a value that is not a finite
 /// number, an index that is not a non-negative integer or not below options.dim, a dense record with
-/// another number of values, malformed JSON, and the id errors of read_edge_list; ArgumentError for
-/// the structural format or a negative dim.
+/// another number of values, features that need more than options.max_values values, malformed
+/// JSON, and the id errors of read_edge_list; ArgumentError for the structural format or a negative
+/// dim.
 NodeFeatures read_node_features(const std::filesystem::path& path, NodeIndex& nodes,
                                 const FeatureOptions& options = {});
 /// read_node_features on text held in memory; `source` names it in messages.

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -66,6 +67,8 @@ struct MoleculeDataset {
 /// line, column and value. Throws ArgumentError for a column that does not exist, and Error when the
 /// file cannot be read.
 MoleculeDataset load_molecule_csv(const std::string& path, const MoleculeCsvOptions& options = {});
+/// The same for CSV text already in memory; `source` names it in errors.
+MoleculeDataset parse_molecule_csv(std::string_view text, std::string source, const MoleculeCsvOptions& options = {});
 
 /// Reads an SD file with RDKit's SDMolSupplier (sanitized, hydrogens removed). Targets come from the
 /// records' data fields named in target_properties: an absent field is a missing label (NaN), a field
@@ -74,6 +77,11 @@ MoleculeDataset load_molecule_csv(const std::string& path, const MoleculeCsvOpti
 MoleculeDataset load_molecule_sdf(const std::string& path, const std::vector<std::string>& target_properties,
                                   InvalidMoleculePolicy invalid_molecules = InvalidMoleculePolicy::fail,
                                   const FeaturizerSpec& featurizer = {});
+/// The same for SD text already in memory; `source` names it in errors.
+MoleculeDataset parse_molecule_sdf(const std::string& text, const std::string& source,
+                                   const std::vector<std::string>& target_properties,
+                                   InvalidMoleculePolicy invalid_molecules = InvalidMoleculePolicy::fail,
+                                   const FeaturizerSpec& featurizer = {});
 
 /// Writes the dataset's skipped molecules as CSV with the header "line,smiles,reason", quoting fields
 /// as RFC 4180 requires, atomically (see AtomicFile). Throws Error when the file cannot be written.

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "edgewise/core/files.hpp"
 #include "edgewise/core/parameters.hpp"
@@ -35,6 +36,8 @@ void save_model(const std::string& path, const nlohmann::json& config, const Par
 
 /// Reads and validates a model file.
 ModelFile load_model(const std::string& path);
+/// The same for a model file's bytes already in memory; `source` names them in errors.
+ModelFile parse_model(std::string_view bytes, const std::string& source);
 
 /// The configuration's "kind" (which model wrote the file); empty when it has none or not a string.
 std::string model_kind(const nlohmann::json& config);

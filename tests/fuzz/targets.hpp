@@ -1,0 +1,132 @@
+// The entry points that the fuzz targets drive: one per reader, each feeding one input to the
+// library's in-memory parser the way the command-line tool would read a file. The libFuzzer targets
+// (fuzz_target.cpp) and the regression test (test_regressions.cpp) share them, so an input replays
+// exactly as it was fuzzed.
+//
+// An input is handled when the reader returns or throws edgewise::Error; anything else (another
+// exception, a crash, a leak, undefined behaviour, a hang) is a finding.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "edgewise/core/checksum.hpp"
+#include "edgewise/core/error.hpp"
+#include "edgewise/io/graph_files.hpp"
+#include "edgewise/io/molecule_dataset.hpp"
+#include "edgewise/models/model_file.hpp"
+
+namespace edgewise::fuzz {
+
+using EntryPoint = void (*)(std::string_view input);
+
+// SMILES in column 0 and a target in column 1, skipping molecules RDKit cannot read, so that a
+// bad SMILES does not end the run before the targets are parsed.
+inline void molecule_csv(std::string_view input) {
+  MoleculeCsvOptions options;
+  options.target_columns = {Index{1}};
+  options.invalid_molecules = InvalidMoleculePolicy::skip;
+  parse_molecule_csv(input, "fuzz.csv", options);
+}
+
+inline void sdf(std::string_view input) {
+  parse_molecule_sdf(std::string(input), "fuzz.sdf", {"target"}, InvalidMoleculePolicy::skip);
+}
+
+// Integer ids (the common case, with header detection) and string ids both.
+inline void edge_list(std::string_view input) {
+  for (const NodeIds ids : {NodeIds::integer, NodeIds::string}) {
+    try {
+      parse_edge_list(input, "fuzz.edges", {.ids = ids});
+    } catch (const Error&) {
+    }
+  }
+}
+
+inline void labels(std::string_view input) {
+  for (const NodeIds ids : {NodeIds::integer, NodeIds::string}) {
+    NodeIndex nodes;
+    nodes.add("0");
+    try {
+      parse_node_labels(input, "fuzz.labels", nodes, {.ids = ids, .unknown_nodes = UnknownNodes::add});
+    } catch (const Error&) {
+    }
+  }
+}
+
+// A matrix limit of 4 MB instead of the default 4 GiB keeps every execution fast and within the
+// fuzzer's memory limit, and still reaches the check.
+inline void features(std::string_view input, FeatureFormat format) {
+  NodeIndex nodes;
+  nodes.add("0");
+  parse_node_features(input, "fuzz.features", nodes,
+                      {.format = format, .unknown_nodes = UnknownNodes::add, .max_values = Index{1} << 20});
+}
+
+inline void features_dense(std::string_view input) { features(input, FeatureFormat::dense); }
+inline void features_sparse(std::string_view input) { features(input, FeatureFormat::sparse); }
+inline void features_musae_json(std::string_view input) { features(input, FeatureFormat::musae_json); }
+
+// A fuzzer cannot guess a SHA-256, so a mutated file would never get past the checksum. Where the
+// header holds "data_sha256":"<64 characters>", those characters are replaced by the checksum of
+// the data section (same length, so the header length stays as the input gives it); every other
+// byte reaches the loader as fuzzed.
+inline std::string with_valid_checksum(std::string_view input) {
+  std::string bytes(input);
+  if (bytes.size() < 8) return bytes;
+  std::uint64_t header_length = 0;
+  std::memcpy(&header_length, bytes.data(), 8);
+  if (header_length > bytes.size() - 8) return bytes;
+  const std::string_view header = std::string_view(bytes).substr(8, header_length);
+  constexpr std::string_view key = "\"data_sha256\":\"";
+  const std::size_t at = header.find(key);
+  constexpr std::size_t hex_length = 64;
+  if (at == std::string_view::npos || at + key.size() + hex_length > header.size()) return bytes;
+  const std::size_t data_begin = 8 + header_length;
+  const std::string checksum = sha256_hex(bytes.data() + data_begin, bytes.size() - data_begin);
+  std::copy(checksum.begin(), checksum.end(), bytes.begin() + static_cast<std::ptrdiff_t>(8 + at + key.size()));
+  return bytes;
+}
+
+inline void model_file(std::string_view input) { parse_model(with_valid_checksum(input), "fuzz.ew"); }
+
+struct Target {
+  std::string_view name;  // also the folder of its seed corpus and of its regression inputs
+  EntryPoint entry;
+};
+
+inline const std::vector<Target>& targets() {
+  static const std::vector<Target> all = {
+      {"molecule_csv", molecule_csv},
+      {"sdf", sdf},
+      {"edge_list", edge_list},
+      {"labels", labels},
+      {"features_dense", features_dense},
+      {"features_sparse", features_sparse},
+      {"features_musae_json", features_musae_json},
+      {"model_file", model_file},
+  };
+  return all;
+}
+
+// The entry point of the target with this name; null when there is none.
+inline EntryPoint entry_point(std::string_view name) {
+  for (const Target& target : targets())
+    if (target.name == name) return target.entry;
+  return nullptr;
+}
+
+// Runs one input: returns normally when the reader accepted or refused it with an edgewise::Error;
+// any other exception escapes to the caller.
+inline void run(EntryPoint entry, std::string_view input) {
+  try {
+    entry(input);
+  } catch (const Error&) {
+  }
+}
+
+}  // namespace edgewise::fuzz
