@@ -1,9 +1,8 @@
-// The whole public API of edgewise in one include, for programs that embed the library:
-//
-//   #include <edgewise/edgewise.hpp>
-//
-// and link edgewise::edgewise (CMake) or `pkg-config --libs edgewise`. Each header can also be
-// included on its own; see examples/ for three small programs built against an installed edgewise.
+/// \file
+/// The whole public API of edgewise in one header, `<edgewise/edgewise.hpp>`, for programs that embed
+/// the library and link edgewise::edgewise (CMake) or `pkg-config --libs edgewise`. Each header can
+/// also be included on its own; see examples/ for three small programs built against an installed
+/// edgewise.
 #pragma once
 
 #include "edgewise/version.hpp"

@@ -39,9 +39,10 @@ struct MoleculeSet {
   Matrix<float> targets;  ///< [M, T], one row per molecule.
 };
 
-/// The rows of `data` listed in `rows` (a Split's part), pointing into data, which must outlive the set;
-/// without rows, every molecule. Throws ArgumentError for a row outside the dataset.
+/// The rows of `data` listed in `rows` (a Split's part), pointing into data, which must outlive the set.
+/// Throws ArgumentError for a row outside the dataset.
 MoleculeSet molecule_set(const MoleculeDataset& data, std::span<const Index> rows);
+/// Every molecule of `data`, in order, pointing into data, which must outlive the set.
 MoleculeSet molecule_set(const MoleculeDataset& data);
 
 /// What MoleculeModel::predict_smiles gives: predictions for the SMILES RDKit could read, and the
