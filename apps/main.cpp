@@ -2,6 +2,7 @@
 // every failure into a message on stderr and a non-zero exit status.
 #include <exception>
 #include <iostream>
+#include <string>
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -10,6 +11,7 @@
 #include "commands.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/files.hpp"
+#include "edgewise/version.hpp"
 
 namespace {
 
@@ -32,6 +34,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "edgewise: graph attention networks on the CPU.\n"
       "Run 'edgewise <command> --help' for the options of a command."};
+  app.set_version_flag("--version", std::string(edgewise::version()));
   app.require_subcommand(1);
   edgewise::cli::add_train_command(app);
   edgewise::cli::add_predict_command(app);

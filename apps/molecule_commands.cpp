@@ -17,16 +17,6 @@
 namespace edgewise::cli {
 namespace {
 
-MoleculeSet subset(const MoleculeDataset& data, const std::vector<Index>& rows) {
-  MoleculeSet set;
-  set.targets.resize(static_cast<Index>(rows.size()), data.targets.cols());
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    set.molecules.push_back(&data.molecules[static_cast<std::size_t>(rows[i])]);
-    set.targets.row(static_cast<Index>(i)) = data.targets.row(rows[i]);
-  }
-  return set;
-}
-
 std::pair<double, double> split_fractions(const std::string& sizes) {
   const std::vector<std::string> parts = split_list(sizes);
   if (parts.size() != 3) throw ArgumentError("--split-sizes: expected three fractions such as 0.8,0.1,0.1, got '" + sizes + "'");
@@ -225,8 +215,8 @@ void train_molecules(const MoleculeTrainArgs& args) {
   const auto [train_fraction, val_fraction] = split_fractions(args.split_sizes);
   const Split split = make_split(args.split, data, train_fraction, val_fraction, args.training.seed);
   if (!args.save_split.empty()) write_split_directory(args.save_split, split, args.force);
-  const MoleculeSet train = subset(data, split.train), validation = subset(data, split.val),
-                    test = subset(data, split.test);
+  const MoleculeSet train = molecule_set(data, split.train), validation = molecule_set(data, split.val),
+                    test = molecule_set(data, split.test);
   std::cout << data.size() << " molecules, " << data.tasks.size() << " task" << (data.tasks.size() == 1 ? "" : "s")
             << "; split " << train.molecules.size() << " / " << validation.molecules.size() << " / "
             << test.molecules.size() << " (train / validation / test)\n";
@@ -287,11 +277,8 @@ void eval_molecules(const MoleculeEvalArgs& args) {
   if (args.input.data.empty()) throw ArgumentError("eval: --data is required for a molecule model");
   const MoleculeModel model = MoleculeModel::load(args.model);
   const MoleculeDataset data = load_molecules(args.input, model.config().tasks, model.config().featurizer, std::cerr);
-  MoleculeSet set;
-  set.targets = data.targets;
-  for (const MoleculeGraph& molecule : data.molecules) set.molecules.push_back(&molecule);
   std::cout << data.size() << " molecules\n";
-  print_set_metrics(model, set);
+  print_set_metrics(model, molecule_set(data));
 }
 
 }  // namespace edgewise::cli

@@ -158,6 +158,23 @@ void check_not_a_header(const CsvTable& table, std::size_t row) {
                    "the header line appears again as a data row (were two files joined?)");
 }
 
+constexpr const char* kSmilesListSource = "SMILES list";
+
+void check_in_memory_targets(std::size_t molecules, const Matrix<float>& targets, std::size_t tasks) {
+  const bool no_targets = tasks == 0 && targets.size() == 0;
+  if (!no_targets && (targets.rows() != static_cast<Index>(molecules) || targets.cols() != static_cast<Index>(tasks)))
+    throw ArgumentError("molecules_from_smiles: targets are [" + std::to_string(targets.rows()) + ", " +
+                        std::to_string(targets.cols()) + "], expected [" + std::to_string(molecules) + ", " +
+                        std::to_string(tasks) + "] for " + std::to_string(molecules) + " SMILES and " +
+                        std::to_string(tasks) + " task names");
+  for (Index row = 0; row < targets.rows(); ++row)
+    for (Index column = 0; column < targets.cols(); ++column)
+      if (std::isinf(targets(row, column)))
+        throw ArgumentError("molecules_from_smiles: the target of SMILES " + std::to_string(row + 1) + " for task " +
+                            std::to_string(column + 1) + " is infinite");
+}
+
+
 MoleculeDataset molecules_from_table(const CsvTable& table, const MoleculeCsvOptions& options) {
   const std::size_t smiles_column = column_index(table, options.smiles_column);
   const std::vector<std::size_t> target_columns = column_indices(table, options.target_columns);
@@ -245,6 +262,37 @@ MoleculeDataset parse_molecule_sdf(const std::string& text, const std::string& s
   RDKit::SDMolSupplier supplier;
   supplier.setData(text);
   return molecules_from_sdf(supplier, source, target_properties, invalid_molecules, featurizer);
+}
+
+MoleculeDataset molecules_from_smiles(const std::vector<std::string>& smiles, const Matrix<float>& targets,
+                                      std::vector<std::string> tasks, InvalidMoleculePolicy invalid_molecules,
+                                      const FeaturizerSpec& featurizer) {
+  check_in_memory_targets(smiles.size(), targets, tasks.size());
+  std::vector<std::string> trimmed(smiles.size());
+  std::transform(smiles.begin(), smiles.end(), trimmed.begin(),
+                 [](const std::string& text) { return std::string(trim_whitespace(text)); });
+  std::vector<ParsedMolecule> parsed = featurize_smiles(trimmed, featurizer);
+
+  MoleculeDataset dataset;
+  dataset.tasks = std::move(tasks);
+  std::vector<Index> kept;
+  for (std::size_t i = 0; i < trimmed.size(); ++i) {
+    const std::size_t position = i + 1;
+    if (!parsed[i].graph) {
+      if (invalid_molecules == InvalidMoleculePolicy::fail)
+        throw ParseError(kSmilesListSource, position, trimmed[i], "invalid SMILES: " + parsed[i].error);
+      dataset.skipped.push_back({position, trimmed[i], parsed[i].error});
+      continue;
+    }
+    kept.push_back(static_cast<Index>(i));
+    dataset.smiles.push_back(std::move(trimmed[i]));
+    dataset.lines.push_back(position);
+    dataset.molecules.push_back(std::move(*parsed[i].graph));
+  }
+  dataset.targets.resize(static_cast<Index>(kept.size()), static_cast<Index>(dataset.tasks.size()));
+  for (std::size_t row = 0; row < kept.size() && !dataset.tasks.empty(); ++row)
+    dataset.targets.row(static_cast<Index>(row)) = targets.row(kept[row]);
+  return dataset;
 }
 
 void write_skipped(const std::string& path, const MoleculeDataset& dataset, Overwrite overwrite) {

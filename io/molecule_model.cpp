@@ -6,6 +6,7 @@
 #include <deque>
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
@@ -76,6 +77,25 @@ std::string member_prefix(Index member, Index members) {
 }
 
 }  // namespace
+
+MoleculeSet molecule_set(const MoleculeDataset& data, std::span<const Index> rows) {
+  MoleculeSet set;
+  set.targets.resize(static_cast<Index>(rows.size()), data.targets.cols());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i] < 0 || rows[i] >= data.size())
+      throw ArgumentError("molecule_set: row " + std::to_string(rows[i]) + " is outside the dataset's " +
+                          std::to_string(data.size()) + " molecules");
+    set.molecules.push_back(&data.molecules[static_cast<std::size_t>(rows[i])]);
+    set.targets.row(static_cast<Index>(i)) = data.targets.row(rows[i]);
+  }
+  return set;
+}
+
+MoleculeSet molecule_set(const MoleculeDataset& data) {
+  std::vector<Index> rows(static_cast<std::size_t>(data.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<Index>(i);
+  return molecule_set(data, rows);
+}
 
 struct MoleculeModel::Member {
   explicit Member(const GraphPredictorOptions& options) : network(params, options) {}

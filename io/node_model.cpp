@@ -1,10 +1,12 @@
 #include "edgewise/io/node_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
+#include <string>
 #include <unordered_map>
 
 #include "edgewise/core/error.hpp"
@@ -130,6 +132,39 @@ std::vector<Index> class_ids_by_name(const NodeLabels& labels, const std::vector
 
 bool normalizes_rows_by_default(FeatureFormat format) {
   return format == FeatureFormat::sparse || format == FeatureFormat::musae_json;
+}
+
+NodeGraph make_node_graph(Graph graph, Matrix<float> features, NodeLabels labels) {
+  const Index n = graph.num_nodes();
+  if (features.rows() != n)
+    throw ArgumentError("make_node_graph: the features have " + std::to_string(features.rows()) +
+                        " rows for a graph of " + std::to_string(n) + " nodes");
+  for (Index row = 0; row < features.rows(); ++row)
+    for (Index column = 0; column < features.cols(); ++column)
+      if (!std::isfinite(features(row, column)))
+        throw ArgumentError("make_node_graph: feature " + std::to_string(column) + " of node " + std::to_string(row) +
+                            " is not a finite number");
+  if (labels.classes.empty()) labels.extend_to(n);
+  if (static_cast<Index>(labels.classes.size()) != n)
+    throw ArgumentError("make_node_graph: " + std::to_string(labels.classes.size()) + " labels for a graph of " +
+                        std::to_string(n) + " nodes");
+  for (std::size_t node = 0; node < labels.classes.size(); ++node)
+    if (labels.classes[node] >= labels.num_classes())
+      throw ArgumentError("make_node_graph: node " + std::to_string(node) + " has class " +
+                          std::to_string(labels.classes[node]) + " but there are " +
+                          std::to_string(labels.num_classes()) + " class names");
+  for (Index& label : labels.classes) label = std::max<Index>(label, -1);  // any negative id: unlabeled
+
+  NodeGraph data;
+  for (Index node = 0; node < n; ++node) data.nodes.add(std::to_string(node));
+  data.input.features = {.format = FeatureFormat::dense, .dim = features.cols()};
+  data.input.normalize_rows = false;
+  data.edge_list_nodes = n;
+  data.edge_list_edges = graph.num_edges();
+  data.graph = std::move(graph);
+  data.features = std::move(features);
+  data.labels = std::move(labels);
+  return data;
 }
 
 NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& options) {

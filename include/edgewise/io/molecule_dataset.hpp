@@ -9,6 +9,8 @@
 ///   MoleculeDataset data = load_molecule_csv("bbbp.csv", options);
 ///   write_skipped("bbbp_skipped.csv", data);
 ///
+///   MoleculeDataset mine = molecules_from_smiles({"CCO", "c1ccccc1"}, targets, {"logS"});
+///
 /// Molecules are parsed and featurized in parallel; the dataset keeps the file's order and does not
 /// depend on the thread count.
 #pragma once
@@ -82,6 +84,17 @@ MoleculeDataset parse_molecule_sdf(const std::string& text, const std::string& s
                                    const std::vector<std::string>& target_properties,
                                    InvalidMoleculePolicy invalid_molecules = InvalidMoleculePolicy::fail,
                                    const FeaturizerSpec& featurizer = {});
+
+/// Molecules held in memory rather than in a file: smiles[i] with row i of `targets` ([smiles, tasks]
+/// in original units, NaN for a missing label; with no tasks, an empty matrix will do), parsed and
+/// featurized as load_molecule_csv does. The dataset's `lines` are 1-based positions in `smiles`, and
+/// with InvalidMoleculePolicy::fail an invalid SMILES throws ParseError naming "SMILES list", that
+/// position, the SMILES and RDKit's reason. Throws ArgumentError when the shapes disagree or a target
+/// is infinite.
+MoleculeDataset molecules_from_smiles(const std::vector<std::string>& smiles, const Matrix<float>& targets = {},
+                                      std::vector<std::string> tasks = {},
+                                      InvalidMoleculePolicy invalid_molecules = InvalidMoleculePolicy::fail,
+                                      const FeaturizerSpec& featurizer = {});
 
 /// Writes the dataset's skipped molecules as CSV with the header "line,smiles,reason", quoting fields
 /// as RFC 4180 requires, atomically (see AtomicFile). Throws Error when the file cannot be written.

@@ -5,7 +5,7 @@
 ///
 ///   MoleculeModel model(config);            // or MoleculeModel::load("esol.ew")
 ///   model.initialize(seed);
-///   model.fit(train, validation, options);
+///   model.fit(molecule_set(data, split.train), molecule_set(data, split.val), options);
 ///   Matrix<float> y = model.predict_smiles({"CCO", "c1ccccc1"}).values;
 ///   model.save("esol.ew");
 #pragma once
@@ -20,6 +20,7 @@
 
 #include "edgewise/core/files.hpp"
 #include "edgewise/io/molecule.hpp"
+#include "edgewise/io/molecule_dataset.hpp"
 #include "edgewise/models/graph_training.hpp"
 
 namespace edgewise {
@@ -39,6 +40,12 @@ struct MoleculeSet {
   std::vector<const MoleculeGraph*> molecules;  ///< Not owned: the graphs must outlive the set.
   Matrix<float> targets;  ///< [M, T], one row per molecule.
 };
+
+/// The rows of `data` listed in `rows` (a Split's part), pointing into data, which must outlive the set.
+/// Throws ArgumentError for a row outside the dataset.
+MoleculeSet molecule_set(const MoleculeDataset& data, std::span<const Index> rows);
+/// Every molecule of `data`, in order, pointing into data, which must outlive the set.
+MoleculeSet molecule_set(const MoleculeDataset& data);
 
 /// What MoleculeModel::predict_smiles gives: predictions for the SMILES RDKit could read, and the
 /// reasons for the others.

@@ -13,6 +13,11 @@
 ///   NodeModel loaded = NodeModel::load("cora.ew");
 ///   NodeGraph graph = loaded.read_graph({.edges = "edges.txt", .features = "features.txt"});
 ///   Matrix<float> probabilities = loaded.predict(graph);  // [N, classes]
+///
+/// A graph built in memory takes the place of the files:
+///
+///   NodeGraph data = make_node_graph(from_boost(network, {.add_self_loops = true}), features,
+///                                    {.classes = class_ids, .class_names = {"a", "b"}});
 #pragma once
 
 #include <cstdint>
@@ -82,6 +87,15 @@ struct NodeGraph {
 /// when the features file and options.features.format disagree (a file with the structural format, or
 /// no file with another), for self_loops_only without add_self_loops, and what the readers throw.
 NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& options);
+
+/// A graph built in memory (Graph::from_pairs, from_boost, a generator) with its features [N, dim] and
+/// labels: labels.classes holds one class id per node (-1: unlabeled) of labels.class_names, or is
+/// empty for a graph without labels. Nodes are named by their ids ("0" .. "N-1"), and `input` says
+/// the features are dense rows of that width, not normalized. The graph is used as given: build it
+/// with the self-loops and reverse edges that attention needs. Throws ArgumentError when the features
+/// do not have one row per node or are not finite, the labels one entry per node, or a class id is
+/// not below the number of class names.
+NodeGraph make_node_graph(Graph graph, Matrix<float> features, NodeLabels labels = {});
 
 /// Members left out of a designated initializer take their defaults.
 struct NodeModelConfig {

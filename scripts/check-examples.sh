@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs edgewise from a build folder (default build/) into a temporary prefix, then configures,
+# builds and runs every project in examples/ against that installation, each in its own temporary
+# build folder, and builds one of them once more with pkg-config instead of CMake. Stops at the
+# first failure with a non-zero status. Nothing is left behind.
+#
+#   scripts/check-examples.sh [BUILD_DIR]
+#
+# The build folder is brought up to date first (the libraries and the edgewise tool only);
+# EDGEWISE_BUILD_JOBS sets the number of compile jobs (default: the number of cores).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build=${1:-build}
+if [[ ! -f $build/CMakeCache.txt ]]; then
+  echo "check-examples: '$build' is not a configured build folder (scripts/test.sh makes build/)" >&2
+  exit 1
+fi
+jobs=${EDGEWISE_BUILD_JOBS:-$(nproc)}
+work=$(mktemp -d "${TMPDIR:-/tmp}/edgewise-examples.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+started=$SECONDS
+
+# Runs a command with its output in a log file, printed only when the command fails.
+quietly() {
+  local log=$1
+  shift
+  if ! "$@" > "$log" 2>&1; then
+    cat "$log" >&2
+    echo "check-examples: failed: $*" >&2
+    return 1
+  fi
+}
+
+prefix=$work/prefix
+quietly "$work/build.log" cmake --build "$build" -j "$jobs" --target edgewise_cli
+quietly "$work/install.log" cmake --install "$build" --prefix "$prefix"
+echo "installed edgewise $("$prefix/bin/edgewise" --version) into a temporary prefix"
+
+for example in examples/*/; do
+  name=$(basename "$example")
+  echo "== $name (CMake, find_package)"
+  quietly "$work/$name.configure.log" cmake -S "$example" -B "$work/$name" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$prefix"
+  quietly "$work/$name.build.log" cmake --build "$work/$name" -j "$jobs"
+  (cd "$work" && "$work/$name/$name")
+done
+
+echo "== custom_model (pkg-config)"
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+# shellcheck disable=SC2046  # pkg-config's flags are meant to be split into words
+quietly "$work/pkg-config.log" c++ -std=c++20 -O2 examples/custom_model/main.cpp -o "$work/custom_model_pc" \
+  $(pkg-config --cflags --libs edgewise)
+"$work/custom_model_pc" > "$work/custom_model_pc.out"
+tail -n 1 "$work/custom_model_pc.out"
+
+echo "check-examples: every example built and ran in $((SECONDS - started)) s"
