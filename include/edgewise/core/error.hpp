@@ -32,6 +32,12 @@ class ModelFormatError : public Error {
   using Error::Error;
 };
 
+/// Training stopped because the loss or a gradient became NaN or infinite.
+class DivergenceError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// Input text could not be read; carries where and what.
 class ParseError : public Error {
  public:
