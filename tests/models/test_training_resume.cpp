@@ -66,7 +66,13 @@ struct SmallGraphs {
 
   // Batches of 5 over 16 graphs: three full ones and a short one, shuffled every epoch.
   static TrainingOptions options() {
-    return {.epochs = 9, .batch_size = 5, .learning_rate = 3e-3, .warmup_epochs = 2, .patience = 30, .seed = 5};
+    TrainingOptions options;
+    options.epochs = 9;
+    options.batch_size = 5;
+    options.learning_rate = 3e-3;
+    options.patience = 30;
+    options.seed = 5;
+    return options;
   }
 };
 
@@ -258,6 +264,13 @@ TEST(CheckpointFileTest, RoundTripsTheStateAndRefusesModelFilesAndOtherRuns) {
 
   save_model(path, checkpoint.config, checkpoint.weights);
   EXPECT_THROW(load_checkpoint(path), ModelFormatError);
+  save_model(path, checkpoint.config, checkpoint.weights, {{"checkpoint", R"({"checkpoint_version": 2})"}});
+  try {
+    load_checkpoint(path);
+    ADD_FAILURE() << "a checkpoint of another version was read";
+  } catch (const ModelFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("checkpoint version 2 is not supported"), std::string::npos) << e.what();
+  }
   std::filesystem::remove(path);
 }
 
