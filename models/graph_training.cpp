@@ -176,8 +176,8 @@ class EpochRunner {
     std::iota(order_.begin(), order_.end(), std::size_t{0});
   }
 
-  // Returns the mean batch loss. Throws Error (check_finite_step) when the loss or a gradient stops
-  // being finite.
+  // Returns the mean batch loss. Throws DivergenceError (check_finite_step) when the loss or a gradient
+  // stops being finite.
   double run(Index epoch) {
     shuffle();
     const std::size_t n = order_.size(), batch_size = static_cast<std::size_t>(options_.batch_size);

@@ -103,8 +103,8 @@ class FullBatchTrainer {
         optimizer_(params, AdamOptions{.lr = options.learning_rate, .weight_decay = options.weight_decay}),
         dropout_rng_(options.seed ^ 0xD50FULL) {}
 
-  // One Adam step; returns the training loss before it. Throws Error (check_finite_step) when the
-  // loss or a gradient is not finite.
+  // One Adam step; returns the training loss before it. Throws DivergenceError (check_finite_step) when
+  // the loss or a gradient is not finite.
   double step(Index epoch) {
     params_.zero_grad();
     const Matrix<float>& logits = model_.forward(graph_, features_, Mode::train(dropout_rng_));

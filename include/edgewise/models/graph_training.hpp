@@ -97,7 +97,7 @@ struct GraphSet {
 /// on_epoch after each epoch, then checkpoints.save when one is due (not after the epoch that stops
 /// training early). Same seed, data and thread count give the same weights, whether or not the run
 /// was resumed from a checkpoint (checkpoints.resume: the history then starts after it). Throws
-/// Error naming epoch, batch and parameter when the loss or a gradient becomes NaN or infinite.
+/// DivergenceError naming epoch, batch and parameter when the loss or a gradient becomes NaN or infinite.
 TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<float>& params, const GraphSet& train,
                                      const GraphSet& validation, const TrainingOptions& options,
                                      const std::function<void(const EpochReport&)>& on_epoch = {},

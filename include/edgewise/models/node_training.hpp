@@ -61,7 +61,7 @@ struct NodeTrainingResult {
 /// checkpoints.save when one is due (not after the epoch that stops training early). The same seed,
 /// data and thread count give the same weights, whether or not the run was resumed from a checkpoint
 /// (checkpoints.resume: the history then starts after it). Throws ArgumentError on inconsistent
-/// inputs and Error naming the epoch and parameter when the loss or a gradient stops being finite.
+/// inputs and DivergenceError naming the epoch and parameter when the loss or a gradient stops being finite.
 NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
                                          const Matrix<float>& features, std::span<const Index> labels,
                                          const NodeSplit& split, const NodeTrainingOptions& options = {},
