@@ -27,7 +27,7 @@ struct AdamOptions {
 /// Everything Adam carries from one step to the next: restoring it continues training exactly.
 template <typename Scalar>
 struct AdamState {
-  std::int64_t steps = 0;
+  std::int64_t steps = 0;  ///< Steps taken.
   Vector<Scalar> m = {};  ///< First moment, one entry per parameter.
   Vector<Scalar> v = {};  ///< Second moment.
 };
@@ -55,8 +55,10 @@ class Adam {
   /// The options, with lr as last set.
   const AdamOptions& options() const { return options_; }
 
+  /// A copy of the step count and moments, for checkpoints.
   AdamState<Scalar> state() const { return {steps_, m_, v_}; }
-  // Throws ArgumentError when the moments do not have one entry per parameter.
+  /// Continues from a saved state. Throws ArgumentError when the moments do not have one entry per
+  /// parameter.
   void restore(const AdamState<Scalar>& state);
 
  protected:
