@@ -43,6 +43,42 @@ void check_output_path(const std::string& path, bool force) {
 
 Overwrite overwrite_for(bool force) { return force ? Overwrite::allow : Overwrite::refuse; }
 
+void add_checkpoint_options(CLI::App& command, CheckpointArgs& args) {
+  command.add_option("--checkpoint-every", args.every,
+                     "Write a checkpoint (weights, optimizer, random and early-stopping state) every N epochs")
+      ->check(at_least(1, "POSITIVE"));
+  command.add_option("--checkpoint", args.path, "Checkpoint file (default: the --out file name with .ckpt added)");
+  command.add_option("--resume", args.resume,
+                     "Continue the run that wrote this checkpoint; give it the same data and options. It ends with "
+                     "the model an uninterrupted run would have written (same --threads)")
+      ->check(CLI::ExistingFile);
+}
+
+namespace {
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code error;
+  return std::filesystem::equivalent(a, b, error);
+}
+
+}  // namespace
+
+CheckpointOptions checkpoint_options(const CheckpointArgs& args, const std::string& out, bool force) {
+  if (!args.path.empty() && args.every == 0) throw ArgumentError("--checkpoint needs --checkpoint-every");
+  CheckpointOptions options{.path = args.path.empty() ? out + ".ckpt" : args.path,
+                            .every = args.every,
+                            .resume = args.resume};
+  if (options.every > 0 && !(!options.resume.empty() && same_file(options.path, options.resume)))
+    check_output_path(options.path, force);
+  return options;
+}
+
+std::string last_checkpoint_note(const CheckpointOptions& checkpoints) {
+  std::error_code error;
+  if (checkpoints.every == 0 || !std::filesystem::exists(checkpoints.path, error)) return {};
+  return "; the last checkpoint, from which --resume continues, is " + checkpoints.path;
+}
+
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> items;
   std::size_t begin = 0;

@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "edgewise/core/error.hpp"
 #include "edgewise/core/files.hpp"
+#include "edgewise/models/checkpoint.hpp"
 
 namespace edgewise::cli {
 
@@ -24,6 +26,34 @@ void check_output_path(const std::string& path, bool force);
 // How an output is committed: an existing file is replaced only with --force, even one that
 // appeared while the command ran.
 Overwrite overwrite_for(bool force);
+
+// --checkpoint-every, --checkpoint and --resume of `train`.
+struct CheckpointArgs {
+  Index every = 0;
+  std::string path;  // empty: the model file's name with ".ckpt" added
+  std::string resume;
+};
+
+// Registers the checkpoint options on `command`.
+void add_checkpoint_options(CLI::App& command, CheckpointArgs& args);
+
+// The checkpoint options for a model written to `out`. Throws ArgumentError for --checkpoint
+// without --checkpoint-every, and Error when checkpoints would replace an existing file other than
+// the one resumed from without `force`.
+CheckpointOptions checkpoint_options(const CheckpointArgs& args, const std::string& out, bool force);
+
+// "; the last checkpoint, from which --resume continues, is PATH" when one was written; else empty.
+std::string last_checkpoint_note(const CheckpointOptions& checkpoints);
+
+// Runs `fit`; when it throws DivergenceError, rethrows it with where the last good state is.
+template <typename Fit>
+auto fit_reporting_divergence(const CheckpointOptions& checkpoints, Fit&& fit) {
+  try {
+    return fit();
+  } catch (const DivergenceError& e) {
+    throw DivergenceError(std::string(e.what()) + ". No model was written" + last_checkpoint_note(checkpoints));
+  }
+}
 
 // "a,b, c" -> {"a", "b", "c"}; empty items are dropped.
 std::vector<std::string> split_list(const std::string& text);

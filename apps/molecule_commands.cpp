@@ -197,6 +197,7 @@ void add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args) {
 void train_molecules(const MoleculeTrainArgs& args) {
   if (args.input.data.empty()) throw ArgumentError("--data is required with --task graph");
   check_output_path(args.out, args.force);
+  const CheckpointOptions checkpoints = checkpoint_options(args.checkpoints, args.out, args.force);
   MoleculeModelConfig config;
   config.network = args.network;
   config.network.score = parse_score_function(args.score);
@@ -225,11 +226,12 @@ void train_molecules(const MoleculeTrainArgs& args) {
   model.initialize(args.training.seed);
   std::cout << "model: " << model.num_parameters() << " parameters\n";
   const std::string metric = metric_name(args.training, config.task_type);
-  const std::vector<TrainingResult> results =
-      model.fit(train, validation, args.training, [&](Index member, const EpochReport& r) {
-        if (config.ensemble > 1 && r.epoch == 1) std::cout << "ensemble member " << member + 1 << " of " << config.ensemble << '\n';
-        print_epoch(r, args.training.epochs, metric);
-      });
+  const auto on_epoch = [&](Index member, const EpochReport& r) {
+    if (config.ensemble > 1 && r.epoch == 1) std::cout << "ensemble member " << member + 1 << " of " << config.ensemble << '\n';
+    print_epoch(r, args.training.epochs, metric);
+  };
+  const std::vector<TrainingResult> results = fit_reporting_divergence(
+      checkpoints, [&] { return model.fit(train, validation, args.training, on_epoch, checkpoints); });
   for (const TrainingResult& result : results)
     std::cout << "best epoch " << result.best_epoch << " (validation " << metric << " " << result.best_validation << ")\n";
   model.save(args.out, overwrite_for(args.force));

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "edgewise/io/molecule_model.hpp"
+#include "cli_support.hpp"
 #include "molecule_input.hpp"
 
 namespace edgewise::cli {
@@ -21,6 +22,7 @@ struct MoleculeTrainArgs {
   bool descriptors = false;
   Index ensemble = 1;
   TrainingOptions training;
+  CheckpointArgs checkpoints;
   std::string out;
   bool force = false;
 };

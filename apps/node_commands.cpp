@@ -42,6 +42,9 @@ constexpr SharedOption kSharedTrainOptions[] = {
     {"--lr", "Adam's learning rate; default 0.005"},
     {"--weight-decay", "an L2 term added to the gradient, as GAT trains; default 5e-4"},
     {"--patience", "epochs in which neither validation accuracy nor loss reaches its best so far; default 100"},
+    {"--checkpoint-every", nullptr},
+    {"--checkpoint", nullptr},
+    {"--resume", nullptr},
 };
 
 template <typename T>
@@ -325,12 +328,16 @@ void take_shared_train_options(const CLI::App& command, NodeTrainArgs& args) {
   take(command, "--lr", args.training.learning_rate);
   take(command, "--weight-decay", args.training.weight_decay);
   take(command, "--patience", args.training.patience);
+  take(command, "--checkpoint-every", args.checkpoints.every);
+  take(command, "--checkpoint", args.checkpoints.path);
+  take(command, "--resume", args.checkpoints.resume);
 }
 
 void train_nodes(const NodeTrainArgs& args) {
   if (args.files.edges.empty()) throw ArgumentError("--edges is required with --task node");
   if (args.files.labels.empty()) throw ArgumentError("--labels is required with --task node");
   check_output_path(args.out, args.force);
+  const CheckpointOptions checkpoints = checkpoint_options(args.checkpoints, args.out, args.force);
   const NodeGraph data = read_node_graph(args.files, input_options(args));
   print_graph_summary(data);
   const NodeSplit split = node_split(args.split, data, args.training.seed);
@@ -346,7 +353,8 @@ void train_nodes(const NodeTrainArgs& args) {
   NodeModel model({.network = network, .classes = data.labels.class_names, .input = data.input});
   model.initialize(args.training.seed);
   std::cout << "model: " << model.num_parameters() << " parameters\n";
-  const NodeTrainingResult result = model.fit(data, split, args.training, print_epoch);
+  const NodeTrainingResult result = fit_reporting_divergence(
+      checkpoints, [&] { return model.fit(data, split, args.training, print_epoch, checkpoints); });
   std::cout << "best epoch " << result.best_epoch << " (validation accuracy " << fixed(result.best_val_accuracy)
             << ")\n";
   model.save(args.out, overwrite_for(args.force));

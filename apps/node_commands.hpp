@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "cli_support.hpp"
 #include "edgewise/io/node_model.hpp"
 
 namespace edgewise::cli {
@@ -34,6 +35,7 @@ struct NodeTrainArgs {
   std::string split = "stratified:0.6,0.2,0.2";
   std::string save_split;  // folder to write the split's node files to
   NodeTrainingOptions training;
+  CheckpointArgs checkpoints;
   std::string out;
   bool force = false;
 };

@@ -44,6 +44,7 @@ void add_train_command(CLI::App& app) {
   command->add_option("--seed", args->molecules.training.seed, "Seed for the split, initialization, shuffling and dropout")->capture_default_str();
   command->add_option("--epochs", args->molecules.training.epochs, "Maximum number of epochs")->capture_default_str()->check(at_least(1, "POSITIVE"));
   add_threads_option(*command, args->threads);
+  add_checkpoint_options(*command, args->molecules.checkpoints);
   add_molecule_train_options(*command, args->molecules);
   const CLI::Option_group* node_options = add_node_train_options(*command, args->nodes);
   command->callback([args, command, node_options] { run(*command, *node_options, *args); });

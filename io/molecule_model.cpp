@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <deque>
+#include <cmath>
+#include <limits>
+#include <optional>
 #include <exception>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -122,7 +125,7 @@ MoleculeModel MoleculeModel::load(const std::string& path) {
   return model;
 }
 
-void MoleculeModel::save(const std::string& path, Overwrite overwrite) const {
+Parameters<float> MoleculeModel::all_parameters() const {
   Parameters<float> all;
   const auto members = static_cast<Index>(members_.size());
   for (Index k = 0; k < members; ++k) {
@@ -132,7 +135,11 @@ void MoleculeModel::save(const std::string& path, Overwrite overwrite) const {
       all.value(copy) = params.value(params.find(slot.name));
     }
   }
-  save_model(path, config_json(config_), all, overwrite);
+  return all;
+}
+
+void MoleculeModel::save(const std::string& path, Overwrite overwrite) const {
+  save_model(path, config_json(config_), all_parameters(), overwrite);
 }
 
 void MoleculeModel::initialize(std::uint64_t seed) {
@@ -143,20 +150,92 @@ void MoleculeModel::initialize(std::uint64_t seed) {
   }
 }
 
+namespace {
+
+// What a checkpoint must match to be continued: the training options and a digest of the data.
+nlohmann::json run_identity(const MoleculeSet& train, const MoleculeSet& validation, const TrainingOptions& options) {
+  Sha256 digest;
+  for (const MoleculeSet* set : {&train, &validation}) {
+    fingerprint(digest, set->targets);
+    for (const MoleculeGraph* molecule : set->molecules) {
+      fingerprint(digest, molecule->graph);
+      fingerprint(digest, molecule->node_features);
+      fingerprint(digest, molecule->edge_features);
+      fingerprint(digest, molecule->graph_features);
+    }
+  }
+  return {{"training", options}, {"data_sha256", digest.hex_digest()}};
+}
+
+// A checkpoint's run entry: the identity, the member in training and the finished members' results.
+nlohmann::json run_progress(const nlohmann::json& identity, const std::vector<TrainingResult>& finished) {
+  nlohmann::json results = nlohmann::json::array();
+  for (const TrainingResult& result : finished) {
+    const double best = result.best_validation;
+    results.push_back({{"best_epoch", result.best_epoch}, {"best_validation", std::isnan(best) ? nlohmann::json() : nlohmann::json(best)}});
+  }
+  return {{"identity", identity}, {"member", finished.size()}, {"finished", results}};
+}
+
+TargetScaling scaling_of(const MoleculeSet& train, TaskType task_type) {
+  return task_type == TaskType::regression ? TargetScaling::standardize(train.targets)
+                                           : TargetScaling::identity(train.targets.cols());
+}
+
+}  // namespace
+
+Checkpoint MoleculeModel::resume(const std::string& path, const nlohmann::json& identity, const MoleculeSet& train,
+                                 std::vector<TrainingResult>& results) {
+  Checkpoint checkpoint = load_checkpoint(path);
+  const nlohmann::json saved_identity =
+      checkpoint.run.is_object() ? checkpoint.run.value("identity", nlohmann::json()) : nlohmann::json();
+  check_same_run(path, {{"model", checkpoint.config}, {"run", saved_identity}},
+                 {{"model", config_json(config_)}, {"run", identity}});
+  const auto members = static_cast<Index>(members_.size());
+  for (Index k = 0; k < members; ++k)
+    restore_parameters(members_[static_cast<std::size_t>(k)]->params, checkpoint.weights, path,
+                       member_prefix(k, members));
+  try {
+    for (const nlohmann::json& finished : checkpoint.run.at("finished")) {
+      TrainingResult& result = results.emplace_back();
+      finished.at("best_epoch").get_to(result.best_epoch);
+      const nlohmann::json& best = finished.at("best_validation");
+      result.best_validation = best.is_null() ? std::numeric_limits<double>::quiet_NaN() : best.get<double>();
+      result.scaling = scaling_of(train, config_.task_type);
+    }
+    if (checkpoint.run.at("member").get<std::size_t>() != results.size() || results.size() >= members_.size())
+      throw ModelFormatError(path + ": the checkpoint's ensemble member does not fit the model");
+  } catch (const nlohmann::json::exception& e) {
+    throw ModelFormatError(path + ": malformed ensemble progress: " + e.what());
+  }
+  return checkpoint;
+}
+
 std::vector<TrainingResult> MoleculeModel::fit(
     const MoleculeSet& train, const MoleculeSet& validation, const TrainingOptions& options,
-    const std::function<void(Index member, const EpochReport&)>& on_epoch) {
+    const std::function<void(Index member, const EpochReport&)>& on_epoch, const CheckpointOptions& checkpoints) {
+  const nlohmann::json identity = run_identity(train, validation, options);
   std::vector<TrainingResult> results;
-  for (std::size_t k = 0; k < members_.size(); ++k) {
+  std::optional<Checkpoint> resumed;
+  if (!checkpoints.resume.empty()) resumed = resume(checkpoints.resume, identity, train, results);
+  const std::size_t first = results.size();
+  for (std::size_t k = first; k < members_.size(); ++k) {
     TrainingOptions fitting = options;
     fitting.task_type = config_.task_type;
     fitting.seed = options.seed + k;
     const auto report = [&](const EpochReport& epoch) {
       if (on_epoch) on_epoch(static_cast<Index>(k), epoch);
     };
+    TrainingCheckpoints hooks{.every = checkpoints.every};
+    if (checkpoints.every > 0) {
+      hooks.save = [&](const TrainingState& state) {
+        save_checkpoint(checkpoints.path, {config_json(config_), all_parameters(), state, run_progress(identity, results)});
+      };
+    }
+    if (resumed && k == first) hooks.resume = &resumed->state;
     Member& member = *members_[k];
     results.push_back(train_graph_predictor(member.network, member.params, graph_set(train), graph_set(validation),
-                                            fitting, report));
+                                            fitting, report, hooks));
   }
   config_.scaling = results.front().scaling;
   return results;

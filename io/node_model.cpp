@@ -230,11 +230,45 @@ NodeGraph NodeModel::read_graph(const NodeGraphFiles& files) const {
   return data;
 }
 
+namespace {
+
+// What a checkpoint must match to be continued: the training options and a digest of the graph,
+// features, labels and split.
+nlohmann::json run_identity(const NodeGraph& data, const NodeSplit& split, const NodeTrainingOptions& options) {
+  Sha256 digest;
+  fingerprint(digest, data.graph);
+  fingerprint(digest, data.features);
+  const auto update = [&](const std::vector<Index>& values) {
+    const auto count = static_cast<std::int64_t>(values.size());
+    digest.update(&count, sizeof count);
+    digest.update(values.data(), values.size() * sizeof(Index));
+  };
+  for (const std::vector<Index>* values : {&data.labels.classes, &split.train, &split.val, &split.test}) update(*values);
+  return {{"training", options}, {"data_sha256", digest.hex_digest()}};
+}
+
+}  // namespace
+
 NodeTrainingResult NodeModel::fit(const NodeGraph& data, const NodeSplit& split, const NodeTrainingOptions& options,
-                                  const std::function<void(const NodeEpochReport&)>& on_epoch) {
-  NodeTrainingResult result =
-      train_node_classifier(*network_, *params_, data.graph, data.features, data.labels.classes, split, options,
-                            on_epoch);
+                                  const std::function<void(const NodeEpochReport&)>& on_epoch,
+                                  const CheckpointOptions& checkpoints) {
+  const nlohmann::json identity = run_identity(data, split, options);
+  TrainingCheckpoints hooks{.every = checkpoints.every};
+  if (checkpoints.every > 0) {
+    hooks.save = [&](const TrainingState& state) {
+      save_checkpoint(checkpoints.path, {config_json(config_), *params_, state, identity});
+    };
+  }
+  std::optional<Checkpoint> resumed;
+  if (!checkpoints.resume.empty()) {
+    resumed = load_checkpoint(checkpoints.resume);
+    check_same_run(checkpoints.resume, {{"model", resumed->config}, {"run", resumed->run}},
+                   {{"model", config_json(config_)}, {"run", identity}});
+    restore_parameters(*params_, resumed->weights, checkpoints.resume);
+    hooks.resume = &resumed->state;
+  }
+  NodeTrainingResult result = train_node_classifier(*network_, *params_, data.graph, data.features,
+                                                    data.labels.classes, split, options, on_epoch, hooks);
   config_.nodes = data.nodes.names();
   return result;
 }

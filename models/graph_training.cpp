@@ -12,6 +12,7 @@
 #include "edgewise/models/losses.hpp"
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/models/optimizers.hpp"
+#include "edgewise/models/training_state.hpp"
 
 namespace edgewise {
 
@@ -80,6 +81,20 @@ void from_json(const nlohmann::json& j, TargetScaling& scaling) {
   if (scaling.shift.size() != scaling.scale.size()) throw ArgumentError("target scaling: shift and scale differ in length");
   for (const double s : scaling.scale)
     if (!(std::isfinite(s) && s > 0)) throw ArgumentError("target scaling: scale must be positive and finite");
+}
+
+void to_json(nlohmann::json& j, const TrainingOptions& options) {
+  j = nlohmann::json{{"task_type", to_string(options.task_type)},
+                     {"epochs", options.epochs},
+                     {"batch_size", options.batch_size},
+                     {"learning_rate", options.learning_rate},
+                     {"warmup_epochs", options.warmup_epochs},
+                     {"final_lr_ratio", options.final_lr_ratio},
+                     {"weight_decay", options.weight_decay},
+                     {"clip_norm", options.clip_norm},
+                     {"patience", options.patience},
+                     {"metric", options.metric},
+                     {"seed", options.seed}};
 }
 
 namespace {
@@ -161,7 +176,8 @@ class EpochRunner {
     std::iota(order_.begin(), order_.end(), std::size_t{0});
   }
 
-  // Returns the mean batch loss. Throws Error when the loss stops being finite.
+  // Returns the mean batch loss. Throws DivergenceError (check_finite_step) when the loss or a gradient
+  // stops being finite.
   double run(Index epoch) {
     shuffle();
     const std::size_t n = order_.size(), batch_size = static_cast<std::size_t>(options_.batch_size);
@@ -171,13 +187,34 @@ class EpochRunner {
       const double progress = static_cast<double>(epoch - 1) + static_cast<double>(b + 1) / static_cast<double>(batches);
       optimizer_.set_learning_rate(scheduled_learning_rate(options_, progress));
       const std::size_t begin = b * batch_size, end = std::min(n, begin + batch_size);
-      const double loss = step(begin, end);
-      if (!std::isfinite(loss))
-        throw Error("training diverged: the loss is " + std::to_string(loss) + " in epoch " + std::to_string(epoch) +
-                    "; try a lower learning rate");
-      loss_sum += loss;
+      loss_sum += step(begin, end, epoch, static_cast<Index>(b + 1));
     }
     return batches > 0 ? loss_sum / static_cast<double>(batches) : 0.0;
+  }
+
+  // Fills the optimizer's, the generators' and the order's part of `state`.
+  void save(TrainingState& state) const {
+    state.optimizer = optimizer_.state();
+    state.shuffle_rng = shuffle_rng_.state();
+    state.dropout_rng = dropout_rng_.state();
+    state.order.assign(order_.begin(), order_.end());
+  }
+
+  void restore(const TrainingState& state) {
+    if (state.order.size() != order_.size())
+      throw ArgumentError("resume: the training state orders " + std::to_string(state.order.size()) +
+                          " graphs, the training set has " + std::to_string(order_.size()));
+    std::vector<bool> seen(order_.size(), false);
+    for (std::size_t i = 0; i < order_.size(); ++i) {
+      const std::uint64_t graph = state.order[i];
+      if (graph >= order_.size() || seen[graph])
+        throw ArgumentError("resume: the training state's graph order is not a permutation");
+      seen[graph] = true;
+      order_[i] = static_cast<std::size_t>(graph);
+    }
+    optimizer_.restore(state.optimizer);
+    shuffle_rng_ = SplitMix64(state.shuffle_rng);
+    dropout_rng_ = SplitMix64(state.dropout_rng);
   }
 
   double learning_rate() const { return optimizer_.learning_rate(); }
@@ -187,7 +224,7 @@ class EpochRunner {
     for (std::size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[shuffle_rng_.below(i)]);
   }
 
-  double step(std::size_t begin, std::size_t end) {
+  double step(std::size_t begin, std::size_t end, Index epoch, Index batch) {
     batch_graphs_.clear();
     batch_targets_.resize(static_cast<Index>(end - begin), targets_.cols());
     for (std::size_t i = begin; i < end; ++i) {
@@ -204,8 +241,9 @@ class EpochRunner {
                             ? mse_loss(doutputs_, outputs, masked.target, &masked.mask)
                             : bce_with_logits_loss(doutputs_, outputs, masked.target, &masked.mask);
     model_.backward(doutputs_);
-    const double norm = options_.clip_norm > 0 ? clip_grad_norm(params_, options_.clip_norm) : 0.0;
-    if (std::isfinite(norm)) optimizer_.step();
+    check_finite_step(params_, loss, epoch, batch);
+    if (options_.clip_norm > 0) clip_grad_norm(params_, options_.clip_norm);
+    optimizer_.step();
     return loss;
   }
 
@@ -232,7 +270,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<float>& params, const GraphSet& train,
                                      const GraphSet& validation, const TrainingOptions& options,
-                                     const std::function<void(const EpochReport&)>& on_epoch) {
+                                     const std::function<void(const EpochReport&)>& on_epoch,
+                                     const TrainingCheckpoints& checkpoints) {
   check_options(options);
   check_set(train, model.options(), "training");
   if (!validation.graphs.empty()) check_set(validation, model.options(), "validation");
@@ -248,8 +287,18 @@ TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<fl
   EpochRunner runner(model, params, train, options, result.scaling.to_scaled(train.targets));
   Vector<float> best_weights = params.values();
   result.best_validation = std::numeric_limits<double>::quiet_NaN();
+  Index first_epoch = 1;
+  if (checkpoints.resume) {
+    const TrainingState& state = *checkpoints.resume;
+    check_resumable(state, params.size(), options.epochs);
+    runner.restore(state);
+    best_weights = state.best_weights;
+    result.best_epoch = state.best_epoch;
+    result.best_validation = state.best_validation;
+    first_epoch = state.epoch + 1;
+  }
   const auto start = std::chrono::steady_clock::now();
-  for (Index epoch = 1; epoch <= options.epochs; ++epoch) {
+  for (Index epoch = first_epoch; epoch <= options.epochs; ++epoch) {
     EpochReport report;
     report.epoch = epoch;
     report.train_loss = runner.run(epoch);
@@ -268,6 +317,14 @@ TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<fl
     result.history.push_back(report);
     if (on_epoch) on_epoch(report);
     if (epoch - result.best_epoch >= options.patience) break;
+    if (checkpoint_due(checkpoints, epoch)) {
+      TrainingState state{.epoch = epoch,
+                          .best_weights = best_weights,
+                          .best_epoch = result.best_epoch,
+                          .best_validation = result.best_validation};
+      runner.save(state);
+      checkpoints.save(state);
+    }
   }
   params.values() = best_weights;
   return result;

@@ -35,13 +35,16 @@ nlohmann::json tensor_entries(const Parameters<float>& parameters) {
   return header;
 }
 
-std::string build_header(const nlohmann::json& config, const Parameters<float>& parameters) {
+std::string build_header(const nlohmann::json& config, const Parameters<float>& parameters,
+                         const std::map<std::string, std::string>& extra_metadata) {
   nlohmann::json header = tensor_entries(parameters);
   const auto values = parameters.values();
-  header["__metadata__"] = {{"format", "edgewise"},
-                            {"format_version", std::to_string(kModelFormatVersion)},
-                            {"config", config.dump()},
-                            {"data_sha256", sha256_hex(values.data(), values.size() * sizeof(float))}};
+  nlohmann::json metadata = extra_metadata;
+  metadata.update(nlohmann::json{{"format", "edgewise"},
+                                 {"format_version", std::to_string(kModelFormatVersion)},
+                                 {"config", config.dump()},
+                                 {"data_sha256", sha256_hex(values.data(), values.size() * sizeof(float))}});
+  header["__metadata__"] = std::move(metadata);
   std::string text = header.dump();
   text.append((8 - text.size() % 8) % 8, ' ');  // keeps the data 8-byte aligned, as safetensors writers do
   return text;
@@ -129,8 +132,8 @@ void check_data_size(const std::string& path, const std::vector<TensorEntry>& te
 }  // namespace
 
 void save_model(const std::string& path, const nlohmann::json& config, const Parameters<float>& parameters,
-                Overwrite overwrite) {
-  const std::string header = build_header(config, parameters);
+                Overwrite overwrite, const std::map<std::string, std::string>& extra_metadata) {
+  const std::string header = build_header(config, parameters, extra_metadata);
   const std::uint64_t length = header.size();
   std::string bytes(reinterpret_cast<const char*>(&length), 8);
   bytes += header;
@@ -155,6 +158,7 @@ ModelFile parse_model(std::string_view bytes, const std::string& path) {
       fail(path, "checksum mismatch in the data section: the weights are corrupted");
 
     ModelFile model;
+    model.metadata = metadata;
     model.config = nlohmann::json::parse(metadata.value("config", ""), nullptr, false);
     if (model.config.is_discarded() || !model.config.is_object())
       fail(path, "the model configuration is not a valid JSON object");

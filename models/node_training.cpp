@@ -4,14 +4,25 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/models/losses.hpp"
 #include "edgewise/models/optimizers.hpp"
+#include "edgewise/models/training_state.hpp"
 
 namespace edgewise {
+
+void to_json(nlohmann::json& j, const NodeTrainingOptions& options) {
+  j = nlohmann::json{{"epochs", options.epochs},
+                     {"learning_rate", options.learning_rate},
+                     {"weight_decay", options.weight_decay},
+                     {"patience", options.patience},
+                     {"seed", options.seed}};
+}
+
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -91,6 +102,18 @@ class ValidationRecord {
   }
   Index last_progress() const { return last_progress_; }
 
+  // A checkpoint holds the record with NaN for "no epoch yet", since JSON has no infinities.
+  void save(TrainingState& state) const {
+    state.progress_accuracy = std::isinf(accuracy_) ? kNaN : accuracy_;
+    state.progress_loss = std::isinf(loss_) ? kNaN : loss_;
+    state.last_progress = last_progress_;
+  }
+  void restore(const TrainingState& state) {
+    if (!std::isnan(state.progress_accuracy)) accuracy_ = state.progress_accuracy;
+    if (!std::isnan(state.progress_loss)) loss_ = state.progress_loss;
+    last_progress_ = state.last_progress;
+  }
+
  private:
   double accuracy_ = -std::numeric_limits<double>::infinity();
   double loss_ = std::numeric_limits<double>::infinity();
@@ -113,14 +136,27 @@ class FullBatchTrainer {
         optimizer_(params, AdamOptions{.lr = options.learning_rate, .weight_decay = options.weight_decay}),
         dropout_rng_(options.seed ^ 0xD50FULL) {}
 
-  // One Adam step; returns the training loss before it.
-  double step() {
+  // One Adam step; returns the training loss before it. Throws DivergenceError (check_finite_step) when
+  // the loss or a gradient is not finite.
+  double step(Index epoch) {
     params_.zero_grad();
     const Matrix<float>& logits = model_.forward(graph_, features_, Mode::train(dropout_rng_));
     const double loss = cross_entropy_loss(dlogits_, logits, train_targets_);
     model_.backward(dlogits_);
+    check_finite_step(params_, loss, epoch, 1);
     optimizer_.step();
     return loss;
+  }
+
+  // Fills the optimizer's and the generator's part of `state`.
+  void save(TrainingState& state) const {
+    state.optimizer = optimizer_.state();
+    state.dropout_rng = dropout_rng_.state();
+  }
+
+  void restore(const TrainingState& state) {
+    optimizer_.restore(state.optimizer);
+    dropout_rng_ = SplitMix64(state.dropout_rng);
   }
 
   // Fills the report's accuracies and validation loss from one inference pass.
@@ -153,7 +189,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
                                          const Matrix<float>& features, std::span<const Index> labels,
                                          const NodeSplit& split, const NodeTrainingOptions& options,
-                                         const std::function<void(const NodeEpochReport&)>& on_epoch) {
+                                         const std::function<void(const NodeEpochReport&)>& on_epoch,
+                                         const TrainingCheckpoints& checkpoints) {
   check_options(options);
   check_inputs(model, graph, features, labels);
   if (split.train.empty()) throw ArgumentError("node training: the training split is empty");
@@ -165,14 +202,23 @@ NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameter
   result.best_val_accuracy = result.best_val_loss = kNaN;
   Vector<float> best_weights = params.values();
   ValidationRecord record;
+  Index first_epoch = 1;
+  if (checkpoints.resume) {
+    const TrainingState& state = *checkpoints.resume;
+    check_resumable(state, params.size(), options.epochs);
+    trainer.restore(state);
+    record.restore(state);
+    best_weights = state.best_weights;
+    result.best_epoch = state.best_epoch;
+    result.best_val_accuracy = state.best_validation;
+    result.best_val_loss = state.best_loss;
+    first_epoch = state.epoch + 1;
+  }
   const auto start = std::chrono::steady_clock::now();
-  for (Index epoch = 1; epoch <= options.epochs; ++epoch) {
+  for (Index epoch = first_epoch; epoch <= options.epochs; ++epoch) {
     NodeEpochReport report;
     report.epoch = epoch;
-    report.train_loss = trainer.step();
-    if (!std::isfinite(report.train_loss))
-      throw Error("node training diverged: the loss is " + std::to_string(report.train_loss) + " in epoch " +
-                  std::to_string(epoch) + "; try a lower learning rate");
+    report.train_loss = trainer.step(epoch);
     trainer.score(report);
     report.improved = record.improves(report);
     record.update(report);
@@ -186,6 +232,16 @@ NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameter
     result.history.push_back(report);
     if (on_epoch) on_epoch(report);
     if (epoch - record.last_progress() >= options.patience) break;
+    if (checkpoint_due(checkpoints, epoch)) {
+      TrainingState state{.epoch = epoch,
+                          .best_weights = best_weights,
+                          .best_epoch = result.best_epoch,
+                          .best_validation = result.best_val_accuracy,
+                          .best_loss = result.best_val_loss};
+      trainer.save(state);
+      record.save(state);
+      checkpoints.save(state);
+    }
   }
   params.values() = best_weights;
   return result;

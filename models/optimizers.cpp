@@ -40,6 +40,17 @@ void Adam<Scalar>::set_learning_rate(double lr) {
 }
 
 template <typename Scalar>
+void Adam<Scalar>::restore(const AdamState<Scalar>& state) {
+  if (state.m.size() != params_.size() || state.v.size() != params_.size() || state.steps < 0)
+    throw ArgumentError("Adam: a state with " + std::to_string(state.m.size()) + " moments and " +
+                        std::to_string(state.steps) + " steps does not fit " + std::to_string(params_.size()) +
+                        " parameters");
+  steps_ = state.steps;
+  m_ = state.m;
+  v_ = state.v;
+}
+
+template <typename Scalar>
 void Adam<Scalar>::step() {
   if (params_.size() != m_.size())
     throw ArgumentError("Adam: the parameters grew from " + std::to_string(m_.size()) + " to " +

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -293,6 +294,51 @@ TEST_F(MoleculeModelFileTest, EnsembleAveragesItsMembersAndSurvivesSaving) {
   first.initialize(4);
   first.fit(data.set, {}, quick_training(2));
   EXPECT_FALSE(first.predict(data.set.molecules).isApprox(predictions, 1e-4f));
+}
+
+TEST_F(MoleculeModelFileTest, AnEnsembleResumedInItsSecondMemberEndsAtTheSameModel) {
+  set_num_threads(2);
+  MoleculeModelConfig config = small_config();
+  config.ensemble = 2;
+  config.network.dropout = 0.1;
+  const auto fresh = [&] {
+    MoleculeModel model(config);
+    model.initialize(4);
+    return model;
+  };
+  MoleculeModel uninterrupted = fresh();
+  const Featurized data = featurize_all(uninterrupted, kMolecules);
+  // Checkpoints after epochs 2 and 4 of each member: the file left is member 1's, after epoch 4.
+  const CheckpointOptions checkpoints{.path = path("ensemble.ckpt"), .every = 2, .resume = ""};
+  const std::vector<TrainingResult> expected = uninterrupted.fit(data.set, {}, quick_training(5), {}, checkpoints);
+  uninterrupted.save(path("uninterrupted.ew"));
+  const nlohmann::json run = load_checkpoint(path("ensemble.ckpt")).run;
+  ASSERT_EQ(run.at("member"), 1);
+  ASSERT_EQ(run.at("finished").size(), 1u);
+
+  MoleculeModel resumed = fresh();
+  const std::vector<TrainingResult> results =
+      resumed.fit(data.set, {}, quick_training(5), {}, {.path = "", .every = 0, .resume = path("ensemble.ckpt")});
+  resumed.save(path("resumed.ew"));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].best_epoch, expected[0].best_epoch);
+  EXPECT_TRUE(results[0].history.empty()) << "member 0 finished before the checkpoint";
+  EXPECT_EQ(results[1].history.front().epoch, 5);
+  std::ifstream a(path("uninterrupted.ew"), std::ios::binary), b(path("resumed.ew"), std::ios::binary);
+  const std::string bytes_a{std::istreambuf_iterator<char>(a), {}}, bytes_b{std::istreambuf_iterator<char>(b), {}};
+  EXPECT_TRUE(bytes_a == bytes_b) << "the resumed ensemble's model file differs";
+
+  MoleculeModel other = fresh();
+  TrainingOptions faster = quick_training(5);
+  faster.learning_rate = 1e-2;
+  try {
+    other.fit(data.set, {}, faster, {}, {.path = "", .every = 0, .resume = path("ensemble.ckpt")});
+    ADD_FAILURE() << "a checkpoint of other options was continued";
+  } catch (const ArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("run.training.learning_rate is 0.003 in the checkpoint and 0.01"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(MoleculeModelFileTest, RefusesACorruptedFile) {

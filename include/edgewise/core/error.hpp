@@ -32,6 +32,12 @@ class ModelFormatError : public Error {
   using Error::Error;
 };
 
+/// Training stopped because the loss or a gradient became NaN or infinite.
+class DivergenceError : public Error {
+ public:
+  using Error::Error;
+};
+
 namespace detail {
 /// The length of the well-formed UTF-8 sequence at text[i], 0 if there is none.
 inline std::size_t utf8_sequence_length(const std::string& text, std::size_t i) {

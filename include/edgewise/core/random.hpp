@@ -16,6 +16,9 @@ class SplitMix64 {
   /// Every seed, 0 included, gives a good stream.
   explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
 
+  /// The whole generator state: SplitMix64(state()) continues the same sequence (checkpoints).
+  std::uint64_t state() const { return state_; }
+
   /// The next 64 random bits.
   std::uint64_t next() {
     std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);

@@ -21,6 +21,7 @@
 #include "edgewise/core/files.hpp"
 #include "edgewise/io/molecule.hpp"
 #include "edgewise/io/molecule_dataset.hpp"
+#include "edgewise/models/checkpoint.hpp"
 #include "edgewise/models/graph_training.hpp"
 
 namespace edgewise {
@@ -89,10 +90,18 @@ class MoleculeModel {
   void initialize(std::uint64_t seed);
 
   /// Trains each member of the ensemble in turn, member k with the training seed options.seed + k;
-  /// on_epoch receives the member's index. Returns one result per member.
+  /// on_epoch receives the member's index. Returns one result per member (a member finished before
+  /// the checkpoint resumed from has an empty history).
+  ///
+  /// Writes a checkpoint to checkpoints.path every checkpoints.every epochs of each member. With
+  /// checkpoints.resume, continues the run that wrote that checkpoint and ends with the weights that
+  /// run would have ended with (same thread count); throws ArgumentError naming the first difference
+  /// when the checkpoint was written for another configuration, other options or other data, and
+  /// ModelFormatError when it is not a valid checkpoint.
   std::vector<TrainingResult> fit(
       const MoleculeSet& train, const MoleculeSet& validation, const TrainingOptions& options,
-      const std::function<void(Index member, const EpochReport&)>& on_epoch = {});
+      const std::function<void(Index member, const EpochReport&)>& on_epoch = {},
+      const CheckpointOptions& checkpoints = {});
 
   /// The molecule as the model's featurizer encodes it (featurize() with config().featurizer).
   MoleculeGraph featurize(const RDKit::ROMol& molecule) const;
@@ -124,6 +133,13 @@ class MoleculeModel {
  private:
   struct Member;
   struct Worker;
+
+  // Every member's weights under the names of the model file.
+  Parameters<float> all_parameters() const;
+  // Restores the weights and the finished members' results from a checkpoint after checking that
+  // it belongs to this run.
+  Checkpoint resume(const std::string& path, const nlohmann::json& identity, const MoleculeSet& train,
+                    std::vector<TrainingResult>& results);
 
   MoleculeModelConfig config_;
   std::vector<std::unique_ptr<Member>> members_;

@@ -31,6 +31,7 @@
 
 #include "edgewise/core/files.hpp"
 #include "edgewise/io/graph_files.hpp"
+#include "edgewise/models/checkpoint.hpp"
 #include "edgewise/models/node_training.hpp"
 
 namespace edgewise {
@@ -132,9 +133,15 @@ class NodeModel {
   /// classes by name; a label the model does not know is an ArgumentError.
   NodeGraph read_graph(const NodeGraphFiles& files) const;
 
-  /// Trains on data.labels (class ids of config().classes) and records data's node names.
+  /// Trains on data.labels (class ids of config().classes) and records data's node names. Writes a
+  /// checkpoint to checkpoints.path every checkpoints.every epochs. With checkpoints.resume,
+  /// continues the run that wrote that checkpoint and ends with the weights that run would have
+  /// ended with (same thread count); throws ArgumentError naming the first difference when the
+  /// checkpoint was written for another configuration, other options, graph, features, labels or
+  /// split, and ModelFormatError when it is not a valid checkpoint.
   NodeTrainingResult fit(const NodeGraph& data, const NodeSplit& split, const NodeTrainingOptions& options,
-                         const std::function<void(const NodeEpochReport&)>& on_epoch = {});
+                         const std::function<void(const NodeEpochReport&)>& on_epoch = {},
+                         const CheckpointOptions& checkpoints = {});
 
   /// Class probabilities of every node, [N, classes].
   Matrix<float> predict(const NodeGraph& data) const;

@@ -13,6 +13,7 @@
 
 #include "edgewise/graph/featured_graph.hpp"
 #include "edgewise/models/graph_predictor.hpp"
+#include "edgewise/models/training_state.hpp"
 
 namespace edgewise {
 
@@ -64,6 +65,9 @@ struct TrainingOptions {
   std::uint64_t seed = 0;  ///< Seeds the shuffling, dropout and any random choices.
 };
 
+/// Every option, for checkpoints to tell whether a run continues the one that wrote them.
+void to_json(nlohmann::json& j, const TrainingOptions& options);
+
 /// What one epoch of training gave.
 struct EpochReport {
   Index epoch = 0;            ///< 1-based
@@ -90,10 +94,14 @@ struct GraphSet {
 
 /// Trains `model` (its parameters already initialized) and leaves in `params` the weights of the
 /// epoch with the best validation metric (the last epoch when `validation` is empty). Calls
-/// on_epoch after each epoch. Same seed, data and thread count give the same weights.
+/// on_epoch after each epoch, then checkpoints.save when one is due (not after the epoch that stops
+/// training early). Same seed, data and thread count give the same weights, whether or not the run
+/// was resumed from a checkpoint (checkpoints.resume: the history then starts after it). Throws
+/// DivergenceError naming epoch, batch and parameter when the loss or a gradient becomes NaN or infinite.
 TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<float>& params, const GraphSet& train,
                                      const GraphSet& validation, const TrainingOptions& options,
-                                     const std::function<void(const EpochReport&)>& on_epoch = {});
+                                     const std::function<void(const EpochReport&)>& on_epoch = {},
+                                     const TrainingCheckpoints& checkpoints = {});
 
 /// Graphs per forward pass when predicting. A product's rounding depends on the rows it is computed
 /// with, so the same batches are what make predictions bit-reproducible.

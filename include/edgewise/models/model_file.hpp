@@ -10,6 +10,7 @@
 /// Loading checks all of it and throws ModelFormatError naming the file and what is wrong.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -26,13 +27,16 @@ inline constexpr int kModelFormatVersion = 1;
 struct ModelFile {
   nlohmann::json config;  ///< The model's configuration, as the model class wrote it.
   Parameters<float> parameters;  ///< The weights, one slot per safetensors tensor.
+  nlohmann::json metadata;  ///< The whole "__metadata__" object, extra entries included.
 };
 
 /// Writes atomically: the file appears complete under `path` or not at all (a temporary file in
 /// the same folder is renamed over it), so a failed save never destroys an existing good model.
-/// Overwrite::refuse keeps an existing file and throws Error instead.
+/// Overwrite::refuse keeps an existing file and throws Error instead. extra_metadata: further
+/// "__metadata__" entries (training checkpoints add theirs); the file holds nothing that depends on
+/// when or where it was written, so equal models give equal bytes.
 void save_model(const std::string& path, const nlohmann::json& config, const Parameters<float>& parameters,
-                Overwrite overwrite = Overwrite::allow);
+                Overwrite overwrite = Overwrite::allow, const std::map<std::string, std::string>& extra_metadata = {});
 
 /// Reads and validates a model file.
 ModelFile load_model(const std::string& path);

@@ -11,12 +11,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <span>
 #include <vector>
 
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/models/node_classifier.hpp"
 #include "edgewise/models/node_splits.hpp"
+#include "edgewise/models/training_state.hpp"
 
 namespace edgewise {
 
@@ -30,6 +32,9 @@ struct NodeTrainingOptions {
   Index patience = 100;    ///< epochs without improvement before stopping
   std::uint64_t seed = 0;  ///< of the dropout masks
 };
+
+/// Every option, for checkpoints to tell whether a run continues the one that wrote them.
+void to_json(nlohmann::json& j, const NodeTrainingOptions& options);
 
 /// What one epoch of node training gave.
 struct NodeEpochReport {
@@ -53,13 +58,16 @@ struct NodeTrainingResult {
 /// Trains `model` (its parameters already initialized) on the nodes of split.train, stopping early on
 /// split.val; split.test is not looked at. labels: [N], class ids, negative for unlabeled nodes;
 /// training and validation nodes must be labeled. Without validation nodes every epoch counts as
-/// improving, so the last epoch's weights are kept. Calls on_epoch after each epoch. The same seed,
-/// data and thread count give the same weights. Throws ArgumentError on inconsistent inputs and Error
-/// when the loss stops being finite.
+/// improving, so the last epoch's weights are kept. Calls on_epoch after each epoch, then
+/// checkpoints.save when one is due (not after the epoch that stops training early). The same seed,
+/// data and thread count give the same weights, whether or not the run was resumed from a checkpoint
+/// (checkpoints.resume: the history then starts after it). Throws ArgumentError on inconsistent
+/// inputs and DivergenceError naming the epoch and parameter when the loss or a gradient stops being finite.
 NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
                                          const Matrix<float>& features, std::span<const Index> labels,
                                          const NodeSplit& split, const NodeTrainingOptions& options = {},
-                                         const std::function<void(const NodeEpochReport&)>& on_epoch = {});
+                                         const std::function<void(const NodeEpochReport&)>& on_epoch = {},
+                                         const TrainingCheckpoints& checkpoints = {});
 
 /// Class probabilities of every node in inference mode: the row-wise softmax of the logits,
 /// [N, classes].

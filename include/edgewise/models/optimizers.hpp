@@ -24,6 +24,14 @@ struct AdamOptions {
   double weight_decay = 0.0;  ///< Adam: L2 term added to the gradient; AdamW: decoupled decay lr * weight_decay * w.
 };
 
+/// Everything Adam carries from one step to the next: restoring it continues training exactly.
+template <typename Scalar>
+struct AdamState {
+  std::int64_t steps = 0;  ///< Steps taken.
+  Vector<Scalar> m = {};  ///< First moment, one entry per parameter.
+  Vector<Scalar> v = {};  ///< Second moment.
+};
+
 /// Adam (Kingma and Ba) over every parameter of one Parameters object, with bias correction.
 /// Keeps two moments of size params.size(); not thread-safe.
 template <typename Scalar>
@@ -46,6 +54,12 @@ class Adam {
   std::int64_t steps() const { return steps_; }
   /// The options, with lr as last set.
   const AdamOptions& options() const { return options_; }
+
+  /// A copy of the step count and moments, for checkpoints.
+  AdamState<Scalar> state() const { return {steps_, m_, v_}; }
+  /// Continues from a saved state. Throws ArgumentError when the moments do not have one entry per
+  /// parameter.
+  void restore(const AdamState<Scalar>& state);
 
  protected:
   /// How weight_decay is applied: as an L2 gradient term, or decoupled from the gradient (AdamW).
