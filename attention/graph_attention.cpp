@@ -30,6 +30,18 @@ void check_options(const GraphAttentionOptions& o) {
   if (!o.output_projection && o.out_dim != 0)
     throw ArgumentError("GraphAttention: out_dim needs output_projection");
 }
+
+// keep: [rows, cols], each entry 0 with probability `rate`, else 1 / (1 - rate); one key drawn from
+// rng, so the mask does not depend on the thread count.
+template <typename Scalar>
+void draw_dropout_mask(Matrix<Scalar>& keep, Index rows, Index cols, double rate, SplitMix64& rng) {
+  const std::uint64_t key = rng.next();
+  const auto scale = static_cast<Scalar>(1.0 / (1.0 - rate));
+  keep.resize(rows, cols);
+  parallel_for(keep.size(), [&](Index k) { keep.data()[k] = hashed_uniform(key, k) < rate ? Scalar(0) : scale; },
+               4096);
+}
+
 }  // namespace
 
 ScoreFunction parse_score_function(const std::string& name) {
@@ -220,11 +232,7 @@ void GraphAttention<Scalar>::normalize(Mode mode) {
     keep_.resize(0, 0);
     return;
   }
-  const std::uint64_t key = mode.rng->next();
-  const auto scale = static_cast<Scalar>(1.0 / (1.0 - rate));
-  keep_.resize(alpha_.rows(), alpha_.cols());
-  parallel_for(keep_.size(), [&](Index k) { keep_.data()[k] = hashed_uniform(key, k) < rate ? Scalar(0) : scale; },
-               4096);
+  draw_dropout_mask(keep_, alpha_.rows(), alpha_.cols(), rate, *mode.rng);
   alpha_used_ = alpha_.cwiseProduct(keep_);
 }
 
@@ -235,11 +243,7 @@ void GraphAttention<Scalar>::drop_values(Mode mode) {
     value_keep_.resize(0, 0);
     return;
   }
-  const std::uint64_t key = mode.rng->next();
-  const auto scale = static_cast<Scalar>(1.0 / (1.0 - rate));
-  value_keep_.resize(graph_->num_nodes(), width());
-  parallel_for(value_keep_.size(),
-               [&](Index k) { value_keep_.data()[k] = hashed_uniform(key, k) < rate ? Scalar(0) : scale; }, 4096);
+  draw_dropout_mask(value_keep_, graph_->num_nodes(), width(), rate, *mode.rng);
   const Index offset = uses_query_key_value() ? 2 * width() : 0;
   values_used_ = projected_.middleCols(offset, width()).cwiseProduct(value_keep_);
 }

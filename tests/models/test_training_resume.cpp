@@ -264,7 +264,7 @@ TEST(CheckpointFileTest, RoundTripsTheStateAndRefusesModelFilesAndOtherRuns) {
 
   save_model(path, checkpoint.config, checkpoint.weights);
   EXPECT_THROW(load_checkpoint(path), ModelFormatError);
-  save_model(path, checkpoint.config, checkpoint.weights, {{"checkpoint", R"({"checkpoint_version": 2})"}});
+  save_model(path, checkpoint.config, checkpoint.weights, Overwrite::allow, {{"checkpoint", R"({"checkpoint_version": 2})"}});
   try {
     load_checkpoint(path);
     ADD_FAILURE() << "a checkpoint of another version was read";

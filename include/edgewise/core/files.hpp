@@ -36,7 +36,9 @@ class AtomicFile {
   /// including an existing target under Overwrite::refuse.
   void commit();
 
+  /// The file that commit() puts in place.
   const std::string& path() const { return path_; }
+  /// The temporary file beside it that receives the bytes until then.
   const std::string& temporary_path() const { return temporary_; }
 
  private:
