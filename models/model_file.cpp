@@ -90,8 +90,10 @@ struct TensorEntry {
 TensorEntry tensor_entry(const std::string& path, const std::string& name, const nlohmann::json& entry) {
   const auto& shape = entry.at("shape");
   const auto& offsets = entry.at("data_offsets");
-  if (entry.at("dtype") != "F32" || !shape.is_array() || shape.size() != 2 || !offsets.is_array() ||
-      offsets.size() != 2)
+  const auto integer_pair = [](const nlohmann::json& pair) {
+    return pair.is_array() && pair.size() == 2 && pair[0].is_number_integer() && pair[1].is_number_integer();
+  };
+  if (entry.at("dtype") != "F32" || !integer_pair(shape) || !integer_pair(offsets))
     fail(path, "tensor " + name + " is not a float32 matrix");
   // Dimensions are bounded before they are multiplied, so that no product overflows.
   constexpr std::int64_t kMaxDimension = (std::int64_t{1} << 31) - 1;

@@ -187,6 +187,7 @@ TEST_F(MakeNodeGraphModelTest, TrainsPredictsEmbedsAndSavesAModel) {
   NodeClassifierOptions network;
   network.heads = 2;
   network.head_dim = 4;
+  network.dropout = network.attention_dropout = network.value_dropout = 0.1;  // a small network
   NodeModel model({.network = network, .classes = data.labels.class_names, .input = data.input});
   model.initialize(7);
   model.fit(data, split, {.epochs = 100, .seed = 3});

@@ -149,24 +149,23 @@ TEST(ModelFileHeaders, MalformedEntriesAreModelFormatErrors) {
     return "";
   };
   EXPECT_NE(refusal(model_bytes({{"__metadata__", {1}}})).find("no edgewise metadata"), std::string::npos);
-  EXPECT_NE(refusal(model_bytes({{"__metadata__", {{"format", 1}}}})).find("no edgewise metadata"), std::string::npos);
+  EXPECT_NE(refusal(model_bytes({{"__metadata__", {{"format", 1}}}})).find("malformed JSON header"), std::string::npos);
   EXPECT_NE(refusal(model_bytes({{"__metadata__", {{"format", "edgewise"}, {"format_version", 1}}}}))
-                .find("model format version ? is not supported"),
+                .find("malformed JSON header"),
             std::string::npos);
   nlohmann::json object_config = metadata;
   object_config["config"] = {{"kind", "x"}};
-  EXPECT_NE(refusal(model_bytes({{"__metadata__", object_config}})).find("configuration is not valid JSON"),
-            std::string::npos);
+  EXPECT_NE(refusal(model_bytes({{"__metadata__", object_config}})).find("malformed JSON header"), std::string::npos);
 
   const auto tensor = [&](const nlohmann::json& shape, const nlohmann::json& offsets, const std::string& data) {
     return model_bytes({{"w", {{"dtype", "F32"}, {"shape", shape}, {"data_offsets", offsets}}}, {"__metadata__", metadata}},
                        data);
   };
-  EXPECT_NE(refusal(tensor({-1, -4}, {0, 16}, std::string(16, '\0'))).find("tensor w is not a float32 matrix"),
+  EXPECT_NE(refusal(tensor({-1, -4}, {0, 16}, std::string(16, '\0'))).find("tensor w has an impossible shape"),
             std::string::npos);
   EXPECT_NE(refusal(tensor({1.5, 2}, {0, 12}, std::string(12, '\0'))).find("tensor w is not a float32 matrix"),
             std::string::npos);
-  EXPECT_NE(refusal(tensor({std::uint64_t{1} << 62, 4}, {0, 0}, "")).find("tensor w lies outside the data"),
+  EXPECT_NE(refusal(tensor({std::uint64_t{1} << 62, 4}, {0, 0}, "")).find("tensor w has an impossible shape"),
             std::string::npos);
   EXPECT_NO_THROW(parse_model(tensor({2, 2}, {0, 16}, std::string(16, '\0')), "good.ew"));
 }
