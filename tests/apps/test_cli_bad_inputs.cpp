@@ -3,10 +3,8 @@
 // naming the file, line and problem, and leave nothing in the output folder: no --out file and no
 // temporary file. Also: outputs are replaced only with --force, and a failed run keeps the old file.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -15,6 +13,7 @@
 
 #include "edgewise/io/molecule_model.hpp"
 #include "support/damaged_models.hpp"
+#include "support/cli.hpp"
 
 namespace {
 
@@ -22,10 +21,7 @@ namespace fs = std::filesystem;
 
 const fs::path kCorpus = fs::path(EDGEWISE_SOURCE_DIR) / "tests" / "data" / "bad";
 
-struct CliRun {
-  int status = -1;  // the exit status; -1 when the process did not exit normally (a signal)
-  std::string output;
-};
+using edgewise::testing::CliRun;
 
 std::string replaced(std::string text, const std::string& key, const std::string& value) {
   for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
@@ -60,10 +56,7 @@ class CliBadInputTest : public ::testing::Test {
   }
 
   CliRun run_cli(const std::string& arguments) const {
-    const std::string command =
-        std::string(EDGEWISE_CLI) + " " + arguments + " --threads 1 > " + path("output.txt") + " 2>&1";
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(path("output.txt"))};
+    return edgewise::testing::run_cli(arguments, path("output.txt"));
   }
 
   // A run that must fail cleanly: status 1, every fragment in the message, the output folder empty.

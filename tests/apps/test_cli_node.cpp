@@ -3,22 +3,19 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "edgewise/io/node_model.hpp"
+#include "support/cli.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int status = 0;
-  std::string output;  // stdout and stderr
-};
+using edgewise::testing::CliRun;
 
 class CliNodeTest : public ::testing::Test {
  protected:
@@ -38,10 +35,7 @@ class CliNodeTest : public ::testing::Test {
   }
 
   CliRun run_cli(const std::string& arguments) const {
-    const std::string command = std::string(EDGEWISE_CLI) + " " + arguments + " --threads 1 > " + path("output.txt") +
-                                " 2>&1";
-    const int status = std::system(command.c_str());
-    return {status, read("output.txt")};
+    return edgewise::testing::run_cli(arguments, path("output.txt"));
   }
 
   // Two 4-cliques with string ids joined by one edge; each community's nodes share a feature.

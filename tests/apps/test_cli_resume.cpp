@@ -11,7 +11,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "edgewise/datasets/sbm.hpp"
+#include "support/cli.hpp"
 
 extern char** environ;
 
@@ -27,10 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int status = 0;
-  std::string output;  // stdout and stderr
-};
+using edgewise::testing::CliRun;
 
 class CliResumeTest : public ::testing::Test {
  protected:
@@ -50,20 +47,14 @@ class CliResumeTest : public ::testing::Test {
     return text.str();
   }
 
-  std::string shell_command(const std::string& arguments, int threads) const {
-    return std::string(EDGEWISE_CLI) + " " + arguments + " --threads " + std::to_string(threads) + " > " +
-           path("output.txt") + " 2>&1";
-  }
-
   CliRun run_cli(const std::string& arguments, int threads = 1) const {
-    const int status = std::system(shell_command(arguments, threads).c_str());
-    return {status, read("output.txt")};
+    return edgewise::testing::run_cli(arguments, path("output.txt"), threads);
   }
 
   // Starts a training run, waits until `checkpoint` appears, kills the run with SIGKILL and returns
   // how it ended (a wait status).
   int kill_after_first_checkpoint(const std::string& arguments, const std::string& checkpoint) const {
-    const std::string command = "exec " + shell_command(arguments, 1);
+    const std::string command = "exec " + edgewise::testing::cli_command(arguments, path("output.txt"));
     const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
     pid_t pid = 0;
     if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ) != 0) return -1;
