@@ -99,6 +99,7 @@ MoleculeModel MoleculeModel::load(const std::string& path) {
   for (Index k = 0; k < members; ++k)
     restore_parameters(model.members_[static_cast<std::size_t>(k)]->params, file.parameters, path,
                        member_prefix(k, members));
+  model.training_ = file.training;
   return model;
 }
 
@@ -112,7 +113,7 @@ void MoleculeModel::save(const std::string& path, Overwrite overwrite) const {
       all.value(copy) = params.value(params.find(slot.name));
     }
   }
-  save_model(path, config_json(config_), all, overwrite);
+  save_model(path, config_json(config_), all, overwrite, training_);
 }
 
 void MoleculeModel::initialize(std::uint64_t seed) {
@@ -127,7 +128,10 @@ std::vector<TrainingResult> MoleculeModel::fit(
     const MoleculeSet& train, const MoleculeSet& validation, const TrainingOptions& options,
     const std::function<void(Index member, const EpochReport&)>& on_epoch) {
   std::vector<TrainingResult> results;
+  const Logger log(options.log);
   for (std::size_t k = 0; k < members_.size(); ++k) {
+    if (members_.size() > 1)
+      log.normal("ensemble member " + std::to_string(k + 1) + " of " + std::to_string(members_.size()));
     TrainingOptions fitting = options;
     fitting.task_type = config_.task_type;
     fitting.seed = options.seed + k;

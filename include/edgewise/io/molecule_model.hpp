@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,6 +22,7 @@
 #include "edgewise/core/files.hpp"
 #include "edgewise/io/molecule.hpp"
 #include "edgewise/models/graph_training.hpp"
+#include "edgewise/models/model_file.hpp"
 
 namespace edgewise {
 
@@ -82,7 +84,8 @@ class MoleculeModel {
   void initialize(std::uint64_t seed);
 
   /// Trains each member of the ensemble in turn, member k with the training seed options.seed + k;
-  /// on_epoch receives the member's index. Returns one result per member.
+  /// on_epoch receives the member's index. In an ensemble, logs "ensemble member k of K" before each
+  /// member's epochs. Returns one result per member.
   std::vector<TrainingResult> fit(
       const MoleculeSet& train, const MoleculeSet& validation, const TrainingOptions& options,
       const std::function<void(Index member, const EpochReport&)>& on_epoch = {});
@@ -111,6 +114,11 @@ class MoleculeModel {
 
   /// The configuration, with the scaling set by fit() or load().
   const MoleculeModelConfig& config() const { return config_; }
+  /// How the model was trained, saved with it and shown by `edgewise info`; absent unless set or
+  /// loaded from a file that has one.
+  const std::optional<TrainingSummary>& training_summary() const { return training_; }
+  /// Sets the summary that save() writes.
+  void set_training_summary(TrainingSummary summary) { training_ = std::move(summary); }
   /// Trainable scalars per member of the ensemble.
   Index num_parameters() const;
 
@@ -120,6 +128,7 @@ class MoleculeModel {
 
   MoleculeModelConfig config_;
   std::vector<std::unique_ptr<Member>> members_;
+  std::optional<TrainingSummary> training_;
 };
 
 }  // namespace edgewise

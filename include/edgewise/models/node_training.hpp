@@ -12,8 +12,10 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "edgewise/core/log.hpp"
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/models/node_classifier.hpp"
 #include "edgewise/models/node_splits.hpp"
@@ -29,6 +31,8 @@ struct NodeTrainingOptions {
   double weight_decay = 5e-4;
   Index patience = 100;    ///< epochs without improvement before stopping
   std::uint64_t seed = 0;  ///< of the dropout masks
+  /// Normal: one line per epoch (node_epoch_line); verbose: also the setup and why training stopped.
+  LogSettings log = {};
 };
 
 /// What one epoch of node training gave.
@@ -49,6 +53,11 @@ struct NodeTrainingResult {
   double best_val_accuracy = 0;  ///< NaN without validation nodes
   double best_val_loss = 0;      ///< NaN without validation nodes
 };
+
+/// The per-epoch log line, e.g.
+///   epoch   12  loss 0.4123  train 0.950  val 0.812 *  3.2 s
+/// with accuracies ("-" without validation nodes); * marks an improvement.
+std::string node_epoch_line(const NodeEpochReport& report);
 
 /// Trains `model` (its parameters already initialized) on the nodes of split.train, stopping early on
 /// split.val; split.test is not looked at. labels: [N], class ids, negative for unlabeled nodes;
