@@ -22,6 +22,7 @@ struct MoleculeTrainArgs {
   Index ensemble = 1;
   TrainingOptions training;
   std::string out;
+  std::string plot;  // training curve image (SVG); empty: none
   bool force = false;
 };
 

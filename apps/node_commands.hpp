@@ -35,6 +35,7 @@ struct NodeTrainArgs {
   std::string save_split;  // folder to write the split's node files to
   NodeTrainingOptions training;
   std::string out;
+  std::string plot;  // training curve image (SVG); empty: none
   bool force = false;
 };
 
