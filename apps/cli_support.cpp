@@ -50,7 +50,8 @@ Overwrite overwrite_for(bool force) { return force ? Overwrite::allow : Overwrit
 void check_plot_path(const std::string& plot, const std::string& out, bool force) {
   check_output_path(plot, force);
   namespace fs = std::filesystem;
-  if (fs::weakly_canonical(plot) == fs::weakly_canonical(out))
+  const auto resolved = [](const std::string& path) { return fs::weakly_canonical(fs::absolute(path)); };
+  if (resolved(plot) == resolved(out))
     throw ArgumentError("--plot " + plot + ": the same file as --out; give the image its own name");
 }
 

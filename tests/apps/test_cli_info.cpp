@@ -188,7 +188,7 @@ TEST_F(CliInfoTest, PlotRefusesToOverwriteWithoutForce) {
   EXPECT_EQ(read("curve.svg"), "mine");
   EXPECT_FALSE(fs::exists(path("a.ew"))) << "refused before training";
 
-  const CliRun same = run_cli(node_training("b.ew") + " --plot " + path("b.ew"));
+  const CliRun same = run_cli(node_training("b.ew") + " --plot " + folder_.string() + "/./b.ew");
   EXPECT_NE(same.status, 0);
   EXPECT_NE(same.output.find("the same file as --out"), std::string::npos) << same.output;
 
