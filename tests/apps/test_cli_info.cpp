@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "edgewise/models/model_file.hpp"
 
@@ -111,8 +112,8 @@ TEST_F(CliInfoTest, GraphModelInfoShowsArchitectureTrainingAndMetrics) {
 
   const CliRun info = run_cli("info " + path("graph.ew"));
   ASSERT_EQ(info.status, 0) << info.output;
-  for (const std::string expected :
-       {": molecule property model (train --task graph)\n", row("task type", "regression"), row("targets", "logS"),
+  for (const std::string& expected : std::vector<std::string>{
+           ": molecule property model (train --task graph)\n", row("task type", "regression"), row("targets", "logS"),
         "\narchitecture\n", row("layers", "1"), row("heads", "2"), row("readout", "sum"), "\nfeaturizer\n",
         row("data", path("molecules.csv")), row("molecules", "16"),
         row("split", "random 0.5,0.25,0.25: 8 / 4 / 4 (train / validation / test)"), row("seed", "5"),
@@ -131,8 +132,8 @@ TEST_F(CliInfoTest, NodeModelInfoShowsClassesTrainingAndMetrics) {
 
   const CliRun info = run_cli("info " + path("node.ew"));
   ASSERT_EQ(info.status, 0) << info.output;
-  for (const std::string expected :
-       {": node classification model (train --task node)\n", row("classes", "red, blue"),
+  for (const std::string& expected : std::vector<std::string>{
+           ": node classification model (train --task node)\n", row("classes", "red, blue"),
         row("training graph", "8 nodes"), "\narchitecture\n", row("score", "additive"), "\ninput and featurizer\n",
         row("nodes", "8"), row("split", "stratified:0.5,0.25,0.25: 4 / 2 / 2 (train / validation / test)"),
         row_start("epochs", "at most 6; ran "), row_start("validation accuracy"), row_start("test accuracy"),

@@ -304,7 +304,9 @@ TEST_F(MoleculeModelFileTest, EnsembleLogsEachMembersEpochs) {
   TrainingOptions options = quick_training(3);
   std::vector<std::string> lines;
   options.log.sink = [&](const LogMessage& m) {
-    if (m.progress) EXPECT_EQ(m.progress->metric, "rmse");
+    if (m.progress) {
+      EXPECT_EQ(m.progress->metric, "rmse");
+    }
     lines.emplace_back(m.text);
   };
   const std::vector<TrainingResult> results = ensemble.fit(data.set, {}, options);

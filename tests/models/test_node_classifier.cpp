@@ -254,7 +254,9 @@ TEST(NodeTrainingTest, LogsEachEpochThroughTheSinkAtItsLevel) {
     ASSERT_GE(lines.size(), first_epoch_line + epochs);
     EXPECT_EQ(lines[first_epoch_line], node_epoch_line(result.history.front()));
     EXPECT_TRUE(lines[first_epoch_line].starts_with("epoch    1  loss ")) << lines[first_epoch_line];
-    if (level == LogLevel::normal) EXPECT_EQ(lines.size(), epochs);
+    if (level == LogLevel::normal) {
+      EXPECT_EQ(lines.size(), epochs);
+    }
     if (level == LogLevel::verbose) {
       EXPECT_EQ(lines.front(), "training on 15 nodes, validating on 30 by accuracy; at most 40 epochs, patience 2");
       if (epochs < 40) {
