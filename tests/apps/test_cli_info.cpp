@@ -40,9 +40,11 @@ class CliInfoTest : public ::testing::Test {
   }
 
   // Output goes to a file, so the tool sees no terminal and prints plain lines.
-  CliRun run_cli(const std::string& arguments) const {
-    const std::string command = std::string(EDGEWISE_CLI) + " " + arguments + " --threads 1 > " + path("output.txt") +
-                                " 2>&1";
+  CliRun run_cli(const std::string& arguments) const { return run_plain(arguments + " --threads 1"); }
+
+  // For `info`, which runs no parallel loop and has no --threads.
+  CliRun run_plain(const std::string& arguments) const {
+    const std::string command = std::string(EDGEWISE_CLI) + " " + arguments + " > " + path("output.txt") + " 2>&1";
     const int status = std::system(command.c_str());
     return {status, read("output.txt")};
   }
@@ -110,7 +112,7 @@ TEST_F(CliInfoTest, GraphModelInfoShowsArchitectureTrainingAndMetrics) {
   EXPECT_TRUE(svg.starts_with("<?xml")) << svg.substr(0, 100);
   EXPECT_NE(svg.find(">validation rmse<"), std::string::npos);
 
-  const CliRun info = run_cli("info " + path("graph.ew"));
+  const CliRun info = run_plain("info " + path("graph.ew"));
   ASSERT_EQ(info.status, 0) << info.output;
   for (const std::string& expected : std::vector<std::string>{
            ": molecule property model (train --task graph)\n", row("task type", "regression"), row("targets", "logS"),
@@ -130,7 +132,7 @@ TEST_F(CliInfoTest, NodeModelInfoShowsClassesTrainingAndMetrics) {
   EXPECT_NE(svg.find(">validation accuracy<"), std::string::npos);
   EXPECT_NE(svg.find(">cross-entropy loss<"), std::string::npos);
 
-  const CliRun info = run_cli("info " + path("node.ew"));
+  const CliRun info = run_plain("info " + path("node.ew"));
   ASSERT_EQ(info.status, 0) << info.output;
   for (const std::string& expected : std::vector<std::string>{
            ": node classification model (train --task node)\n", row("classes", "red, blue"),
@@ -146,7 +148,7 @@ TEST_F(CliInfoTest, FilesWithoutATrainingSummarySayNotRecorded) {
   // Saved again without the summary, as files written before it was recorded are.
   const edgewise::ModelFile file = edgewise::load_model(path("node.ew"));
   edgewise::save_model(path("old.ew"), file.config, file.parameters);
-  const CliRun info = run_cli("info " + path("old.ew"));
+  const CliRun info = run_plain("info " + path("old.ew"));
   ASSERT_EQ(info.status, 0) << info.output;
   EXPECT_NE(info.output.find(row("summary", "not recorded (saved by an earlier version)")), std::string::npos)
       << info.output;
@@ -154,10 +156,10 @@ TEST_F(CliInfoTest, FilesWithoutATrainingSummarySayNotRecorded) {
 }
 
 TEST_F(CliInfoTest, InfoRefusesFilesThatAreNotModels) {
-  const CliRun csv = run_cli("info " + path("molecules.csv"));
+  const CliRun csv = run_plain("info " + path("molecules.csv"));
   EXPECT_NE(csv.status, 0);
   EXPECT_NE(csv.output.find("edgewise: error: " + path("molecules.csv") + ": "), std::string::npos) << csv.output;
-  const CliRun missing = run_cli("info " + path("none.ew"));
+  const CliRun missing = run_plain("info " + path("none.ew"));
   EXPECT_NE(missing.status, 0);
   EXPECT_NE(missing.output.find("none.ew"), std::string::npos) << missing.output;
 }
