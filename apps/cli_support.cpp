@@ -1,9 +1,13 @@
 #include "cli_support.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
@@ -54,11 +58,37 @@ void add_checkpoint_options(CLI::App& command, CheckpointArgs& args) {
       ->check(CLI::ExistingFile);
 }
 
+void check_plot_path(const std::string& plot, const std::string& out, bool force) {
+  check_output_path(plot, force);
+  namespace fs = std::filesystem;
+  const auto resolved = [](const std::string& path) { return fs::weakly_canonical(fs::absolute(path)); };
+  if (resolved(plot) == resolved(out))
+    throw ArgumentError("--plot " + plot + ": the same file as --out; give the image its own name");
+}
+
+void write_plot(const std::string& path, const TrainingCurve& curve, bool force) {
+  write_file_atomically(path, training_curve_svg(curve), overwrite_for(force));
+}
+
+void add_log_options(CLI::App& command, bool& quiet, bool& verbose) {
+  CLI::Option* quiet_flag = command.add_flag("--quiet,-q", quiet, "Print nothing but warnings and errors");
+  command.add_flag("--verbose,-v", verbose, "Also print the training setup and why training stopped")
+      ->excludes(quiet_flag);
+}
+
 namespace {
 
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code error;
   return std::filesystem::equivalent(a, b, error);
+}
+
+// Columns of the terminal on standard output, less one: writing the last column wraps on some
+// terminals, which would break redrawing the line.
+int terminal_width() {
+  winsize size{};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 1) return size.ws_col - 1;
+  return 79;
 }
 
 }  // namespace
@@ -77,6 +107,12 @@ std::string last_checkpoint_note(const CheckpointOptions& checkpoints) {
   std::error_code error;
   if (checkpoints.every == 0 || !std::filesystem::exists(checkpoints.path, error)) return {};
   return "; the last checkpoint, from which --resume continues, is " + checkpoints.path;
+}
+
+LogSettings console_log(bool quiet, bool verbose) {
+  const LogLevel level = quiet ? LogLevel::quiet : verbose ? LogLevel::verbose : LogLevel::normal;
+  const bool terminal = ::isatty(STDOUT_FILENO) == 1;
+  return {.level = level, .sink = console_sink(std::cout, terminal, terminal ? terminal_width() : 80)};
 }
 
 std::vector<std::string> split_list(const std::string& text) {

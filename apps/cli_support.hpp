@@ -8,6 +8,8 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/files.hpp"
 #include "edgewise/models/checkpoint.hpp"
+#include "edgewise/core/log.hpp"
+#include "edgewise/models/training_curve.hpp"
 
 namespace edgewise::cli {
 
@@ -54,6 +56,17 @@ auto fit_reporting_divergence(const CheckpointOptions& checkpoints, Fit&& fit) {
     throw DivergenceError(std::string(e.what()) + ". No model was written" + last_checkpoint_note(checkpoints));
   }
 }
+
+// check_output_path for a --plot image, which must also differ from the model file `out`.
+void check_plot_path(const std::string& plot, const std::string& out, bool force);
+// Writes the curve as SVG to `path` atomically; an existing file is replaced only with `force`.
+void write_plot(const std::string& path, const TrainingCurve& curve, bool force);
+
+// Adds --quiet and --verbose to a command.
+void add_log_options(CLI::App& command, bool& quiet, bool& verbose);
+// Settings for messages on standard output at the level --quiet or --verbose ask for. On a terminal,
+// per-epoch lines become a progress bar redrawn on one line; piped or redirected, they stay lines.
+LogSettings console_log(bool quiet, bool verbose);
 
 // "a,b, c" -> {"a", "b", "c"}; empty items are dropped.
 std::vector<std::string> split_list(const std::string& text);

@@ -17,6 +17,8 @@ void add_predict_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 // `edgewise embed`: node embeddings of a saved node classifier.
 void add_embed_command(CLI::App& app);
+// `edgewise info`: what a model file holds and how the model was trained.
+void add_info_command(CLI::App& app);
 // `edgewise explain`: a molecule drawn with the attention it receives.
 void add_explain_command(CLI::App& app);
 

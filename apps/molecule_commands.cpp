@@ -33,23 +33,76 @@ std::pair<double, double> split_fractions(const std::string& sizes) {
   return {fractions[0], fractions[1]};
 }
 
-void print_epoch(const EpochReport& report, Index epochs, const std::string& metric) {
-  char line[200];
-  std::snprintf(line, sizeof line, "epoch %4lld/%lld  train loss %.4f  val %s %.4f%s  lr %.2e  %.1f s",
-                static_cast<long long>(report.epoch), static_cast<long long>(epochs), report.train_loss,
-                metric.c_str(), report.validation, report.improved ? " *" : "  ", report.learning_rate,
-                report.seconds);
-  std::cout << line << std::endl;
-}
+// The metrics table of `set`, and its means over tasks, named
+// "<prefix> <metric>", for the model file's training summary.
+struct SetMetrics {
+  std::string table;
+  std::vector<std::pair<std::string, double>> means;
+};
 
-void print_set_metrics(const MoleculeModel& model, const MoleculeSet& set) {
+SetMetrics set_metrics(const MoleculeModel& model, const MoleculeSet& set, const std::string& prefix) {
   const Matrix<float> predictions = model.predict(set.molecules);
   const MoleculeModelConfig& config = model.config();
+  std::ostringstream table;
+  SetMetrics result;
   if (config.task_type == TaskType::regression) {
-    print_metrics(std::cout, config.tasks, regression_metrics(predictions, set.targets));
+    const RegressionMetrics metrics = regression_metrics(predictions, set.targets);
+    print_metrics(table, config.tasks, metrics);
+    result.means = {{prefix + " rmse", metrics.rmse}, {prefix + " mae", metrics.mae}, {prefix + " r2", metrics.r2}};
   } else {
-    print_metrics(std::cout, config.tasks, classification_metrics(predictions, set.targets));
+    const ClassificationMetrics metrics = classification_metrics(predictions, set.targets);
+    print_metrics(table, config.tasks, metrics);
+    result.means = {{prefix + " roc_auc", metrics.roc_auc},
+                    {prefix + " pr_auc", metrics.pr_auc},
+                    {prefix + " accuracy", metrics.accuracy}};
   }
+  result.table = table.str();
+  if (!result.table.empty() && result.table.back() == '\n') result.table.pop_back();
+  return result;
+}
+
+std::string split_description(const MoleculeTrainArgs& args, const MoleculeSet& train, const MoleculeSet& validation,
+                              const MoleculeSet& test) {
+  const bool fractions = args.split == "random" || args.split == "scaffold";
+  return args.split + (fractions ? " " + args.split_sizes : "") + ": " + std::to_string(train.molecules.size()) +
+         " / " + std::to_string(validation.molecules.size()) + " / " + std::to_string(test.molecules.size()) +
+         " (train / validation / test)";
+}
+
+TrainingSummary training_summary(const MoleculeTrainArgs& args, const MoleculeDataset& data,
+                                 const std::string& split, const std::vector<TrainingResult>& results,
+                                 const std::string& metric) {
+  TrainingSummary summary{.data = args.input.data,
+                          .examples = static_cast<Index>(data.size()),
+                          .split = split,
+                          .seed = args.training.seed,
+                          .max_epochs = args.training.epochs};
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    summary.epochs_run.push_back(results[k].epochs_run);
+    summary.best_epochs.push_back(results[k].best_epoch);
+    const std::string member = results.size() > 1 ? " (member " + std::to_string(k + 1) + ")" : "";
+    summary.metrics.emplace_back("validation " + metric + member, results[k].best_validation);
+  }
+  return summary;
+}
+
+// Train loss above the validation metric, one line per ensemble member.
+TrainingCurve molecule_curve(const std::vector<TrainingResult>& results, const std::string& metric,
+                             TaskType type, const std::string& out) {
+  CurvePanel loss{type == TaskType::regression ? "train loss (MSE, standardized targets)" : "train loss (BCE)", {}};
+  CurvePanel validation{"validation " + metric, {}};
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    const std::string member = results.size() > 1 ? "member " + std::to_string(k + 1) : "";
+    CurveSeries train_series{member.empty() ? "train loss" : member, {}};
+    CurveSeries val_series{member.empty() ? "validation " + metric : member, {}};
+    for (const EpochReport& report : results[k].history) {
+      train_series.values.push_back(report.train_loss);
+      val_series.values.push_back(report.validation);
+    }
+    loss.series.push_back(std::move(train_series));
+    validation.series.push_back(std::move(val_series));
+  }
+  return {"Training of " + out, {std::move(loss), std::move(validation)}};
 }
 
 std::string metric_name(const TrainingOptions& training, TaskType type) {
@@ -198,6 +251,7 @@ void train_molecules(const MoleculeTrainArgs& args) {
   if (args.input.data.empty()) throw ArgumentError("--data is required with --task graph");
   check_output_path(args.out, args.force);
   const CheckpointOptions checkpoints = checkpoint_options(args.checkpoints, args.out, args.force);
+  if (!args.plot.empty()) check_plot_path(args.plot, args.out, args.force);
   MoleculeModelConfig config;
   config.network = args.network;
   config.network.score = parse_score_function(args.score);
@@ -218,27 +272,40 @@ void train_molecules(const MoleculeTrainArgs& args) {
   if (!args.save_split.empty()) write_split_directory(args.save_split, split, args.force);
   const MoleculeSet train = molecule_set(data, split.train), validation = molecule_set(data, split.val),
                     test = molecule_set(data, split.test);
-  std::cout << data.size() << " molecules, " << data.tasks.size() << " task" << (data.tasks.size() == 1 ? "" : "s")
-            << "; split " << train.molecules.size() << " / " << validation.molecules.size() << " / "
-            << test.molecules.size() << " (train / validation / test)\n";
+  const Logger log(args.training.log);
+  log.normal(std::to_string(data.size()) + " molecules, " + std::to_string(data.tasks.size()) + " task" +
+             (data.tasks.size() == 1 ? "" : "s") + "; split " + std::to_string(train.molecules.size()) + " / " +
+             std::to_string(validation.molecules.size()) + " / " + std::to_string(test.molecules.size()) +
+             " (train / validation / test)");
 
   MoleculeModel model(config);
   model.initialize(args.training.seed);
-  std::cout << "model: " << model.num_parameters() << " parameters\n";
+  log.normal("model: " + std::to_string(model.num_parameters()) + " parameters");
   const std::string metric = metric_name(args.training, config.task_type);
-  const auto on_epoch = [&](Index member, const EpochReport& r) {
-    if (config.ensemble > 1 && r.epoch == 1) std::cout << "ensemble member " << member + 1 << " of " << config.ensemble << '\n';
-    print_epoch(r, args.training.epochs, metric);
-  };
   const std::vector<TrainingResult> results = fit_reporting_divergence(
-      checkpoints, [&] { return model.fit(train, validation, args.training, on_epoch, checkpoints); });
-  for (const TrainingResult& result : results)
-    std::cout << "best epoch " << result.best_epoch << " (validation " << metric << " " << result.best_validation << ")\n";
+      checkpoints, [&] { return model.fit(train, validation, args.training, {}, checkpoints); });
+  for (const TrainingResult& result : results) {
+    std::ostringstream line;
+    line << "best epoch " << result.best_epoch << " (validation " << metric << " " << result.best_validation << ")";
+    log.normal(line.str());
+  }
+  TrainingSummary summary =
+      training_summary(args, data, split_description(args, train, validation, test), results, metric);
+  SetMetrics test_metrics;
+  if (!test.molecules.empty()) {
+    test_metrics = set_metrics(model, test, "test");
+    summary.metrics.insert(summary.metrics.end(), test_metrics.means.begin(), test_metrics.means.end());
+  }
+  model.set_training_summary(std::move(summary));
   model.save(args.out, overwrite_for(args.force));
-  std::cout << "saved " << args.out << "\n";
+  log.normal("saved " + args.out);
+  if (!args.plot.empty()) {
+    write_plot(args.plot, molecule_curve(results, metric, config.task_type, args.out),
+               args.force);
+    log.normal("training curve: " + args.plot);
+  }
   if (test.molecules.empty()) return;
-  std::cout << "\ntest metrics\n";
-  print_set_metrics(model, test);
+  log.normal("\ntest metrics\n" + test_metrics.table);
 }
 
 void predict_molecules(const MoleculePredictArgs& args) {
@@ -280,7 +347,7 @@ void eval_molecules(const MoleculeEvalArgs& args) {
   const MoleculeModel model = MoleculeModel::load(args.model);
   const MoleculeDataset data = load_molecules(args.input, model.config().tasks, model.config().featurizer, std::cerr);
   std::cout << data.size() << " molecules\n";
-  print_set_metrics(model, molecule_set(data));
+  std::cout << set_metrics(model, molecule_set(data), "labelled").table << '\n';
 }
 
 }  // namespace edgewise::cli

@@ -24,6 +24,7 @@ struct MoleculeTrainArgs {
   TrainingOptions training;
   CheckpointArgs checkpoints;
   std::string out;
+  std::string plot;  // training curve image (SVG); empty: none
   bool force = false;
 };
 

@@ -25,6 +25,7 @@ struct SharedOption {
 
 constexpr SharedOption kSharedTrainOptions[] = {
     {"--out", nullptr},
+    {"--plot", nullptr},
     {"--force", nullptr},
     {"--seed", nullptr},
     {"--epochs", "default 1000"},
@@ -144,56 +145,83 @@ std::string fixed(double value, int decimals = 4) {
   return text;
 }
 
-void print_graph_summary(const NodeGraph& data) {
+void log_graph_summary(const Logger& log, const NodeGraph& data) {
   const NodeInputOptions& input = data.input;
-  std::cout << data.nodes.size() << " nodes, " << data.edge_list_edges << (input.directed ? " directed" : "")
-            << " edges, " << data.labels.num_labeled() << " labeled in " << data.labels.num_classes()
-            << " classes; features [" << data.features.rows() << ", " << data.features.cols() << "] ("
-            << feature_format_name(input.features.format) << (input.normalize_rows ? ", rows normalized" : "")
-            << ")\n";
+  std::ostringstream out;
+  out << data.nodes.size() << " nodes, " << data.edge_list_edges << (input.directed ? " directed" : "")
+      << " edges, " << data.labels.num_labeled() << " labeled in " << data.labels.num_classes()
+      << " classes; features [" << data.features.rows() << ", " << data.features.cols() << "] ("
+      << feature_format_name(input.features.format) << (input.normalize_rows ? ", rows normalized" : "") << ")";
   if (input.self_loops_only)
-    std::cout << "attention over self-loops only (--mlp): an MLP on the features; "
-              << (input.features.format == FeatureFormat::structural ? "the edges only shape the structural features"
-                                                                      : "the edge list only names the nodes")
-              << "\n";
+    out << "\nattention over self-loops only (--mlp): an MLP on the features; "
+        << (input.features.format == FeatureFormat::structural ? "the edges only shape the structural features"
+                                                                : "the edge list only names the nodes");
   const Index unconnected = data.nodes.size() - data.edge_list_nodes;
   if (unconnected > 0)
-    std::cout << unconnected << " nodes appear in the labels or features but not in the edge list: "
-              << "they are kept as nodes without edges\n";
+    out << "\n" << unconnected << " nodes appear in the labels or features but not in the edge list: "
+        << "they are kept as nodes without edges";
+  log.normal(out.str());
 }
 
-void print_epoch(const NodeEpochReport& report) {
-  char line[120];
-  std::snprintf(line, sizeof line, "epoch %4lld  loss %.4f  train %s  val %s%s  %.1f s",
-                static_cast<long long>(report.epoch), report.train_loss, fixed(report.train_accuracy, 3).c_str(),
-                fixed(report.val_accuracy, 3).c_str(), report.improved ? " *" : "  ", report.seconds);
-  std::cout << line << '\n';
+std::string files_description(const NodeGraphFiles& files) {
+  std::string text = "edges " + files.edges.string() + ", labels " + files.labels.string();
+  if (!files.features.empty()) text += ", features " + files.features.string();
+  return text;
+}
+
+TrainingSummary node_training_summary(const NodeTrainArgs& args, const NodeGraph& data, const std::string& split,
+                                      const NodeTrainingResult& result) {
+  return {.data = files_description(args.files),
+          .examples = data.nodes.size(),
+          .split = split,
+          .seed = args.training.seed,
+          .max_epochs = args.training.epochs,
+          .epochs_run = {result.epochs_run},
+          .best_epochs = {result.best_epoch},
+          .metrics = {{"validation accuracy", result.best_val_accuracy},
+                      {"validation loss", result.best_val_loss}}};
+}
+
+// Losses above accuracies, each for the training and the validation nodes.
+TrainingCurve node_curve(const NodeTrainingResult& result, const std::string& out) {
+  CurveSeries train_loss{"train loss (with dropout)", {}}, val_loss{"validation loss", {}};
+  CurveSeries train_accuracy{"train accuracy", {}}, val_accuracy{"validation accuracy", {}};
+  for (const NodeEpochReport& report : result.history) {
+    train_loss.values.push_back(report.train_loss);
+    val_loss.values.push_back(report.val_loss);
+    train_accuracy.values.push_back(report.train_accuracy);
+    val_accuracy.values.push_back(report.val_accuracy);
+  }
+  return {"Training of " + out,
+          {{"cross-entropy loss", {std::move(train_loss), std::move(val_loss)}},
+           {"accuracy", {std::move(train_accuracy), std::move(val_accuracy)}}}};
 }
 
 std::string padded(const std::string& text, std::size_t width) {
   return text.size() < width ? text + std::string(width - text.size(), ' ') : text;
 }
 
-void print_class_table(const NodeClassificationMetrics& metrics, const std::vector<std::string>& classes) {
+void print_class_table(std::ostream& out, const NodeClassificationMetrics& metrics,
+                       const std::vector<std::string>& classes) {
   std::size_t width = 5;
   for (const std::string& name : classes) width = std::max(width, name.size());
   char line[64];
   std::snprintf(line, sizeof line, "  %8s %9s %7s %7s\n", "support", "precision", "recall", "f1");
-  std::cout << padded("class", width) << line;
+  out << padded("class", width) << line;
   for (std::size_t c = 0; c < classes.size(); ++c) {
     const ClassMetrics& m = metrics.classes[c];
     std::snprintf(line, sizeof line, "  %8lld %9s %7s %7s\n", static_cast<long long>(m.support),
                   fixed(m.precision).c_str(), fixed(m.recall).c_str(), fixed(m.f1).c_str());
-    std::cout << padded(classes[c], width) << line;
+    out << padded(classes[c], width) << line;
   }
 }
 
-void print_evaluation(const std::string& title, const NodeEvaluation& evaluation,
+void print_evaluation(std::ostream& out, const std::string& title, const NodeEvaluation& evaluation,
                       const std::vector<std::string>& classes) {
   const NodeClassificationMetrics& metrics = evaluation.metrics;
-  std::cout << title << ": " << metrics.count << " nodes, accuracy " << fixed(metrics.accuracy) << ", macro-F1 "
-            << fixed(metrics.macro_f1) << ", loss " << fixed(evaluation.loss) << "\n";
-  print_class_table(metrics, classes);
+  out << title << ": " << metrics.count << " nodes, accuracy " << fixed(metrics.accuracy) << ", macro-F1 "
+      << fixed(metrics.macro_f1) << ", loss " << fixed(evaluation.loss) << "\n";
+  print_class_table(out, metrics, classes);
 }
 
 NodeClassifierOptions network_options(const NodeTrainArgs& args, FeatureFormat features) {
@@ -310,11 +338,12 @@ CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args
 }
 
 void take_shared_train_options(const CLI::App& command, NodeTrainArgs& args) {
-  std::vector<std::string> node_task_options = {"--help", "--task", "--threads"};
+  std::vector<std::string> node_task_options = {"--help", "--task", "--threads", "--quiet", "--verbose"};
   for (const SharedOption& shared : kSharedTrainOptions) node_task_options.emplace_back(shared.name);
   reject_given(options_except(command, node_task_options), "applies to --task graph only");
 
   take(command, "--out", args.out);
+  take(command, "--plot", args.plot);
   take(command, "--force", args.force);
   take(command, "--seed", args.training.seed);
   take(command, "--epochs", args.training.epochs);
@@ -338,30 +367,51 @@ void train_nodes(const NodeTrainArgs& args) {
   if (args.files.labels.empty()) throw ArgumentError("--labels is required with --task node");
   check_output_path(args.out, args.force);
   const CheckpointOptions checkpoints = checkpoint_options(args.checkpoints, args.out, args.force);
+  if (!args.plot.empty()) check_plot_path(args.plot, args.out, args.force);
+  const Logger log(args.training.log);
   const NodeGraph data = read_node_graph(args.files, input_options(args));
-  print_graph_summary(data);
+  log_graph_summary(log, data);
   const NodeSplit split = node_split(args.split, data, args.training.seed);
   if (!args.save_split.empty())
     write_node_split(args.save_split, split, args.force, [&](Index node) { return data.nodes.name(node); });
-  std::cout << "split " << split.train.size() << " / " << split.val.size() << " / " << split.test.size()
-            << " (train / validation / test)\n";
+  const std::string sizes = std::to_string(split.train.size()) + " / " + std::to_string(split.val.size()) + " / " +
+                            std::to_string(split.test.size()) + " (train / validation / test)";
+  log.normal("split " + sizes);
 
   const NodeClassifierOptions network = network_options(args, data.input.features.format);
-  if (data.input.features.format == FeatureFormat::structural && !(args.dropout && args.attention_dropout))
-    std::cout << "structural features: dropout " << network.dropout << ", attention dropout "
-              << network.attention_dropout << "\n";
+  if (data.input.features.format == FeatureFormat::structural && !(args.dropout && args.attention_dropout)) {
+    std::ostringstream line;
+    line << "structural features: dropout " << network.dropout << ", attention dropout " << network.attention_dropout;
+    log.normal(line.str());
+  }
   NodeModel model({.network = network, .classes = data.labels.class_names, .input = data.input});
   model.initialize(args.training.seed);
-  std::cout << "model: " << model.num_parameters() << " parameters\n";
+  log.normal("model: " + std::to_string(model.num_parameters()) + " parameters");
   const NodeTrainingResult result = fit_reporting_divergence(
-      checkpoints, [&] { return model.fit(data, split, args.training, print_epoch, checkpoints); });
-  std::cout << "best epoch " << result.best_epoch << " (validation accuracy " << fixed(result.best_val_accuracy)
-            << ")\n";
+      checkpoints, [&] { return model.fit(data, split, args.training, {}, checkpoints); });
+  log.normal("best epoch " + std::to_string(result.best_epoch) + " (validation accuracy " +
+             fixed(result.best_val_accuracy) + ")");
+  TrainingSummary summary = node_training_summary(args, data, args.split + ": " + sizes, result);
+  std::ostringstream test_report;
+  if (!split.test.empty()) {
+    const NodeEvaluation test = model.evaluate(data, split.test);
+    summary.metrics.insert(summary.metrics.end(), {{"test accuracy", test.metrics.accuracy},
+                                                   {"test macro_f1", test.metrics.macro_f1},
+                                                   {"test loss", test.loss}});
+    test_report << '\n';
+    print_evaluation(test_report, "test", test, model.config().classes);
+  }
+  model.set_training_summary(std::move(summary));
   model.save(args.out, overwrite_for(args.force));
-  std::cout << "saved " << args.out << "\n";
-  if (split.test.empty()) return;
-  std::cout << '\n';
-  print_evaluation("test", model.evaluate(data, split.test), model.config().classes);
+  log.normal("saved " + args.out);
+  if (!args.plot.empty()) {
+    write_plot(args.plot, node_curve(result, args.out), args.force);
+    log.normal("training curve: " + args.plot);
+  }
+  std::string report = test_report.str();
+  if (report.empty()) return;
+  report.pop_back();  // the sink ends the message's last line
+  log.normal(report);
 }
 
 CLI::Option_group* add_node_graph_options(CLI::App& command, NodeGraphFiles& files, bool labels) {
@@ -416,7 +466,7 @@ void eval_nodes(const NodeRunArgs& args) {
   std::vector<Index> labeled;
   for (Index node = 0; node < data.nodes.size(); ++node)
     if (data.labels.classes[static_cast<std::size_t>(node)] >= 0) labeled.push_back(node);
-  print_evaluation("labeled", model.evaluate(data, labeled), model.config().classes);
+  print_evaluation(std::cout, "labeled", model.evaluate(data, labeled), model.config().classes);
 }
 
 }  // namespace edgewise::cli

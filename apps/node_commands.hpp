@@ -37,6 +37,7 @@ struct NodeTrainArgs {
   NodeTrainingOptions training;
   CheckpointArgs checkpoints;
   std::string out;
+  std::string plot;  // training curve image (SVG); empty: none
   bool force = false;
 };
 

@@ -15,12 +15,15 @@ namespace {
 struct TrainArgs {
   std::string task;
   int threads = 0;
+  bool quiet = false;
+  bool verbose = false;
   MoleculeTrainArgs molecules;
   NodeTrainArgs nodes;
 };
 
 void run(const CLI::App& command, const CLI::Option_group& node_options, TrainArgs& args) {
   apply_threads(args.threads);
+  args.molecules.training.log = args.nodes.training.log = console_log(args.quiet, args.verbose);
   if (args.task == "graph") {
     reject_given(node_options.get_options(), "applies to --task node only");
     return train_molecules(args.molecules);
@@ -40,11 +43,14 @@ void add_train_command(CLI::App& app) {
       ->required()
       ->check(CLI::IsMember({"graph", "node"}));
   command->add_option("--out", args->molecules.out, "Model file to write")->required();
+  command->add_option("--plot", args->molecules.plot,
+                      "Write the training curve (train loss and validation metric per epoch) to this SVG file");
   command->add_flag("--force", args->molecules.force, "Replace existing output files");
   command->add_option("--seed", args->molecules.training.seed, "Seed for the split, initialization, shuffling and dropout")->capture_default_str();
   command->add_option("--epochs", args->molecules.training.epochs, "Maximum number of epochs")->capture_default_str()->check(at_least(1, "POSITIVE"));
   add_threads_option(*command, args->threads);
   add_checkpoint_options(*command, args->molecules.checkpoints);
+  add_log_options(*command, args->quiet, args->verbose);
   add_molecule_train_options(*command, args->molecules);
   const CLI::Option_group* node_options = add_node_train_options(*command, args->nodes);
   command->callback([args, command, node_options] { run(*command, *node_options, *args); });

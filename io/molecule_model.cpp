@@ -122,6 +122,7 @@ MoleculeModel MoleculeModel::load(const std::string& path) {
   for (Index k = 0; k < members; ++k)
     restore_parameters(model.members_[static_cast<std::size_t>(k)]->params, file.parameters, path,
                        member_prefix(k, members));
+  model.training_ = file.training;
   return model;
 }
 
@@ -139,7 +140,7 @@ Parameters<float> MoleculeModel::all_parameters() const {
 }
 
 void MoleculeModel::save(const std::string& path, Overwrite overwrite) const {
-  save_model(path, config_json(config_), all_parameters(), overwrite);
+  save_model(path, config_json(config_), all_parameters(), overwrite, training_metadata(training_));
 }
 
 void MoleculeModel::initialize(std::uint64_t seed) {
@@ -172,7 +173,7 @@ nlohmann::json run_progress(const nlohmann::json& identity, const std::vector<Tr
   nlohmann::json results = nlohmann::json::array();
   for (const TrainingResult& result : finished) {
     const double best = result.best_validation;
-    results.push_back({{"best_epoch", result.best_epoch}, {"best_validation", std::isnan(best) ? nlohmann::json() : nlohmann::json(best)}});
+    results.push_back({{"epochs_run", result.epochs_run}, {"best_epoch", result.best_epoch}, {"best_validation", std::isnan(best) ? nlohmann::json() : nlohmann::json(best)}});
   }
   return {{"identity", identity}, {"member", finished.size()}, {"finished", results}};
 }
@@ -198,6 +199,7 @@ Checkpoint MoleculeModel::resume(const std::string& path, const nlohmann::json& 
   try {
     for (const nlohmann::json& finished : checkpoint.run.at("finished")) {
       TrainingResult& result = results.emplace_back();
+      finished.at("epochs_run").get_to(result.epochs_run);
       finished.at("best_epoch").get_to(result.best_epoch);
       const nlohmann::json& best = finished.at("best_validation");
       result.best_validation = best.is_null() ? std::numeric_limits<double>::quiet_NaN() : best.get<double>();
@@ -218,8 +220,11 @@ std::vector<TrainingResult> MoleculeModel::fit(
   std::vector<TrainingResult> results;
   std::optional<Checkpoint> resumed;
   if (!checkpoints.resume.empty()) resumed = resume(checkpoints.resume, identity, train, results);
+  const Logger log(options.log);
   const std::size_t first = results.size();
   for (std::size_t k = first; k < members_.size(); ++k) {
+    if (members_.size() > 1)
+      log.normal("ensemble member " + std::to_string(k + 1) + " of " + std::to_string(members_.size()));
     TrainingOptions fitting = options;
     fitting.task_type = config_.task_type;
     fitting.seed = options.seed + k;

@@ -209,11 +209,12 @@ NodeModel NodeModel::load(const std::string& path) {
   const ModelFile file = load_model(path);
   NodeModel model(config_from_json(file.config, path));
   restore_parameters(*model.params_, file.parameters, path);
+  model.training_ = file.training;
   return model;
 }
 
 void NodeModel::save(const std::string& path, Overwrite overwrite) const {
-  save_model(path, config_json(config_), *params_, overwrite);
+  save_model(path, config_json(config_), *params_, overwrite, training_metadata(training_));
 }
 
 void NodeModel::initialize(std::uint64_t seed) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <numbers>
@@ -262,11 +263,41 @@ class EpochRunner {
   Matrix<float> doutputs_;
 };
 
+void log_setup(const Logger& log, const GraphSet& train, const GraphSet& validation, const TrainingOptions& options,
+               const std::string& metric) {
+  if (!log.enabled(LogLevel::verbose)) return;
+  const auto batches = (static_cast<Index>(train.graphs.size()) + options.batch_size - 1) / options.batch_size;
+  log.verbose("training on " + std::to_string(train.graphs.size()) + " graphs in " + std::to_string(batches) +
+              " batches of up to " + std::to_string(options.batch_size) + ", validating on " +
+              std::to_string(validation.graphs.size()) + " by " + metric + "; at most " +
+              std::to_string(options.epochs) + " epochs, patience " + std::to_string(options.patience));
+}
+
+void log_epoch(const Logger& log, const EpochReport& report, Index epochs, const std::string& metric) {
+  if (!log.enabled(LogLevel::normal)) return;
+  const EpochProgress progress{.epoch = report.epoch,
+                               .epochs = epochs,
+                               .train_loss = report.train_loss,
+                               .metric = metric,
+                               .validation = report.validation,
+                               .seconds = report.seconds};
+  log.normal(epoch_line(report, epochs, metric), &progress);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
+
+std::string epoch_line(const EpochReport& report, Index epochs, const std::string& metric) {
+  char line[200];
+  std::snprintf(line, sizeof line, "epoch %4lld/%lld  train loss %.4f  val %s %.4f%s  lr %.2e  %.1f s",
+                static_cast<long long>(report.epoch), static_cast<long long>(epochs), report.train_loss,
+                metric.c_str(), report.validation, report.improved ? " *" : "  ", report.learning_rate,
+                report.seconds);
+  return line;
+}
 
 TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<float>& params, const GraphSet& train,
                                      const GraphSet& validation, const TrainingOptions& options,
@@ -297,6 +328,8 @@ TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<fl
     result.best_validation = state.best_validation;
     first_epoch = state.epoch + 1;
   }
+  const Logger log(options.log);
+  log_setup(log, train, validation, options, metric);
   const auto start = std::chrono::steady_clock::now();
   for (Index epoch = first_epoch; epoch <= options.epochs; ++epoch) {
     EpochReport report;
@@ -315,8 +348,14 @@ TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<fl
     }
     report.seconds = seconds_since(start);
     result.history.push_back(report);
+    result.epochs_run = epoch;
     if (on_epoch) on_epoch(report);
-    if (epoch - result.best_epoch >= options.patience) break;
+    log_epoch(log, report, options.epochs, metric);
+    if (epoch - result.best_epoch >= options.patience) {
+      log.verbose("stopping early: no improvement of validation " + metric + " for " +
+                  std::to_string(options.patience) + " epochs; keeping epoch " + std::to_string(result.best_epoch));
+      break;
+    }
     if (checkpoint_due(checkpoints, epoch)) {
       TrainingState state{.epoch = epoch,
                           .best_weights = best_weights,

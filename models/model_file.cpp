@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <string_view>
 
 #include "edgewise/core/checksum.hpp"
@@ -131,7 +132,61 @@ void check_data_size(const std::string& path, const std::vector<TensorEntry>& te
     fail(path, std::to_string(data_size - needed) + " unexpected bytes after the last tensor of the data section");
 }
 
+std::optional<TrainingSummary> read_training(const std::string& path, const nlohmann::json& metadata) {
+  const auto text = metadata.find("training");
+  if (text == metadata.end()) return std::nullopt;
+  try {
+    return nlohmann::json::parse(text->get<std::string>()).get<TrainingSummary>();
+  } catch (const nlohmann::json::exception& e) {
+    fail(path, std::string("the training summary is malformed: ") + e.what());
+  }
+}
+
+template <typename T>
+void write_optional(nlohmann::json& j, const char* key, const std::optional<T>& value) {
+  if (value) j[key] = *value;
+}
+
+template <typename T>
+void read_optional(const nlohmann::json& j, const char* key, std::optional<T>& value) {
+  if (j.contains(key)) value = j.at(key).get<T>();
+}
+
 }  // namespace
+
+void to_json(nlohmann::json& j, const TrainingSummary& summary) {
+  j = nlohmann::json::object();
+  write_optional(j, "data", summary.data);
+  write_optional(j, "examples", summary.examples);
+  write_optional(j, "split", summary.split);
+  write_optional(j, "seed", summary.seed);
+  write_optional(j, "max_epochs", summary.max_epochs);
+  j["epochs_run"] = summary.epochs_run;
+  j["best_epochs"] = summary.best_epochs;
+  j["metrics"] = nlohmann::json::array();
+  for (const auto& [name, value] : summary.metrics) j["metrics"].push_back({{"name", name}, {"value", value}});
+}
+
+void from_json(const nlohmann::json& j, TrainingSummary& summary) {
+  summary = {};
+  read_optional(j, "data", summary.data);
+  read_optional(j, "examples", summary.examples);
+  read_optional(j, "split", summary.split);
+  read_optional(j, "seed", summary.seed);
+  read_optional(j, "max_epochs", summary.max_epochs);
+  if (j.contains("epochs_run")) j.at("epochs_run").get_to(summary.epochs_run);
+  if (j.contains("best_epochs")) j.at("best_epochs").get_to(summary.best_epochs);
+  for (const nlohmann::json& metric : j.value("metrics", nlohmann::json::array())) {
+    const nlohmann::json& value = metric.at("value");  // JSON has no NaN: it is written as null
+    summary.metrics.emplace_back(metric.at("name").get<std::string>(),
+                                 value.is_null() ? std::numeric_limits<double>::quiet_NaN() : value.get<double>());
+  }
+}
+
+std::map<std::string, std::string> training_metadata(const std::optional<TrainingSummary>& training) {
+  if (!training) return {};
+  return {{"training", nlohmann::json(*training).dump()}};
+}
 
 void save_model(const std::string& path, const nlohmann::json& config, const Parameters<float>& parameters,
                 Overwrite overwrite, const std::map<std::string, std::string>& extra_metadata) {
@@ -164,6 +219,7 @@ ModelFile parse_model(std::string_view bytes, const std::string& path) {
     model.config = nlohmann::json::parse(metadata.value("config", ""), nullptr, false);
     if (model.config.is_discarded() || !model.config.is_object())
       fail(path, "the model configuration is not a valid JSON object");
+    model.training = read_training(path, metadata);
     for (const TensorEntry& tensor : tensors) {
       const ParameterHandle handle = model.parameters.add(tensor.name, tensor.rows, tensor.cols);
       std::memcpy(model.parameters.value(handle).data(), data + tensor.begin, tensor.end - tensor.begin);

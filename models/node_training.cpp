@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -180,11 +181,43 @@ class FullBatchTrainer {
   Matrix<float> dscratch_;  // the validation loss's gradient, which nothing uses
 };
 
+std::string accuracy_text(double value) {
+  if (std::isnan(value)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", value);
+  return text;
+}
+
+void log_setup(const Logger& log, const NodeSplit& split, const NodeTrainingOptions& options) {
+  log.verbose("training on " + std::to_string(split.train.size()) + " nodes, validating on " +
+              std::to_string(split.val.size()) + " by accuracy; at most " + std::to_string(options.epochs) +
+              " epochs, patience " + std::to_string(options.patience));
+}
+
+void log_epoch(const Logger& log, const NodeEpochReport& report, Index epochs) {
+  if (!log.enabled(LogLevel::normal)) return;
+  const EpochProgress progress{.epoch = report.epoch,
+                               .epochs = epochs,
+                               .train_loss = report.train_loss,
+                               .metric = "accuracy",
+                               .validation = report.val_accuracy,
+                               .seconds = report.seconds};
+  log.normal(node_epoch_line(report), &progress);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
+
+std::string node_epoch_line(const NodeEpochReport& report) {
+  char line[120];
+  std::snprintf(line, sizeof line, "epoch %4lld  loss %.4f  train %s  val %s%s  %.1f s",
+                static_cast<long long>(report.epoch), report.train_loss, accuracy_text(report.train_accuracy).c_str(),
+                accuracy_text(report.val_accuracy).c_str(), report.improved ? " *" : "  ", report.seconds);
+  return line;
+}
 
 NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
                                          const Matrix<float>& features, std::span<const Index> labels,
@@ -214,6 +247,8 @@ NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameter
     result.best_val_loss = state.best_loss;
     first_epoch = state.epoch + 1;
   }
+  const Logger log(options.log);
+  log_setup(log, split, options);
   const auto start = std::chrono::steady_clock::now();
   for (Index epoch = first_epoch; epoch <= options.epochs; ++epoch) {
     NodeEpochReport report;
@@ -230,8 +265,14 @@ NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameter
     }
     report.seconds = seconds_since(start);
     result.history.push_back(report);
+    result.epochs_run = epoch;
     if (on_epoch) on_epoch(report);
-    if (epoch - record.last_progress() >= options.patience) break;
+    log_epoch(log, report, options.epochs);
+    if (epoch - record.last_progress() >= options.patience) {
+      log.verbose("stopping early: no improvement on the validation nodes for " + std::to_string(options.patience) +
+                  " epochs; keeping epoch " + std::to_string(result.best_epoch));
+      break;
+    }
     if (checkpoint_due(checkpoints, epoch)) {
       TrainingState state{.epoch = epoch,
                           .best_weights = best_weights,

@@ -341,6 +341,43 @@ TEST_F(MoleculeModelFileTest, AnEnsembleResumedInItsSecondMemberEndsAtTheSameMod
   }
 }
 
+TEST_F(MoleculeModelFileTest, EnsembleLogsEachMembersEpochs) {
+  MoleculeModelConfig config = small_config();
+  config.ensemble = 2;
+  MoleculeModel ensemble(config);
+  ensemble.initialize(4);
+  const Featurized data = featurize_all(ensemble, kMolecules);
+  TrainingOptions options = quick_training(3);
+  std::vector<std::string> lines;
+  options.log.sink = [&](const LogMessage& m) {
+    if (m.progress) {
+      EXPECT_EQ(m.progress->metric, "rmse");
+    }
+    lines.emplace_back(m.text);
+  };
+  const std::vector<TrainingResult> results = ensemble.fit(data.set, {}, options);
+  std::vector<std::string> expected = {"ensemble member 1 of 2"};
+  for (const EpochReport& report : results[0].history) expected.push_back(epoch_line(report, 3, "rmse"));
+  expected.emplace_back("ensemble member 2 of 2");
+  for (const EpochReport& report : results[1].history) expected.push_back(epoch_line(report, 3, "rmse"));
+  EXPECT_EQ(lines, expected);
+  EXPECT_TRUE(lines[1].starts_with("epoch    1/3  train loss ")) << lines[1];
+}
+
+TEST_F(MoleculeModelFileTest, KeepsTheTrainingSummary) {
+  MoleculeModel model(small_config());
+  model.initialize(1);
+  model.save(path("plain.ew"));
+  EXPECT_FALSE(MoleculeModel::load(path("plain.ew")).training_summary().has_value());
+  model.set_training_summary({.data = "esol.csv", .examples = 20, .metrics = {{"test rmse", 0.5}}});
+  model.save(path("summary.ew"));
+  const std::optional<TrainingSummary> loaded = MoleculeModel::load(path("summary.ew")).training_summary();
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_EQ(loaded->data, "esol.csv");
+  EXPECT_EQ(loaded->examples, 20);
+  EXPECT_EQ(loaded->metrics, (std::vector<std::pair<std::string, double>>{{"test rmse", 0.5}}));
+}
+
 TEST_F(MoleculeModelFileTest, RefusesACorruptedFile) {
   MoleculeModel model(small_config());
   model.initialize(1);

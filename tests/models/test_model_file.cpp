@@ -1,6 +1,7 @@
 // Model files: round trip, and refusal of truncated, corrupted and foreign files.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -185,6 +186,46 @@ TEST_F(ModelFileTest, SavingReplacesAtomicallyAndLeavesNoTemporaryFiles) {
   EXPECT_EQ(load_model(path("m.ew")).parameters.values(), params_.values());
   EXPECT_EQ(std::distance(fs::directory_iterator(folder_), fs::directory_iterator{}), 1);
   EXPECT_THROW(save_model(path("no/such/folder/m.ew"), config_, params_), Error);
+}
+
+TEST_F(ModelFileTest, TrainingSummaryRoundTripsWithMissingFieldsAndNaN) {
+  save_model(path("m.ew"), config_, params_);
+  EXPECT_FALSE(load_model(path("m.ew")).training.has_value()) << "a file saved without a summary has none";
+  TrainingSummary summary{.data = "esol.csv",
+                          .examples = 1128,
+                          .seed = 3,
+                          .epochs_run = {40, 35},
+                          .best_epochs = {10, 5},
+                          .metrics = {{"validation rmse", 0.61}, {"test r2", std::nan("")}}};
+  save_model(path("s.ew"), config_, params_, Overwrite::allow, training_metadata(summary));
+  const std::optional<TrainingSummary> loaded = load_model(path("s.ew")).training;
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_EQ(loaded->data, "esol.csv");
+  EXPECT_EQ(loaded->examples, 1128);
+  EXPECT_FALSE(loaded->split.has_value());
+  EXPECT_FALSE(loaded->max_epochs.has_value());
+  EXPECT_EQ(loaded->seed, 3u);
+  EXPECT_EQ(loaded->epochs_run, (std::vector<Index>{40, 35}));
+  EXPECT_EQ(loaded->best_epochs, (std::vector<Index>{10, 5}));
+  ASSERT_EQ(loaded->metrics.size(), 2u);
+  EXPECT_EQ(loaded->metrics[0], (std::pair<std::string, double>{"validation rmse", 0.61}));
+  EXPECT_EQ(loaded->metrics[1].first, "test r2");
+  EXPECT_TRUE(std::isnan(loaded->metrics[1].second));
+}
+
+TEST_F(ModelFileTest, RefusesAMalformedTrainingSummary) {
+  const std::string bytes = saved_bytes();
+  std::uint64_t length = 0;
+  std::memcpy(&length, bytes.data(), 8);
+  nlohmann::json header = nlohmann::json::parse(bytes.substr(8, length));
+  header["__metadata__"]["training"] = R"({"examples": "many"})";
+  std::string text = header.dump();
+  text.append((8 - text.size() % 8) % 8, ' ');
+  std::string edited(8, '\0');
+  const std::uint64_t edited_length = text.size();
+  std::memcpy(edited.data(), &edited_length, 8);
+  write("summary.ew", edited + text + bytes.substr(8 + length));
+  expect_refused("summary.ew", "training summary is malformed");
 }
 
 }  // namespace

@@ -220,6 +220,55 @@ TEST(NodeTrainingTest, LearnsAPlantedPartition) {
   EXPECT_LT(result.history.back().train_loss, result.history.front().train_loss);
 }
 
+TEST(NodeTrainingTest, LogsEachEpochThroughTheSinkAtItsLevel) {
+  const PlantedPartition data;
+  for (const LogLevel level : {LogLevel::quiet, LogLevel::normal, LogLevel::verbose}) {
+    Parameters<float> params;
+    NodeClassifier<float> model(params, data.options());
+    SplitMix64 rng(1);
+    model.reset_parameters(rng);
+    std::vector<std::string> lines;
+    std::vector<EpochProgress> progress;
+    NodeTrainingOptions options{.epochs = 40, .patience = 2};
+    options.log = {.level = level, .sink = [&](const LogMessage& m) {
+                     if (m.progress) progress.push_back(*m.progress);
+                     lines.emplace_back(m.text);
+                   }};
+    const NodeTrainingResult result =
+        train_node_classifier(model, params, data.graph, data.features, data.labels, data.split, options);
+    const std::size_t epochs = result.history.size();
+    if (level == LogLevel::quiet) {
+      EXPECT_TRUE(lines.empty());
+      continue;
+    }
+    ASSERT_EQ(progress.size(), epochs);
+    for (std::size_t i = 0; i < epochs; ++i) {
+      const NodeEpochReport& report = result.history[i];
+      EXPECT_EQ(progress[i].epoch, report.epoch);
+      EXPECT_EQ(progress[i].epochs, 40);
+      EXPECT_EQ(progress[i].metric, "accuracy");
+      EXPECT_EQ(progress[i].validation, report.val_accuracy);
+      EXPECT_EQ(progress[i].train_loss, report.train_loss);
+    }
+    const std::size_t first_epoch_line = level == LogLevel::verbose ? 1 : 0;
+    ASSERT_GE(lines.size(), first_epoch_line + epochs);
+    EXPECT_EQ(lines[first_epoch_line], node_epoch_line(result.history.front()));
+    EXPECT_TRUE(lines[first_epoch_line].starts_with("epoch    1  loss ")) << lines[first_epoch_line];
+    if (level == LogLevel::normal) {
+      EXPECT_EQ(lines.size(), epochs);
+    }
+    if (level == LogLevel::verbose) {
+      EXPECT_EQ(lines.front(), "training on 15 nodes, validating on 30 by accuracy; at most 40 epochs, patience 2");
+      if (epochs < 40) {
+        EXPECT_TRUE(lines.back().starts_with("stopping early: no improvement on the validation nodes for 2 epochs"))
+            << lines.back();
+      } else {
+        EXPECT_EQ(lines.back(), node_epoch_line(result.history.back()));
+      }
+    }
+  }
+}
+
 TEST(NodeTrainingTest, SameSeedGivesTheSameWeights) {
   const PlantedPartition data;
   const auto train = [&](std::uint64_t seed) {

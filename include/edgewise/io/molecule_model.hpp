@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@
 #include "edgewise/io/molecule_dataset.hpp"
 #include "edgewise/models/checkpoint.hpp"
 #include "edgewise/models/graph_training.hpp"
+#include "edgewise/models/model_file.hpp"
 
 namespace edgewise {
 
@@ -90,7 +92,8 @@ class MoleculeModel {
   void initialize(std::uint64_t seed);
 
   /// Trains each member of the ensemble in turn, member k with the training seed options.seed + k;
-  /// on_epoch receives the member's index. Returns one result per member (a member finished before
+  /// on_epoch receives the member's index. In an ensemble, logs "ensemble member k of K" before each
+  /// member's epochs. Returns one result per member (a member finished before
   /// the checkpoint resumed from has an empty history).
   ///
   /// Writes a checkpoint to checkpoints.path every checkpoints.every epochs of each member. With
@@ -127,6 +130,11 @@ class MoleculeModel {
 
   /// The configuration, with the scaling set by fit() or load().
   const MoleculeModelConfig& config() const { return config_; }
+  /// How the model was trained, saved with it and shown by `edgewise info`; absent unless set or
+  /// loaded from a file that has one.
+  const std::optional<TrainingSummary>& training_summary() const { return training_; }
+  /// Sets the summary that save() writes.
+  void set_training_summary(TrainingSummary summary) { training_ = std::move(summary); }
   /// Trainable scalars per member of the ensemble.
   Index num_parameters() const;
 
@@ -143,6 +151,7 @@ class MoleculeModel {
 
   MoleculeModelConfig config_;
   std::vector<std::unique_ptr<Member>> members_;
+  std::optional<TrainingSummary> training_;
 };
 
 }  // namespace edgewise

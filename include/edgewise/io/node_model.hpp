@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -32,6 +33,7 @@
 #include "edgewise/core/files.hpp"
 #include "edgewise/io/graph_files.hpp"
 #include "edgewise/models/checkpoint.hpp"
+#include "edgewise/models/model_file.hpp"
 #include "edgewise/models/node_training.hpp"
 
 namespace edgewise {
@@ -156,6 +158,11 @@ class NodeModel {
 
   /// The configuration, with the node names set by fit() or load().
   const NodeModelConfig& config() const { return config_; }
+  /// How the model was trained, saved with it and shown by `edgewise info`; absent unless set or
+  /// loaded from a file that has one.
+  const std::optional<TrainingSummary>& training_summary() const { return training_; }
+  /// Sets the summary that save() writes.
+  void set_training_summary(TrainingSummary summary) { training_ = std::move(summary); }
   /// Width of embed()'s rows: NodeClassifier::hidden_dim().
   Index embedding_dim() const;
   /// Trainable scalars.
@@ -165,6 +172,7 @@ class NodeModel {
   NodeModelConfig config_;
   std::unique_ptr<Parameters<float>> params_;
   std::unique_ptr<NodeClassifier<float>> network_;
+  std::optional<TrainingSummary> training_;
 };
 
 }  // namespace edgewise

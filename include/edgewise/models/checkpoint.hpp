@@ -22,7 +22,7 @@
 namespace edgewise {
 
 /// The version of the training state's layout, checked on load.
-inline constexpr int kCheckpointVersion = 1;
+inline constexpr int kCheckpointVersion = 2;
 
 /// Where and how often a model's fit writes checkpoints, and the one it continues from.
 struct CheckpointOptions {

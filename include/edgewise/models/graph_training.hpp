@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "edgewise/core/log.hpp"
 #include "edgewise/graph/featured_graph.hpp"
 #include "edgewise/models/graph_predictor.hpp"
 #include "edgewise/models/training_state.hpp"
@@ -63,6 +64,8 @@ struct TrainingOptions {
   Index patience = 30;            ///< epochs without validation improvement before stopping
   std::string metric;             ///< early-stopping metric; empty: "rmse" or "roc_auc" by task type
   std::uint64_t seed = 0;  ///< Seeds the shuffling, dropout and any random choices.
+  /// Normal: one line per epoch (epoch_line); verbose: also the setup and why training stopped.
+  LogSettings log = {};
 };
 
 /// Every option, for checkpoints to tell whether a run continues the one that wrote them.
@@ -80,11 +83,17 @@ struct EpochReport {
 
 /// The outcome of train_graph_predictor.
 struct TrainingResult {
-  std::vector<EpochReport> history;  ///< One report per epoch run.
+  std::vector<EpochReport> history;  ///< One report per epoch run (after a resumed checkpoint, the later ones).
+  Index epochs_run = 0;  ///< The last epoch trained, counting the epochs before a resumed checkpoint.
   Index best_epoch = 0;  ///< The epoch whose weights were kept (1-based).
   double best_validation = 0;  ///< The early-stopping metric at best_epoch.
   TargetScaling scaling;  ///< The scaling the network was trained with; needed to predict.
 };
+
+/// The per-epoch log line, e.g.
+///   epoch   12/100  train loss 0.4123  val rmse 0.6012 *  lr 9.81e-04  3.2 s
+/// where * marks an improvement of the validation metric.
+std::string epoch_line(const EpochReport& report, Index epochs, const std::string& metric);
 
 /// A set of graphs with targets [M, T] in original units (NaN: missing).
 struct GraphSet {

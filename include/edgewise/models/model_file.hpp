@@ -6,14 +6,19 @@
 /// The header maps each parameter name to {"dtype": "F32", "shape": [rows, cols], "data_offsets":
 /// [begin, end]} and holds "__metadata__" (string values only, as the format requires):
 ///   format = "edgewise", format_version, config (a JSON document: architecture, featurizer,
-///   target scaling, task names...), data_sha256 (checksum of the data section).
+///   target scaling, task names...), data_sha256 (checksum of the data section), and optionally
+///   training (a JSON document: the TrainingSummary below).
 /// Loading checks all of it and throws ModelFormatError naming the file and what is wrong.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "edgewise/core/files.hpp"
 #include "edgewise/core/parameters.hpp"
@@ -23,11 +28,31 @@ namespace edgewise {
 /// The model file format this build writes; load_model refuses other versions.
 inline constexpr int kModelFormatVersion = 1;
 
+/// How a model was trained, for `edgewise info`. Every field is optional: what a caller did not
+/// fill, and everything in files written before training was recorded, reads back as absent. Members
+/// left out of a designated initializer are empty.
+struct TrainingSummary {
+  std::optional<std::string> data = {};   ///< the training data, e.g. the CSV or the edge list
+  std::optional<Index> examples = {};     ///< molecules or nodes in it
+  std::optional<std::string> split = {};  ///< how it was split, with the sizes
+  std::optional<std::uint64_t> seed = {};  ///< the training seed
+  std::optional<Index> max_epochs = {};   ///< the epoch limit
+  std::vector<Index> epochs_run = {};     ///< per network (ensemble member)
+  std::vector<Index> best_epochs = {};    ///< per network: the epoch whose weights were kept
+  std::vector<std::pair<std::string, double>> metrics = {};  ///< in order, e.g. ("test rmse", 0.61); NaN: undefined
+};
+
+/// JSON of a summary: absent optional fields are left out, NaN metrics are written as null.
+void to_json(nlohmann::json& j, const TrainingSummary& summary);
+/// Reads what to_json writes; missing keys stay absent or empty.
+void from_json(const nlohmann::json& j, TrainingSummary& summary);
+
 /// The contents of a model file.
 struct ModelFile {
   nlohmann::json config;  ///< The model's configuration, as the model class wrote it.
   Parameters<float> parameters;  ///< The weights, one slot per safetensors tensor.
   nlohmann::json metadata;  ///< The whole "__metadata__" object, extra entries included.
+  std::optional<TrainingSummary> training;  ///< Absent in files saved without one.
 };
 
 /// Writes atomically: the file appears complete under `path` or not at all (a temporary file in
@@ -37,6 +62,9 @@ struct ModelFile {
 /// when or where it was written, so equal models give equal bytes.
 void save_model(const std::string& path, const nlohmann::json& config, const Parameters<float>& parameters,
                 Overwrite overwrite = Overwrite::allow, const std::map<std::string, std::string>& extra_metadata = {});
+
+/// The "__metadata__" entry that stores `training` (none when it is absent), for save_model.
+std::map<std::string, std::string> training_metadata(const std::optional<TrainingSummary>& training);
 
 /// Reads and validates a model file.
 ModelFile load_model(const std::string& path);

@@ -13,8 +13,10 @@
 #include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "edgewise/core/log.hpp"
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/models/node_classifier.hpp"
 #include "edgewise/models/node_splits.hpp"
@@ -31,6 +33,8 @@ struct NodeTrainingOptions {
   double weight_decay = 5e-4;
   Index patience = 100;    ///< epochs without improvement before stopping
   std::uint64_t seed = 0;  ///< of the dropout masks
+  /// Normal: one line per epoch (node_epoch_line); verbose: also the setup and why training stopped.
+  LogSettings log = {};
 };
 
 /// Every option, for checkpoints to tell whether a run continues the one that wrote them.
@@ -49,11 +53,17 @@ struct NodeEpochReport {
 
 /// The outcome of train_node_classifier.
 struct NodeTrainingResult {
-  std::vector<NodeEpochReport> history;  ///< One report per epoch run.
+  std::vector<NodeEpochReport> history;  ///< One report per epoch run (after a resumed checkpoint, the later ones).
+  Index epochs_run = 0;          ///< the last epoch trained, counting the epochs before a resumed checkpoint
   Index best_epoch = 0;          ///< 1-based, the epoch whose weights were kept
   double best_val_accuracy = 0;  ///< NaN without validation nodes
   double best_val_loss = 0;      ///< NaN without validation nodes
 };
+
+/// The per-epoch log line, e.g.
+///   epoch   12  loss 0.4123  train 0.950  val 0.812 *  3.2 s
+/// with accuracies ("-" without validation nodes); * marks an improvement.
+std::string node_epoch_line(const NodeEpochReport& report);
 
 /// Trains `model` (its parameters already initialized) on the nodes of split.train, stopping early on
 /// split.val; split.test is not looked at. labels: [N], class ids, negative for unlabeled nodes;

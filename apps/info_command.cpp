@@ -1,0 +1,157 @@
+// `edgewise info MODEL`: what a model file holds: the kind of model, its architecture and
+// featurizer, its targets or classes, and how it was trained (data, split, seed, epochs, metrics)
+// where the file records it.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "edgewise/core/error.hpp"
+#include "edgewise/io/molecule_model.hpp"
+#include "edgewise/io/node_model.hpp"
+
+namespace edgewise::cli {
+namespace {
+
+constexpr const char* kNotRecorded = "not recorded";
+constexpr std::size_t kListedItems = 20;  // longer lists are shortened to their first items and a count
+
+void field(std::ostream& out, const std::string& name, const std::string& value) {
+  std::string padded = "  " + name;
+  if (padded.size() < 22) padded.append(22 - padded.size(), ' ');
+  out << padded << ' ' << value << '\n';
+}
+
+std::string value_text(const nlohmann::json& value);
+
+std::string list_text(const nlohmann::json& items) {
+  if (items.empty()) return "(none)";
+  std::string text;
+  for (std::size_t i = 0; i < std::min(items.size(), kListedItems); ++i)
+    text += (i > 0 ? ", " : "") + value_text(items[i]);
+  if (items.size() > kListedItems) text += ", ... (" + std::to_string(items.size()) + " in all)";
+  return text;
+}
+
+std::string value_text(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_array()) return list_text(value);
+  if (value.is_null()) return "-";
+  return value.dump();
+}
+
+// Every entry of a configuration object, nested objects as "outer.inner".
+void fields(std::ostream& out, const nlohmann::json& object, const std::string& prefix = "") {
+  for (const auto& [name, value] : object.items()) {
+    if (value.is_object()) {
+      fields(out, value, prefix + name + ".");
+    } else {
+      field(out, prefix + name, value_text(value));
+    }
+  }
+}
+
+std::string metric_text(double value) {
+  if (std::isnan(value)) return "undefined (NaN)";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f", value);
+  return text;
+}
+
+template <typename T>
+std::string recorded(const std::optional<T>& value) {
+  if (!value) return kNotRecorded;
+  std::ostringstream text;
+  text << *value;
+  return text.str();
+}
+
+std::string epochs_text(const TrainingSummary& summary) {
+  std::string text = summary.max_epochs ? "at most " + std::to_string(*summary.max_epochs) : kNotRecorded;
+  for (std::size_t k = 0; k < summary.epochs_run.size(); ++k) {
+    text += summary.epochs_run.size() > 1 ? "; member " + std::to_string(k + 1) + ":" : ";";
+    text += " ran " + std::to_string(summary.epochs_run[k]);
+    if (k < summary.best_epochs.size()) text += ", kept epoch " + std::to_string(summary.best_epochs[k]);
+  }
+  return text;
+}
+
+void print_training(std::ostream& out, const std::optional<TrainingSummary>& summary, const char* examples) {
+  out << "training\n";
+  if (!summary) {
+    field(out, "summary", std::string(kNotRecorded) + " (saved by an earlier version)");
+    out << "metrics\n";
+    field(out, "all", kNotRecorded);
+    return;
+  }
+  field(out, "data", recorded(summary->data));
+  field(out, examples, recorded(summary->examples));
+  field(out, "split", recorded(summary->split));
+  field(out, "seed", recorded(summary->seed));
+  field(out, "epochs", epochs_text(*summary));
+  out << "metrics\n";
+  if (summary->metrics.empty()) field(out, "all", kNotRecorded);
+  for (const auto& [name, value] : summary->metrics) field(out, name, metric_text(value));
+}
+
+void print_molecule_model(std::ostream& out, const std::string& path, const nlohmann::json& config) {
+  const MoleculeModel model = MoleculeModel::load(path);  // checks the configuration and the weights
+  out << path << ": molecule property model (train --task graph)\n";
+  field(out, "task type", config.at("task_type").get<std::string>());
+  field(out, "targets", list_text(config.at("tasks")));
+  field(out, "ensemble", std::to_string(model.config().ensemble) + " network(s)");
+  field(out, "parameters", std::to_string(model.num_parameters()));
+  out << "architecture\n";
+  fields(out, config.at("network"));
+  out << "featurizer\n";
+  fields(out, config.at("featurizer"));
+  out << "target scaling (original = scaled * scale + shift)\n";
+  fields(out, config.at("scaling"));
+  print_training(out, model.training_summary(), "molecules");
+}
+
+void print_node_model(std::ostream& out, const std::string& path, const nlohmann::json& config) {
+  const NodeModel model = NodeModel::load(path);
+  out << path << ": node classification model (train --task node)\n";
+  field(out, "task type", "classification, one class per node");
+  field(out, "classes", list_text(config.at("classes")));
+  field(out, "training graph", std::to_string(model.config().nodes.size()) + " nodes");
+  field(out, "parameters", std::to_string(model.num_parameters()));
+  out << "architecture\n";
+  fields(out, config.at("network"));
+  out << "input and featurizer\n";
+  fields(out, config.at("input"));
+  print_training(out, model.training_summary(), "nodes");
+}
+
+void run(const std::string& path) {
+  const nlohmann::json config = load_model(path).config;
+  std::ostringstream out;
+  try {
+    if (config.value("kind", "") == kNodeModelKind) {
+      print_node_model(out, path, config);
+    } else {
+      print_molecule_model(out, path, config);  // which names the kind it does not know
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw ModelFormatError(path + ": invalid model configuration: " + e.what());
+  }
+  std::cout << out.str();
+}
+
+}  // namespace
+
+void add_info_command(CLI::App& app) {
+  auto path = std::make_shared<std::string>();
+  CLI::App* command = app.add_subcommand("info", "Describe a model file: architecture, featurizer, training, metrics");
+  command->add_option("model", *path, "Model file written by 'edgewise train'")->required()->check(CLI::ExistingFile);
+  command->callback([path] { run(*path); });
+}
+
+}  // namespace edgewise::cli
