@@ -202,9 +202,9 @@ bool is_header(const Record& first, Header header, NodeIds ids, std::initializer
 // Keeps the first of each repeated edge (undirected: of each pair, whichever way round), in order.
 // Memory: a counting sort of the edges by their smaller (directed: source) node, 4 bytes an edge and
 // 8 a node, where a hash set of the pairs would take about 40 bytes an edge.
-void drop_repeated_edges(std::vector<std::pair<Index, Index>>& edges, Index num_nodes, bool directed) {
-  const auto key = [&](const std::pair<Index, Index>& edge) { return directed ? edge.first : std::min(edge.first, edge.second); };
-  const auto other = [&](const std::pair<Index, Index>& edge) { return directed ? edge.second : std::max(edge.first, edge.second); };
+void drop_repeated_edges(std::vector<std::pair<NodeId, NodeId>>& edges, Index num_nodes, bool directed) {
+  const auto key = [&](const std::pair<NodeId, NodeId>& edge) { return directed ? edge.first : std::min(edge.first, edge.second); };
+  const auto other = [&](const std::pair<NodeId, NodeId>& edge) { return directed ? edge.second : std::max(edge.first, edge.second); };
   std::vector<Index> offsets(static_cast<std::size_t>(num_nodes) + 1, 0);
   for (const auto& edge : edges) ++offsets[static_cast<std::size_t>(key(edge)) + 1];
   for (std::size_t i = 0; i + 1 < offsets.size(); ++i) offsets[i + 1] += offsets[i];
@@ -215,7 +215,7 @@ void drop_repeated_edges(std::vector<std::pair<Index, Index>>& edges, Index num_
       order[static_cast<std::size_t>(cursor[static_cast<std::size_t>(key(edges[e]))]++)] = static_cast<NodeId>(e);
   }
   std::vector<bool> repeated(edges.size(), false);
-  std::vector<std::pair<Index, NodeId>> bucket;  // (other node, edge id) of one key
+  std::vector<std::pair<NodeId, NodeId>> bucket;  // (other node, edge id) of one key
   for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
     bucket.clear();
     for (Index p = offsets[k]; p < offsets[k + 1]; ++p) {
@@ -606,32 +606,53 @@ std::optional<Index> NodeIndex::find(std::string_view name) const {
   return it->second;
 }
 
-Graph EdgeList::to_graph(const EdgeListBuildOptions& options) const {
-  // Graph::from_pairs with symmetrize would look every reverse edge up in a hash set; the list holds
-  // each pair once already, so the reverse of every edge but a self-loop is missing, and the arrays
-  // can be filled directly, once, at their final size.
+namespace {
+
+struct EdgeArrays {
+  std::vector<NodeId> sources, targets;
+};
+
+// The graph's edges in its order: `edges`, then (undirected) their reverses, then the added
+// self-loops. Graph::from_pairs with symmetrize would look every reverse edge up in a hash set; the
+// list holds each pair once already, so the reverse of every edge but a self-loop is missing, and the
+// arrays can be filled directly, once, at their final size.
+EdgeArrays directed_edges(const EdgeList& list, const EdgeListBuildOptions& options) {
+  const auto& edges = list.edges;
   const auto loops = static_cast<std::size_t>(std::ranges::count_if(edges, [](const auto& e) { return e.first == e.second; }));
-  std::vector<bool> has_loop(static_cast<std::size_t>(nodes.size()), false);
+  std::vector<bool> has_loop(static_cast<std::size_t>(list.nodes.size()), false);
   for (const auto& [source_node, target_node] : edges)
     if (source_node == target_node) has_loop[static_cast<std::size_t>(source_node)] = true;
   const std::size_t added_loops =
       options.add_self_loops ? static_cast<std::size_t>(std::ranges::count(has_loop, false)) : 0;
-  const std::size_t total = edges.size() + (directed ? 0 : edges.size() - loops) + added_loops;
-  std::vector<NodeId> sources, targets;
-  sources.reserve(total);
-  targets.reserve(total);
-  const auto append = [&](Index from, Index to) {
-    sources.push_back(static_cast<NodeId>(from));
-    targets.push_back(static_cast<NodeId>(to));
+  const std::size_t total = edges.size() + (list.directed ? 0 : edges.size() - loops) + added_loops;
+  EdgeArrays arrays;
+  arrays.sources.reserve(total);
+  arrays.targets.reserve(total);
+  const auto append = [&](NodeId from, NodeId to) {
+    arrays.sources.push_back(from);
+    arrays.targets.push_back(to);
   };
   for (const auto& [source_node, target_node] : edges) append(source_node, target_node);
-  if (!directed)
+  if (!list.directed)
     for (const auto& [source_node, target_node] : edges)
       if (source_node != target_node) append(target_node, source_node);
   if (options.add_self_loops)
-    for (Index i = 0; i < nodes.size(); ++i)
-      if (!has_loop[static_cast<std::size_t>(i)]) append(i, i);
-  return Graph::from_edge_arrays(nodes.size(), std::move(sources), std::move(targets));
+    for (Index i = 0; i < list.nodes.size(); ++i)
+      if (!has_loop[static_cast<std::size_t>(i)]) append(static_cast<NodeId>(i), static_cast<NodeId>(i));
+  return arrays;
+}
+
+}  // namespace
+
+Graph EdgeList::to_graph(const EdgeListBuildOptions& options) const {
+  EdgeArrays arrays = directed_edges(*this, options);
+  return Graph::from_edge_arrays(nodes.size(), std::move(arrays.sources), std::move(arrays.targets));
+}
+
+Graph EdgeList::take_graph(const EdgeListBuildOptions& options) {
+  EdgeArrays arrays = directed_edges(*this, options);
+  edges = {};  // freed before the graph's indices are built, which take about as much memory
+  return Graph::from_edge_arrays(nodes.size(), std::move(arrays.sources), std::move(arrays.targets));
 }
 
 namespace {
@@ -648,7 +669,9 @@ class EdgeListBuilder {
     if (record.fields.size() < 2) fail(where, record.fields.front(), "expected two node ids, found one field");
     const Index source_node = list_.nodes.add(node_name(record.fields[0], options_.ids, where));
     const Index target_node = list_.nodes.add(node_name(record.fields[1], options_.ids, where));
-    list_.edges.emplace_back(source_node, target_node);
+    if (std::max(source_node, target_node) > std::numeric_limits<NodeId>::max())
+      fail(where, record.fields[1], "more than 2^31 - 1 distinct nodes");
+    list_.edges.emplace_back(static_cast<NodeId>(source_node), static_cast<NodeId>(target_node));
   }
 
   EdgeList finish() {

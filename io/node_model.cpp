@@ -180,7 +180,7 @@ NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& o
   std::optional<NodeFeatures> read_features;
   if (!files.features.empty()) read_features = features_of(files.features, options, edges.nodes);
 
-  data.graph = edges.to_graph({.add_self_loops = options.add_self_loops});
+  data.graph = edges.take_graph({.add_self_loops = options.add_self_loops});
   data.nodes = std::move(edges.nodes);
   data.labels.extend_to(data.nodes.size());
   NodeFeatures features = read_features ? std::move(*read_features)

@@ -75,7 +75,7 @@ TEST_F(GraphFilesTest, MessyEdgeListIsReadAndMerged) {
   EXPECT_EQ(list.nodes.names(), (std::vector<std::string>{"1", "2", "3", "4", "5"}));
   EXPECT_EQ(list.nodes.find("3"), 2);
   EXPECT_EQ(list.nodes.find("6"), std::nullopt);
-  EXPECT_EQ(list.edges, (std::vector<std::pair<Index, Index>>{{0, 1}, {1, 2}, {2, 0}, {3, 3}, {4, 0}}));
+  EXPECT_EQ(list.edges, (std::vector<std::pair<NodeId, NodeId>>{{0, 1}, {1, 2}, {2, 0}, {3, 3}, {4, 0}}));
 
   const Graph graph = list.to_graph();
   EXPECT_EQ(graph.num_nodes(), 5);
@@ -92,11 +92,26 @@ TEST_F(GraphFilesTest, SelfLoopsForAttentionCanBeLeftOut) {
   EXPECT_EQ(list.to_graph().num_edges(), 4);
 }
 
+TEST_F(GraphFilesTest, TakingTheGraphGivesTheSameGraphAndEmptiesTheList) {
+  for (const bool directed : {false, true}) {
+    EdgeList list = parse_edge_list("a b\nb c\nc c\nd a\nb a\n", "people.txt", {.ids = NodeIds::string, .directed = directed});
+    const Graph copied = list.to_graph();
+    const Graph taken = list.take_graph();
+    EXPECT_TRUE(list.edges.empty());
+    EXPECT_EQ(list.nodes.size(), 4) << "the node numbering stays";
+    ASSERT_EQ(taken.num_edges(), copied.num_edges());
+    for (Index e = 0; e < copied.num_edges(); ++e) {
+      EXPECT_EQ(taken.source(e), copied.source(e)) << "edge " << e;
+      EXPECT_EQ(taken.target(e), copied.target(e)) << "edge " << e;
+    }
+  }
+}
+
 TEST_F(GraphFilesTest, DirectedListsKeepDirections) {
   const std::string text = "1 2\n2 1\n1 2\n";
   const EdgeList directed = parse_edge_list(text, "d.txt", {.directed = true});
   EXPECT_TRUE(directed.directed);
-  EXPECT_EQ(directed.edges, (std::vector<std::pair<Index, Index>>{{0, 1}, {1, 0}}));
+  EXPECT_EQ(directed.edges, (std::vector<std::pair<NodeId, NodeId>>{{0, 1}, {1, 0}}));
   EXPECT_EQ(edge_set(directed.to_graph({.add_self_loops = false})), (EdgeSet{{0, 1}, {1, 0}}));
 
   const EdgeList one_way = parse_edge_list("1 2\n", "d.txt", {.directed = true});
@@ -140,7 +155,7 @@ TEST_F(GraphFilesTest, CommaSeparatedStringIdsMayContainSpaces) {
   const EdgeList list =
       parse_edge_list("New York, Boston\nBoston ,Los Angeles, 3.5\n", "cities.csv", {.ids = NodeIds::string});
   EXPECT_EQ(list.nodes.names(), (std::vector<std::string>{"New York", "Boston", "Los Angeles"}));
-  EXPECT_EQ(list.edges, (std::vector<std::pair<Index, Index>>{{0, 1}, {1, 2}}));
+  EXPECT_EQ(list.edges, (std::vector<std::pair<NodeId, NodeId>>{{0, 1}, {1, 2}}));
 
   const EdgeList tabs =
       parse_edge_list("New York\tSan Jose\n", "cities.tsv", {.ids = NodeIds::string, .delimiter = '\t'});
@@ -150,7 +165,7 @@ TEST_F(GraphFilesTest, CommaSeparatedStringIdsMayContainSpaces) {
 TEST_F(GraphFilesTest, IntegerIdsAreComparedByValue) {
   const EdgeList list = parse_edge_list("007 7\n0 2147483647\n", "ids.txt");
   EXPECT_EQ(list.nodes.names(), (std::vector<std::string>{"7", "0", "2147483647"}));
-  EXPECT_EQ(list.edges, (std::vector<std::pair<Index, Index>>{{0, 0}, {1, 2}}));
+  EXPECT_EQ(list.edges, (std::vector<std::pair<NodeId, NodeId>>{{0, 0}, {1, 2}}));
 }
 
 TEST_F(GraphFilesTest, GivenNodeIndexKeepsItsIds) {
@@ -158,7 +173,7 @@ TEST_F(GraphFilesTest, GivenNodeIndexKeepsItsIds) {
   for (const char* name : {"0", "1", "2", "3"}) nodes.add(name);
   const EdgeList list = parse_edge_list("3 1\n5 0\n", "e.txt", {}, nodes);
   EXPECT_EQ(list.nodes.size(), 5);
-  EXPECT_EQ(list.edges, (std::vector<std::pair<Index, Index>>{{3, 1}, {4, 0}}));
+  EXPECT_EQ(list.edges, (std::vector<std::pair<NodeId, NodeId>>{{3, 1}, {4, 0}}));
   EXPECT_EQ(list.to_graph().num_nodes(), 5);
 }
 

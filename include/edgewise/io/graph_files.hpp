@@ -92,13 +92,16 @@ struct EdgeListBuildOptions {
 struct EdgeList {
   std::string source;  ///< The file name (or the source given to parse_edge_list), for messages.
   NodeIndex nodes;  ///< The numbering of the nodes, including those of the `nodes` argument.
-  std::vector<std::pair<Index, Index>> edges;  ///< (source, target) ids, each distinct edge once.
+  std::vector<std::pair<NodeId, NodeId>> edges;  ///< (source, target) ids, each distinct edge once.
   bool directed = false;  ///< As read with EdgeListOptions::directed.
 
   /// The graph on every node of `nodes`, including nodes that other files added and that have no
   /// edges. Undirected lists give both directions of each edge; the edge order is `edges`, then the
   /// reverse edges, then the added self-loops (Graph's option order).
   Graph to_graph(const EdgeListBuildOptions& options = {}) const;
+  /// The same graph, built while handing back the memory of `edges`, which is empty afterwards: for
+  /// large files, where the list and the graph would not fit side by side.
+  Graph take_graph(const EdgeListBuildOptions& options = {});
 };
 
 /// Reads an edge list. `nodes` may already number some names (from a node list, to keep its ids);
