@@ -269,6 +269,14 @@ void GraphAttention<Scalar>::combine_heads_and_project() {
 
 template <typename Scalar>
 const Matrix<Scalar>& GraphAttention<Scalar>::backward(const Matrix<Scalar>& dy) {
+  backward_parameters(dy);
+  dx_.resize(x_->rows(), x_->cols());
+  dx_.noalias() = dprojected_ * params_.value(w_in_).transpose();
+  return dx_;
+}
+
+template <typename Scalar>
+void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
   EDGEWISE_CHECK(graph_ != nullptr && x_ != nullptr);
   if (dy.rows() != output_.rows() || dy.cols() != output_.cols())
     throw ArgumentError("GraphAttention: output gradient has the wrong shape");
@@ -292,9 +300,6 @@ const Matrix<Scalar>& GraphAttention<Scalar>::backward(const Matrix<Scalar>& dy)
   backward_scores();
 
   params_.grad(w_in_).noalias() += x_->transpose() * dprojected_;
-  dx_.resize(x_->rows(), x_->cols());
-  dx_.noalias() = dprojected_ * params_.value(w_in_).transpose();
-  return dx_;
 }
 
 template <typename Scalar>

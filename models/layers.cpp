@@ -135,8 +135,14 @@ template <typename Scalar>
 void Dropout<Scalar>::apply_mask(Matrix<Scalar>& out, const Matrix<Scalar>& in) const {
   const auto scale = static_cast<Scalar>(1.0 / (1.0 - p_));
   out.resize(in.rows(), in.cols());
+  // A zero stays zero whether dropped or kept, so it skips the hash: bag-of-words features are
+  // mostly zeros, and hashing every element would cost more than the rest of the epoch.
   parallel_for(
-      in.size(), [&](Index k) { out.data()[k] = hashed_uniform(key_, k) < p_ ? Scalar(0) : in.data()[k] * scale; },
+      in.size(),
+      [&](Index k) {
+        const Scalar value = in.data()[k];
+        out.data()[k] = value == Scalar(0) || hashed_uniform(key_, k) < p_ ? Scalar(0) : value * scale;
+      },
       kElementChunk);
 }
 

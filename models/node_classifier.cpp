@@ -88,8 +88,12 @@ struct NodeClassifier<Scalar>::HiddenLayer {
   // layer, whose input is the features).
   const Matrix<Scalar>* backward(const Matrix<Scalar>& dy, bool input_gradient) {
     const Matrix<Scalar>& dsum = norm ? norm->backward(dy) : dy;
-    const Matrix<Scalar>& ddropped = attention.backward(activation.backward(dsum));
-    if (!input_gradient) return nullptr;
+    const Matrix<Scalar>& dactivation = activation.backward(dsum);
+    if (!input_gradient) {
+      attention.backward_parameters(dactivation);
+      return nullptr;
+    }
+    const Matrix<Scalar>& ddropped = attention.backward(dactivation);
     const Matrix<Scalar>& dh_attention = dropout.backward(ddropped);
     if (!residual) return &dh_attention;
     dh = dh_attention + dsum;

@@ -129,5 +129,29 @@ TEST(AttentionGradientTest, WithoutOutputProjectionOrBias) {
   }
 }
 
+TEST(AttentionGradientTest, ParameterOnlyBackwardAccumulatesTheSameGradients) {
+  const Graph g = testing::irregular_graph();
+  GraphAttentionOptions o;
+  o.in_dim = 6;
+  o.heads = 2;
+  o.head_dim = 3;
+  o.score = ScoreFunction::additive;
+  Parameters<double> params;
+  GraphAttention<double> layer(params, "att", o);
+  SplitMix64 rng(5);
+  layer.reset_parameters(rng);
+  const Matrix<double> x = random_matrix(g.num_nodes(), o.in_dim, rng);
+  const Matrix<double> dy = random_matrix(g.num_nodes(), layer.out_dim(), rng);
+
+  layer.forward(g, x, nullptr);
+  params.zero_grad();
+  layer.backward(dy);
+  const Vector<double> full = params.grads();
+  layer.forward(g, x, nullptr);
+  params.zero_grad();
+  layer.backward_parameters(dy);
+  EXPECT_EQ(params.grads(), full);
+}
+
 }  // namespace
 }  // namespace edgewise

@@ -86,6 +86,9 @@ class GraphAttention {
 
   /// dy: [N, out_dim()]. Accumulates parameter gradients; returns dx [N, in_dim].
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
+  /// backward without dx, for a layer whose input needs no gradient (the input features): saves the
+  /// product with the input projection, the largest of the pass when in_dim is large.
+  void backward_parameters(const Matrix<Scalar>& dy);
 
   /// alpha of the last forward, before dropout: [E, H] in the graph's edge order.
   Matrix<Scalar> attention_weights() const;
