@@ -137,6 +137,23 @@ void GraphAttention<Scalar>::reset_parameters(SplitMix64& rng) {
 template <typename Scalar>
 const Matrix<Scalar>& GraphAttention<Scalar>::forward(const Graph& graph, const Matrix<Scalar>& x,
                                                       const Matrix<Scalar>* edge_features, Mode mode) {
+  x_ = &x;
+  sparse_x_ = nullptr;
+  return project_and_attend(graph, x, edge_features, mode);
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& GraphAttention<Scalar>::forward(const Graph& graph, const SparseMatrix<Scalar>& x,
+                                                      const Matrix<Scalar>* edge_features, Mode mode) {
+  x_ = nullptr;
+  sparse_x_ = &x;
+  return project_and_attend(graph, x, edge_features, mode);
+}
+
+template <typename Scalar>
+template <typename Input>
+const Matrix<Scalar>& GraphAttention<Scalar>::project_and_attend(const Graph& graph, const Input& x,
+                                                                 const Matrix<Scalar>* edge_features, Mode mode) {
   if (x.rows() != graph.num_nodes() || x.cols() != options_.in_dim)
     throw ArgumentError("GraphAttention: x is [" + std::to_string(x.rows()) + ", " + std::to_string(x.cols()) +
                         "], expected [" + std::to_string(graph.num_nodes()) + ", " + std::to_string(options_.in_dim) +
@@ -148,7 +165,6 @@ const Matrix<Scalar>& GraphAttention<Scalar>::forward(const Graph& graph, const 
   if (mode.training && (options_.attention_dropout > 0 || options_.value_dropout > 0) && mode.rng == nullptr)
     throw ArgumentError("GraphAttention: training with dropout needs a random generator");
   graph_ = &graph;
-  x_ = &x;
   edge_features_ = options_.edge_dim > 0 ? edge_features : nullptr;
 
   if (!in_parallel_region()) Eigen::setNbThreads(num_threads());  // a global: never set from two threads
@@ -270,14 +286,14 @@ void GraphAttention<Scalar>::combine_heads_and_project() {
 template <typename Scalar>
 const Matrix<Scalar>& GraphAttention<Scalar>::backward(const Matrix<Scalar>& dy) {
   backward_parameters(dy);
-  dx_.resize(x_->rows(), x_->cols());
+  dx_.resize(graph_->num_nodes(), options_.in_dim);
   dx_.noalias() = dprojected_ * params_.value(w_in_).transpose();
   return dx_;
 }
 
 template <typename Scalar>
 void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
-  EDGEWISE_CHECK(graph_ != nullptr && x_ != nullptr);
+  EDGEWISE_CHECK(graph_ != nullptr && (x_ != nullptr || sparse_x_ != nullptr));
   if (dy.rows() != output_.rows() || dy.cols() != output_.cols())
     throw ArgumentError("GraphAttention: output gradient has the wrong shape");
   if (!in_parallel_region()) Eigen::setNbThreads(num_threads());  // a global: never set from two threads
@@ -299,7 +315,10 @@ void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
   dprojected_.resize(g.num_nodes(), projection_width());
   backward_scores();
 
-  params_.grad(w_in_).noalias() += x_->transpose() * dprojected_;
+  if (sparse_x_ != nullptr)
+    params_.grad(w_in_).noalias() += sparse_x_->transpose() * dprojected_;
+  else
+    params_.grad(w_in_).noalias() += x_->transpose() * dprojected_;
 }
 
 template <typename Scalar>

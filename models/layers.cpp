@@ -111,16 +111,34 @@ Dropout<Scalar>::Dropout(double p) : p_(p) {
 }
 
 template <typename Scalar>
-const Matrix<Scalar>& Dropout<Scalar>::forward(const Matrix<Scalar>& x, Mode mode) {
+bool Dropout<Scalar>::start(Mode mode, Index rows, Index cols) {
   const bool masked = mode.training && p_ > 0.0;
   if (masked && mode.rng == nullptr) throw ArgumentError("Dropout: training needs a random generator");
   masked_ = masked;
-  rows_ = x.rows();
-  cols_ = x.cols();
-  if (!masked_) return x;
-  key_ = mode.rng->next();
+  rows_ = rows;
+  cols_ = cols;
+  if (masked_) key_ = mode.rng->next();
+  return masked_;
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& Dropout<Scalar>::forward(const Matrix<Scalar>& x, Mode mode) {
+  if (!start(mode, x.rows(), x.cols())) return x;
   apply_mask(y_, x);
   return y_;
+}
+
+template <typename Scalar>
+const SparseMatrix<Scalar>& Dropout<Scalar>::forward(const SparseMatrix<Scalar>& x, Mode mode) {
+  if (!start(mode, x.rows(), x.cols())) return x;
+  const auto scale = static_cast<Scalar>(1.0 / (1.0 - p_));
+  sparse_y_ = x;
+  // The element (r, c) draws what it draws in the dense row-major forward: hash(key, r * cols + c).
+  parallel_for(x.outerSize(), [&](Index r) {
+    for (typename SparseMatrix<Scalar>::InnerIterator it(sparse_y_, r); it; ++it)
+      it.valueRef() = hashed_uniform(key_, r * cols_ + it.col()) < p_ ? Scalar(0) : it.value() * scale;
+  });
+  return sparse_y_;
 }
 
 template <typename Scalar>

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <type_traits>
 
 #include "edgewise/core/error.hpp"
 
@@ -74,12 +75,16 @@ struct NodeClassifier<Scalar>::HiddenLayer {
     if (o.layer_norm) norm.emplace(params, "norm" + std::to_string(index), o.heads * o.head_dim);
   }
 
-  // h: [N, in], kept by pointer until backward. Returns [N, heads * head_dim].
-  const Matrix<Scalar>& forward(const Graph& graph, const Matrix<Scalar>& h, Mode mode) {
+  // h: [N, in], a Matrix or (first layer) a SparseMatrix, kept by pointer until backward. Returns
+  // [N, heads * head_dim].
+  template <typename Input>
+  const Matrix<Scalar>& forward(const Graph& graph, const Input& h, Mode mode) {
     const Matrix<Scalar>* out = &activation.forward(attention.forward(graph, dropout.forward(h, mode), nullptr, mode));
-    if (residual) {
-      sum = *out + h;
-      out = &sum;
+    if constexpr (std::is_same_v<Input, Matrix<Scalar>>) {
+      if (residual) {
+        sum = *out + h;
+        out = &sum;
+      }
     }
     return norm ? norm->forward(*out) : *out;
   }
@@ -135,13 +140,37 @@ void NodeClassifier<Scalar>::reset_parameters(SplitMix64& rng) {
 }
 
 template <typename Scalar>
+void NodeClassifier<Scalar>::check_features(const Graph& graph, Index rows, Index cols) const {
+  if (rows != graph.num_nodes() || cols != options_.in_dim)
+    throw ArgumentError("NodeClassifier: features are [" + std::to_string(rows) + ", " + std::to_string(cols) +
+                        "], expected [" + std::to_string(graph.num_nodes()) + ", " + std::to_string(options_.in_dim) +
+                        "]");
+}
+
+template <typename Scalar>
 const Matrix<Scalar>& NodeClassifier<Scalar>::forward(const Graph& graph, const Matrix<Scalar>& features, Mode mode) {
-  if (features.rows() != graph.num_nodes() || features.cols() != options_.in_dim)
-    throw ArgumentError("NodeClassifier: features are [" + std::to_string(features.rows()) + ", " +
-                        std::to_string(features.cols()) + "], expected [" + std::to_string(graph.num_nodes()) + ", " +
-                        std::to_string(options_.in_dim) + "]");
-  const Matrix<Scalar>* h = &features;
-  for (auto& layer : hidden_layers_) h = &layer->forward(graph, *h, mode);
+  check_features(graph, features.rows(), features.cols());
+  if (hidden_layers_.empty()) return forward_rest(graph, features, mode);
+  return forward_rest(graph, hidden_layers_.front()->forward(graph, features, mode), mode);
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& NodeClassifier<Scalar>::forward(const Graph& graph, const SparseMatrix<Scalar>& features,
+                                                      Mode mode) {
+  check_features(graph, features.rows(), features.cols());
+  if (hidden_layers_.empty()) {
+    dense_features_ = features.toDense();
+    return forward_rest(graph, dense_features_, mode);
+  }
+  return forward_rest(graph, hidden_layers_.front()->forward(graph, features, mode), mode);
+}
+
+// first_hidden: the first hidden layer's output, or the features when there is no hidden layer.
+template <typename Scalar>
+const Matrix<Scalar>& NodeClassifier<Scalar>::forward_rest(const Graph& graph, const Matrix<Scalar>& first_hidden,
+                                                           Mode mode) {
+  const Matrix<Scalar>* h = &first_hidden;
+  for (std::size_t l = 1; l < hidden_layers_.size(); ++l) h = &hidden_layers_[l]->forward(graph, *h, mode);
   hidden_ = h;
   return output_.forward(graph, output_dropout_.forward(*h, mode), nullptr, mode);
 }

@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/sparse.hpp"
 #include "edgewise/models/losses.hpp"
 #include "edgewise/models/optimizers.hpp"
 #include "edgewise/models/training_state.hpp"
@@ -121,6 +123,13 @@ class ValidationRecord {
   Index last_progress_ = 0;
 };
 
+// A sparse copy of bag-of-words features (fewer non-zeros than kSparseFeatureDensity), else nothing.
+std::optional<SparseMatrix<float>> sparse_copy_if_sparse(const Matrix<float>& features) {
+  const auto nonzeros = static_cast<double>((features.array() != 0.0f).count());
+  if (nonzeros >= kSparseFeatureDensity * static_cast<double>(features.size())) return std::nullopt;
+  return SparseMatrix<float>(features.sparseView());
+}
+
 // The training step and the scoring pass of one epoch. Keeps its loss-gradient buffers between
 // epochs, as the model keeps its layer buffers.
 class FullBatchTrainer {
@@ -132,6 +141,7 @@ class FullBatchTrainer {
         params_(params),
         graph_(graph),
         features_(features),
+        sparse_features_(sparse_copy_if_sparse(features)),
         train_targets_(std::move(train_targets)),
         val_targets_(std::move(val_targets)),
         optimizer_(params, AdamOptions{.lr = options.learning_rate, .weight_decay = options.weight_decay}),
@@ -141,7 +151,7 @@ class FullBatchTrainer {
   // the loss or a gradient is not finite.
   double step(Index epoch) {
     params_.zero_grad();
-    const Matrix<float>& logits = model_.forward(graph_, features_, Mode::train(dropout_rng_));
+    const Matrix<float>& logits = forward(Mode::train(dropout_rng_));
     const double loss = cross_entropy_loss(dlogits_, logits, train_targets_);
     model_.backward(dlogits_);
     check_finite_step(params_, loss, epoch, 1);
@@ -162,17 +172,22 @@ class FullBatchTrainer {
 
   // Fills the report's accuracies and validation loss from one inference pass.
   void score(NodeEpochReport& report) {
-    const Matrix<float>& logits = model_.forward(graph_, features_);
+    const Matrix<float>& logits = forward(Mode::inference());
     report.train_accuracy = accuracy(logits, train_targets_);
     report.val_accuracy = accuracy(logits, val_targets_);
     report.val_loss = std::isnan(report.val_accuracy) ? kNaN : cross_entropy_loss(dscratch_, logits, val_targets_);
   }
 
  private:
+  const Matrix<float>& forward(Mode mode) {
+    return sparse_features_ ? model_.forward(graph_, *sparse_features_, mode) : model_.forward(graph_, features_, mode);
+  }
+
   NodeClassifier<float>& model_;
   Parameters<float>& params_;
   const Graph& graph_;
   const Matrix<float>& features_;
+  std::optional<SparseMatrix<float>> sparse_features_;  // the features again when mostly zeros
   std::vector<Index> train_targets_;
   std::vector<Index> val_targets_;
   Adam<float> optimizer_;

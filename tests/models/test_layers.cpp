@@ -269,6 +269,21 @@ TEST(DropoutTest, MaskDependsOnKeyNotThreadCount) {
   EXPECT_NE(one_thread, other_key);
 }
 
+TEST(DropoutTest, SparseInputGetsTheDenseMask) {
+  SplitMix64 values(4);
+  Matrix<double> x = testing::random_matrix(40, 30, values);
+  for (Index k = 0; k < x.size(); ++k)
+    if (k % 3 != 0) x.data()[k] = 0.0;  // a third non-zero, as bag-of-words rows are
+  const SparseMatrix<double> sparse = x.sparseView();
+  Dropout<double> dense_dropout(0.4), sparse_dropout(0.4);
+  SplitMix64 rng_a(8), rng_b(8);
+  const Matrix<double> dense_y = dense_dropout.forward(x, Mode::train(rng_a));
+  const SparseMatrix<double>& sparse_y = sparse_dropout.forward(sparse, Mode::train(rng_b));
+  EXPECT_EQ(Matrix<double>(sparse_y.toDense()), dense_y);
+  EXPECT_EQ(sparse_y.nonZeros(), sparse.nonZeros()) << "the pattern stays; dropped values are stored zeros";
+  EXPECT_EQ(&sparse_dropout.forward(sparse, Mode::inference()), &sparse) << "inference passes x through";
+}
+
 TEST(DropoutTest, RejectsBadArguments) {
   EXPECT_THROW(Dropout<double>(1.0), ArgumentError);
   EXPECT_THROW(Dropout<double>(-0.1), ArgumentError);

@@ -80,6 +80,38 @@ INSTANTIATE_TEST_SUITE_P(Configurations, NodeClassifierGradientTest,
                                   (std::get<1>(test.param) ? "_residual_layer_norm" : "_plain");
                          });
 
+TEST(NodeClassifierTest, SparseFeaturesGiveTheDenseLogitsAndGradients) {
+  const Graph graph = small_graph();
+  for (const bool residual_and_norm : {false, true}) {
+    for (const Index layers : {Index{1}, Index{2}}) {
+      NodeClassifierOptions options = small_options(ScoreFunction::additive, residual_and_norm);
+      if (!residual_and_norm) options.layers = layers;
+      Parameters<double> params;
+      NodeClassifier<double> network(params, options);
+      SplitMix64 rng(6);
+      params.values() = random_matrix(params.size(), 1, rng).col(0);
+      Matrix<double> features = random_matrix(graph.num_nodes(), 5, rng);
+      for (Index k = 0; k < features.size(); ++k)
+        if (k % 2 == 1) features.data()[k] = 0.0;
+      const SparseMatrix<double> sparse = features.sparseView();
+      const Matrix<double> r = random_matrix(graph.num_nodes(), 3, rng);
+
+      const auto run = [&](const auto& input) {
+        SplitMix64 dropout_rng(23);
+        const Matrix<double> logits = network.forward(graph, input, Mode::train(dropout_rng));
+        params.zero_grad();
+        network.backward(r);
+        return std::pair{logits, Vector<double>(params.grads())};
+      };
+      const auto [dense_logits, dense_grads] = run(features);
+      const auto [sparse_logits, sparse_grads] = run(sparse);
+      const std::string where = "layers " + std::to_string(options.layers);
+      EXPECT_LT((sparse_logits - dense_logits).cwiseAbs().maxCoeff(), 1e-12) << where;
+      EXPECT_LT((sparse_grads - dense_grads).cwiseAbs().maxCoeff(), 1e-12) << where;
+    }
+  }
+}
+
 TEST(NodeClassifierTest, DefaultsFollowTheGatRecipe) {
   NodeClassifierOptions o;
   o.in_dim = 1433;

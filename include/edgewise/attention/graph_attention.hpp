@@ -14,6 +14,7 @@
 #include <string>
 
 #include "edgewise/core/parameters.hpp"
+#include "edgewise/core/sparse.hpp"
 #include "edgewise/core/random.hpp"
 #include "edgewise/core/tensor.hpp"
 #include "edgewise/graph/graph.hpp"
@@ -83,6 +84,10 @@ class GraphAttention {
   /// x: [N, in_dim]; edge_features: [E, edge_dim] or null when edge_dim == 0. Returns [N, out_dim()].
   const Matrix<Scalar>& forward(const Graph& graph, const Matrix<Scalar>& x, const Matrix<Scalar>* edge_features,
                                 Mode mode = Mode::inference());
+  /// The same with a sparse x (bag-of-words features): the input projection and its gradient cost in
+  /// proportion to x's non-zeros. x is kept by pointer until backward, as a dense x is.
+  const Matrix<Scalar>& forward(const Graph& graph, const SparseMatrix<Scalar>& x,
+                                const Matrix<Scalar>* edge_features, Mode mode = Mode::inference());
 
   /// dy: [N, out_dim()]. Accumulates parameter gradients; returns dx [N, in_dim].
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
@@ -107,6 +112,9 @@ class GraphAttention {
   RowView<const Scalar> values() const;
   RowView<const Scalar> aggregated_values() const;
 
+  template <typename Input>  // Matrix or SparseMatrix
+  const Matrix<Scalar>& project_and_attend(const Graph& graph, const Input& x, const Matrix<Scalar>* edge_features,
+                                           Mode mode);
   void compute_scores();
   void add_edge_bias();
   void normalize(Mode mode);
@@ -130,7 +138,8 @@ class GraphAttention {
 
   // Forward state kept for backward. Per-edge arrays are in CSR-by-destination order.
   const Graph* graph_ = nullptr;
-  const Matrix<Scalar>* x_ = nullptr;
+  const Matrix<Scalar>* x_ = nullptr;               // the input of the last forward: x_ or sparse_x_
+  const SparseMatrix<Scalar>* sparse_x_ = nullptr;
   const Matrix<Scalar>* edge_features_ = nullptr;
   Matrix<Scalar> projected_;    // [N, projection_width()]
   Matrix<Scalar> src_terms_;    // additive: [N, H], a_src . z_j

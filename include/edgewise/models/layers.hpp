@@ -16,6 +16,7 @@
 
 #include "edgewise/core/parameters.hpp"
 #include "edgewise/core/random.hpp"
+#include "edgewise/core/sparse.hpp"
 #include "edgewise/core/tensor.hpp"
 
 namespace edgewise {
@@ -176,13 +177,19 @@ class Dropout {
   /// x: [N, D]. Training with p > 0 needs mode.rng (ArgumentError otherwise). Returns [N, D].
   const Matrix<Scalar>& forward(const Matrix<Scalar>& x, Mode mode = Mode::inference());
 
-  /// dy: [N, D] of the last forward; returns dx = dy .* mask / (1 - p).
+  /// The same mask on a sparse x, whose zeros stay zeros: the result has x's pattern and, up to the
+  /// order of later sums, gives what the dense forward gives. For inputs that need no gradient (the
+  /// features): backward() does not follow it.
+  const SparseMatrix<Scalar>& forward(const SparseMatrix<Scalar>& x, Mode mode);
+
+  /// dy: [N, D] of the last dense forward; returns dx = dy .* mask / (1 - p).
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
 
   /// The drop probability p.
   double rate() const { return p_; }
 
  private:
+  bool start(Mode mode, Index rows, Index cols);  // whether this forward drops; draws its mask key
   void apply_mask(Matrix<Scalar>& out, const Matrix<Scalar>& in) const;
 
   double p_;
@@ -191,6 +198,7 @@ class Dropout {
   Index rows_ = 0;
   Index cols_ = 0;
   Matrix<Scalar> y_;
+  SparseMatrix<Scalar> sparse_y_;
   Matrix<Scalar> dx_;
 };
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "edgewise/attention/graph_attention.hpp"
+#include "edgewise/core/sparse.hpp"
 #include "edgewise/models/layers.hpp"
 
 namespace edgewise {
@@ -68,6 +69,10 @@ class NodeClassifier {
   /// features: [N, in_dim], kept by pointer until backward, like the graph. Returns logits
   /// [N, classes].
   const Matrix<Scalar>& forward(const Graph& graph, const Matrix<Scalar>& features, Mode mode = Mode::inference());
+  /// The same with sparse features (bag-of-words): the first layer's dropout and projection cost in
+  /// proportion to the non-zeros. The logits equal the dense forward's up to the order of sums.
+  const Matrix<Scalar>& forward(const Graph& graph, const SparseMatrix<Scalar>& features,
+                                Mode mode = Mode::inference());
 
   /// dlogits: [N, classes]; accumulates every parameter gradient. The features get no gradient.
   void backward(const Matrix<Scalar>& dlogits);
@@ -85,11 +90,15 @@ class NodeClassifier {
  private:
   struct HiddenLayer;
 
+  void check_features(const Graph& graph, Index rows, Index cols) const;
+  const Matrix<Scalar>& forward_rest(const Graph& graph, const Matrix<Scalar>& first_hidden, Mode mode);
+
   NodeClassifierOptions options_;
   std::vector<std::unique_ptr<HiddenLayer>> hidden_layers_;
   Dropout<Scalar> output_dropout_;
   GraphAttention<Scalar> output_;
   const Matrix<Scalar>* hidden_ = nullptr;
+  Matrix<Scalar> dense_features_;  // a sparse input made dense, when layers == 1
 };
 
 }  // namespace edgewise
