@@ -177,9 +177,8 @@ class Dropout {
   /// x: [N, D]. Training with p > 0 needs mode.rng (ArgumentError otherwise). Returns [N, D].
   const Matrix<Scalar>& forward(const Matrix<Scalar>& x, Mode mode = Mode::inference());
 
-  /// The same mask on a sparse x, whose zeros stay zeros: the result has x's pattern and, up to the
-  /// order of later sums, gives what the dense forward gives. For inputs that need no gradient (the
-  /// features): backward() does not follow it.
+  /// The same mask on a sparse x (input features): the result has x's pattern, dropped values
+  /// stored as zeros, and equals the dense forward's. backward() then masks a dense dy alike.
   const SparseMatrix<Scalar>& forward(const SparseMatrix<Scalar>& x, Mode mode);
 
   /// dy: [N, D] of the last dense forward; returns dx = dy .* mask / (1 - p).
