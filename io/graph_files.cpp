@@ -161,14 +161,22 @@ std::optional<std::uint64_t> non_negative_integer(std::string_view token, std::u
 }
 
 // The name a node token stands for: integer ids by their decimal value, string ids as written.
-std::string node_name(std::string_view token, NodeIds ids, const Where& where) {
+// The value of an integer node id; fails on an empty, non-integer, negative or too large one.
+std::int64_t node_value(std::string_view token, const Where& where) {
   if (token.empty()) fail(where, token, "empty node id");
-  if (ids == NodeIds::string) return std::string(token);
   if (!is_integer(token)) fail(where, token, "node id is not an integer");
   if (token.starts_with('-')) fail(where, token, "negative node id");
   const auto value = non_negative_integer(token, max_node_id);
   if (!value) fail(where, token, "node id above 2^31 - 1");
-  return std::to_string(*value);
+  return static_cast<std::int64_t>(*value);
+}
+
+std::string node_name(std::string_view token, NodeIds ids, const Where& where) {
+  if (ids == NodeIds::string) {
+    if (token.empty()) fail(where, token, "empty node id");
+    return std::string(token);
+  }
+  return std::to_string(node_value(token, where));
 }
 
 // Looks node tokens up in an index, adding or refusing unknown ones.
@@ -667,8 +675,8 @@ class EdgeListBuilder {
     if (std::exchange(first_, false) && is_header(record, options_.header, options_.ids, {0, 1})) return;
     const Where where{list_.source, record.line};
     if (record.fields.size() < 2) fail(where, record.fields.front(), "expected two node ids, found one field");
-    const Index source_node = list_.nodes.add(node_name(record.fields[0], options_.ids, where));
-    const Index target_node = list_.nodes.add(node_name(record.fields[1], options_.ids, where));
+    const Index source_node = node(record.fields[0], where);
+    const Index target_node = node(record.fields[1], where);
     if (std::max(source_node, target_node) > std::numeric_limits<NodeId>::max())
       fail(where, record.fields[1], "more than 2^31 - 1 distinct nodes");
     list_.edges.emplace_back(static_cast<NodeId>(source_node), static_cast<NodeId>(target_node));
@@ -682,9 +690,31 @@ class EdgeListBuilder {
   }
 
  private:
+  Index node(std::string_view token, const Where& where) {
+    if (options_.ids == NodeIds::string) return list_.nodes.add(node_name(token, options_.ids, where));
+    const std::int64_t value = node_value(token, where);
+    if (!in_table(value)) return list_.nodes.add(std::to_string(value));
+    NodeId& id = id_of_value_[static_cast<std::size_t>(value)];
+    if (id < 0) id = static_cast<NodeId>(list_.nodes.add(std::to_string(value)));
+    return id;
+  }
+
+  // Integer ids are looked up by value in a table, which costs far less than hashing every line's
+  // names; NodeIndex still numbers each new name, once. The table grows to the largest value seen,
+  // but not beyond 16 entries per node seen plus 2^20: ids spread over a wider range go to the index.
+  bool in_table(std::int64_t value) {
+    const auto index = static_cast<std::size_t>(value);
+    if (index < id_of_value_.size()) return true;
+    const auto limit = static_cast<std::size_t>(16 * list_.nodes.size()) + (std::size_t{1} << 20);
+    if (index >= limit) return false;
+    id_of_value_.resize(std::min(limit, std::max(index + 1, 2 * id_of_value_.size())), -1);
+    return true;
+  }
+
   EdgeList list_;
   EdgeListOptions options_;
   bool first_ = true;
+  std::vector<NodeId> id_of_value_;  // integer ids: the dense id of each value, -1 before it is seen
 };
 
 }  // namespace

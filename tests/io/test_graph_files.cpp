@@ -92,6 +92,20 @@ TEST_F(GraphFilesTest, SelfLoopsForAttentionCanBeLeftOut) {
   EXPECT_EQ(list.to_graph().num_edges(), 4);
 }
 
+TEST_F(GraphFilesTest, IntegerIdsFarApartAreNumberedInTheOrderTheyAppear) {
+  // 2000000000 lies beyond the table of ids by value; 7 and 0 within it; 007 is 7.
+  const EdgeList list = parse_edge_list("7 2000000000\n0 7\n2000000000 0\n007 3\n2000000000 3\n", "far.txt");
+  EXPECT_EQ(list.nodes.names(), (std::vector<std::string>{"7", "2000000000", "0", "3"}));
+  EXPECT_EQ(list.edges, (std::vector<std::pair<NodeId, NodeId>>{{0, 1}, {2, 0}, {1, 2}, {0, 3}, {1, 3}}));
+
+  NodeIndex listed;
+  listed.add("5");
+  listed.add("2000000000");
+  const EdgeList with_nodes = parse_edge_list("2000000000 5\n5 6\n", "listed.txt", {}, listed);
+  EXPECT_EQ(with_nodes.nodes.names(), (std::vector<std::string>{"5", "2000000000", "6"}));
+  EXPECT_EQ(with_nodes.edges, (std::vector<std::pair<NodeId, NodeId>>{{1, 0}, {0, 2}}));
+}
+
 TEST_F(GraphFilesTest, TakingTheGraphGivesTheSameGraphAndEmptiesTheList) {
   for (const bool directed : {false, true}) {
     EdgeList list = parse_edge_list("a b\nb c\nc c\nd a\nb a\n", "people.txt", {.ids = NodeIds::string, .directed = directed});
