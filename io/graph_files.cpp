@@ -160,7 +160,6 @@ std::optional<std::uint64_t> non_negative_integer(std::string_view token, std::u
   return value;
 }
 
-// The name a node token stands for: integer ids by their decimal value, string ids as written.
 // The value of an integer node id; fails on an empty, non-integer, negative or too large one.
 std::int64_t node_value(std::string_view token, const Where& where) {
   if (token.empty()) fail(where, token, "empty node id");
@@ -171,6 +170,7 @@ std::int64_t node_value(std::string_view token, const Where& where) {
   return static_cast<std::int64_t>(*value);
 }
 
+// The name a node token stands for: integer ids by their decimal value, string ids as written.
 std::string node_name(std::string_view token, NodeIds ids, const Where& where) {
   if (ids == NodeIds::string) {
     if (token.empty()) fail(where, token, "empty node id");
