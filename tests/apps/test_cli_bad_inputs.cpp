@@ -3,12 +3,10 @@
 // naming the file, line and problem, and leave nothing in the output folder: no --out file and no
 // temporary file. Also: outputs are replaced only with --force, and a failed run keeps the old file.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 
 #include "edgewise/io/molecule_model.hpp"
@@ -29,10 +27,10 @@ std::string replaced(std::string text, const std::string& key, const std::string
   return text;
 }
 
-class CliBadInputTest : public ::testing::Test {
+class CliBadInputTest : public edgewise::testing::CliTest {
  protected:
   void SetUp() override {
-    folder_ = fs::temp_directory_path() / ("edgewise_cli_bad_" + std::to_string(::getpid()));
+    CliTest::SetUp();
     fs::create_directories(folder_ / "outputs");
     edgewise::MoleculeModelConfig config;
     config.network.hidden = 8;
@@ -44,20 +42,8 @@ class CliBadInputTest : public ::testing::Test {
     model.initialize(1);
     model.save(path("model.ew"));
   }
-  void TearDown() override { fs::remove_all(folder_); }
-
-  std::string path(const std::string& name) const { return (folder_ / name).string(); }
   std::string out() const { return (folder_ / "outputs" / "out.file").string(); }
 
-  std::string read(const std::string& file) const {
-    std::ostringstream text;
-    text << std::ifstream(file, std::ios::binary).rdbuf();
-    return text.str();
-  }
-
-  CliRun run_cli(const std::string& arguments) const {
-    return edgewise::testing::run_cli(arguments, path("output.txt"));
-  }
 
   // A run that must fail cleanly: status 1, every fragment in the message, the output folder empty.
   void expect_clean_failure(const std::string& arguments, const std::vector<std::string>& fragments) const {
@@ -77,8 +63,6 @@ class CliBadInputTest : public ::testing::Test {
       if (entry.path() != out()) found.push_back(entry.path());
     return found;
   }
-
-  fs::path folder_;
 };
 
 TEST_F(CliBadInputTest, EveryCorpusCaseFailsCleanly) {

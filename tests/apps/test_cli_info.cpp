@@ -1,9 +1,7 @@
 // `edgewise train` output settings (--quiet, --verbose, --plot) and `edgewise info` on the model
 // files it writes, for a molecule model and a node classifier, as a user runs them.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -11,43 +9,25 @@
 #include <vector>
 
 #include "edgewise/models/model_file.hpp"
+#include "support/cli.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int status = 0;
-  std::string output;  // stdout and stderr
-};
+using edgewise::testing::CliRun;
 
-class CliInfoTest : public ::testing::Test {
+class CliInfoTest : public edgewise::testing::CliTest {
  protected:
   void SetUp() override {
-    folder_ = fs::temp_directory_path() / ("edgewise_cli_info_" + std::to_string(::getpid()));
-    fs::create_directories(folder_);
+    CliTest::SetUp();
     write_molecules();
     write_two_communities();
   }
-  void TearDown() override { fs::remove_all(folder_); }
 
-  std::string path(const std::string& name) const { return (folder_ / name).string(); }
-
-  std::string read(const std::string& name) const {
-    std::ostringstream text;
-    text << std::ifstream(path(name)).rdbuf();
-    return text.str();
-  }
-
-  // Output goes to a file, so the tool sees no terminal and prints plain lines.
-  CliRun run_cli(const std::string& arguments) const { return run_plain(arguments + " --threads 1"); }
-
-  // For `info`, which runs no parallel loop and has no --threads.
-  CliRun run_plain(const std::string& arguments) const {
-    const std::string command = std::string(EDGEWISE_CLI) + " " + arguments + " > " + path("output.txt") + " 2>&1";
-    const int status = std::system(command.c_str());
-    return {status, read("output.txt")};
-  }
+  // For `info`, which runs no parallel loop and has no --threads. Output goes to a file, so the tool
+  // sees no terminal and prints plain lines.
+  CliRun run_plain(const std::string& arguments) const { return run_cli(arguments, 0); }
 
   void write_molecules() const {
     std::ofstream csv(path("molecules.csv"));
@@ -81,8 +61,6 @@ class CliInfoTest : public ::testing::Test {
     return "train --task node --node-ids string --edges " + path("edges.txt") + " --labels " + path("labels.txt") +
            " --split stratified:0.5,0.25,0.25 --epochs 6 --out " + path(out);
   }
-
-  fs::path folder_;
 };
 
 // A line of `edgewise info`: the name indented by two and padded to 22 columns, then the value.

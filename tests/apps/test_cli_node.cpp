@@ -1,11 +1,9 @@
 // The node commands of the edgewise tool, run as a user would: train on a small graph of two
 // communities, then predict, embed and eval with the saved model, and the errors that guard them.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "edgewise/io/node_model.hpp"
@@ -17,25 +15,11 @@ namespace fs = std::filesystem;
 
 using edgewise::testing::CliRun;
 
-class CliNodeTest : public ::testing::Test {
+class CliNodeTest : public edgewise::testing::CliTest {
  protected:
   void SetUp() override {
-    folder_ = fs::temp_directory_path() / ("edgewise_cli_node_" + std::to_string(::getpid()));
-    fs::create_directories(folder_);
+    CliTest::SetUp();
     write_two_communities();
-  }
-  void TearDown() override { fs::remove_all(folder_); }
-
-  std::string path(const std::string& name) const { return (folder_ / name).string(); }
-
-  std::string read(const std::string& name) const {
-    std::ostringstream text;
-    text << std::ifstream(path(name)).rdbuf();
-    return text.str();
-  }
-
-  CliRun run_cli(const std::string& arguments) const {
-    return edgewise::testing::run_cli(arguments, path("output.txt"));
   }
 
   // Two 4-cliques with string ids joined by one edge; each community's nodes share a feature.
@@ -57,8 +41,6 @@ class CliNodeTest : public ::testing::Test {
            " --features " + path("features.txt") + " --split stratified:0.5,0.25,0.25 --epochs 30 --out " +
            path("model.ew");
   }
-
-  fs::path folder_;
 };
 
 TEST_F(CliNodeTest, TrainsThenPredictsEmbedsAndEvaluates) {

@@ -7,7 +7,6 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -29,26 +28,12 @@ namespace fs = std::filesystem;
 
 using edgewise::testing::CliRun;
 
-class CliResumeTest : public ::testing::Test {
+class CliResumeTest : public edgewise::testing::CliTest {
  protected:
   void SetUp() override {
-    folder_ = fs::temp_directory_path() / ("edgewise_cli_resume_" + std::to_string(::getpid()));
-    fs::create_directories(folder_);
+    CliTest::SetUp();
     write_molecules();
     write_blocks();
-  }
-  void TearDown() override { fs::remove_all(folder_); }
-
-  std::string path(const std::string& name) const { return (folder_ / name).string(); }
-
-  std::string read(const std::string& name) const {
-    std::ostringstream text;
-    text << std::ifstream(path(name), std::ios::binary).rdbuf();
-    return text.str();
-  }
-
-  CliRun run_cli(const std::string& arguments, int threads = 1) const {
-    return edgewise::testing::run_cli(arguments, path("output.txt"), threads);
   }
 
   // Starts a training run, waits until `checkpoint` appears, kills the run with SIGKILL and returns
@@ -147,8 +132,6 @@ class CliResumeTest : public ::testing::Test {
     for (std::size_t i = 0; i < x.size(); ++i)
       EXPECT_NEAR(x[i], y[i], 1e-5 + 1e-5 * std::abs(x[i])) << "value " << i << " of " << a << " and " << b;
   }
-
-  fs::path folder_;
 };
 
 TEST_F(CliResumeTest, KilledMoleculeTrainingResumesToTheUninterruptedModel) {

@@ -2,9 +2,12 @@
 // for every test target by tests/CMakeLists.txt.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -17,10 +20,10 @@ struct CliRun {
 };
 
 // The shell command that runs `edgewise ARGUMENTS --threads THREADS` with both output streams sent
-// to output_file.
+// to output_file. threads = 0 leaves --threads out, for commands without it (`info`).
 inline std::string cli_command(const std::string& arguments, const std::string& output_file, int threads = 1) {
-  return std::string(EDGEWISE_CLI) + " " + arguments + " --threads " + std::to_string(threads) + " > " +
-         output_file + " 2>&1";
+  const std::string thread_option = threads > 0 ? " --threads " + std::to_string(threads) : "";
+  return std::string(EDGEWISE_CLI) + " " + arguments + thread_option + " > " + output_file + " 2>&1";
 }
 
 inline CliRun run_cli(const std::string& arguments, const std::string& output_file, int threads = 1) {
@@ -29,5 +32,34 @@ inline CliRun run_cli(const std::string& arguments, const std::string& output_fi
   output << std::ifstream(output_file, std::ios::binary).rdbuf();
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output.str()};
 }
+
+// A fixture for command-line tests: a folder of its own under the system's temporary folder, named
+// after the test suite and the process and removed afterwards, and the tool run with its output
+// kept there. Fixtures that write inputs call CliTest::SetUp() first.
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string suite = ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name();
+    folder_ = std::filesystem::temp_directory_path() / ("edgewise_" + suite + "_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(folder_);
+  }
+  void TearDown() override { std::filesystem::remove_all(folder_); }
+
+  // A file in the folder; an absolute `name` stays as it is.
+  std::string path(const std::string& name) const { return (folder_ / name).string(); }
+
+  std::string read(const std::string& name) const {
+    std::ostringstream text;
+    text << std::ifstream(path(name), std::ios::binary).rdbuf();
+    return text.str();
+  }
+
+  // `edgewise ARGUMENTS --threads THREADS` (0: no --threads); output to the folder's output.txt.
+  CliRun run_cli(const std::string& arguments, int threads = 1) const {
+    return edgewise::testing::run_cli(arguments, path("output.txt"), threads);
+  }
+
+  std::filesystem::path folder_;
+};
 
 }  // namespace edgewise::testing
