@@ -225,7 +225,7 @@ void run_edge_list_bench(const std::string& path) {
   EdgeList list = read_edge_list(path);
   const double read_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   const double read_peak_mb = peak_rss_mb();
-  const auto list_bytes = static_cast<std::uint64_t>(list.edges.capacity()) * sizeof(list.edges.front());
+  const auto list_bytes = static_cast<std::uint64_t>(list.edges.size()) * sizeof(list.edges.front());
   const auto file_edges = list.edges.size();
   const Graph graph = list.take_graph();
   const double total_seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -123,6 +123,9 @@ class ValidationRecord {
   Index last_progress_ = 0;
 };
 
+// Below this fraction of non-zeros, training runs on a sparse copy of the features.
+constexpr double kSparseFeatureDensity = 0.1;
+
 // A sparse copy of bag-of-words features (fewer non-zeros than kSparseFeatureDensity), else nothing.
 std::optional<SparseMatrix<float>> sparse_copy_if_sparse(const Matrix<float>& features) {
   const auto nonzeros = static_cast<double>((features.array() != 0.0f).count());

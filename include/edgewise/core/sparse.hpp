@@ -13,7 +13,4 @@ namespace edgewise {
 template <typename Scalar>
 using SparseMatrix = Eigen::SparseMatrix<Scalar, Eigen::RowMajor, Index>;
 
-/// Below this fraction of non-zeros, the node classifier trains on a sparse copy of its features.
-inline constexpr double kSparseFeatureDensity = 0.1;
-
 }  // namespace edgewise
