@@ -266,8 +266,8 @@ std::string node_table(const NodeModel& model, const NodeGraph& data, const std:
 void report_new_nodes(const NodeModel& model, const NodeGraph& data) {
   const std::vector<std::string>& trained = model.config().nodes;
   const std::unordered_set<std::string_view> known(trained.begin(), trained.end());
-  const auto fresh = std::count_if(data.nodes.names().begin(), data.nodes.names().end(),
-                                  [&](const std::string& name) { return !known.contains(name); });
+  Index fresh = 0;
+  for (Index node = 0; node < data.nodes.size(); ++node) fresh += known.contains(data.nodes.name(node)) ? 0 : 1;
   if (fresh > 0)
     std::cerr << fresh << " of " << data.nodes.size() << " nodes are not in the model's training graph\n";
 }
@@ -373,7 +373,7 @@ void train_nodes(const NodeTrainArgs& args) {
   log_graph_summary(log, data);
   const NodeSplit split = node_split(args.split, data, args.training.seed);
   if (!args.save_split.empty())
-    write_node_split(args.save_split, split, args.force, [&](Index node) { return data.nodes.name(node); });
+    write_node_split(args.save_split, split, args.force, [&](Index node) { return std::string(data.nodes.name(node)); });
   const std::string sizes = std::to_string(split.train.size()) + " / " + std::to_string(split.val.size()) + " / " +
                             std::to_string(split.test.size()) + " (train / validation / test)";
   log.normal("split " + sizes);

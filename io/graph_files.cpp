@@ -12,7 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <span>
 #include <sstream>
+#include <stdexcept>
 #include <system_error>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "edgewise/core/error.hpp"
@@ -600,18 +602,50 @@ constexpr std::pair<FeatureFormat, std::string_view> feature_format_names[] = {
 
 }  // namespace
 
+std::string_view NodeIndex::name(Index id) const {
+  if (id < 0 || id >= size()) throw std::out_of_range("node id " + std::to_string(id) + " out of range");
+  const auto k = static_cast<std::size_t>(id);
+  const std::size_t begin = k == 0 ? 0 : name_ends_[k - 1];
+  return std::string_view(text_).substr(begin, name_ends_[k] - begin);
+}
+
+std::vector<std::string> NodeIndex::names() const {
+  std::vector<std::string> all;
+  all.reserve(name_ends_.size());
+  for (Index id = 0; id < size(); ++id) all.emplace_back(name(id));
+  return all;
+}
+
+// Linear probing from the name's hash: the slot that holds `name`'s id, or the empty slot where it
+// would go. The table is never full, so the search ends.
+std::size_t NodeIndex::slot_of(std::string_view name) const {
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t slot = std::hash<std::string_view>{}(name) & mask;
+  while (slots_[slot] >= 0 && this->name(slots_[slot]) != name) slot = (slot + 1) & mask;
+  return slot;
+}
+
+void NodeIndex::grow_table() {
+  slots_.assign(std::max<std::size_t>(16, 2 * slots_.size()), -1);
+  for (Index id = 0; id < size(); ++id) slots_[slot_of(name(id))] = static_cast<NodeId>(id);
+}
+
 Index NodeIndex::add(std::string_view name) {
   if (const std::optional<Index> id = find(name)) return *id;
   const Index id = size();
-  names_.emplace_back(name);
-  ids_.emplace(names_.back(), id);
+  if (id == std::numeric_limits<NodeId>::max()) throw GraphError("node index: more than 2^31 - 1 distinct nodes");
+  text_.append(name);
+  name_ends_.push_back(text_.size());
+  if (2 * name_ends_.size() > slots_.size()) grow_table();
+  else slots_[slot_of(name)] = static_cast<NodeId>(id);
   return id;
 }
 
 std::optional<Index> NodeIndex::find(std::string_view name) const {
-  const auto it = ids_.find(name);
-  if (it == ids_.end()) return std::nullopt;
-  return it->second;
+  if (slots_.empty()) return std::nullopt;
+  const NodeId id = slots_[slot_of(name)];
+  if (id < 0) return std::nullopt;
+  return id;
 }
 
 namespace {
@@ -659,7 +693,10 @@ Graph EdgeList::to_graph(const EdgeListBuildOptions& options) const {
 
 Graph EdgeList::take_graph(const EdgeListBuildOptions& options) {
   EdgeArrays arrays = directed_edges(*this, options);
-  edges = {};  // freed before the graph's indices are built, which take about as much memory
+  // Freed before the graph's indices are built, which take about as much memory. (`edges = {}` would
+  // keep the capacity: it assigns an empty initializer list.)
+  edges.clear();
+  edges.shrink_to_fit();
   return Graph::from_edge_arrays(nodes.size(), std::move(arrays.sources), std::move(arrays.targets));
 }
 

@@ -290,7 +290,7 @@ std::vector<Index> NodeModel::output_order(const NodeIndex& nodes) const {
   std::vector<std::int64_t> rank(static_cast<std::size_t>(nodes.size()));
   if (config_.input.ids == NodeIds::integer) {
     for (Index node = 0; node < nodes.size(); ++node)
-      rank[static_cast<std::size_t>(node)] = std::stoll(nodes.name(node));
+      rank[static_cast<std::size_t>(node)] = std::stoll(std::string(nodes.name(node)));
   } else {
     std::unordered_map<std::string_view, Index> training_ids;
     for (std::size_t id = 0; id < config_.nodes.size(); ++id)

@@ -182,6 +182,28 @@ TEST_F(GraphFilesTest, IntegerIdsAreComparedByValue) {
   EXPECT_EQ(list.edges, (std::vector<std::pair<NodeId, NodeId>>{{0, 0}, {1, 2}}));
 }
 
+TEST(NodeIndexTest, NumbersNamesInOrderAndFindsThemAfterTheTableGrows) {
+  NodeIndex nodes;
+  EXPECT_EQ(nodes.find("a"), std::nullopt);
+  constexpr Index count = 5000;  // the table doubles many times on the way
+  for (Index k = 0; k < count; ++k) ASSERT_EQ(nodes.add("node " + std::to_string(k)), k);
+  EXPECT_EQ(nodes.add(""), count);  // an empty name is a name like any other
+  EXPECT_EQ(nodes.add("node 17"), 17);
+  EXPECT_EQ(nodes.size(), count + 1);
+  for (Index k = 0; k < count; ++k) {
+    ASSERT_EQ(nodes.find("node " + std::to_string(k)), k);
+    ASSERT_EQ(nodes.name(k), "node " + std::to_string(k));
+  }
+  EXPECT_EQ(nodes.find(""), count);
+  EXPECT_EQ(nodes.name(count), "");
+  EXPECT_EQ(nodes.find("node 5000"), std::nullopt);
+  EXPECT_EQ(nodes.find("node 1 "), std::nullopt);
+  EXPECT_EQ(nodes.names().size(), static_cast<std::size_t>(count + 1));
+  EXPECT_EQ(nodes.names()[42], "node 42");
+  EXPECT_THROW(nodes.name(count + 1), std::out_of_range);
+  EXPECT_THROW(nodes.name(-1), std::out_of_range);
+}
+
 TEST_F(GraphFilesTest, GivenNodeIndexKeepsItsIds) {
   NodeIndex nodes;
   for (const char* name : {"0", "1", "2", "3"}) nodes.add(name);
@@ -558,7 +580,7 @@ std::map<std::string, std::string> labels_by_name(const NodeLabels& labels, cons
   std::map<std::string, std::string> by_name;
   for (Index i = 0; i < nodes.size(); ++i) {
     const Index c = labels.classes[static_cast<std::size_t>(i)];
-    if (c >= 0) by_name[nodes.name(i)] = labels.class_names[static_cast<std::size_t>(c)];
+    if (c >= 0) by_name[std::string(nodes.name(i))] = labels.class_names[static_cast<std::size_t>(c)];
   }
   return by_name;
 }

@@ -82,7 +82,7 @@ NodeSplit train_only(std::vector<Index> nodes) {
 
 std::vector<std::string> names_in_output_order(const NodeModel& model, const NodeIndex& nodes) {
   std::vector<std::string> names;
-  for (const Index node : model.output_order(nodes)) names.push_back(nodes.name(node));
+  for (const Index node : model.output_order(nodes)) names.emplace_back(nodes.name(node));
   return names;
 }
 
