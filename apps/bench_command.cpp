@@ -205,15 +205,15 @@ void add_triad_command(CLI::App& bench) {
   command->callback([options] { run_triad(*options); });
 }
 
-// The bytes of the graph's arrays: edge order (sources, targets), CSR by destination (offsets,
-// sources, edge ids) and its transpose by source.
+// The bytes of the graph's arrays: CSR by destination (offsets, sources, edge positions) and its
+// transpose by source (offsets, targets, positions).
 std::uint64_t graph_bytes(const Graph& graph) {
   const auto edges = static_cast<std::uint64_t>(graph.num_edges());
   const auto offsets = static_cast<std::uint64_t>(graph.num_nodes() + 1) * sizeof(Index);
-  return 2 * offsets + 6 * edges * sizeof(NodeId);
+  return 2 * offsets + 4 * edges * sizeof(NodeId);
 }
 
-// The CSR by destination alone: offsets, sources and edge ids.
+// The CSR by destination alone: offsets, sources and edge positions.
 std::uint64_t csr_bytes(const Graph& graph) {
   return static_cast<std::uint64_t>(graph.num_nodes() + 1) * sizeof(Index) +
          2 * static_cast<std::uint64_t>(graph.num_edges()) * sizeof(NodeId);

@@ -233,8 +233,8 @@ void GraphAttention<Scalar>::compute_scores() {
 template <typename Scalar>
 void GraphAttention<Scalar>::add_edge_bias() {
   const Matrix<Scalar> bias = *edge_features_ * params_.value(w_edge_);
-  const auto edge_ids = graph_->in_edge_ids();
-  parallel_for(graph_->num_edges(), [&](Index p) { scores_.row(p) += bias.row(edge_ids[p]); }, 4096);
+  const auto positions = graph_->edge_positions();
+  parallel_for(graph_->num_edges(), [&](Index e) { scores_.row(positions[e]) += bias.row(e); }, 4096);
 }
 
 template <typename Scalar>
@@ -354,9 +354,9 @@ void GraphAttention<Scalar>::backward_normalization() {
 
 template <typename Scalar>
 void GraphAttention<Scalar>::backward_edge_bias() {
-  const auto edge_ids = graph_->in_edge_ids();
+  const auto positions = graph_->edge_positions();
   dedge_bias_.resize(graph_->num_edges(), options_.heads);
-  parallel_for(graph_->num_edges(), [&](Index p) { dedge_bias_.row(edge_ids[p]) = dalpha_.row(p); }, 4096);
+  parallel_for(graph_->num_edges(), [&](Index e) { dedge_bias_.row(e) = dalpha_.row(positions[e]); }, 4096);
   params_.grad(w_edge_).noalias() += edge_features_->transpose() * dedge_bias_;
 }
 
@@ -417,8 +417,8 @@ void GraphAttention<Scalar>::backward_scores() {
 template <typename Scalar>
 Matrix<Scalar> GraphAttention<Scalar>::attention_weights() const {
   Matrix<Scalar> weights(alpha_.rows(), alpha_.cols());
-  const auto edge_ids = graph_ != nullptr ? graph_->in_edge_ids() : std::span<const NodeId>{};
-  for (Index p = 0; p < alpha_.rows(); ++p) weights.row(edge_ids[p]) = alpha_.row(p);
+  const auto positions = graph_ != nullptr ? graph_->edge_positions() : std::span<const NodeId>{};
+  for (Index e = 0; e < alpha_.rows(); ++e) weights.row(e) = alpha_.row(positions[e]);
   return weights;
 }
 

@@ -68,14 +68,16 @@ void append_self_loops(Index num_nodes, std::vector<NodeId>& sources, std::vecto
   }
 }
 
-// Counting sort of edge ids by key; returns offsets [num_keys + 1] and the ids in stable key order.
-// offsets serves as the insertion cursor, so nothing is allocated once the outputs are large enough.
-void bucket_by(std::span<const NodeId> keys, Index num_keys, std::vector<Index>& offsets, std::vector<NodeId>& order) {
+// Counting sort by key: offsets [num_keys + 1] of each key's bucket, and the slot of each item in
+// stable key order. offsets serves as the insertion cursor, so nothing is allocated once the outputs
+// are large enough.
+void bucket_slots(std::span<const NodeId> keys, Index num_keys, std::vector<Index>& offsets,
+                  std::vector<NodeId>& slots) {
   offsets.assign(static_cast<std::size_t>(num_keys) + 1, 0);
   for (NodeId key : keys) ++offsets[key + 1];
   for (Index i = 0; i < num_keys; ++i) offsets[i + 1] += offsets[i];
-  order.resize(keys.size());
-  for (std::size_t e = 0; e < keys.size(); ++e) order[offsets[keys[e]]++] = static_cast<NodeId>(e);
+  slots.resize(keys.size());
+  for (std::size_t e = 0; e < keys.size(); ++e) slots[e] = static_cast<NodeId>(offsets[keys[e]]++);
   // offsets[k] now holds the end of bucket k, which is where bucket k + 1 starts.
   for (Index i = num_keys; i > 0; --i) offsets[i] = offsets[i - 1];
   offsets[0] = 0;
@@ -83,25 +85,55 @@ void bucket_by(std::span<const NodeId> keys, Index num_keys, std::vector<Index>&
 
 }  // namespace
 
-Graph::Graph(Index num_nodes, std::vector<NodeId> sources, std::vector<NodeId> targets)
-    : num_nodes_(num_nodes), source_(std::move(sources)), target_(std::move(targets)) {
-  build_indices();
+// The caller's arrays are freed once the by-destination indices hold what they said, so building
+// takes no more memory than the finished graph.
+Graph::Graph(Index num_nodes, std::vector<NodeId> sources, std::vector<NodeId> targets) : num_nodes_(num_nodes) {
+  build_in_edges(sources, targets);
+  sources.clear();
+  sources.shrink_to_fit();
+  targets.clear();
+  targets.shrink_to_fit();
+  build_out_edges();
 }
 
-void Graph::build_indices() {
-  bucket_by(target_, num_nodes_, in_offsets_, in_edge_ids_);
-  in_sources_.resize(in_edge_ids_.size());
-  for (std::size_t p = 0; p < in_edge_ids_.size(); ++p) in_sources_[p] = source_[in_edge_ids_[p]];
+void Graph::build_in_edges(std::span<const NodeId> sources, std::span<const NodeId> targets) {
+  bucket_slots(targets, num_nodes_, in_offsets_, edge_positions_);
+  in_sources_.resize(sources.size());
+  for (std::size_t e = 0; e < sources.size(); ++e) in_sources_[edge_positions_[e]] = sources[e];
+}
 
-  // By-source slots, each pointing at its by-destination position.
-  bucket_by(in_sources_, num_nodes_, out_offsets_, out_positions_);
-  out_targets_.resize(out_positions_.size());
-  for (std::size_t s = 0; s < out_positions_.size(); ++s) out_targets_[s] = target_[in_edge_ids_[out_positions_[s]]];
+// By-source slots in CSR-by-destination order within each source, each pointing at its position.
+void Graph::build_out_edges() {
+  out_offsets_.assign(static_cast<std::size_t>(num_nodes_) + 1, 0);
+  for (const NodeId source : in_sources_) ++out_offsets_[source + 1];
+  for (Index j = 0; j < num_nodes_; ++j) out_offsets_[j + 1] += out_offsets_[j];
+  out_targets_.resize(in_sources_.size());
+  out_positions_.resize(in_sources_.size());
+  for (Index i = 0; i < num_nodes_; ++i) {
+    for (Index p = in_offsets_[i]; p < in_offsets_[i + 1]; ++p) {
+      const Index slot = out_offsets_[in_sources_[p]]++;
+      out_targets_[slot] = static_cast<NodeId>(i);
+      out_positions_[slot] = static_cast<NodeId>(p);
+    }
+  }
+  // out_offsets_[j] now holds the end of j's slots, which is where j + 1's start.
+  for (Index j = num_nodes_; j > 0; --j) out_offsets_[j] = out_offsets_[j - 1];
+  out_offsets_[0] = 0;
+}
+
+NodeId Graph::target(Index e) const {
+  const Index position = edge_positions_[e];
+  // The last node whose in-edges start at or before the position.
+  const auto row = std::upper_bound(in_offsets_.begin(), in_offsets_.end(), position) - in_offsets_.begin() - 1;
+  return static_cast<NodeId>(row);
 }
 
 std::vector<std::pair<Index, Index>> Graph::edge_pairs() const {
-  std::vector<std::pair<Index, Index>> pairs(source_.size());
-  for (std::size_t e = 0; e < source_.size(); ++e) pairs[e] = {source_[e], target_[e]};
+  std::vector<NodeId> target_at(in_sources_.size());  // the destination of each CSR position
+  for (Index i = 0; i < num_nodes_; ++i)
+    std::fill(target_at.begin() + in_offsets_[i], target_at.begin() + in_offsets_[i + 1], static_cast<NodeId>(i));
+  std::vector<std::pair<Index, Index>> pairs(edge_positions_.size());
+  for (std::size_t e = 0; e < pairs.size(); ++e) pairs[e] = {in_sources_[edge_positions_[e]], target_at[edge_positions_[e]]};
   return pairs;
 }
 
@@ -140,9 +172,8 @@ void Graph::assign(Index num_nodes, std::span<const NodeId> sources, std::span<c
   check_sizes(num_nodes, sources.size());
   for (std::size_t k = 0; k < sources.size(); ++k) check_pair(num_nodes, k, sources[k], targets[k]);
   num_nodes_ = num_nodes;
-  source_.assign(sources.begin(), sources.end());
-  target_.assign(targets.begin(), targets.end());
-  build_indices();
+  build_in_edges(sources, targets);
+  build_out_edges();
 }
 
 Graph Graph::from_pairs(Index num_nodes, std::span<const std::pair<Index, Index>> edges, const GraphOptions& options) {

@@ -151,7 +151,7 @@ void fingerprint(Sha256& digest, const Graph& graph) {
   digest.update(&nodes, sizeof nodes);
   update(graph.in_offsets());
   update(graph.in_sources());
-  update(graph.in_edge_ids());
+  update(graph.edge_positions());
 }
 
 }  // namespace edgewise

@@ -203,7 +203,7 @@ void expect_batcher_matches_assemble(const FeaturizerSpec& spec) {
     if (spec.graph_dim() > 0) expect_same_bits(in_place.graph_features, joined.graph_features, "graph features");
     EXPECT_EQ(in_place.graph_features.cols(), spec.graph_dim());
     EXPECT_EQ(in_place.batch.graph().edge_pairs(), joined.batch.graph().edge_pairs());
-    EXPECT_TRUE(std::ranges::equal(in_place.batch.graph().in_edge_ids(), joined.batch.graph().in_edge_ids()));
+    EXPECT_TRUE(std::ranges::equal(in_place.batch.graph().edge_positions(), joined.batch.graph().edge_positions()));
     EXPECT_TRUE(std::ranges::equal(in_place.batch.node_offsets(), joined.batch.node_offsets()));
     EXPECT_TRUE(std::ranges::equal(in_place.batch.edge_offsets(), joined.batch.edge_offsets()));
     EXPECT_TRUE(std::ranges::equal(in_place.batch.node_graph(), joined.batch.node_graph()));

@@ -3,8 +3,9 @@
 ///
 /// An edge j -> i carries j's value to i; attention at i is normalized over i's in-edges. Edges are
 /// stored CSR by destination (the in-edges of node i occupy positions in_offsets[i] .. in_offsets[i+1]),
-/// with the source of each position and the permutation back to the graph's edge order. The transpose
-/// by source, used by backward passes to gather into sources without atomics, is built once with it.
+/// with the source of each position and the position of each edge of the graph's edge order. The
+/// transpose by source, used by backward passes to gather into sources without atomics, is built once
+/// with it. That is all a graph holds: 16 bytes an edge and 16 a node; the edges as given are not kept.
 ///
 /// The graph's edge order is the caller's: the edges passed to the builder, in their order, after
 /// the options are applied. Options only ever drop duplicates (keeping the first occurrence) or append
@@ -58,22 +59,25 @@ class Graph {
   /// N and E.
   /// @{
   Index num_nodes() const { return num_nodes_; }
-  Index num_edges() const { return static_cast<Index>(source_.size()); }
+  Index num_edges() const { return static_cast<Index>(in_sources_.size()); }
   /// @}
 
-  /// Edge e in the graph's edge order.
+  /// Edge e in the graph's edge order. source is O(1); target searches in_offsets, O(log N).
   /// @{
-  NodeId source(Index e) const { return source_[e]; }
-  NodeId target(Index e) const { return target_[e]; }
+  NodeId source(Index e) const { return in_sources_[edge_positions_[e]]; }
+  NodeId target(Index e) const;
   /// @}
 
-  /// CSR by destination. in_offsets: [N + 1]; in_sources, in_edge_ids: [E] in CSR order.
+  /// CSR by destination. in_offsets: [N + 1]; in_sources: [E] in CSR order.
   /// @{
   std::span<const Index> in_offsets() const { return in_offsets_; }
   std::span<const NodeId> in_sources() const { return in_sources_; }
-  std::span<const NodeId> in_edge_ids() const { return in_edge_ids_; }
   Index in_degree(Index i) const { return in_offsets_[i + 1] - in_offsets_[i]; }
   /// @}
+
+  /// edge_positions: [E] in the graph's edge order, the CSR-by-destination position of each edge.
+  /// Per-edge data in the caller's order (edge features, reported attention weights) goes through it.
+  std::span<const NodeId> edge_positions() const { return edge_positions_; }
 
   /// Transpose by source. out_offsets: [N + 1]; out_targets, out_positions: [E]. out_positions[s] is
   /// the CSR-by-destination position of the edge at by-source slot s.
@@ -89,14 +93,13 @@ class Graph {
 
  private:
   Graph(Index num_nodes, std::vector<NodeId> sources, std::vector<NodeId> targets);
-  void build_indices();
+  void build_in_edges(std::span<const NodeId> sources, std::span<const NodeId> targets);
+  void build_out_edges();
 
   Index num_nodes_ = 0;
-  std::vector<NodeId> source_;
-  std::vector<NodeId> target_;
   std::vector<Index> in_offsets_{0};
   std::vector<NodeId> in_sources_;
-  std::vector<NodeId> in_edge_ids_;
+  std::vector<NodeId> edge_positions_;
   std::vector<Index> out_offsets_{0};
   std::vector<NodeId> out_targets_;
   std::vector<NodeId> out_positions_;

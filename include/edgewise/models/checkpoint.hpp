@@ -21,8 +21,9 @@
 
 namespace edgewise {
 
-/// The version of the training state's layout, checked on load.
-inline constexpr int kCheckpointVersion = 2;
+/// The version of the training state's layout and of the data fingerprints, checked on load. Version 3
+/// fingerprints a graph by its edge positions.
+inline constexpr int kCheckpointVersion = 3;
 
 /// Where and how often a model's fit writes checkpoints, and the one it continues from.
 struct CheckpointOptions {
