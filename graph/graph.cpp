@@ -85,8 +85,8 @@ void bucket_slots(std::span<const NodeId> keys, Index num_keys, std::vector<Inde
 
 }  // namespace
 
-// The caller's arrays are freed once the by-destination indices hold what they said, so building
-// takes no more memory than the finished graph.
+// The caller's arrays are freed as soon as the CSR by destination holds their contents, so building
+// never takes more memory than the finished graph.
 Graph::Graph(Index num_nodes, std::vector<NodeId> sources, std::vector<NodeId> targets) : num_nodes_(num_nodes) {
   build_in_edges(sources, targets);
   sources.clear();
@@ -133,7 +133,10 @@ std::vector<std::pair<Index, Index>> Graph::edge_pairs() const {
   for (Index i = 0; i < num_nodes_; ++i)
     std::fill(target_at.begin() + in_offsets_[i], target_at.begin() + in_offsets_[i + 1], static_cast<NodeId>(i));
   std::vector<std::pair<Index, Index>> pairs(edge_positions_.size());
-  for (std::size_t e = 0; e < pairs.size(); ++e) pairs[e] = {in_sources_[edge_positions_[e]], target_at[edge_positions_[e]]};
+  for (std::size_t e = 0; e < pairs.size(); ++e) {
+    const NodeId position = edge_positions_[e];
+    pairs[e] = {in_sources_[position], target_at[position]};
+  }
   return pairs;
 }
 

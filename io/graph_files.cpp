@@ -637,7 +637,7 @@ Index NodeIndex::add(std::string_view name) {
   text_.append(name);
   name_ends_.push_back(text_.size());
   if (2 * name_ends_.size() > slots_.size()) grow_table();
-  else slots_[slot_of(name)] = static_cast<NodeId>(id);
+  else slots_[slot_of(this->name(id))] = static_cast<NodeId>(id);  // `name` may have pointed into text_
   return id;
 }
 
