@@ -103,6 +103,8 @@ void Graph::build_in_edges(std::span<const NodeId> sources, std::span<const Node
 }
 
 // By-source slots in CSR-by-destination order within each source, each pointing at its position.
+// bucket_slots would give each position its slot, but turning that into the slot -> position and
+// slot -> target arrays needs a fourth per-edge array; walking the rows fills both directly.
 void Graph::build_out_edges() {
   out_offsets_.assign(static_cast<std::size_t>(num_nodes_) + 1, 0);
   for (const NodeId source : in_sources_) ++out_offsets_[source + 1];

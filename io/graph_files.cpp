@@ -631,13 +631,15 @@ void NodeIndex::grow_table() {
 }
 
 Index NodeIndex::add(std::string_view name) {
-  if (const std::optional<Index> id = find(name)) return *id;
+  if (slots_.empty()) grow_table();
+  NodeId& slot = slots_[slot_of(name)];
+  if (slot >= 0) return slot;
   const Index id = size();
   if (id == std::numeric_limits<NodeId>::max()) throw GraphError("node index: more than 2^31 - 1 distinct nodes");
+  slot = static_cast<NodeId>(id);
   text_.append(name);
   name_ends_.push_back(text_.size());
   if (2 * name_ends_.size() > slots_.size()) grow_table();
-  else slots_[slot_of(this->name(id))] = static_cast<NodeId>(id);  // `name` may have pointed into text_
   return id;
 }
 
