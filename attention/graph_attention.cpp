@@ -173,68 +173,116 @@ const Matrix<Scalar>& GraphAttention<Scalar>::project_and_attend(const Graph& gr
   if (!in_parallel_region()) Eigen::setNbThreads(num_threads());  // a global: never set from two threads
   projected_.resize(x.rows(), projection_width());
   projected_.noalias() = x * params_.value(w_in_);
-  compute_scores();
-  if (edge_features_ != nullptr) add_edge_bias();
-  normalize(mode);
-  drop_values(mode);
+  compute_score_terms();
   aggregated_.resize(graph.num_nodes(), width());
-  const Scalar* alpha = keep_.size() > 0 ? alpha_used_.data() : alpha_.data();
-  aggregate_forward(rows_of(aggregated_), graph, alpha, aggregated_values(), options_.heads, options_.head_dim);
+  fused_ = options_.normalization == Normalization::softmax && !(mode.training && options_.attention_dropout > 0);
+  if (fused_) {
+    if (edge_features_ != nullptr) place_edge_bias(false);
+    keep_.resize(0, 0);
+    drop_values(mode);
+    attend_fused();
+  } else {
+    compute_scores();
+    if (edge_features_ != nullptr) place_edge_bias(true);
+    normalize(mode);
+    drop_values(mode);
+    const Scalar* alpha = keep_.size() > 0 ? alpha_used_.data() : alpha_.data();
+    aggregate_forward(rows_of(aggregated_), graph, alpha, aggregated_values(), options_.heads, options_.head_dim);
+  }
   combine_heads_and_project();
   return output_;
 }
 
+// The per-node terms some scores are made of: a_src . z and a_dst . z (additive), q_i^T W_h (bilinear).
 template <typename Scalar>
-void GraphAttention<Scalar>::compute_scores() {
+void GraphAttention<Scalar>::compute_score_terms() {
   const Graph& g = *graph_;
   const Index h = options_.heads, d = options_.head_dim;
+  if (options_.score == ScoreFunction::bilinear) {
+    query_map_.resize(g.num_nodes(), width());
+    for (Index head = 0; head < h; ++head)
+      query_map_.middleCols(head * d, d).noalias() =
+          projected_.middleCols(head * d, d) * ConstMatrixMap<Scalar>(params_.value(bilinear_).row(head).data(), d, d);
+  }
+  if (options_.score == ScoreFunction::additive) {
+    src_terms_.resize(g.num_nodes(), h);
+    dst_terms_.resize(g.num_nodes(), h);
+    const auto att_src = params_.value(att_src_);
+    const auto att_dst = params_.value(att_dst_);
+    parallel_for(g.num_nodes(), [&](Index i) {
+      for (Index head = 0; head < h; ++head) {
+        const auto z = projected_.row(i).segment(head * d, d);
+        src_terms_(i, head) = z.dot(att_src.row(head));
+        dst_terms_(i, head) = z.dot(att_dst.row(head));
+      }
+    });
+  }
+}
+
+// Calls run(score) with the score function of the options, evaluated on this forward's projections.
+template <typename Scalar>
+template <typename Run>
+void GraphAttention<Scalar>::with_score_function(Run&& run) const {
+  const Index h = options_.heads, d = options_.head_dim, w = width();
   const auto slope = static_cast<Scalar>(options_.negative_slope);
-  scores_.resize(g.num_edges(), h);
   switch (options_.score) {
     case ScoreFunction::scaled_dot:
     case ScoreFunction::dot: {
       const Scalar scale = options_.score == ScoreFunction::dot ? Scalar(1) : Scalar(1) / std::sqrt(Scalar(d));
-      dot_scores_forward(scores_.data(), g, read_rows(projected_, 0), read_rows(projected_, width()), h, d, scale);
+      run(DotScore<Scalar>{read_rows(projected_, 0), read_rows(projected_, w), d, scale});
       break;
     }
-    case ScoreFunction::bilinear: {
-      query_map_.resize(g.num_nodes(), width());
-      for (Index head = 0; head < h; ++head)
-        query_map_.middleCols(head * d, d).noalias() =
-            projected_.middleCols(head * d, d) *
-            ConstMatrixMap<Scalar>(params_.value(bilinear_).row(head).data(), d, d);
-      dot_scores_forward(scores_.data(), g, read_rows(query_map_), read_rows(projected_, width()), h, d,
-                         Scalar(1));
+    case ScoreFunction::bilinear:
+      run(DotScore<Scalar>{read_rows(query_map_), read_rows(projected_, w), d, Scalar(1)});
       break;
-    }
-    case ScoreFunction::additive: {
-      src_terms_.resize(g.num_nodes(), h);
-      dst_terms_.resize(g.num_nodes(), h);
-      const auto att_src = params_.value(att_src_);
-      const auto att_dst = params_.value(att_dst_);
-      parallel_for(g.num_nodes(), [&](Index i) {
-        for (Index head = 0; head < h; ++head) {
-          const auto z = projected_.row(i).segment(head * d, d);
-          src_terms_(i, head) = z.dot(att_src.row(head));
-          dst_terms_(i, head) = z.dot(att_dst.row(head));
-        }
-      });
-      additive_scores_forward(scores_.data(), g, src_terms_.data(), dst_terms_.data(), h, slope);
+    case ScoreFunction::additive:
+      run(AdditiveScore<Scalar>{src_terms_.data(), dst_terms_.data(), h, slope});
       break;
-    }
     case ScoreFunction::gatv2:
-      gatv2_scores_forward(scores_.data(), g, read_rows(projected_, 0), read_rows(projected_, width()),
-                           params_.value(att_dst_).data(), h, d, slope);
+      run(Gatv2Score<Scalar>{read_rows(projected_, 0), read_rows(projected_, w), params_.value(att_dst_).data(), d,
+                             slope});
       break;
   }
 }
 
-// scores[p, h] += (edge_features . W_e)[edge_id(p), h].
+// Softmax attention without attention dropout: scores, normalization and aggregation in one pass.
+// scores_ holds the edge bias, if any, on entry.
 template <typename Scalar>
-void GraphAttention<Scalar>::add_edge_bias() {
-  const Matrix<Scalar> bias = *edge_features_ * params_.value(w_edge_);
+void GraphAttention<Scalar>::attend_fused() {
+  const Graph& g = *graph_;
+  const Index h = options_.heads;
+  scores_.resize(g.num_edges(), h);
+  node_max_.resize(g.num_nodes(), h);
+  node_sum_.resize(g.num_nodes(), h);
+  const Scalar* bias = edge_features_ != nullptr ? scores_.data() : nullptr;
+  with_score_function([&](const auto& score) {
+    softmax_attend_forward(rows_of(aggregated_), scores_.data(), node_max_.data(), node_sum_.data(), g,
+                           aggregated_values(), h, options_.head_dim, score, bias);
+  });
+}
+
+template <typename Scalar>
+void GraphAttention<Scalar>::compute_scores() {
+  scores_.resize(graph_->num_edges(), options_.heads);
+  with_score_function([&](const auto& score) { edge_scores_forward(scores_.data(), *graph_, options_.heads, score); });
+}
+
+// scores[p, h] = (or +=, when accumulate) (edge_features . W_e)[e, h] for the edge e at position p.
+template <typename Scalar>
+void GraphAttention<Scalar>::place_edge_bias(bool accumulate) {
+  edge_bias_.resize(graph_->num_edges(), options_.heads);
+  edge_bias_.noalias() = *edge_features_ * params_.value(w_edge_);
+  scores_.resize(graph_->num_edges(), options_.heads);
   const auto positions = graph_->edge_positions();
-  parallel_for(graph_->num_edges(), [&](Index e) { scores_.row(positions[e]) += bias.row(e); }, 4096);
+  parallel_for(
+      graph_->num_edges(),
+      [&](Index e) {
+        if (accumulate)
+          scores_.row(positions[e]) += edge_bias_.row(e);
+        else
+          scores_.row(positions[e]) = edge_bias_.row(e);
+      },
+      4096);
 }
 
 template <typename Scalar>
@@ -300,6 +348,10 @@ void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
   if (dy.rows() != output_.rows() || dy.cols() != output_.cols())
     throw ArgumentError("GraphAttention: output gradient has the wrong shape");
   if (!in_parallel_region()) Eigen::setNbThreads(num_threads());  // a global: never set from two threads
+  if (fused_) {
+    alpha_.resize(graph_->num_edges(), options_.heads);
+    softmax_weights(alpha_.data(), *graph_, scores_.data(), node_max_.data(), node_sum_.data(), options_.heads);
+  }
   backward_output(dy);
 
   // Through the aggregation: d(alpha) per edge and d(values) per source node.
@@ -416,9 +468,14 @@ void GraphAttention<Scalar>::backward_scores() {
 
 template <typename Scalar>
 Matrix<Scalar> GraphAttention<Scalar>::attention_weights() const {
-  Matrix<Scalar> weights(alpha_.rows(), alpha_.cols());
+  Matrix<Scalar> alpha = alpha_;
+  if (fused_) {
+    alpha.resize(scores_.rows(), scores_.cols());
+    softmax_weights(alpha.data(), *graph_, scores_.data(), node_max_.data(), node_sum_.data(), options_.heads);
+  }
+  Matrix<Scalar> weights(alpha.rows(), alpha.cols());
   const auto positions = graph_ != nullptr ? graph_->edge_positions() : std::span<const NodeId>{};
-  for (Index e = 0; e < alpha_.rows(); ++e) weights.row(e) = alpha_.row(positions[e]);
+  for (Index e = 0; e < alpha.rows(); ++e) weights.row(e) = alpha.row(positions[e]);
   return weights;
 }
 

@@ -33,20 +33,34 @@ Scalar leaky_relu_slope(Scalar u, Scalar slope) {
   return u > 0 ? Scalar(1) : slope;
 }
 
+// Prefetches the row of the node `ahead` edges further in `nodes` (sources or targets), if any.
+template <typename Scalar>
+void prefetch_ahead(RowView<const Scalar> rows, std::span<const NodeId> nodes, Index position, Index width) {
+  if (position + kPrefetchEdges < static_cast<Index>(nodes.size()))
+    prefetch_row(rows.row(nodes[position + kPrefetchEdges]), width);
+}
+
 }  // namespace
+
+// --- Fused softmax attention ---------------------------------------------------------------------
+
+template <typename Scalar>
+void softmax_weights(Scalar* alpha, const Graph& g, const Scalar* scores, const Scalar* node_max,
+                     const Scalar* node_sum, Index heads) {
+  const auto offsets = g.in_offsets();
+  parallel_for(g.num_nodes(), [&](Index i) {
+    for (Index p = offsets[i]; p < offsets[i + 1]; ++p)
+      for (Index h = 0; h < heads; ++h)
+        alpha[p * heads + h] = std::exp(scores[p * heads + h] - node_max[i * heads + h]) / node_sum[i * heads + h];
+  });
+}
 
 // --- Scores ---------------------------------------------------------------------------------------
 
 template <typename Scalar>
 void dot_scores_forward(Scalar* scores, const Graph& g, RowView<const Scalar> q, RowView<const Scalar> k, Index heads,
                         Index head_dim, Scalar scale) {
-  const auto offsets = g.in_offsets();
-  const auto sources = g.in_sources();
-  parallel_for(g.num_nodes(), [&](Index i) {
-    for (Index p = offsets[i]; p < offsets[i + 1]; ++p)
-      for (Index h = 0; h < heads; ++h)
-        scores[p * heads + h] = scale * head_of(q.row(i), h, head_dim).dot(head_of(k.row(sources[p]), h, head_dim));
-  });
+  edge_scores_forward(scores, g, heads, DotScore<Scalar>{q, k, head_dim, scale});
 }
 
 template <typename Scalar>
@@ -57,32 +71,30 @@ void dot_scores_backward(RowView<Scalar> dq, RowView<Scalar> dk, const Graph& g,
   const auto sources = g.in_sources();
   parallel_for(g.num_nodes(), [&](Index i) {
     Segment<Scalar>(dq.row(i), width).setZero();
-    for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p)
+    for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p) {
+      prefetch_ahead(k, sources, p, width);
       for (Index h = 0; h < heads; ++h)
         head_of(dq.row(i), h, head_dim) += (scale * dscores[p * heads + h]) * head_of(k.row(sources[p]), h, head_dim);
+    }
   });
   const auto out_offsets = g.out_offsets();
   const auto targets = g.out_targets();
   const auto positions = g.out_positions();
   parallel_for(g.num_nodes(), [&](Index j) {
     Segment<Scalar>(dk.row(j), width).setZero();
-    for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s)
+    for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
+      prefetch_ahead(q, targets, s, width);
       for (Index h = 0; h < heads; ++h)
         head_of(dk.row(j), h, head_dim) +=
             (scale * dscores[positions[s] * heads + h]) * head_of(q.row(targets[s]), h, head_dim);
+    }
   });
 }
 
 template <typename Scalar>
 void additive_scores_forward(Scalar* scores, const Graph& g, const Scalar* src_term, const Scalar* dst_term,
                              Index heads, Scalar negative_slope) {
-  const auto offsets = g.in_offsets();
-  const auto sources = g.in_sources();
-  parallel_for(g.num_nodes(), [&](Index i) {
-    for (Index p = offsets[i]; p < offsets[i + 1]; ++p)
-      for (Index h = 0; h < heads; ++h)
-        scores[p * heads + h] = leaky_relu(dst_term[i * heads + h] + src_term[sources[p] * heads + h], negative_slope);
-  });
+  edge_scores_forward(scores, g, heads, AdditiveScore<Scalar>{src_term, dst_term, heads, negative_slope});
 }
 
 template <typename Scalar>
@@ -118,20 +130,7 @@ void additive_scores_backward(Scalar* dsrc_term, Scalar* ddst_term, const Graph&
 template <typename Scalar>
 void gatv2_scores_forward(Scalar* scores, const Graph& g, RowView<const Scalar> x_src, RowView<const Scalar> x_dst,
                           const Scalar* att, Index heads, Index head_dim, Scalar negative_slope) {
-  const auto offsets = g.in_offsets();
-  const auto sources = g.in_sources();
-  parallel_for(g.num_nodes(), [&](Index i) {
-    const Scalar* dst_row = x_dst.row(i);
-    for (Index p = offsets[i]; p < offsets[i + 1]; ++p) {
-      const Scalar* src_row = x_src.row(sources[p]);
-      for (Index h = 0; h < heads; ++h) {
-        Scalar score = 0;
-        for (Index c = h * head_dim; c < (h + 1) * head_dim; ++c)
-          score += att[c] * leaky_relu(src_row[c] + dst_row[c], negative_slope);
-        scores[p * heads + h] = score;
-      }
-    }
-  });
+  edge_scores_forward(scores, g, heads, Gatv2Score<Scalar>{x_src, x_dst, att, head_dim, negative_slope});
 }
 
 template <typename Scalar>
@@ -150,6 +149,7 @@ void gatv2_scores_backward(RowView<Scalar> dx_src, RowView<Scalar> dx_dst, Scala
     std::fill(dst_grad, dst_grad + width, Scalar(0));
     const Scalar* dst_row = x_dst.row(i);
     for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p) {
+      prefetch_ahead(x_src, sources, p, width);
       const Scalar* src_row = x_src.row(sources[p]);
       for (Index c = 0; c < width; ++c) {
         const Scalar ds = dscores[p * heads + c / head_dim];
@@ -169,6 +169,7 @@ void gatv2_scores_backward(RowView<Scalar> dx_src, RowView<Scalar> dx_dst, Scala
     std::fill(src_grad, src_grad + width, Scalar(0));
     const Scalar* src_row = x_src.row(j);
     for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
+      prefetch_ahead(x_dst, targets, s, width);
       const Scalar* dst_row = x_dst.row(targets[s]);
       for (Index c = 0; c < width; ++c) {
         const Scalar u = src_row[c] + dst_row[c];
@@ -257,22 +258,27 @@ void aggregate_backward(Scalar* dalpha, RowView<Scalar> dv, const Graph& g, cons
   const auto in_offsets = g.in_offsets();
   const auto sources = g.in_sources();
   parallel_for(g.num_nodes(), [&](Index i) {
-    for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p)
+    for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p) {
+      prefetch_ahead(v, sources, p, heads * head_dim);
       for (Index h = 0; h < heads; ++h)
         dalpha[p * heads + h] = head_of(dout.row(i), h, head_dim).dot(head_of(v.row(sources[p]), h, head_dim));
+    }
   });
   const auto out_offsets = g.out_offsets();
   const auto targets = g.out_targets();
   const auto positions = g.out_positions();
   parallel_for(g.num_nodes(), [&](Index j) {
     Segment<Scalar>(dv.row(j), heads * head_dim).setZero();
-    for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s)
+    for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
+      prefetch_ahead(dout, targets, s, heads * head_dim);
       for (Index h = 0; h < heads; ++h)
         head_of(dv.row(j), h, head_dim) += alpha[positions[s] * heads + h] * head_of(dout.row(targets[s]), h, head_dim);
+    }
   });
 }
 
 #define EDGEWISE_INSTANTIATE_KERNELS(Scalar)                                                                          \
+  template void softmax_weights(Scalar*, const Graph&, const Scalar*, const Scalar*, const Scalar*, Index);           \
   template void dot_scores_forward(Scalar*, const Graph&, RowView<const Scalar>, RowView<const Scalar>, Index, Index, \
                                    Scalar);                                                                           \
   template void dot_scores_backward(RowView<Scalar>, RowView<Scalar>, const Graph&, RowView<const Scalar>,            \

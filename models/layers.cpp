@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <string>
+
+#include <unsupported/Eigen/SpecialFunctions>
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
@@ -30,6 +33,30 @@ void require_output_shape(const std::string& layer, const Matrix<Scalar>& dy, In
                         shape(rows, cols));
 }
 
+// Eigen's vectorized erf and exp round differently from their scalar fallbacks, so every element
+// goes through a whole block of kLanes floats: a shorter tail is computed in a zero-padded block.
+constexpr Index kLanes = 16;
+using FloatBlock = Eigen::Array<float, kLanes, 1>;
+
+// out[k] = kernel(a, b)[k] for k < n, kLanes elements at a time.
+template <typename Kernel>
+void in_float_blocks(const float* a, const float* b, float* out, Index n, Kernel kernel) {
+  Index k = 0;
+  for (; k + kLanes <= n; k += kLanes)
+    Eigen::Map<FloatBlock>(out + k) = kernel(Eigen::Map<const FloatBlock>(a + k), Eigen::Map<const FloatBlock>(b + k));
+  if (k == n) return;
+  FloatBlock tail_a = FloatBlock::Zero(), tail_b = FloatBlock::Zero();
+  std::copy(a + k, a + n, tail_a.data());
+  std::copy(b + k, b + n, tail_b.data());
+  const FloatBlock result = kernel(tail_a, tail_b);
+  std::copy(result.data(), result.data() + (n - k), out + k);
+}
+
+template <typename S>
+constexpr S kInvSqrt2 = static_cast<S>(1.0 / std::numbers::sqrt2);
+template <typename S>
+constexpr S kInvSqrt2Pi = static_cast<S>(std::numbers::inv_sqrtpi / std::numbers::sqrt2);
+
 }  // namespace
 
 // ---- Linear ----
@@ -54,8 +81,14 @@ const Matrix<Scalar>& Linear<Scalar>::forward(const Matrix<Scalar>& x) {
   require_cols("Linear", x, in_dim_);
   x_ = &x;
   y_.resize(x.rows(), out_dim_);
-  y_.noalias() = x * params_.value(weight_);
-  if (bias_.slot >= 0) y_.rowwise() += params_.value(bias_).row(0);
+  // The product accumulates into the bias rows: Eigen would otherwise zero y first, and the bias
+  // would take a second pass over y.
+  if (bias_.slot >= 0) {
+    y_.rowwise() = params_.value(bias_).row(0);
+    y_.noalias() += x * params_.value(weight_);
+  } else {
+    y_.noalias() = x * params_.value(weight_);
+  }
   return y_;
 }
 
@@ -70,6 +103,35 @@ const Matrix<Scalar>& Linear<Scalar>::backward(const Matrix<Scalar>& dy) {
 }
 
 // ---- Element-wise activations ----
+
+void activation::Gelu::values(const float* x, float* y, Index n) const {
+  in_float_blocks(x, x, y, n, [](const auto& in, const auto&) -> FloatBlock {
+    return in * (0.5f * (1.0f + (in * kInvSqrt2<float>).erf()));
+  });
+}
+
+void activation::Gelu::values(const double* x, double* y, Index n) const {
+  // Three passes, so that the scalar erf is the only loop the compiler cannot vectorize.
+  for (Index k = 0; k < n; ++k) y[k] = x[k] * kInvSqrt2<double>;
+  for (Index k = 0; k < n; ++k) y[k] = std::erf(y[k]);
+  for (Index k = 0; k < n; ++k) y[k] = x[k] * (0.5 * (1.0 + y[k]));
+}
+
+void activation::Gelu::gradients(const float* x, const float* dy, float* dx, Index n) const {
+  in_float_blocks(x, dy, dx, n, [](const auto& in, const auto& grad) -> FloatBlock {
+    const FloatBlock cdf = 0.5f * (1.0f + (in * kInvSqrt2<float>).erf());
+    const FloatBlock density = (-0.5f * in * in).exp() * kInvSqrt2Pi<float>;
+    return grad * (cdf + in * density);
+  });
+}
+
+void activation::Gelu::gradients(const double* x, const double* dy, double* dx, Index n) const {
+  for (Index k = 0; k < n; ++k) {
+    const double cdf = 0.5 * (1.0 + std::erf(x[k] * kInvSqrt2<double>));
+    const double density = std::exp(-0.5 * x[k] * x[k]) * kInvSqrt2Pi<double>;
+    dx[k] = dy[k] * (cdf + x[k] * density);
+  }
+}
 
 template <typename Scalar, typename Function>
 const Matrix<Scalar>& Elementwise<Scalar, Function>::forward(const Matrix<Scalar>& x) {
@@ -94,7 +156,11 @@ const Matrix<Scalar>& Elementwise<Scalar, Function>::backward(const Matrix<Scala
   const Scalar *x = x_->data(), *y = y_.data(), *grad = dy.data();
   Scalar* dx = dx_.data();
   parallel_for_blocks(dy.size(), kElementChunk, [&, x, y, grad, dx](Index begin, Index end) {
-    for (Index k = begin; k < end; ++k) dx[k] = grad[k] * function_.derivative(x[k], y[k]);
+    if constexpr (requires { function_.gradients(x, grad, dx, end - begin); }) {
+      function_.gradients(x + begin, grad + begin, dx + begin, end - begin);
+    } else {
+      for (Index k = begin; k < end; ++k) dx[k] = grad[k] * function_.derivative(x[k], y[k]);
+    }
   });
   return dx_;
 }

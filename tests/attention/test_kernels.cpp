@@ -1,8 +1,10 @@
-// Edge softmax corner cases, and a demonstration that the gradient check catches a wrong backward.
+// Edge softmax corner cases, the fused softmax attention against the separate kernels, and a
+// demonstration that the gradient check catches a wrong backward.
 #include <gtest/gtest.h>
 
 #include "edgewise/attention/kernels.hpp"
 #include "support/gradcheck.hpp"
+#include "test_graphs.hpp"
 
 namespace edgewise {
 namespace {
@@ -70,6 +72,78 @@ TEST(EdgeSoftmaxTest, GradientCheckPassesForTheRightBackwardAndFailsForAWrongOne
   std::vector<double> wrong(8);
   for (Index k = 0; k < 8; ++k) wrong[k] = alpha[k] * r[k];
   EXPECT_GT(testing::gradient_error("wrong softmax", scores.data(), wrong.data(), 8, loss, 1e-6, 1.0), 0.1);
+}
+
+// Fused forward over scores given entirely as a bias (the score function returns 0).
+template <typename Scalar>
+struct ZeroScore {
+  Scalar operator()(Index, Index, Index) const { return Scalar(0); }
+  void prefetch(Index, Index) const {}
+};
+
+TEST(SoftmaxAttendTest, StaysFiniteForHugeScoresAndLeavesNodesWithoutInEdgesAtZero) {
+  const Graph g = small_graph();
+  for (const float magnitude : {1e4f, -1e4f, 3e38f}) {
+    const std::vector<float> bias = {magnitude, -magnitude, magnitude * 0.5f, magnitude};
+    const std::vector<float> v = {1.0f, 2.0f, 4.0f};  // one value per node, d = 1
+    std::vector<float> out(3, -1.0f), scores(4), max(3), sum(3), alpha(4);
+    softmax_attend_forward(RowView<float>{out.data(), 1}, scores.data(), max.data(), sum.data(), g,
+                           RowView<const float>{v.data(), 1}, 1, 1, ZeroScore<float>{}, bias.data());
+    for (const float o : out) EXPECT_TRUE(std::isfinite(o)) << magnitude;
+    EXPECT_EQ(out[2], 0.0f);  // node 2 has no in-edges
+    EXPECT_EQ(out[1], 1.0f);  // node 1's single in-edge comes from node 0
+    softmax_weights(alpha.data(), g, scores.data(), max.data(), sum.data(), 1);
+    EXPECT_NEAR(alpha[0] + alpha[1] + alpha[2], 1.0f, 1e-6f);
+    EXPECT_EQ(alpha[3], 1.0f);
+  }
+}
+
+TEST(SoftmaxAttendTest, MatchesHandComputedWeights) {
+  const Graph g = small_graph();
+  // Node 0's in-edges in CSR order come from nodes 1, 2, 0 with weights 1/6, 2/6, 3/6.
+  const std::vector<double> bias = {0.0, std::log(2.0), std::log(3.0), -5.0};
+  const std::vector<double> v = {6.0, 12.0, 18.0};
+  std::vector<double> out(3), scores(4), max(3), sum(3);
+  softmax_attend_forward(RowView<double>{out.data(), 1}, scores.data(), max.data(), sum.data(), g,
+                         RowView<const double>{v.data(), 1}, 1, 1, ZeroScore<double>{}, bias.data());
+  EXPECT_NEAR(out[0], 12.0 / 6.0 + 2.0 * 18.0 / 6.0 + 3.0 * 6.0 / 6.0, 1e-13);
+  EXPECT_NEAR(out[1], 6.0, 1e-15);
+  EXPECT_EQ(out[2], 0.0);
+  EXPECT_EQ(scores, bias);
+}
+
+// On a graph with isolated nodes, single in-edges and a duplicated edge, the one-pass kernel gives
+// the scores, weights and aggregate of the three separate kernels, for every score function.
+TEST(SoftmaxAttendTest, EqualsScoresThenSoftmaxThenAggregation) {
+  const Graph g = testing::irregular_graph();
+  const Index n = g.num_nodes(), e = g.num_edges(), heads = 3, d = 4;
+  SplitMix64 rng(9);
+  const auto random = [&](Index rows, Index cols) {
+    Matrix<double> m(rows, cols);
+    for (Index k = 0; k < m.size(); ++k) m.data()[k] = rng.uniform(-2, 2);
+    return m;
+  };
+  const Matrix<double> q = random(n, heads * d), k = random(n, heads * d), v = random(n, heads * d);
+  const Matrix<double> terms = random(n, 2 * heads), att = random(heads, d), bias = random(e, heads);
+  const auto check = [&](const auto& score, const std::string& name) {
+    Matrix<double> scores(e, heads), alpha(e, heads), expected(n, heads * d);
+    edge_scores_forward(scores.data(), g, heads, score);
+    scores += bias;
+    edge_softmax_forward(alpha.data(), g, scores.data(), heads);
+    aggregate_forward(rows_of(expected), g, alpha.data(), read_rows(v), heads, d);
+
+    Matrix<double> fused_scores(e, heads), out(n, heads * d), max(n, heads), sum(n, heads), weights(e, heads);
+    softmax_attend_forward(rows_of(out), fused_scores.data(), max.data(), sum.data(), g, read_rows(v), heads, d, score,
+                           bias.data());
+    softmax_weights(weights.data(), g, fused_scores.data(), max.data(), sum.data(), heads);
+    EXPECT_LT((fused_scores - scores).cwiseAbs().maxCoeff(), 1e-14) << name;
+    EXPECT_LT((weights - alpha).cwiseAbs().maxCoeff(), 1e-14) << name;
+    EXPECT_LT((out - expected).cwiseAbs().maxCoeff(), 1e-13) << name;
+  };
+  check(DotScore<double>{read_rows(q), read_rows(k), d, 0.5}, "dot");
+  const Matrix<double> src = terms.leftCols(heads), dst = terms.rightCols(heads);
+  check(AdditiveScore<double>{src.data(), dst.data(), heads, 0.2}, "additive");
+  check(Gatv2Score<double>{read_rows(q), read_rows(k), att.data(), d, 0.2}, "gatv2");
 }
 
 }  // namespace

@@ -208,6 +208,31 @@ TEST(ActivationTest, GeluForwardEqualsTheScalarFormulaBitForBit) {
   }
 }
 
+// In float, GELU runs on Eigen's vectorized erf and exp: its values and slopes stay within float
+// rounding of the double formulas, and the backward pass matches derivative() bit for bit.
+TEST(ActivationTest, FloatGeluMatchesDoubleAndItsBackwardMatchesTheScalarSlope) {
+  SplitMix64 rng(22);
+  GELU<float> gelu;
+  GELU<double> reference;
+  const activation::Gelu scalar;
+  Matrix<double> x(3, 37);
+  for (Index k = 0; k < x.size(); ++k) x.data()[k] = (static_cast<double>(rng.next() >> 11) * 0x1.0p-53 * 2.0 - 1.0) * 6.0;
+  const Matrix<float> x_float = x.cast<float>();
+  const Matrix<float> y = gelu.forward(x_float);
+  const Matrix<double> x_widened = x_float.cast<double>();
+  const Matrix<double> expected = reference.forward(x_widened);
+  EXPECT_LT((y.cast<double>() - expected).cwiseAbs().maxCoeff(), 2e-6);
+
+  const Matrix<float> dy = Matrix<float>::Ones(3, 37) * 0.5f;
+  const Matrix<float> dx = gelu.backward(dy);
+  const Matrix<double> dx_expected = reference.backward(dy.cast<double>());
+  EXPECT_LT((dx.cast<double>() - dx_expected).cwiseAbs().maxCoeff(), 2e-6);
+  for (Index k = 0; k < x.size(); ++k) {
+    const float expected_slope = 0.5f * scalar.derivative(x_float.data()[k], y.data()[k]);
+    ASSERT_EQ(std::memcmp(&dx.data()[k], &expected_slope, sizeof(float)), 0) << "x = " << x_float.data()[k];
+  }
+}
+
 TEST(DropoutTest, TrainingGradientMatchesFiniteDifferencesWithFixedMask) {
   SplitMix64 rng(7);
   Dropout<double> dropout(0.4);

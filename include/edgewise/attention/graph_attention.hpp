@@ -115,8 +115,12 @@ class GraphAttention {
   template <typename Input>  // Matrix or SparseMatrix
   const Matrix<Scalar>& project_and_attend(const Graph& graph, const Input& x, const Matrix<Scalar>* edge_features,
                                            Mode mode);
+  void compute_score_terms();
+  template <typename Run>
+  void with_score_function(Run&& run) const;
+  void attend_fused();
   void compute_scores();
-  void add_edge_bias();
+  void place_edge_bias(bool accumulate);
   void normalize(Mode mode);
   void drop_values(Mode mode);
   void combine_heads_and_project();
@@ -145,8 +149,12 @@ class GraphAttention {
   Matrix<Scalar> src_terms_;    // additive: [N, H], a_src . z_j
   Matrix<Scalar> dst_terms_;    // additive: [N, H], a_dst . z_i
   Matrix<Scalar> query_map_;    // bilinear: [N, H*d], q_i^T W_h per head
+  Matrix<Scalar> edge_bias_;    // [E, H] in the graph's edge order
   Matrix<Scalar> scores_;       // [E, H]
-  Matrix<Scalar> alpha_;        // [E, H] after normalization
+  bool fused_ = false;          // whether the last forward ran softmax_attend_forward
+  Matrix<Scalar> node_max_;     // fused: [N, H], each node's maximal score
+  Matrix<Scalar> node_sum_;     // fused: [N, H], each node's sum of exp(score - max)
+  Matrix<Scalar> alpha_;        // [E, H] after normalization; fused: recomputed in backward
   Matrix<Scalar> keep_;         // [E, H] dropout scale (0 or 1/(1-p)) when training with dropout, else empty
   Matrix<Scalar> alpha_used_;   // [E, H] alpha * keep_ when dropout is active
   Matrix<Scalar> value_keep_;   // [N, H*d] value dropout scale when training with it, else empty

@@ -14,10 +14,168 @@
 /// The math of every score function and its backward is written out in docs/attention.md.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "edgewise/core/parallel.hpp"
 #include "edgewise/core/tensor.hpp"
 #include "edgewise/graph/graph.hpp"
 
 namespace edgewise {
+
+// --- Gathers --------------------------------------------------------------------------------------
+
+/// How many edges ahead the gathering kernels prefetch a neighbour's row: a random graph's
+/// neighbour rows lie far apart, and the hardware prefetcher cannot guess the next one.
+inline constexpr Index kPrefetchEdges = 8;
+
+/// Asks the cache for the `length` scalars from `row` on, which a gather will read soon.
+template <typename Scalar>
+void prefetch_row(const Scalar* row, Index length) {
+  constexpr Index kLine = 64 / static_cast<Index>(sizeof(Scalar));
+  for (Index c = 0; c < length; c += kLine) __builtin_prefetch(row + c);
+}
+
+// --- Score functions -----------------------------------------------------------------------------
+
+/// The score functions of one edge j -> i and head h, called as score(i, j, h); score.prefetch(j,
+/// heads) asks the cache for what an edge from j will read. The *_scores_forward kernels and
+/// softmax_attend_forward evaluate them alike, so both give the same scores.
+/// @{
+
+/// scale * <q_i,h , k_j,h>. q, k: [N, H*d].
+template <typename Scalar>
+struct DotScore {
+  RowView<const Scalar> q;  ///< Queries.
+  RowView<const Scalar> k;  ///< Keys.
+  Index head_dim;           ///< d.
+  Scalar scale;             ///< 1 / sqrt(d) for scaled dot-product attention.
+  /// The score of edge j -> i in head h.
+  Scalar operator()(Index i, Index j, Index h) const {
+    using Segment = Eigen::Map<const Vector<Scalar>>;
+    return scale * Segment(q.row(i) + h * head_dim, head_dim).dot(Segment(k.row(j) + h * head_dim, head_dim));
+  }
+  /// Asks the cache for what scoring an edge from j will read.
+  void prefetch(Index j, Index heads) const { prefetch_row(k.row(j), heads * head_dim); }
+};
+
+/// GAT: LeakyReLU(dst_term[i, h] + src_term[j, h]). src_term, dst_term: [N, H].
+template <typename Scalar>
+struct AdditiveScore {
+  const Scalar* src_term;  ///< a_src . z_j per node and head.
+  const Scalar* dst_term;  ///< a_dst . z_i per node and head.
+  Index heads;             ///< H.
+  Scalar negative_slope;   ///< LeakyReLU's slope below 0.
+  /// The score of edge j -> i in head h.
+  Scalar operator()(Index i, Index j, Index h) const {
+    const Scalar u = dst_term[i * heads + h] + src_term[j * heads + h];
+    return u > 0 ? u : negative_slope * u;
+  }
+  /// Asks the cache for what scoring an edge from j will read.
+  void prefetch(Index j, Index /*heads*/) const { prefetch_row(src_term + j * heads, heads); }
+};
+
+/// GATv2: <att_h, LeakyReLU(x_src_j,h + x_dst_i,h)>. x_src, x_dst: [N, H*d]; att: [H, d].
+template <typename Scalar>
+struct Gatv2Score {
+  RowView<const Scalar> x_src;  ///< Source terms (also the values).
+  RowView<const Scalar> x_dst;  ///< Destination terms.
+  const Scalar* att;            ///< The attention vector of each head.
+  Index head_dim;               ///< d.
+  Scalar negative_slope;        ///< LeakyReLU's slope below 0.
+  /// The score of edge j -> i in head h.
+  Scalar operator()(Index i, Index j, Index h) const {
+    const Scalar* src_row = x_src.row(j);
+    const Scalar* dst_row = x_dst.row(i);
+    Scalar score = 0;
+    for (Index c = h * head_dim; c < (h + 1) * head_dim; ++c) {
+      const Scalar u = src_row[c] + dst_row[c];
+      score += att[c] * (u > 0 ? u : negative_slope * u);
+    }
+    return score;
+  }
+  /// Asks the cache for what scoring an edge from j will read.
+  void prefetch(Index j, Index heads) const { prefetch_row(x_src.row(j), heads * head_dim); }
+};
+/// @}
+
+/// scores[p, h] = score(i, j, h) for every edge j -> i at position p, node-parallel by destination.
+template <typename Scalar, typename Score>
+void edge_scores_forward(Scalar* scores, const Graph& g, Index heads, const Score& score) {
+  const auto offsets = g.in_offsets();
+  const auto sources = g.in_sources();
+  const Index edges = g.num_edges();
+  parallel_for(g.num_nodes(), [&](Index i) {
+    for (Index p = offsets[i]; p < offsets[i + 1]; ++p) {
+      if (p + kPrefetchEdges < edges) score.prefetch(sources[p + kPrefetchEdges], heads);
+      for (Index h = 0; h < heads; ++h) scores[p * heads + h] = score(i, sources[p], h);
+    }
+  });
+}
+
+// --- Fused softmax attention ---------------------------------------------------------------------
+
+/// Softmax attention's forward in one pass over the graph, node-parallel by destination. For each
+/// node i, a first sweep over its in-edges computes s = score(i, j, h) + bias[p, h] for the edge
+/// j -> i at position p and head h (bias: [E, H] or null; it may alias scores), stores it in
+/// scores[p, h] and keeps the max m_i,h; a second sweep, over scores still in cache, adds
+/// exp(s - m_i,h) into l_i,h and exp(s - m_i,h) v_j,h into out_i,h, which is then divided by l_i,h.
+/// A node without in-edges gets 0. Online softmax (FlashAttention's running max) would read the
+/// scores once, but it needs a branch and a rescaling of the sum and of d values at every new max; a
+/// node's H scores per edge are cheap to re-read from cache, and the online form measured no faster.
+///
+/// What backward needs is kept as the scores and node_max, node_sum ([N, H]), from which
+/// softmax_weights recomputes alpha; no per-edge weight is written. Bytes moved per edge: the source
+/// index (4, read twice), the value row v_j (H*d*sizeof(Scalar)), what score() reads (the key row,
+/// H*d scalars, for dot products; H scalars for additive), the bias (when given) and the H scores
+/// written. Nothing of width d is stored per edge. Each node is one thread's, in edge order: no
+/// atomics, and results do not depend on the thread count.
+template <typename Scalar, typename Score>
+void softmax_attend_forward(RowView<Scalar> out, Scalar* scores, Scalar* node_max, Scalar* node_sum, const Graph& g,
+                            RowView<const Scalar> v, Index heads, Index head_dim, const Score& score,
+                            const Scalar* bias) {
+  using Segment = Eigen::Map<Vector<Scalar>>;
+  using ConstSegment = Eigen::Map<const Vector<Scalar>>;
+  const auto offsets = g.in_offsets();
+  const auto sources = g.in_sources();
+  const Index edges = g.num_edges(), width = heads * head_dim;
+  parallel_for(g.num_nodes(), [&](Index i) {
+    const Index begin = offsets[i], end = offsets[i + 1];
+    Scalar* max = node_max + i * heads;
+    Scalar* sum = node_sum + i * heads;
+    std::fill(max, max + heads, -std::numeric_limits<Scalar>::infinity());
+    for (Index p = begin; p < end; ++p) {
+      if (p + kPrefetchEdges < edges) score.prefetch(sources[p + kPrefetchEdges], heads);
+      for (Index h = 0; h < heads; ++h) {
+        const Scalar s = score(i, sources[p], h) + (bias != nullptr ? bias[p * heads + h] : Scalar(0));
+        scores[p * heads + h] = s;
+        max[h] = std::max(max[h], s);
+      }
+    }
+    Scalar* weighted = out.row(i);
+    std::fill(weighted, weighted + width, Scalar(0));
+    std::fill(sum, sum + heads, Scalar(0));
+    for (Index p = begin; p < end; ++p) {
+      if (p + kPrefetchEdges < edges) prefetch_row(v.row(sources[p + kPrefetchEdges]), width);
+      const Scalar* v_j = v.row(sources[p]);
+      for (Index h = 0; h < heads; ++h) {
+        const Scalar e = std::exp(scores[p * heads + h] - max[h]);
+        sum[h] += e;
+        Segment(weighted + h * head_dim, head_dim) += e * ConstSegment(v_j + h * head_dim, head_dim);
+      }
+    }
+    // sum >= 1 where there are in-edges: the maximal edge contributes exp(0).
+    for (Index h = 0; h < heads; ++h)
+      if (sum[h] > 0) Segment(weighted + h * head_dim, head_dim) /= sum[h];
+  });
+}
+
+/// alpha[p, h] = exp(scores[p, h] - node_max[i, h]) / node_sum[i, h]: the weights of the last
+/// softmax_attend_forward, recomputed for backward. alpha may alias scores.
+template <typename Scalar>
+void softmax_weights(Scalar* alpha, const Graph& g, const Scalar* scores, const Scalar* node_max,
+                     const Scalar* node_sum, Index heads);
 
 // --- Scores ---------------------------------------------------------------------------------------
 
