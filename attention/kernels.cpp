@@ -40,6 +40,14 @@ void prefetch_ahead(RowView<const Scalar> rows, std::span<const NodeId> nodes, I
     prefetch_row(rows.row(nodes[position + kPrefetchEdges]), width);
 }
 
+// Prefetches the [H] entries of a per-edge array for the edge `kPrefetchEdges` further along the
+// by-source order: backward kernels read per-edge arrays there through positions, out of order.
+template <typename Scalar>
+void prefetch_edge_ahead(const Scalar* per_edge, std::span<const NodeId> positions, Index position, Index heads) {
+  if (position + kPrefetchEdges < static_cast<Index>(positions.size()))
+    __builtin_prefetch(per_edge + positions[position + kPrefetchEdges] * heads);
+}
+
 }  // namespace
 
 // --- Fused softmax attention ---------------------------------------------------------------------
@@ -84,6 +92,7 @@ void dot_scores_backward(RowView<Scalar> dq, RowView<Scalar> dk, const Graph& g,
     Segment<Scalar>(dk.row(j), width).setZero();
     for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
       prefetch_ahead(q, targets, s, width);
+      prefetch_edge_ahead(dscores, positions, s, heads);
       for (Index h = 0; h < heads; ++h)
         head_of(dk.row(j), h, head_dim) +=
             (scale * dscores[positions[s] * heads + h]) * head_of(q.row(targets[s]), h, head_dim);
@@ -102,27 +111,29 @@ void additive_scores_backward(Scalar* dsrc_term, Scalar* ddst_term, const Graph&
                               const Scalar* dst_term, const Scalar* dscores, Index heads, Scalar negative_slope) {
   const auto in_offsets = g.in_offsets();
   const auto sources = g.in_sources();
+  // Edge by edge with all heads at once, so that each gathered row is read once; every head's sum
+  // still adds its terms in edge order.
   parallel_for(g.num_nodes(), [&](Index i) {
-    for (Index h = 0; h < heads; ++h) {
-      Scalar sum = 0;
-      for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p) {
+    Scalar* sum = ddst_term + i * heads;
+    std::fill(sum, sum + heads, Scalar(0));
+    for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p)
+      for (Index h = 0; h < heads; ++h) {
         const Scalar u = dst_term[i * heads + h] + src_term[sources[p] * heads + h];
-        sum += dscores[p * heads + h] * leaky_relu_slope(u, negative_slope);
+        sum[h] += dscores[p * heads + h] * leaky_relu_slope(u, negative_slope);
       }
-      ddst_term[i * heads + h] = sum;
-    }
   });
   const auto out_offsets = g.out_offsets();
   const auto targets = g.out_targets();
   const auto positions = g.out_positions();
   parallel_for(g.num_nodes(), [&](Index j) {
-    for (Index h = 0; h < heads; ++h) {
-      Scalar sum = 0;
-      for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
+    Scalar* sum = dsrc_term + j * heads;
+    std::fill(sum, sum + heads, Scalar(0));
+    for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
+      prefetch_edge_ahead(dscores, positions, s, heads);
+      for (Index h = 0; h < heads; ++h) {
         const Scalar u = dst_term[targets[s] * heads + h] + src_term[j * heads + h];
-        sum += dscores[positions[s] * heads + h] * leaky_relu_slope(u, negative_slope);
+        sum[h] += dscores[positions[s] * heads + h] * leaky_relu_slope(u, negative_slope);
       }
-      dsrc_term[j * heads + h] = sum;
     }
   });
 }
@@ -170,6 +181,7 @@ void gatv2_scores_backward(RowView<Scalar> dx_src, RowView<Scalar> dx_dst, Scala
     const Scalar* src_row = x_src.row(j);
     for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
       prefetch_ahead(x_dst, targets, s, width);
+      prefetch_edge_ahead(dscores, positions, s, heads);
       const Scalar* dst_row = x_dst.row(targets[s]);
       for (Index c = 0; c < width; ++c) {
         const Scalar u = src_row[c] + dst_row[c];
@@ -271,6 +283,7 @@ void aggregate_backward(Scalar* dalpha, RowView<Scalar> dv, const Graph& g, cons
     Segment<Scalar>(dv.row(j), heads * head_dim).setZero();
     for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
       prefetch_ahead(dout, targets, s, heads * head_dim);
+      prefetch_edge_ahead(alpha, positions, s, heads);
       for (Index h = 0; h < heads; ++h)
         head_of(dv.row(j), h, head_dim) += alpha[positions[s] * heads + h] * head_of(dout.row(targets[s]), h, head_dim);
     }

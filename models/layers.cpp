@@ -104,6 +104,17 @@ const Matrix<Scalar>& Linear<Scalar>::backward(const Matrix<Scalar>& dy) {
 
 // ---- Element-wise activations ----
 
+void activation::Elu::values(const float* x, float* y, Index n) const {
+  const auto scale = static_cast<float>(alpha);
+  in_float_blocks(x, x, y, n, [scale](const auto& in, const auto&) -> FloatBlock {
+    return (in > 0.0f).select(in, scale * in.expm1());
+  });
+}
+
+void activation::Elu::values(const double* x, double* y, Index n) const {
+  for (Index k = 0; k < n; ++k) y[k] = x[k] > 0 ? x[k] : alpha * std::expm1(x[k]);
+}
+
 void activation::Gelu::values(const float* x, float* y, Index n) const {
   in_float_blocks(x, x, y, n, [](const auto& in, const auto&) -> FloatBlock {
     return in * (0.5f * (1.0f + (in * kInvSqrt2<float>).erf()));

@@ -7,7 +7,7 @@ packages=(
   libeigen3-dev libboost-graph-dev
   librdkit-dev rdkit-data
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev libssl-dev
+  nlohmann-json3-dev libcli11-dev libssl-dev libjemalloc-dev
 )
 missing=()
 for p in "${packages[@]}"; do

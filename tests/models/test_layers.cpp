@@ -233,6 +233,26 @@ TEST(ActivationTest, FloatGeluMatchesDoubleAndItsBackwardMatchesTheScalarSlope) 
   }
 }
 
+// In float, ELU runs on Eigen's vectorized expm1: within float rounding of the double formula, and
+// forward equals the scalar value() bit for bit, on both sides of 0 and in saturation.
+TEST(ActivationTest, FloatEluMatchesDoubleAndTheScalarFormula) {
+  SplitMix64 rng(23);
+  ELU<float> elu(0.7);
+  ELU<double> reference(0.7);
+  const activation::Elu scalar{0.7};
+  Matrix<float> x(2, 41);
+  for (Index k = 0; k < x.size(); ++k)
+    x.data()[k] = static_cast<float>((static_cast<double>(rng.next() >> 11) * 0x1.0p-53 * 2.0 - 1.0) * 20.0);
+  const Matrix<float> y = elu.forward(x);
+  const Matrix<double> x_widened = x.cast<double>();
+  const Matrix<double> expected = reference.forward(x_widened);
+  EXPECT_LT((y.cast<double>() - expected).cwiseAbs().maxCoeff(), 1e-6);
+  for (Index k = 0; k < x.size(); ++k) {
+    const float expected_value = scalar.value(x.data()[k]);
+    ASSERT_EQ(std::memcmp(&y.data()[k], &expected_value, sizeof(float)), 0) << "x = " << x.data()[k];
+  }
+}
+
 TEST(DropoutTest, TrainingGradientMatchesFiniteDifferencesWithFixedMask) {
   SplitMix64 rng(7);
   Dropout<double> dropout(0.4);

@@ -79,12 +79,22 @@ struct LeakyRelu {
   S derivative(S x, S /*y*/) const { return x > 0 ? S(1) : static_cast<S>(slope); }
 };
 
-/// alpha (e^x - 1) for x <= 0, whose derivative alpha e^x equals y + alpha.
+/// alpha (e^x - 1) for x <= 0, whose derivative alpha e^x equals y + alpha. In float, e^x - 1 is
+/// Eigen's vectorized expm1; in double, std::expm1.
 struct Elu {
   double alpha = 1.0;  ///< Saturation value for large negative inputs is -alpha.
-  /// f(x).
+  /// f(x), bit for bit what values() gives for x.
   template <typename S>
-  S value(S x) const { return x > 0 ? x : static_cast<S>(alpha) * std::expm1(x); }
+  S value(S x) const {
+    S y;
+    values(&x, &y, 1);
+    return y;
+  }
+  /// y[k] = f(x[k]) for k < n, each element on the same path whatever n is. x and y must not overlap.
+  /// @{
+  void values(const float* x, float* y, Index n) const;
+  void values(const double* x, double* y, Index n) const;
+  /// @}
   /// f'(x), given x and y = f(x).
   template <typename S>
   S derivative(S x, S y) const { return x > 0 ? S(1) : y + static_cast<S>(alpha); }
