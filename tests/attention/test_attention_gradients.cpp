@@ -1,7 +1,7 @@
 // Finite-difference checks of GraphAttention's backward in double precision: the input and every
 // parameter, for every score function, both normalizations, with and without edge features,
-// concatenated and averaged heads, and with attention and value dropout (a fixed mask per
-// evaluation).
+// concatenated and averaged heads, at 1 and 2 threads, and with attention and value dropout (a
+// fixed mask per evaluation).
 // tests/attention/test_kernels.cpp shows the same check rejecting a wrong softmax backward.
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 
 #include "attention/test_graphs.hpp"
 #include "edgewise/attention/graph_attention.hpp"
+#include "edgewise/core/parallel.hpp"
 #include "support/gradcheck.hpp"
 
 namespace edgewise {
@@ -64,12 +65,15 @@ TEST_P(AttentionGradientTest, MatchesFiniteDifferences) {
   o.score = score;
   o.normalization = normalization;
   o.edge_dim = with_edge_features ? 3 : 0;
-  for (const bool concat : {true, false}) {
-    o.concat_heads = concat;
-    const Errors e = check_gradients(o, false);
-    EXPECT_LT(e.input, 1e-6) << (concat ? "concat" : "mean");
-    EXPECT_LT(e.parameters, 1e-6) << (concat ? "concat" : "mean");
-  }
+  for (const int threads : {1, 2})
+    for (const bool concat : {true, false}) {
+      set_num_threads(threads);
+      o.concat_heads = concat;
+      const Errors e = check_gradients(o, false);
+      set_num_threads(0);
+      EXPECT_LT(e.input, 1e-6) << (concat ? "concat, " : "mean, ") << threads << " threads";
+      EXPECT_LT(e.parameters, 1e-6) << (concat ? "concat, " : "mean, ") << threads << " threads";
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(

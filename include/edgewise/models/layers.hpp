@@ -79,17 +79,21 @@ struct LeakyRelu {
   S derivative(S x, S /*y*/) const { return x > 0 ? S(1) : static_cast<S>(slope); }
 };
 
+/// f(x) through f.values() on one element, so that a single value takes the path of a whole array.
+template <typename Function, typename S>
+S one_value(const Function& f, S x) {
+  S y;
+  f.values(&x, &y, 1);
+  return y;
+}
+
 /// alpha (e^x - 1) for x <= 0, whose derivative alpha e^x equals y + alpha. In float, e^x - 1 is
 /// Eigen's vectorized expm1; in double, std::expm1.
 struct Elu {
   double alpha = 1.0;  ///< Saturation value for large negative inputs is -alpha.
   /// f(x), bit for bit what values() gives for x.
   template <typename S>
-  S value(S x) const {
-    S y;
-    values(&x, &y, 1);
-    return y;
-  }
+  S value(S x) const { return one_value(*this, x); }
   /// y[k] = f(x[k]) for k < n, each element on the same path whatever n is. x and y must not overlap.
   /// @{
   void values(const float* x, float* y, Index n) const;
@@ -107,11 +111,7 @@ struct Elu {
 struct Gelu {
   /// f(x), bit for bit what values() gives for x.
   template <typename S>
-  S value(S x) const {
-    S y;
-    values(&x, &y, 1);
-    return y;
-  }
+  S value(S x) const { return one_value(*this, x); }
   /// y[k] = f(x[k]) for k < n. Every element takes the same path whatever n is, so a result does not
   /// depend on how a loop is split into chunks. x and y must not overlap.
   /// @{
