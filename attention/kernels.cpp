@@ -33,7 +33,7 @@ Scalar leaky_relu_slope(Scalar u, Scalar slope) {
   return u > 0 ? Scalar(1) : slope;
 }
 
-// Prefetches the row of the node `ahead` edges further in `nodes` (sources or targets), if any.
+// Prefetches the row of the node kPrefetchEdges places further in `nodes` (sources or targets), if any.
 template <typename Scalar>
 void prefetch_ahead(RowView<const Scalar> rows, std::span<const NodeId> nodes, Index position, Index width) {
   if (position + kPrefetchEdges < static_cast<Index>(nodes.size()))
@@ -111,8 +111,8 @@ void additive_scores_backward(Scalar* dsrc_term, Scalar* ddst_term, const Graph&
                               const Scalar* dst_term, const Scalar* dscores, Index heads, Scalar negative_slope) {
   const auto in_offsets = g.in_offsets();
   const auto sources = g.in_sources();
-  // Edge by edge with all heads at once, so that each gathered row is read once; every head's sum
-  // still adds its terms in edge order.
+  // Edge by edge with all heads at once, so that each edge's gathered entries are read together;
+  // every head's sum still adds its terms in edge order.
   parallel_for(g.num_nodes(), [&](Index i) {
     Scalar* sum = ddst_term + i * heads;
     std::fill(sum, sum + heads, Scalar(0));

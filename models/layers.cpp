@@ -33,8 +33,9 @@ void require_output_shape(const std::string& layer, const Matrix<Scalar>& dy, In
                         shape(rows, cols));
 }
 
-// Eigen's vectorized erf and exp round differently from their scalar fallbacks, so every element
-// goes through a whole block of kLanes floats: a shorter tail is computed in a zero-padded block.
+// Eigen's vectorized erf, exp and expm1 round differently from their scalar fallbacks, so every
+// element goes through a whole block of kLanes floats: a shorter tail is computed in a zero-padded
+// block.
 constexpr Index kLanes = 16;
 using FloatBlock = Eigen::Array<float, kLanes, 1>;
 
