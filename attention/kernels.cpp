@@ -25,10 +25,6 @@ Segment<Scalar> head_of(Scalar* row, Index h, Index d) {
 }
 
 template <typename Scalar>
-Scalar leaky_relu(Scalar u, Scalar slope) {
-  return u > 0 ? u : slope * u;
-}
-template <typename Scalar>
 Scalar leaky_relu_slope(Scalar u, Scalar slope) {
   return u > 0 ? Scalar(1) : slope;
 }

@@ -37,6 +37,12 @@ void prefetch_row(const Scalar* row, Index length) {
   for (Index c = 0; c < length; c += kLine) __builtin_prefetch(row + c);
 }
 
+/// LeakyReLU: u above 0, slope * u below.
+template <typename Scalar>
+Scalar leaky_relu(Scalar u, Scalar slope) {
+  return u > 0 ? u : slope * u;
+}
+
 // --- Score functions -----------------------------------------------------------------------------
 
 /// The score functions of one edge j -> i and head h, called as score(i, j, h); score.prefetch(j,
@@ -69,8 +75,7 @@ struct AdditiveScore {
   Scalar negative_slope;   ///< LeakyReLU's slope below 0.
   /// The score of edge j -> i in head h.
   Scalar operator()(Index i, Index j, Index h) const {
-    const Scalar u = dst_term[i * heads + h] + src_term[j * heads + h];
-    return u > 0 ? u : negative_slope * u;
+    return leaky_relu(dst_term[i * heads + h] + src_term[j * heads + h], negative_slope);
   }
   /// Asks the cache for what scoring an edge from j will read.
   void prefetch(Index j, Index /*heads*/) const { prefetch_row(src_term + j * heads, heads); }
@@ -90,8 +95,7 @@ struct Gatv2Score {
     const Scalar* dst_row = x_dst.row(i);
     Scalar score = 0;
     for (Index c = h * head_dim; c < (h + 1) * head_dim; ++c) {
-      const Scalar u = src_row[c] + dst_row[c];
-      score += att[c] * (u > 0 ? u : negative_slope * u);
+      score += att[c] * leaky_relu(src_row[c] + dst_row[c], negative_slope);
     }
     return score;
   }
