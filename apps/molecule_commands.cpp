@@ -230,6 +230,8 @@ void add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args) {
       ->check(CLI::IsMember({"sum", "mean", "max", "attention"}));
   command.add_flag("--descriptors", args.descriptors,
                    "Join RDKit's whole-molecule descriptors (logP, TPSA, ring counts...) to the readout");
+  command.add_flag("--atom-crippen", args.crippen,
+                   "Give each atom its Wildman-Crippen logP and molar-refractivity contributions as features");
   command.add_option("--ensemble", args.ensemble, "Networks trained with different seeds whose predictions are averaged")
       ->capture_default_str()
       ->check(at_least(1, "POSITIVE"));
@@ -259,6 +261,7 @@ void train_molecules(const MoleculeTrainArgs& args) {
   config.task_type = parse_task_type(args.task_type);
   config.ensemble = args.ensemble;
   if (args.descriptors) config.featurizer.descriptors = available_descriptors();
+  config.featurizer.crippen_contributions = args.crippen;
 
   MoleculeInput input = args.input;
   input.force = args.force;

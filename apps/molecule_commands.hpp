@@ -20,6 +20,7 @@ struct MoleculeTrainArgs {
   std::string score = "scaled_dot";
   std::string readout = "sum";
   bool descriptors = false;
+  bool crippen = false;
   Index ensemble = 1;
   TrainingOptions training;
   CheckpointArgs checkpoints;

@@ -1,6 +1,8 @@
 #include "edgewise/io/molecule.hpp"
 
+#include <GraphMol/Descriptors/Crippen.h>
 #include <GraphMol/Descriptors/Property.h>
+#include <GraphMol/MolOps.h>
 #include <GraphMol/GraphMol.h>
 #include <GraphMol/RingInfo.h>
 #include <GraphMol/SanitException.h>
@@ -193,7 +195,7 @@ void write_bond(float* row, const RDKit::Bond& bond) {
 
 Index FeaturizerSpec::atom_dim() const {
   return static_cast<Index>(elements.size() + 1) + (max_degree + 2) + static_cast<Index>(formal_charges.size() + 1) +
-         kChiralitySlots + (max_hydrogens + 2) + kHybridizationSlots + 3;
+         kChiralitySlots + (max_hydrogens + 2) + kHybridizationSlots + 3 + (crippen_contributions ? 2 : 0);
 }
 
 Index FeaturizerSpec::bond_dim() const { return kBondTypeSlots + 2 + kStereoSlots + 1; }
@@ -202,6 +204,7 @@ void to_json(nlohmann::json& j, const FeaturizerSpec& spec) {
   j = {{"version", spec.version},         {"elements", spec.elements},
        {"max_degree", spec.max_degree},   {"formal_charges", spec.formal_charges},
        {"max_hydrogens", spec.max_hydrogens}, {"self_loops", spec.self_loops},
+       {"crippen_contributions", spec.crippen_contributions},
        {"descriptors", spec.descriptors}};
 }
 
@@ -212,6 +215,7 @@ void from_json(const nlohmann::json& j, FeaturizerSpec& spec) {
   j.at("formal_charges").get_to(spec.formal_charges);
   j.at("max_hydrogens").get_to(spec.max_hydrogens);
   j.at("self_loops").get_to(spec.self_loops);
+  spec.crippen_contributions = j.value("crippen_contributions", false);  // absent from files written before it existed
   j.at("descriptors").get_to(spec.descriptors);
 }
 
@@ -256,6 +260,21 @@ void DescriptorCalculator::compute(const RDKit::ROMol& molecule, float* out) con
 
 namespace {
 
+// Writes each heavy atom's logP and molar-refractivity/10 contributions, its hydrogens' included, to
+// out[atom * stride] and out[atom * stride + 1].
+void write_crippen_contributions(const RDKit::ROMol& molecule, float* out, Index stride) {
+  const std::unique_ptr<RDKit::ROMol> with_hydrogens(RDKit::MolOps::addHs(molecule));
+  std::vector<double> logp(with_hydrogens->getNumAtoms()), refractivity(with_hydrogens->getNumAtoms());
+  RDKit::Descriptors::getCrippenAtomContribs(*with_hydrogens, logp, refractivity, true);
+  for (const RDKit::Atom* atom : with_hydrogens->atoms()) {
+    const auto heavy = static_cast<Index>(atom->getIdx() < molecule.getNumAtoms()
+                                              ? atom->getIdx()
+                                              : *with_hydrogens->getAtomNeighbors(atom).first);
+    out[heavy * stride] += static_cast<float>(logp[atom->getIdx()]);
+    out[heavy * stride + 1] += static_cast<float>(refractivity[atom->getIdx()] / 10.0);
+  }
+}
+
 Index edge_count(const RDKit::ROMol& molecule, const FeaturizerSpec& spec) {
   return 2 * static_cast<Index>(molecule.getNumBonds()) + (spec.self_loops ? molecule.getNumAtoms() : 0);
 }
@@ -266,6 +285,7 @@ void write_molecule(const RDKit::ROMol& molecule, const FeaturizerSpec& spec, fl
                     NodeId* sources, NodeId* targets, Index* bond_of_edge, NodeId first_node) {
   const Index atom_dim = spec.atom_dim(), bond_dim = spec.bond_dim();
   for (const RDKit::Atom* atom : molecule.atoms()) write_atom(node_rows + atom->getIdx() * atom_dim, *atom, spec);
+  if (spec.crippen_contributions) write_crippen_contributions(molecule, node_rows + atom_dim - 2, atom_dim);
   Index e = 0;
   for (const RDKit::Bond* bond : molecule.bonds()) {
     const auto a = static_cast<NodeId>(bond->getBeginAtomIdx()), b = static_cast<NodeId>(bond->getEndAtomIdx());

@@ -2,10 +2,12 @@
 // batches featurized in place against batches joined from per-molecule graphs.
 #include <gtest/gtest.h>
 
+#include <GraphMol/Descriptors/Crippen.h>
 #include <GraphMol/ROMol.h>
 
 #include <algorithm>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/io/molecule.hpp"
@@ -167,6 +169,50 @@ TEST(DescriptorTest, UnknownNamesAreRefused) {
   EXPECT_EQ(DescriptorCalculator({}).size(), 0);
 }
 
+MoleculeGraph featurize_with_crippen(const std::string& smiles) {
+  FeaturizerSpec spec;
+  spec.crippen_contributions = true;
+  const SmilesResult parsed = parse_smiles(smiles);
+  EXPECT_TRUE(parsed.molecule) << smiles << ": " << parsed.error;
+  return featurize(*parsed.molecule, spec);
+}
+
+TEST(CrippenFeatureTest, MethaneCarriesItsHydrogensContributions) {
+  // Wildman and Crippen's table: carbon type C1 has logP 0.1441 and MR 2.503, hydrocarbon hydrogen
+  // H1 has logP 0.1230 and MR 1.057; methane is one C1 and four H1.
+  const MoleculeGraph methane = featurize_with_crippen("C");
+  const Index columns = methane.node_features.cols();
+  EXPECT_EQ(columns, FeaturizerSpec{}.atom_dim() + 2);
+  EXPECT_NEAR(methane.node_features(0, columns - 2), 0.1441 + 4 * 0.1230, 1e-5);
+  EXPECT_NEAR(methane.node_features(0, columns - 1), (2.503 + 4 * 1.057) / 10, 1e-5);
+}
+
+TEST(CrippenFeatureTest, AtomsSumToRdkitsMoleculeValuesAndOtherColumnsStay) {
+  for (const char* smiles : {"CC(=O)Nc1ccc(O)cc1", "[Na+].[Cl-]", "[H][C@@](F)(Cl)Br", "OC(=O)C[NH3+]"}) {
+    SCOPED_TRACE(smiles);
+    const MoleculeGraph with = featurize_with_crippen(smiles);
+    const MoleculeGraph without = featurize_smiles(smiles);
+    const Index plain = without.node_features.cols();
+    EXPECT_EQ(with.node_features.leftCols(plain), without.node_features);
+    EXPECT_EQ(with.edge_features, without.edge_features);
+    double logp = 0, refractivity = 0;
+    RDKit::Descriptors::calcCrippenDescriptors(*parse_smiles(smiles).molecule, logp, refractivity);
+    EXPECT_NEAR(with.node_features.col(plain).cast<double>().sum(), logp, 1e-4);
+    EXPECT_NEAR(with.node_features.col(plain + 1).cast<double>().sum(), refractivity / 10, 1e-4);
+  }
+}
+
+TEST(CrippenFeatureTest, SpecJsonRoundTripsAndOlderFilesMeanOff) {
+  FeaturizerSpec spec;
+  spec.crippen_contributions = true;
+  EXPECT_TRUE(nlohmann::json(spec).get<FeaturizerSpec>().crippen_contributions);
+  nlohmann::json older = FeaturizerSpec{};
+  older.erase("crippen_contributions");
+  spec = older.get<FeaturizerSpec>();
+  EXPECT_FALSE(spec.crippen_contributions);
+  EXPECT_EQ(spec.atom_dim(), FeaturizerSpec{}.atom_dim());
+}
+
 // Molecules of every shape the batcher must place: rings, charges and salts, single atoms, explicit
 // hydrogens and stereo bonds.
 const std::vector<std::string> kBatchSmiles = {"c1ccccc1", "CC(=O)O", "[Na+].[Cl-]", "[Pt]", "C",
@@ -216,6 +262,12 @@ TEST(MoleculeBatcherTest, WithDescriptorsAndWithoutSelfLoops) {
   FeaturizerSpec spec;
   spec.self_loops = false;  // single atoms then have no edges at all
   spec.descriptors = {"tpsa", "NumHBA", "kappa2"};
+  expect_batcher_matches_assemble(spec);
+}
+
+TEST(MoleculeBatcherTest, WithCrippenContributions) {
+  FeaturizerSpec spec;
+  spec.crippen_contributions = true;
   expect_batcher_matches_assemble(spec);
 }
 

@@ -43,6 +43,9 @@ struct FeaturizerSpec {
   std::vector<int> formal_charges = {-2, -1, 0, 1, 2};  ///< Formal charges with their own slot, others share one.
   int max_hydrogens = 4;  ///< Hydrogen counts 0..max_hydrogens have a slot, higher ones share one.
   bool self_loops = true;  ///< each atom also attends to itself, through an edge flagged as a self-loop
+  /// Each atom also carries its Wildman-Crippen logP and molar-refractivity contributions (RDKit),
+  /// with those of its hydrogens added in.
+  bool crippen_contributions = false;
   /// RDKit descriptor names (RDKit::Descriptors::Properties) computed per molecule as graph features,
   /// each as sign(x) log(1 + |x|); empty for none.
   std::vector<std::string> descriptors;
