@@ -28,6 +28,16 @@ void keep_freed_memory() {
 
 }  // namespace
 
+#ifdef EDGEWISE_WITH_JEMALLOC
+// jemalloc reads its options from this symbol (MALLOC_CONF in the environment still overrides it).
+// Transparent huge pages, where the kernel grants them on request, cover a 50 MB node table with 25
+// TLB entries instead of 12,800: on a 3.2M-edge random graph the attention layer's gathers then run
+// about 10% faster, for about 50 MB more peak memory.
+extern "C" {
+const char* malloc_conf = "thp:always";
+}
+#endif
+
 int main(int argc, char** argv) {
   keep_freed_memory();
   edgewise::remove_temporary_files_on_signal();
