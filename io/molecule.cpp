@@ -2,8 +2,8 @@
 
 #include <GraphMol/Descriptors/Crippen.h>
 #include <GraphMol/Descriptors/Property.h>
-#include <GraphMol/MolOps.h>
 #include <GraphMol/GraphMol.h>
+#include <GraphMol/MolOps.h>
 #include <GraphMol/RingInfo.h>
 #include <GraphMol/SanitException.h>
 #include <GraphMol/SmilesParse/SmilesParse.h>
@@ -122,6 +122,7 @@ constexpr Index kChiralitySlots = 4;
 constexpr Index kHybridizationSlots = 7;
 constexpr Index kBondTypeSlots = 4;
 constexpr Index kStereoSlots = 6;
+constexpr Index kCrippenColumns = 2;  // logP and molar refractivity, the last columns of an atom row
 
 Index chirality_slot(RDKit::Atom::ChiralType tag) {
   switch (tag) {
@@ -195,7 +196,8 @@ void write_bond(float* row, const RDKit::Bond& bond) {
 
 Index FeaturizerSpec::atom_dim() const {
   return static_cast<Index>(elements.size() + 1) + (max_degree + 2) + static_cast<Index>(formal_charges.size() + 1) +
-         kChiralitySlots + (max_hydrogens + 2) + kHybridizationSlots + 3 + (crippen_contributions ? 2 : 0);
+         kChiralitySlots + (max_hydrogens + 2) + kHybridizationSlots + 3 +
+         (crippen_contributions ? kCrippenColumns : 0);
 }
 
 Index FeaturizerSpec::bond_dim() const { return kBondTypeSlots + 2 + kStereoSlots + 1; }
@@ -285,7 +287,8 @@ void write_molecule(const RDKit::ROMol& molecule, const FeaturizerSpec& spec, fl
                     NodeId* sources, NodeId* targets, Index* bond_of_edge, NodeId first_node) {
   const Index atom_dim = spec.atom_dim(), bond_dim = spec.bond_dim();
   for (const RDKit::Atom* atom : molecule.atoms()) write_atom(node_rows + atom->getIdx() * atom_dim, *atom, spec);
-  if (spec.crippen_contributions) write_crippen_contributions(molecule, node_rows + atom_dim - 2, atom_dim);
+  if (spec.crippen_contributions)
+    write_crippen_contributions(molecule, node_rows + atom_dim - kCrippenColumns, atom_dim);
   Index e = 0;
   for (const RDKit::Bond* bond : molecule.bonds()) {
     const auto a = static_cast<NodeId>(bond->getBeginAtomIdx()), b = static_cast<NodeId>(bond->getEndAtomIdx());

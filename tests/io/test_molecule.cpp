@@ -36,10 +36,10 @@ struct AtomColumns {
   Index mass() const { return aromatic() + 2; }
 };
 
-MoleculeGraph featurize_smiles(const std::string& smiles) {
+MoleculeGraph featurize_smiles(const std::string& smiles, const FeaturizerSpec& spec = {}) {
   const SmilesResult parsed = parse_smiles(smiles);
   EXPECT_TRUE(parsed.molecule) << smiles << ": " << parsed.error;
-  return featurize(*parsed.molecule, FeaturizerSpec{});
+  return featurize(*parsed.molecule, spec);
 }
 
 TEST(SmilesTest, SyntaxErrorsReportRdkitsReason) {
@@ -172,9 +172,7 @@ TEST(DescriptorTest, UnknownNamesAreRefused) {
 MoleculeGraph featurize_with_crippen(const std::string& smiles) {
   FeaturizerSpec spec;
   spec.crippen_contributions = true;
-  const SmilesResult parsed = parse_smiles(smiles);
-  EXPECT_TRUE(parsed.molecule) << smiles << ": " << parsed.error;
-  return featurize(*parsed.molecule, spec);
+  return featurize_smiles(smiles, spec);
 }
 
 TEST(CrippenFeatureTest, MethaneCarriesItsHydrogensContributions) {
