@@ -1,5 +1,7 @@
 // `edgewise bench attention`: forward and forward+backward timings of one GraphAttention layer on
 // the uniform random workload of shared/peers/README.md, printed as one JSON line.
+// `edgewise bench gather`: the same workload's least work per edge, a sum of source rows, whose growth
+// with E shows how much of the layer's growth the memory system alone causes.
 // `edgewise bench triad`: a STREAM-like triad giving the memory bandwidth the machine reaches.
 // `edgewise bench edge-list`: the time and peak memory of reading an edge list into a graph, next to
 // the size of the graph's arrays.
@@ -17,6 +19,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "edgewise/attention/graph_attention.hpp"
+#include "edgewise/attention/kernels.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/memory.hpp"
 #include "edgewise/core/parallel.hpp"
@@ -36,6 +39,15 @@ struct AttentionBenchOptions {
   Index head_dim = 16;
   Index out_dim = 64;
   std::string score = "scaled_dot";
+  int threads = 2;
+  int warmup = 2;
+  int runs = 5;
+};
+
+struct GatherOptions {
+  Index nodes = 100'000;
+  Index edges = 1'600'000;
+  Index width = 64;
   int threads = 2;
   int warmup = 2;
   int runs = 5;
@@ -125,6 +137,27 @@ void run_attention_bench(const AttentionBenchOptions& options) {
   std::cout << result.dump() << std::endl;
 }
 
+// out_i = sum over the in-edges j -> i of x_j, with x the workload's [N, width] features: the
+// attention layer's gathers without its arithmetic. Edges are read by destination, as the layer reads
+// them, through the library's aggregation kernel with every weight 1.
+void run_gather_bench(const GatherOptions& options) {
+  set_num_threads(options.threads);
+  const UniformWorkload workload = uniform_random_workload(options.nodes, options.edges, options.width);
+  const std::vector<float> ones(static_cast<std::size_t>(workload.graph.num_edges()), 1.0f);
+  Matrix<float> out(options.nodes, options.width);
+  const auto gather = [&] {
+    aggregate_forward(rows_of(out), workload.graph, ones.data(), read_rows(workload.features), 1, options.width);
+  };
+  const std::vector<double> ms = time_runs(options.warmup, options.runs, gather);
+  const nlohmann::json result = {
+      {"benchmark", "gather"},         {"nodes", options.nodes},       {"edges", options.edges},
+      {"width", options.width},        {"threads", num_threads()},     {"warmup", options.warmup},
+      {"runs", options.runs},          {"ms", ms},                     {"ms_median", median(ms)},
+      {"peak_rss_mb", peak_rss_mb()},  {"edges_sha256", edges_sha256(workload.sources, workload.targets)},
+  };
+  std::cout << result.dump() << std::endl;
+}
+
 // a = b + s * c over one contiguous range per thread; returns the milliseconds taken.
 double triad_pass(std::vector<double>& a, const std::vector<double>& b, const std::vector<double>& c, double s) {
   const auto n = static_cast<Index>(a.size());
@@ -187,6 +220,27 @@ void add_attention_command(CLI::App& bench) {
       ->capture_default_str()
       ->check(at_least(1, "POSITIVE"));
   command->callback([options] { run_attention_bench(*options); });
+}
+
+void add_gather_command(CLI::App& bench) {
+  auto options = std::make_shared<GatherOptions>();
+  CLI::App* command = bench.add_subcommand(
+      "gather",
+      "Time the least work an edgewise layer does per edge on the uniform random workload: each node sums "
+      "its in-neighbours' rows of the [N, width] features. Prints one JSON line with the median in ms.");
+  command->add_option("--nodes", options->nodes, "Number of nodes N")->capture_default_str()->check(at_least(1, "POSITIVE"));
+  command->add_option("--edges", options->edges, "Number of edges E, drawn uniformly with replacement")
+      ->capture_default_str()
+      ->check(at_least(0, "NONNEGATIVE"));
+  command->add_option("--width", options->width, "Floats per gathered row")
+      ->capture_default_str()
+      ->check(at_least(1, "POSITIVE"));
+  command->add_option("--threads", options->threads, "Threads")->capture_default_str()->check(at_least(1, "POSITIVE"));
+  command->add_option("--warmup", options->warmup, "Untimed runs")->capture_default_str()->check(at_least(0, "NONNEGATIVE"));
+  command->add_option("--runs", options->runs, "Timed runs; the median is reported")
+      ->capture_default_str()
+      ->check(at_least(1, "POSITIVE"));
+  command->callback([options] { run_gather_bench(*options); });
 }
 
 void add_triad_command(CLI::App& bench) {
@@ -266,6 +320,7 @@ void add_bench_command(CLI::App& app) {
   bench->set_help_all_flag("-h,--help", "Print this help message, with the options of every subcommand, and exit");
   bench->require_subcommand(1);
   add_attention_command(*bench);
+  add_gather_command(*bench);
   add_triad_command(*bench);
   add_edge_list_command(*bench);
 }

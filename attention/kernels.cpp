@@ -254,9 +254,11 @@ void aggregate_forward(RowView<Scalar> out, const Graph& g, const Scalar* alpha,
   const auto sources = g.in_sources();
   parallel_for(g.num_nodes(), [&](Index i) {
     Segment<Scalar>(out.row(i), heads * head_dim).setZero();
-    for (Index p = offsets[i]; p < offsets[i + 1]; ++p)
+    for (Index p = offsets[i]; p < offsets[i + 1]; ++p) {
+      prefetch_ahead(v, sources, p, heads * head_dim);
       for (Index h = 0; h < heads; ++h)
         head_of(out.row(i), h, head_dim) += alpha[p * heads + h] * head_of(v.row(sources[p]), h, head_dim);
+    }
   });
 }
 
