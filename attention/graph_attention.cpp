@@ -246,18 +246,17 @@ void GraphAttention<Scalar>::with_score_function(Run&& run) const {
 }
 
 // Softmax attention without attention dropout: scores, normalization and aggregation in one pass.
-// scores_ holds the edge bias, if any, on entry.
+// scores_ holds the edge bias, if any, on entry, and the unnormalized weights on return.
 template <typename Scalar>
 void GraphAttention<Scalar>::attend_fused() {
   const Graph& g = *graph_;
   const Index h = options_.heads;
   scores_.resize(g.num_edges(), h);
-  node_max_.resize(g.num_nodes(), h);
   node_sum_.resize(g.num_nodes(), h);
   const Scalar* bias = edge_features_ != nullptr ? scores_.data() : nullptr;
   with_score_function([&](const auto& score) {
-    softmax_attend_forward(rows_of(aggregated_), scores_.data(), node_max_.data(), node_sum_.data(), g,
-                           aggregated_values(), h, options_.head_dim, score, bias);
+    softmax_attend_forward(rows_of(aggregated_), scores_.data(), node_sum_.data(), g, aggregated_values(), h,
+                           options_.head_dim, score, bias);
   });
 }
 
@@ -350,7 +349,7 @@ void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
   if (!in_parallel_region()) Eigen::setNbThreads(num_threads());  // a global: never set from two threads
   if (fused_) {
     alpha_.resize(graph_->num_edges(), options_.heads);
-    softmax_weights(alpha_.data(), *graph_, scores_.data(), node_max_.data(), node_sum_.data(), options_.heads);
+    softmax_weights(alpha_.data(), *graph_, scores_.data(), node_sum_.data(), options_.heads);
   }
   backward_output(dy);
 
@@ -471,7 +470,7 @@ Matrix<Scalar> GraphAttention<Scalar>::attention_weights() const {
   Matrix<Scalar> recomputed;
   if (fused_) {
     recomputed.resize(scores_.rows(), scores_.cols());
-    softmax_weights(recomputed.data(), *graph_, scores_.data(), node_max_.data(), node_sum_.data(), options_.heads);
+    softmax_weights(recomputed.data(), *graph_, scores_.data(), node_sum_.data(), options_.heads);
   }
   const Matrix<Scalar>& alpha = fused_ ? recomputed : alpha_;
   Matrix<Scalar> weights(alpha.rows(), alpha.cols());

@@ -49,13 +49,11 @@ void prefetch_edge_ahead(const Scalar* per_edge, std::span<const NodeId> positio
 // --- Fused softmax attention ---------------------------------------------------------------------
 
 template <typename Scalar>
-void softmax_weights(Scalar* alpha, const Graph& g, const Scalar* scores, const Scalar* node_max,
-                     const Scalar* node_sum, Index heads) {
+void softmax_weights(Scalar* alpha, const Graph& g, const Scalar* weights, const Scalar* node_sum, Index heads) {
   const auto offsets = g.in_offsets();
   parallel_for(g.num_nodes(), [&](Index i) {
     for (Index p = offsets[i]; p < offsets[i + 1]; ++p)
-      for (Index h = 0; h < heads; ++h)
-        alpha[p * heads + h] = std::exp(scores[p * heads + h] - node_max[i * heads + h]) / node_sum[i * heads + h];
+      for (Index h = 0; h < heads; ++h) alpha[p * heads + h] = weights[p * heads + h] / node_sum[i * heads + h];
   });
 }
 
@@ -289,7 +287,7 @@ void aggregate_backward(Scalar* dalpha, RowView<Scalar> dv, const Graph& g, cons
 }
 
 #define EDGEWISE_INSTANTIATE_KERNELS(Scalar)                                                                          \
-  template void softmax_weights(Scalar*, const Graph&, const Scalar*, const Scalar*, const Scalar*, Index);           \
+  template void softmax_weights(Scalar*, const Graph&, const Scalar*, const Scalar*, Index);                           \
   template void dot_scores_forward(Scalar*, const Graph&, RowView<const Scalar>, RowView<const Scalar>, Index, Index, \
                                    Scalar);                                                                           \
   template void dot_scores_backward(RowView<Scalar>, RowView<Scalar>, const Graph&, RowView<const Scalar>,            \

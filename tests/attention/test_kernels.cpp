@@ -86,13 +86,13 @@ TEST(SoftmaxAttendTest, StaysFiniteForHugeScoresAndLeavesNodesWithoutInEdgesAtZe
   for (const float magnitude : {1e4f, -1e4f, 3e38f}) {
     const std::vector<float> bias = {magnitude, -magnitude, magnitude * 0.5f, magnitude};
     const std::vector<float> v = {1.0f, 2.0f, 4.0f};  // one value per node, d = 1
-    std::vector<float> out(3, -1.0f), scores(4), max(3), sum(3), alpha(4);
-    softmax_attend_forward(RowView<float>{out.data(), 1}, scores.data(), max.data(), sum.data(), g,
+    std::vector<float> out(3, -1.0f), weights(4), sum(3), alpha(4);
+    softmax_attend_forward(RowView<float>{out.data(), 1}, weights.data(), sum.data(), g,
                            RowView<const float>{v.data(), 1}, 1, 1, ZeroScore<float>{}, bias.data());
     for (const float o : out) EXPECT_TRUE(std::isfinite(o)) << magnitude;
     EXPECT_EQ(out[2], 0.0f);  // node 2 has no in-edges
     EXPECT_EQ(out[1], 1.0f);  // node 1's single in-edge comes from node 0
-    softmax_weights(alpha.data(), g, scores.data(), max.data(), sum.data(), 1);
+    softmax_weights(alpha.data(), g, weights.data(), sum.data(), 1);
     EXPECT_NEAR(alpha[0] + alpha[1] + alpha[2], 1.0f, 1e-6f);
     EXPECT_EQ(alpha[3], 1.0f);
   }
@@ -103,17 +103,22 @@ TEST(SoftmaxAttendTest, MatchesHandComputedWeights) {
   // Node 0's in-edges in CSR order come from nodes 1, 2, 0 with weights 1/6, 2/6, 3/6.
   const std::vector<double> bias = {0.0, std::log(2.0), std::log(3.0), -5.0};
   const std::vector<double> v = {6.0, 12.0, 18.0};
-  std::vector<double> out(3), scores(4), max(3), sum(3);
-  softmax_attend_forward(RowView<double>{out.data(), 1}, scores.data(), max.data(), sum.data(), g,
+  std::vector<double> out(3), weights(4), sum(3);
+  softmax_attend_forward(RowView<double>{out.data(), 1}, weights.data(), sum.data(), g,
                          RowView<const double>{v.data(), 1}, 1, 1, ZeroScore<double>{}, bias.data());
   EXPECT_NEAR(out[0], 12.0 / 6.0 + 2.0 * 18.0 / 6.0 + 3.0 * 6.0 / 6.0, 1e-13);
   EXPECT_NEAR(out[1], 6.0, 1e-15);
   EXPECT_EQ(out[2], 0.0);
-  EXPECT_EQ(scores, bias);
+  // exp(score - the node's max score): node 0's max is log 3; node 1 has one edge.
+  const std::vector<double> expected_weights = {1.0 / 3.0, 2.0 / 3.0, 1.0, 1.0};
+  for (std::size_t p = 0; p < weights.size(); ++p) EXPECT_NEAR(weights[p], expected_weights[p], 1e-15) << p;
+  EXPECT_NEAR(sum[0], 2.0, 1e-15);
+  EXPECT_EQ(sum[1], 1.0);
+  EXPECT_EQ(sum[2], 0.0);
 }
 
 // On a graph with isolated nodes, single in-edges and a duplicated edge, the one-pass kernel gives
-// the scores, weights and aggregate of the three separate kernels, for every score function.
+// the weights and aggregate of the three separate kernels, for every score function.
 TEST(SoftmaxAttendTest, EqualsScoresThenSoftmaxThenAggregation) {
   const Graph g = testing::irregular_graph();
   const Index n = g.num_nodes(), e = g.num_edges(), heads = 3, d = 4;
@@ -132,11 +137,10 @@ TEST(SoftmaxAttendTest, EqualsScoresThenSoftmaxThenAggregation) {
     edge_softmax_forward(alpha.data(), g, scores.data(), heads);
     aggregate_forward(rows_of(expected), g, alpha.data(), read_rows(v), heads, d);
 
-    Matrix<double> fused_scores(e, heads), out(n, heads * d), max(n, heads), sum(n, heads), weights(e, heads);
-    softmax_attend_forward(rows_of(out), fused_scores.data(), max.data(), sum.data(), g, read_rows(v), heads, d, score,
+    Matrix<double> unnormalized(e, heads), out(n, heads * d), sum(n, heads), weights(e, heads);
+    softmax_attend_forward(rows_of(out), unnormalized.data(), sum.data(), g, read_rows(v), heads, d, score,
                            bias.data());
-    softmax_weights(weights.data(), g, fused_scores.data(), max.data(), sum.data(), heads);
-    EXPECT_LT((fused_scores - scores).cwiseAbs().maxCoeff(), 1e-14) << name;
+    softmax_weights(weights.data(), g, unnormalized.data(), sum.data(), heads);
     EXPECT_LT((weights - alpha).cwiseAbs().maxCoeff(), 1e-14) << name;
     EXPECT_LT((out - expected).cwiseAbs().maxCoeff(), 1e-13) << name;
   };

@@ -150,10 +150,9 @@ class GraphAttention {
   Matrix<Scalar> dst_terms_;    // additive: [N, H], a_dst . z_i
   Matrix<Scalar> query_map_;    // bilinear: [N, H*d], q_i^T W_h per head
   Matrix<Scalar> edge_bias_;    // [E, H] in the graph's edge order
-  Matrix<Scalar> scores_;       // [E, H]
+  Matrix<Scalar> scores_;       // [E, H]; fused: exp(score - max score of the node)
   bool fused_ = false;          // whether the last forward ran softmax_attend_forward
-  Matrix<Scalar> node_max_;     // fused: [N, H], each node's maximal score
-  Matrix<Scalar> node_sum_;     // fused: [N, H], each node's sum of exp(score - max)
+  Matrix<Scalar> node_sum_;     // fused: [N, H], each node's sum of exp(score - max score)
   Matrix<Scalar> alpha_;        // [E, H] after normalization; fused: recomputed in backward
   Matrix<Scalar> keep_;         // [E, H] dropout scale (0 or 1/(1-p)) when training with dropout, else empty
   Matrix<Scalar> alpha_used_;   // [E, H] alpha * keep_ when dropout is active

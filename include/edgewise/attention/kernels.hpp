@@ -122,21 +122,22 @@ void edge_scores_forward(Scalar* scores, const Graph& g, Index heads, const Scor
 
 /// Softmax attention's forward in one pass over the graph, node-parallel by destination. For each
 /// node i, a first sweep over its in-edges computes s = score(i, j, h) + bias[p, h] for the edge
-/// j -> i at position p and head h (bias: [E, H] or null; it may alias scores), stores it in
-/// scores[p, h] and keeps the max m_i,h; a second sweep, over scores still in cache, adds
-/// exp(s - m_i,h) into l_i,h and exp(s - m_i,h) v_j,h into out_i,h, which is then divided by l_i,h.
-/// A node without in-edges gets 0. Online softmax (FlashAttention's running max) would read the
-/// scores once, but it needs a branch and a rescaling of the sum and of d values at every new max; a
-/// node's H scores per edge are cheap to re-read from cache, and the online form measured no faster.
+/// j -> i at position p and head h (bias: [E, H] or null; it may alias weights) and keeps the max
+/// m_i,h; then all of the node's exp(s - m_i,h) are taken at once, where the vector unit evaluates
+/// several per instruction, and stored in weights[p, h]; a last sweep adds them into l_i,h
+/// (node_sum) and exp(s - m_i,h) v_j,h into out_i,h, which is then divided by l_i,h. A node without
+/// in-edges gets 0. Online softmax (FlashAttention's running max) would read the scores once, but it
+/// needs a branch and a rescaling of the sum and of d values at every new max; a node's H values per
+/// edge are cheap to re-read from cache, and the online form measured no faster.
 ///
-/// What backward needs is kept as the scores and node_max, node_sum ([N, H]), from which
-/// softmax_weights recomputes alpha; no per-edge weight is written. Bytes moved per edge: the source
-/// index (4, read twice), the value row v_j (H*d*sizeof(Scalar)), what score() reads (the key row,
-/// H*d scalars, for dot products; H scalars for additive), the bias (when given) and the H scores
-/// written. Nothing of width d is stored per edge. Each node is one thread's, in edge order: no
-/// atomics, and results do not depend on the thread count.
+/// What backward needs is kept as the unnormalized weights exp(s - m) ([E, H]) and node_sum ([N, H]),
+/// from which softmax_weights gets alpha with one division; no exponential is taken twice. Bytes
+/// moved per edge: the source index (4, read twice), the value row v_j (H*d*sizeof(Scalar)), what
+/// score() reads (the key row, H*d scalars, for dot products; H scalars for additive), the bias (when
+/// given) and the H weights written. Nothing of width d is stored per edge. Each node is one
+/// thread's, in edge order: no atomics, and results do not depend on the thread count.
 template <typename Scalar, typename Score>
-void softmax_attend_forward(RowView<Scalar> out, Scalar* scores, Scalar* node_max, Scalar* node_sum, const Graph& g,
+void softmax_attend_forward(RowView<Scalar> out, Scalar* weights, Scalar* node_sum, const Graph& g,
                             RowView<const Scalar> v, Index heads, Index head_dim, const Score& score,
                             const Scalar* bias) {
   using Segment = Eigen::Map<Vector<Scalar>>;
@@ -146,17 +147,22 @@ void softmax_attend_forward(RowView<Scalar> out, Scalar* scores, Scalar* node_ma
   const Index edges = g.num_edges(), width = heads * head_dim;
   parallel_for(g.num_nodes(), [&](Index i) {
     const Index begin = offsets[i], end = offsets[i + 1];
-    Scalar* max = node_max + i * heads;
     Scalar* sum = node_sum + i * heads;
+    Scalar* max = sum;  // the node's sum slots hold its max until the exponentials are taken
     std::fill(max, max + heads, -std::numeric_limits<Scalar>::infinity());
     for (Index p = begin; p < end; ++p) {
       if (p + kPrefetchEdges < edges) score.prefetch(sources[p + kPrefetchEdges], heads);
       for (Index h = 0; h < heads; ++h) {
         const Scalar s = score(i, sources[p], h) + (bias != nullptr ? bias[p * heads + h] : Scalar(0));
-        scores[p * heads + h] = s;
+        weights[p * heads + h] = s;
         max[h] = std::max(max[h], s);
       }
     }
+    for (Index p = begin; p < end; ++p)
+      for (Index h = 0; h < heads; ++h) weights[p * heads + h] -= max[h];
+    Segment node_weights(weights + begin * heads, (end - begin) * heads);
+    node_weights.array() = node_weights.array().exp();
+
     Scalar* weighted = out.row(i);
     std::fill(weighted, weighted + width, Scalar(0));
     std::fill(sum, sum + heads, Scalar(0));
@@ -164,7 +170,7 @@ void softmax_attend_forward(RowView<Scalar> out, Scalar* scores, Scalar* node_ma
       if (p + kPrefetchEdges < edges) prefetch_row(v.row(sources[p + kPrefetchEdges]), width);
       const Scalar* v_j = v.row(sources[p]);
       for (Index h = 0; h < heads; ++h) {
-        const Scalar e = std::exp(scores[p * heads + h] - max[h]);
+        const Scalar e = weights[p * heads + h];
         sum[h] += e;
         Segment(weighted + h * head_dim, head_dim) += e * ConstSegment(v_j + h * head_dim, head_dim);
       }
@@ -175,11 +181,10 @@ void softmax_attend_forward(RowView<Scalar> out, Scalar* scores, Scalar* node_ma
   });
 }
 
-/// alpha[p, h] = exp(scores[p, h] - node_max[i, h]) / node_sum[i, h]: the weights of the last
-/// softmax_attend_forward, recomputed for backward. alpha may alias scores.
+/// alpha[p, h] = weights[p, h] / node_sum[i, h]: the normalized weights of the last
+/// softmax_attend_forward, for backward. alpha may alias weights.
 template <typename Scalar>
-void softmax_weights(Scalar* alpha, const Graph& g, const Scalar* scores, const Scalar* node_max,
-                     const Scalar* node_sum, Index heads);
+void softmax_weights(Scalar* alpha, const Graph& g, const Scalar* weights, const Scalar* node_sum, Index heads);
 
 // --- Scores ---------------------------------------------------------------------------------------
 
