@@ -195,12 +195,14 @@ void edge_softmax_forward(Scalar* alpha, const Graph& g, const Scalar* scores, I
     for (Index h = 0; h < heads; ++h) {
       Scalar max_score = -std::numeric_limits<Scalar>::infinity();
       for (Index p = begin; p < end; ++p) max_score = std::max(max_score, scores[p * heads + h]);
+      for (Index p = begin; p < end; ++p) alpha[p * heads + h] = scores[p * heads + h] - max_score;
+    }
+    // All of the node's exponentials at once, several per vector instruction.
+    Segment<Scalar> node_alpha(alpha + begin * heads, (end - begin) * heads);
+    node_alpha.array() = node_alpha.array().exp();
+    for (Index h = 0; h < heads; ++h) {
       Scalar sum = 0;
-      for (Index p = begin; p < end; ++p) {
-        const Scalar e = std::exp(scores[p * heads + h] - max_score);
-        alpha[p * heads + h] = e;
-        sum += e;
-      }
+      for (Index p = begin; p < end; ++p) sum += alpha[p * heads + h];
       // sum >= 1: the maximal edge contributes exp(0).
       const Scalar inverse = Scalar(1) / sum;
       for (Index p = begin; p < end; ++p) alpha[p * heads + h] *= inverse;
