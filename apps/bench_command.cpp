@@ -188,6 +188,24 @@ void run_triad(const TriadOptions& options) {
   std::cout << result.dump() << std::endl;
 }
 
+// The options of every timing on the uniform random workload: its size, the threads and the runs.
+template <typename Options>
+void add_workload_options(CLI::App& command, Options& options) {
+  command.add_option("--nodes", options.nodes, "Number of nodes N")->capture_default_str()->check(at_least(1, "POSITIVE"));
+  command.add_option("--edges", options.edges, "Number of edges E, drawn uniformly with replacement")
+      ->capture_default_str()
+      ->check(at_least(0, "NONNEGATIVE"));
+  command.add_option("--threads", options.threads, "Threads for every parallel loop")
+      ->capture_default_str()
+      ->check(at_least(1, "POSITIVE"));
+  command.add_option("--warmup", options.warmup, "Untimed runs before each timing")
+      ->capture_default_str()
+      ->check(at_least(0, "NONNEGATIVE"));
+  command.add_option("--runs", options.runs, "Timed runs; the medians are reported")
+      ->capture_default_str()
+      ->check(at_least(1, "POSITIVE"));
+}
+
 void add_attention_command(CLI::App& bench) {
   auto options = std::make_shared<AttentionBenchOptions>();
   CLI::App* command = bench.add_subcommand(
@@ -195,10 +213,7 @@ void add_attention_command(CLI::App& bench) {
       "Time one GraphAttention<float> layer (heads concatenated, output projection) on the uniform random "
       "workload: forward, then forward+backward with dy = 1 (including dx). Prints one JSON line with "
       "medians in ms, edges/s of forward+backward, the peak resident set in MB and the edges' sha256.");
-  command->add_option("--nodes", options->nodes, "Number of nodes N")->capture_default_str()->check(at_least(1, "POSITIVE"));
-  command->add_option("--edges", options->edges, "Number of edges E, drawn uniformly with replacement")
-      ->capture_default_str()
-      ->check(at_least(0, "NONNEGATIVE"));
+  add_workload_options(*command, *options);
   command->add_option("--in", options->in_dim, "Input feature width F")->capture_default_str()->check(at_least(1, "POSITIVE"));
   command->add_option("--heads", options->heads, "Attention heads H")->capture_default_str()->check(at_least(1, "POSITIVE"));
   command->add_option("--head-dim", options->head_dim, "Width d of each head")
@@ -210,15 +225,6 @@ void add_attention_command(CLI::App& bench) {
   command->add_option("--score", options->score, "Score function")
       ->capture_default_str()
       ->check(CLI::IsMember({"additive", "scaled_dot", "gatv2", "dot", "bilinear"}));
-  command->add_option("--threads", options->threads, "Threads for every parallel loop")
-      ->capture_default_str()
-      ->check(at_least(1, "POSITIVE"));
-  command->add_option("--warmup", options->warmup, "Untimed runs before timing each of forward and forward+backward")
-      ->capture_default_str()
-      ->check(at_least(0, "NONNEGATIVE"));
-  command->add_option("--runs", options->runs, "Timed runs; the medians are reported")
-      ->capture_default_str()
-      ->check(at_least(1, "POSITIVE"));
   command->callback([options] { run_attention_bench(*options); });
 }
 
@@ -228,16 +234,8 @@ void add_gather_command(CLI::App& bench) {
       "gather",
       "Time the least work an edgewise layer does per edge on the uniform random workload: each node sums "
       "its in-neighbours' rows of the [N, width] features. Prints one JSON line with the median in ms.");
-  command->add_option("--nodes", options->nodes, "Number of nodes N")->capture_default_str()->check(at_least(1, "POSITIVE"));
-  command->add_option("--edges", options->edges, "Number of edges E, drawn uniformly with replacement")
-      ->capture_default_str()
-      ->check(at_least(0, "NONNEGATIVE"));
+  add_workload_options(*command, *options);
   command->add_option("--width", options->width, "Floats per gathered row")
-      ->capture_default_str()
-      ->check(at_least(1, "POSITIVE"));
-  command->add_option("--threads", options->threads, "Threads")->capture_default_str()->check(at_least(1, "POSITIVE"));
-  command->add_option("--warmup", options->warmup, "Untimed runs")->capture_default_str()->check(at_least(0, "NONNEGATIVE"));
-  command->add_option("--runs", options->runs, "Timed runs; the median is reported")
       ->capture_default_str()
       ->check(at_least(1, "POSITIVE"));
   command->callback([options] { run_gather_bench(*options); });
