@@ -467,12 +467,12 @@ void GraphAttention<Scalar>::backward_scores() {
 
 template <typename Scalar>
 Matrix<Scalar> GraphAttention<Scalar>::attention_weights() const {
-  Matrix<Scalar> recomputed;
+  Matrix<Scalar> normalized;
   if (fused_) {
-    recomputed.resize(scores_.rows(), scores_.cols());
-    softmax_weights(recomputed.data(), *graph_, scores_.data(), node_sum_.data(), options_.heads);
+    normalized.resize(scores_.rows(), scores_.cols());
+    softmax_weights(normalized.data(), *graph_, scores_.data(), node_sum_.data(), options_.heads);
   }
-  const Matrix<Scalar>& alpha = fused_ ? recomputed : alpha_;
+  const Matrix<Scalar>& alpha = fused_ ? normalized : alpha_;
   Matrix<Scalar> weights(alpha.rows(), alpha.cols());
   const auto positions = graph_ != nullptr ? graph_->edge_positions() : std::span<const NodeId>{};
   for (Index e = 0; e < alpha.rows(); ++e) weights.row(e) = alpha.row(positions[e]);

@@ -153,7 +153,7 @@ class GraphAttention {
   Matrix<Scalar> scores_;       // [E, H]; fused: exp(score - max score of the node)
   bool fused_ = false;          // whether the last forward ran softmax_attend_forward
   Matrix<Scalar> node_sum_;     // fused: [N, H], each node's sum of exp(score - max score)
-  Matrix<Scalar> alpha_;        // [E, H] after normalization; fused: recomputed in backward
+  Matrix<Scalar> alpha_;        // [E, H] after normalization; fused: filled in backward from scores_
   Matrix<Scalar> keep_;         // [E, H] dropout scale (0 or 1/(1-p)) when training with dropout, else empty
   Matrix<Scalar> alpha_used_;   // [E, H] alpha * keep_ when dropout is active
   Matrix<Scalar> value_keep_;   // [N, H*d] value dropout scale when training with it, else empty
