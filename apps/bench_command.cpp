@@ -31,26 +31,25 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct AttentionBenchOptions {
+// The uniform random workload's size, and how a timing on it runs.
+struct WorkloadOptions {
   Index nodes = 100'000;
   Index edges = 1'600'000;
-  Index in_dim = 64;
-  Index heads = 4;
-  Index head_dim = 16;
-  Index out_dim = 64;
-  std::string score = "scaled_dot";
   int threads = 2;
   int warmup = 2;
   int runs = 5;
 };
 
-struct GatherOptions {
-  Index nodes = 100'000;
-  Index edges = 1'600'000;
+struct AttentionBenchOptions : WorkloadOptions {
+  Index in_dim = 64;
+  Index heads = 4;
+  Index head_dim = 16;
+  Index out_dim = 64;
+  std::string score = "scaled_dot";
+};
+
+struct GatherOptions : WorkloadOptions {
   Index width = 64;
-  int threads = 2;
-  int warmup = 2;
-  int runs = 5;
 };
 
 struct TriadOptions {
@@ -189,8 +188,7 @@ void run_triad(const TriadOptions& options) {
 }
 
 // The options of every timing on the uniform random workload: its size, the threads and the runs.
-template <typename Options>
-void add_workload_options(CLI::App& command, Options& options) {
+void add_workload_options(CLI::App& command, WorkloadOptions& options) {
   command.add_option("--nodes", options.nodes, "Number of nodes N")->capture_default_str()->check(at_least(1, "POSITIVE"));
   command.add_option("--edges", options.edges, "Number of edges E, drawn uniformly with replacement")
       ->capture_default_str()

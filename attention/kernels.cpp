@@ -197,9 +197,7 @@ void edge_softmax_forward(Scalar* alpha, const Graph& g, const Scalar* scores, I
       for (Index p = begin; p < end; ++p) max_score = std::max(max_score, scores[p * heads + h]);
       for (Index p = begin; p < end; ++p) alpha[p * heads + h] = scores[p * heads + h] - max_score;
     }
-    // All of the node's exponentials at once, several per vector instruction.
-    Segment<Scalar> node_alpha(alpha + begin * heads, (end - begin) * heads);
-    node_alpha.array() = node_alpha.array().exp();
+    exponentiate(alpha + begin * heads, (end - begin) * heads);
     for (Index h = 0; h < heads; ++h) {
       Scalar sum = 0;
       for (Index p = begin; p < end; ++p) sum += alpha[p * heads + h];

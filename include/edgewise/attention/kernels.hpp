@@ -37,6 +37,14 @@ void prefetch_row(const Scalar* row, Index length) {
   for (Index c = 0; c < length; c += kLine) __builtin_prefetch(row + c);
 }
 
+/// values[k] = exp(values[k]) for k < count, several per vector instruction: the softmax kernels
+/// gather each node's shifted scores into one block to take their exponentials this way.
+template <typename Scalar>
+void exponentiate(Scalar* values, Index count) {
+  Eigen::Map<Vector<Scalar>> block(values, count);
+  block.array() = block.array().exp();
+}
+
 /// LeakyReLU: u above 0, slope * u below.
 template <typename Scalar>
 Scalar leaky_relu(Scalar u, Scalar slope) {
@@ -160,8 +168,7 @@ void softmax_attend_forward(RowView<Scalar> out, Scalar* weights, Scalar* node_s
     }
     for (Index p = begin; p < end; ++p)
       for (Index h = 0; h < heads; ++h) weights[p * heads + h] -= max[h];
-    Segment node_weights(weights + begin * heads, (end - begin) * heads);
-    node_weights.array() = node_weights.array().exp();
+    exponentiate(weights + begin * heads, (end - begin) * heads);
 
     Scalar* weighted = out.row(i);
     std::fill(weighted, weighted + width, Scalar(0));
