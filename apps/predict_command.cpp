@@ -46,7 +46,12 @@ void add_predict_command(CLI::App& app) {
   command->add_option("--model", args->model, "Model file written by 'edgewise train'")
       ->required()
       ->check(CLI::ExistingFile);
-  command->add_option("--smiles", args->molecules.smiles, "SMILES to predict (repeat the option for several)");
+  // CLI11 reads a list option's value "[a,b]" as the list a, b, which would turn "[Na+].[Cl-]" into
+  // "Na+].[Cl-". Without extra args it keeps each value whole; the bound, more SMILES than a
+  // command line holds, still lets one --smiles take several.
+  command->add_option("--smiles", args->molecules.smiles, "SMILES to predict (several may follow one --smiles)")
+      ->allow_extra_args(false)
+      ->expected(1, 1 << 20);
   add_molecule_input_options(*command, args->molecules.input, "");
   command->add_option("--out", args->out, "File to write (default: standard output)");
   command->add_flag("--force", args->force, "Replace an existing --out file");
