@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "edgewise/io/molecule_model.hpp"
 #include "support/damaged_models.hpp"
 #include "support/cli.hpp"
+#include "support/untrained_model.hpp"
 
 namespace {
 
@@ -32,15 +32,7 @@ class CliBadInputTest : public edgewise::testing::CliTest {
   void SetUp() override {
     CliTest::SetUp();
     fs::create_directories(folder_ / "outputs");
-    edgewise::MoleculeModelConfig config;
-    config.network.hidden = 8;
-    config.network.heads = 2;
-    config.network.layers = 1;
-    config.network.head_hidden = 4;
-    config.tasks = {"y"};
-    edgewise::MoleculeModel model(config);
-    model.initialize(1);
-    model.save(path("model.ew"));
+    edgewise::testing::save_untrained_molecule_model(path("model.ew"));
   }
   std::string out() const { return (folder_ / "outputs" / "out.file").string(); }
 

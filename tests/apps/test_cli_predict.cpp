@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "edgewise/io/molecule_model.hpp"
 #include "support/cli.hpp"
+#include "support/untrained_model.hpp"
 
 namespace {
 
@@ -17,15 +17,7 @@ class CliPredictTest : public edgewise::testing::CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
-    edgewise::MoleculeModelConfig config;
-    config.network.hidden = 8;
-    config.network.heads = 2;
-    config.network.layers = 1;
-    config.network.head_hidden = 4;
-    config.tasks = {"y"};
-    edgewise::MoleculeModel model(config);
-    model.initialize(1);
-    model.save(path("model.ew"));
+    edgewise::testing::save_untrained_molecule_model(path("model.ew"));
   }
 
   // The SMILES column of the predictions CSV, header left out.

@@ -17,6 +17,7 @@
 #include "edgewise/io/molecule_model.hpp"
 #include "edgewise/models/model_file.hpp"
 #include "support/damaged_models.hpp"
+#include "support/untrained_model.hpp"
 
 namespace {
 
@@ -114,15 +115,7 @@ class DamagedModelTest : public ::testing::Test {
   void SetUp() override {
     folder_ = fs::temp_directory_path() / ("edgewise_damaged_models_" + std::to_string(::getpid()));
     fs::create_directories(folder_);
-    MoleculeModelConfig config;
-    config.network.hidden = 8;
-    config.network.heads = 2;
-    config.network.layers = 1;
-    config.network.head_hidden = 4;
-    config.tasks = {"y"};
-    MoleculeModel model(config);
-    model.initialize(1);
-    model.save(path("good.ew"));
+    edgewise::testing::save_untrained_molecule_model(path("good.ew"));
     std::ostringstream bytes;
     bytes << std::ifstream(path("good.ew"), std::ios::binary).rdbuf();
     good_ = bytes.str();
