@@ -207,7 +207,8 @@ void to_json(nlohmann::json& j, const FeaturizerSpec& spec) {
        {"max_degree", spec.max_degree},   {"formal_charges", spec.formal_charges},
        {"max_hydrogens", spec.max_hydrogens}, {"self_loops", spec.self_loops},
        {"crippen_contributions", spec.crippen_contributions},
-       {"descriptors", spec.descriptors}};
+       {"descriptors", spec.descriptors},
+       {"descriptor_values", spec.descriptor_values == DescriptorValues::raw ? "raw" : "log_compressed"}};
 }
 
 void from_json(const nlohmann::json& j, FeaturizerSpec& spec) {
@@ -219,6 +220,11 @@ void from_json(const nlohmann::json& j, FeaturizerSpec& spec) {
   j.at("self_loops").get_to(spec.self_loops);
   spec.crippen_contributions = j.value("crippen_contributions", false);  // absent from files written before it existed
   j.at("descriptors").get_to(spec.descriptors);
+  // Files written before descriptors were standardized by the network hold log-compressed ones.
+  const std::string values = j.value("descriptor_values", "log_compressed");
+  if (values != "raw" && values != "log_compressed")
+    throw ArgumentError("featurizer: unknown descriptor_values '" + values + "' (expected raw or log_compressed)");
+  spec.descriptor_values = values == "raw" ? DescriptorValues::raw : DescriptorValues::log_compressed;
 }
 
 std::vector<std::string> available_descriptors() { return RDKit::Descriptors::Properties::getAvailableProperties(); }
@@ -233,17 +239,16 @@ void check_descriptors(const std::vector<std::string>& names) {
 
 namespace {
 
-// Descriptors span many scales (counts, areas, masses of hundreds); sign(x) log(1 + |x|) brings them
-// to a few units without statistics that would depend on the training data.
-float compressed(double value) {
+float descriptor_value(double value, DescriptorValues form) {
   if (!std::isfinite(value)) return 0.0f;
+  if (form == DescriptorValues::raw) return static_cast<float>(value);
   return static_cast<float>(std::copysign(std::log1p(std::abs(value)), value));
 }
 
 }  // namespace
 
-DescriptorCalculator::DescriptorCalculator(const std::vector<std::string>& names)
-    : size_(static_cast<Index>(names.size())) {
+DescriptorCalculator::DescriptorCalculator(const std::vector<std::string>& names, DescriptorValues values)
+    : size_(static_cast<Index>(names.size())), values_(values) {
   if (names.empty()) return;
   check_descriptors(names);
   properties_ = std::make_unique<RDKit::Descriptors::Properties>(names);
@@ -257,7 +262,7 @@ void DescriptorCalculator::compute(const RDKit::ROMol& molecule, float* out) con
   if (!properties_) return;
   const std::vector<double> values = properties_->computeProperties(molecule);
   EDGEWISE_CHECK(static_cast<Index>(values.size()) == size_);
-  for (std::size_t i = 0; i < values.size(); ++i) out[i] = compressed(values[i]);
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = descriptor_value(values[i], values_);
 }
 
 namespace {
@@ -337,7 +342,7 @@ MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec
 
 MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec) {
   if (spec.descriptors.empty()) return featurize_graph(molecule, spec);
-  return featurize(molecule, spec, DescriptorCalculator(spec.descriptors));
+  return featurize(molecule, spec, DescriptorCalculator(spec.descriptors, spec.descriptor_values));
 }
 
 MoleculeBatcher::MoleculeBatcher(FeaturizerSpec spec) : spec_(std::move(spec)) {}

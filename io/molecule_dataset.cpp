@@ -43,7 +43,7 @@ struct ParsedMolecule {
 };
 
 std::vector<ParsedMolecule> featurize_smiles(const std::vector<std::string>& smiles, const FeaturizerSpec& spec) {
-  const DescriptorCalculator descriptors(spec.descriptors);
+  const DescriptorCalculator descriptors(spec.descriptors, spec.descriptor_values);
   std::vector<ParsedMolecule> parsed(smiles.size());
   for_each_row_in_parallel(smiles.size(), [&](std::size_t row) {
     SmilesResult result = parse_smiles(smiles[row]);
@@ -58,7 +58,7 @@ std::vector<ParsedMolecule> featurize_smiles(const std::vector<std::string>& smi
 
 std::vector<MoleculeGraph> featurize_molecules(const std::vector<std::unique_ptr<RDKit::ROMol>>& molecules,
                                                const FeaturizerSpec& spec) {
-  const DescriptorCalculator descriptors(spec.descriptors);
+  const DescriptorCalculator descriptors(spec.descriptors, spec.descriptor_values);
   std::vector<MoleculeGraph> graphs(molecules.size());
   for_each_row_in_parallel(molecules.size(),
                            [&](std::size_t i) { graphs[i] = featurize(*molecules[i], spec, descriptors); });

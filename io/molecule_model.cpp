@@ -217,6 +217,7 @@ std::vector<TrainingResult> MoleculeModel::fit(
     const MoleculeSet& train, const MoleculeSet& validation, const TrainingOptions& options,
     const std::function<void(Index member, const EpochReport&)>& on_epoch, const CheckpointOptions& checkpoints) {
   const nlohmann::json identity = run_identity(train, validation, options);
+  standardize_descriptors(train);
   std::vector<TrainingResult> results;
   std::optional<Checkpoint> resumed;
   if (!checkpoints.resume.empty()) resumed = resume(checkpoints.resume, identity, train, results);
@@ -244,6 +245,22 @@ std::vector<TrainingResult> MoleculeModel::fit(
   }
   config_.scaling = results.front().scaling;
   return results;
+}
+
+void MoleculeModel::standardize_descriptors(const MoleculeSet& train) {
+  const Index graph_dim = config_.network.graph_dim;
+  if (graph_dim == 0) return;
+  Matrix<float> descriptors(static_cast<Index>(train.molecules.size()), graph_dim);
+  for (Index m = 0; m < descriptors.rows(); ++m) {
+    const Matrix<float>& features = train.molecules[static_cast<std::size_t>(m)]->graph_features;
+    if (features.rows() != 1 || features.cols() != graph_dim)
+      throw ArgumentError("MoleculeModel::fit: training molecule " + std::to_string(m) + " has [" +
+                          std::to_string(features.rows()) + ", " + std::to_string(features.cols()) +
+                          "] graph features, the featurizer writes [1, " + std::to_string(graph_dim) + "]");
+    descriptors.row(m) = features.row(0);
+  }
+  config_.network.graph_feature_scaling = ColumnScaling::standardize(descriptors);
+  for (const auto& member : members_) member->network.set_graph_feature_scaling(config_.network.graph_feature_scaling);
 }
 
 Index MoleculeModel::num_parameters() const {
@@ -337,7 +354,7 @@ struct MoleculeModel::Worker {
 void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)>& next,
                                    const std::function<void(const PredictedRow& row)>& sink) const {
   const Index tasks = config_.network.tasks;
-  const DescriptorCalculator descriptors(config_.featurizer.descriptors);
+  const DescriptorCalculator descriptors(config_.featurizer.descriptors, config_.featurizer.descriptor_values);
   std::vector<Worker> workers;
   workers.reserve(static_cast<std::size_t>(num_threads()));
   for (int t = 0; t < num_threads(); ++t) workers.emplace_back(*this);

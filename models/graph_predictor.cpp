@@ -1,6 +1,7 @@
 #include "edgewise/models/graph_predictor.hpp"
 
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "edgewise/core/error.hpp"
 
@@ -10,7 +11,8 @@ void to_json(nlohmann::json& j, const GraphPredictorOptions& o) {
   j = {{"node_dim", o.node_dim}, {"edge_dim", o.edge_dim},         {"tasks", o.tasks},
        {"hidden", o.hidden},     {"layers", o.layers},             {"heads", o.heads},
        {"score", to_string(o.score)}, {"readout", to_string(o.readout)}, {"head_hidden", o.head_hidden},
-       {"dropout", o.dropout},   {"attention_dropout", o.attention_dropout}, {"graph_dim", o.graph_dim}};
+       {"dropout", o.dropout},   {"attention_dropout", o.attention_dropout}, {"graph_dim", o.graph_dim},
+       {"graph_feature_scaling", o.graph_feature_scaling}};
 }
 
 void from_json(const nlohmann::json& j, GraphPredictorOptions& o) {
@@ -26,6 +28,8 @@ void from_json(const nlohmann::json& j, GraphPredictorOptions& o) {
   j.at("dropout").get_to(o.dropout);
   j.at("attention_dropout").get_to(o.attention_dropout);
   j.at("graph_dim").get_to(o.graph_dim);
+  // Absent from files written before graph features were standardized: they join as given.
+  if (j.contains("graph_feature_scaling")) j.at("graph_feature_scaling").get_to(o.graph_feature_scaling);
 }
 
 template <typename Scalar>
@@ -71,6 +75,12 @@ struct GraphPredictor<Scalar>::Block {
 };
 
 namespace {
+void check_graph_feature_scaling(const ColumnScaling& scaling, Index graph_dim) {
+  if (scaling.columns() != 0 && scaling.columns() != graph_dim)
+    throw ArgumentError("GraphPredictor: the graph feature scaling has " + std::to_string(scaling.columns()) +
+                        " columns, graph_dim is " + std::to_string(graph_dim));
+}
+
 const GraphPredictorOptions& checked(const GraphPredictorOptions& o) {
   if (o.node_dim <= 0 || o.tasks <= 0 || o.hidden <= 0 || o.layers < 0 || o.heads <= 0 || o.head_hidden <= 0)
     throw ArgumentError("GraphPredictor: node_dim, tasks, hidden, heads and head_hidden must be positive");
@@ -78,6 +88,7 @@ const GraphPredictorOptions& checked(const GraphPredictorOptions& o) {
   if (o.hidden % o.heads != 0)
     throw ArgumentError("GraphPredictor: hidden (" + std::to_string(o.hidden) + ") must be a multiple of heads (" +
                         std::to_string(o.heads) + ")");
+  check_graph_feature_scaling(o.graph_feature_scaling, o.graph_dim);
   return o;
 }
 }  // namespace
@@ -135,7 +146,21 @@ const Matrix<Scalar>& GraphPredictor<Scalar>::joined(const Matrix<Scalar>& poole
   head_input_.resize(pooled.rows(), pooled.cols() + options_.graph_dim);
   head_input_.leftCols(pooled.cols()) = pooled;
   head_input_.rightCols(options_.graph_dim) = *graph_features;
+  const ColumnScaling& scaling = options_.graph_feature_scaling;
+  for (Index c = 0; c < scaling.columns(); ++c) {
+    const auto column = static_cast<std::size_t>(c);
+    const auto shift = static_cast<Scalar>(scaling.shift[column]), scale = static_cast<Scalar>(scaling.scale[column]);
+    const auto clip = static_cast<Scalar>(kGraphFeatureClip);
+    head_input_.col(options_.hidden + c) =
+        ((head_input_.col(options_.hidden + c).array() - shift) / scale).cwiseMax(-clip).cwiseMin(clip);
+  }
   return head_input_;
+}
+
+template <typename Scalar>
+void GraphPredictor<Scalar>::set_graph_feature_scaling(ColumnScaling scaling) {
+  check_graph_feature_scaling(scaling, options_.graph_dim);
+  options_.graph_feature_scaling = std::move(scaling);
 }
 
 template <typename Scalar>

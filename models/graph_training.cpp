@@ -25,65 +25,6 @@ TaskType parse_task_type(const std::string& name) {
 
 std::string to_string(TaskType type) { return type == TaskType::regression ? "regression" : "classification"; }
 
-TargetScaling TargetScaling::standardize(const Matrix<float>& targets) {
-  TargetScaling scaling = identity(targets.cols());
-  for (Index t = 0; t < targets.cols(); ++t) {
-    double sum = 0, sum_squares = 0;
-    Index count = 0;
-    for (Index m = 0; m < targets.rows(); ++m) {
-      const double y = targets(m, t);
-      if (std::isnan(y)) continue;
-      sum += y;
-      sum_squares += y * y;
-      ++count;
-    }
-    if (count == 0) continue;
-    const double mean = sum / static_cast<double>(count);
-    const double variance = std::max(0.0, sum_squares / static_cast<double>(count) - mean * mean);
-    const auto column = static_cast<std::size_t>(t);
-    scaling.shift[column] = mean;
-    if (variance > 1e-12 * std::max(1.0, mean * mean)) scaling.scale[column] = std::sqrt(variance);
-  }
-  return scaling;
-}
-
-TargetScaling TargetScaling::identity(Index tasks) {
-  const auto n = static_cast<std::size_t>(tasks);
-  return {std::vector<double>(n, 0.0), std::vector<double>(n, 1.0)};
-}
-
-Matrix<float> TargetScaling::to_scaled(const Matrix<float>& original) const {
-  EDGEWISE_CHECK(static_cast<std::size_t>(original.cols()) == shift.size());
-  Matrix<float> scaled(original.rows(), original.cols());
-  for (Index t = 0; t < original.cols(); ++t) {
-    const auto column = static_cast<std::size_t>(t);
-    scaled.col(t) = ((original.col(t).cast<double>().array() - shift[column]) / scale[column]).cast<float>();
-  }
-  return scaled;
-}
-
-Matrix<float> TargetScaling::to_original(const Matrix<float>& scaled) const {
-  EDGEWISE_CHECK(static_cast<std::size_t>(scaled.cols()) == shift.size());
-  Matrix<float> original(scaled.rows(), scaled.cols());
-  for (Index t = 0; t < scaled.cols(); ++t) {
-    const auto column = static_cast<std::size_t>(t);
-    original.col(t) = (scaled.col(t).cast<double>().array() * scale[column] + shift[column]).cast<float>();
-  }
-  return original;
-}
-
-void to_json(nlohmann::json& j, const TargetScaling& scaling) {
-  j = nlohmann::json{{"shift", scaling.shift}, {"scale", scaling.scale}};
-}
-
-void from_json(const nlohmann::json& j, TargetScaling& scaling) {
-  j.at("shift").get_to(scaling.shift);
-  j.at("scale").get_to(scaling.scale);
-  if (scaling.shift.size() != scaling.scale.size()) throw ArgumentError("target scaling: shift and scale differ in length");
-  for (const double s : scaling.scale)
-    if (!(std::isfinite(s) && s > 0)) throw ArgumentError("target scaling: scale must be positive and finite");
-}
-
 void to_json(nlohmann::json& j, const TrainingOptions& options) {
   j = nlohmann::json{{"task_type", to_string(options.task_type)},
                      {"epochs", options.epochs},

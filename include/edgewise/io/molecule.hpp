@@ -34,6 +34,11 @@ struct SmilesResult {
 /// Parses and sanitizes one SMILES; surrounding whitespace is ignored. Never throws for bad SMILES.
 SmilesResult parse_smiles(const std::string& smiles);
 
+/// How the featurizer writes molecular descriptors: as RDKit computes them (a network standardizes
+/// them by its training set's statistics), or as sign(x) log(1 + |x|), the form of model files written
+/// before networks standardized their descriptors.
+enum class DescriptorValues { raw, log_compressed };
+
 /// The featurizer's vocabulary. Saved with every model so prediction encodes molecules exactly as
 /// training did; a model file written with another version is refused.
 struct FeaturizerSpec {
@@ -46,9 +51,10 @@ struct FeaturizerSpec {
   /// Each atom also carries its Wildman-Crippen logP and molar-refractivity contributions (RDKit),
   /// with those of its hydrogens added in.
   bool crippen_contributions = false;
-  /// RDKit descriptor names (RDKit::Descriptors::Properties) computed per molecule as graph features,
-  /// each as sign(x) log(1 + |x|); empty for none.
+  /// RDKit descriptor names (RDKit::Descriptors::Properties) computed per molecule as graph features;
+  /// empty for none.
   std::vector<std::string> descriptors;
+  DescriptorValues descriptor_values = DescriptorValues::raw;  ///< How descriptors are written.
 
   /// The widths of the node, edge and graph features featurize() writes.
   /// @{
@@ -68,7 +74,8 @@ void check_descriptors(const std::vector<std::string>& names);
 class DescriptorCalculator {
  public:
   /// Throws ArgumentError naming the first descriptor this RDKit build does not know.
-  explicit DescriptorCalculator(const std::vector<std::string>& names);
+  explicit DescriptorCalculator(const std::vector<std::string>& names,
+                                DescriptorValues values = DescriptorValues::raw);
   /// Movable, not copyable.
   /// @{
   DescriptorCalculator(DescriptorCalculator&&) noexcept;
@@ -78,13 +85,14 @@ class DescriptorCalculator {
 
   /// The number of descriptors compute() writes.
   Index size() const { return size_; }
-  /// Writes the molecule's descriptors, each as sign(x) log(1 + |x|) (0 where RDKit gives a value
-  /// that is not finite), to out[0 .. size()).
+  /// Writes the molecule's descriptors in the form chosen at construction (0 where RDKit gives a
+  /// value that is not finite) to out[0 .. size()).
   void compute(const RDKit::ROMol& molecule, float* out) const;
 
  private:
   std::unique_ptr<RDKit::Descriptors::Properties> properties_;  // null when there are none
   Index size_ = 0;
+  DescriptorValues values_ = DescriptorValues::raw;
 };
 
 /// JSON form stored in model files, for nlohmann::json; from_json throws for missing fields.

@@ -91,7 +91,9 @@ class MoleculeModel {
   /// Member k of the ensemble starts from its own seed derived from (seed, k).
   void initialize(std::uint64_t seed);
 
-  /// Trains each member of the ensemble in turn, member k with the training seed options.seed + k;
+  /// Fits the standardization of the descriptors to `train` (see
+  /// GraphPredictorOptions::graph_feature_scaling), then trains each member of the ensemble in turn,
+  /// member k with the training seed options.seed + k;
   /// on_epoch receives the member's index. In an ensemble, logs "ensemble member k of K" before each
   /// member's epochs. Returns one result per member (a member finished before
   /// the checkpoint resumed from has an empty history).
@@ -142,6 +144,8 @@ class MoleculeModel {
   struct Member;
   struct Worker;
 
+  // Fits the networks' descriptor standardization to the training set.
+  void standardize_descriptors(const MoleculeSet& train);
   // Every member's weights under the names of the model file.
   Parameters<float> all_parameters() const;
   // Restores the weights and the finished members' results from a checkpoint after checking that

@@ -4,7 +4,7 @@
 ///   h0 = x W_in                                         input projection, [N, hidden]
 ///   per block l: a = LayerNorm(h + Dropout(GraphAttention(h, edge features)))
 ///                h = LayerNorm(FeedForward(a))          FeedForward adds its own residual
-///   g  = Readout(h) ‖ graph features                    [G, hidden + graph_dim]
+///   g  = Readout(h) ‖ standardized graph features       [G, hidden + graph_dim]
 ///   y  = Linear(Dropout(ReLU(Linear(g))))               [G, tasks]: values or logits
 #pragma once
 
@@ -14,6 +14,7 @@
 
 #include "edgewise/attention/graph_attention.hpp"
 #include "edgewise/graph/batch.hpp"
+#include "edgewise/models/column_scaling.hpp"
 #include "edgewise/models/layers.hpp"
 #include "edgewise/models/readout.hpp"
 
@@ -33,7 +34,15 @@ struct GraphPredictorOptions {
   Index head_hidden = 128;  ///< Width of the MLP head's hidden layer.
   double dropout = 0.1;  ///< Dropout in the blocks and the head, while training.
   double attention_dropout = 0.0;  ///< Dropout on the attention weights, while training.
+  /// Maps each graph feature to standard units before it joins the readout, clipped to
+  /// ±kGraphFeatureClip; fitted to the training set by MoleculeModel::fit. No columns: the features
+  /// join as given.
+  ColumnScaling graph_feature_scaling = {};
 };
+
+/// Standardized graph features are clipped to this many standard deviations, so that a molecule far
+/// outside the training set (a polymer's mass, say) cannot swamp the head.
+inline constexpr double kGraphFeatureClip = 6.0;
 
 /// JSON form stored in model files, for nlohmann::json.
 /// @{
@@ -70,8 +79,12 @@ class GraphPredictor {
   /// The last block's attention weights of the last forward, [E, heads] in the batch's edge order.
   Matrix<Scalar> last_attention_weights() const;
 
-  /// The options as given.
+  /// The options as given, with the graph feature scaling last set.
   const GraphPredictorOptions& options() const { return options_; }
+
+  /// Replaces options().graph_feature_scaling; throws ArgumentError unless it has graph_dim columns
+  /// (or none).
+  void set_graph_feature_scaling(ColumnScaling scaling);
 
  private:
   struct Block;

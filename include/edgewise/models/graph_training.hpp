@@ -13,6 +13,7 @@
 
 #include "edgewise/core/log.hpp"
 #include "edgewise/graph/featured_graph.hpp"
+#include "edgewise/models/column_scaling.hpp"
 #include "edgewise/models/graph_predictor.hpp"
 #include "edgewise/models/training_state.hpp"
 
@@ -26,30 +27,9 @@ TaskType parse_task_type(const std::string& name);
 /// The name parse_task_type accepts.
 std::string to_string(TaskType type);
 
-/// Per-task affine map between the network's outputs and the targets' original units:
-/// original = scaled * scale + shift. Identity for classification.
-struct TargetScaling {
-  std::vector<double> shift;  ///< [T]
-  std::vector<double> scale;  ///< [T]
-
-  /// Mean and standard deviation of each column of targets [M, T], ignoring NaN; a constant or
-  /// empty column gets scale 1.
-  static TargetScaling standardize(const Matrix<float>& targets);
-  /// shift 0 and scale 1 for each of `tasks` tasks.
-  static TargetScaling identity(Index tasks);
-
-  /// Maps [M, T] values from original to scaled units (NaN stays NaN), and back.
-  /// @{
-  Matrix<float> to_scaled(const Matrix<float>& original) const;
-  Matrix<float> to_original(const Matrix<float>& scaled) const;
-  /// @}
-};
-
-/// JSON form ({"shift": [...], "scale": [...]}) stored in model files, for nlohmann::json.
-/// @{
-void to_json(nlohmann::json& j, const TargetScaling& scaling);
-void from_json(const nlohmann::json& j, TargetScaling& scaling);
-/// @}
+/// How regression targets are trained: standardized by the training set's mean and standard
+/// deviation per task. Identity for classification.
+using TargetScaling = ColumnScaling;
 
 /// Settings of train_graph_predictor: AdamW with warm-up and cosine decay, gradient clipping, early stopping.
 struct TrainingOptions {
