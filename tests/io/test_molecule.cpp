@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <GraphMol/Descriptors/Crippen.h>
+#include <GraphMol/Descriptors/MolSurf.h>
 #include <GraphMol/ROMol.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -162,6 +164,35 @@ TEST(DescriptorTest, CalculatorGivesFeaturizesDescriptors) {
     calculator.compute(*parsed.molecule, row.data());
     expect_same_bits(row, alone.graph_features, smiles);
   }
+}
+
+TEST(DescriptorTest, RawValuesAreRdkitsAndLogCompressedOnesKeepTheOlderForm) {
+  const std::vector<std::string> names = {"CrippenClogP", "tpsa"};
+  const SmilesResult parsed = parse_smiles("CC(=O)Nc1ccc(O)cc1");
+  ASSERT_TRUE(parsed.molecule);
+  double logp = 0, refractivity = 0;
+  RDKit::Descriptors::calcCrippenDescriptors(*parsed.molecule, logp, refractivity);
+  const double tpsa = RDKit::Descriptors::calcTPSA(*parsed.molecule);
+  float raw[2], compressed[2];
+  DescriptorCalculator(names, DescriptorValues::raw).compute(*parsed.molecule, raw);
+  DescriptorCalculator(names, DescriptorValues::log_compressed).compute(*parsed.molecule, compressed);
+  EXPECT_FLOAT_EQ(raw[0], static_cast<float>(logp));
+  EXPECT_FLOAT_EQ(raw[1], static_cast<float>(tpsa));
+  EXPECT_FLOAT_EQ(compressed[0], static_cast<float>(std::copysign(std::log1p(std::abs(logp)), logp)));
+  EXPECT_FLOAT_EQ(compressed[1], static_cast<float>(std::log1p(tpsa)));
+}
+
+TEST(DescriptorTest, SpecJsonKeepsTheFormAndOlderFilesMeanLogCompressed) {
+  FeaturizerSpec spec;
+  EXPECT_EQ(spec.descriptor_values, DescriptorValues::raw);
+  spec.descriptor_values = DescriptorValues::log_compressed;
+  EXPECT_EQ(nlohmann::json(spec).get<FeaturizerSpec>().descriptor_values, DescriptorValues::log_compressed);
+  nlohmann::json older = FeaturizerSpec{};
+  EXPECT_EQ(older.get<FeaturizerSpec>().descriptor_values, DescriptorValues::raw);
+  older.erase("descriptor_values");
+  EXPECT_EQ(older.get<FeaturizerSpec>().descriptor_values, DescriptorValues::log_compressed);
+  older["descriptor_values"] = "squared";
+  EXPECT_THROW(older.get<FeaturizerSpec>(), ArgumentError);
 }
 
 TEST(DescriptorTest, UnknownNamesAreRefused) {

@@ -1,6 +1,8 @@
 // MoleculeModel end to end: target scaling, fitting (overfitting a small set, reproducibility, best
 // weights kept), multi-task classification with missing labels, SMILES prediction, and model files.
 #include <gtest/gtest.h>
+#include <GraphMol/Descriptors/Crippen.h>
+#include <GraphMol/Descriptors/MolDescriptors.h>
 
 #include <GraphMol/ROMol.h>
 #include <unistd.h>
@@ -269,6 +271,41 @@ TEST_F(MoleculeModelFileTest, SaveAndLoadGiveBitIdenticalPredictions) {
   EXPECT_EQ(loaded.predict_smiles(smiles).values, model.predict_smiles(smiles).values);
 }
 
+TEST_F(MoleculeModelFileTest, DescriptorsAreStandardizedByTheTrainingSetAndTheScalingIsSaved) {
+  set_num_threads(2);
+  MoleculeModelConfig config = small_config();
+  config.featurizer.descriptors = {"CrippenClogP", "tpsa", "exactmw"};
+  config.ensemble = 2;
+  MoleculeModel model(config);
+  model.initialize(3);
+  const Featurized data = featurize_all(model, kMolecules);
+  model.fit(data.set, {}, quick_training(2));
+
+  Matrix<float> descriptors(static_cast<Index>(kMolecules.size()), 3);
+  for (Index m = 0; m < descriptors.rows(); ++m) {
+    const SmilesResult parsed = parse_smiles(kMolecules[static_cast<std::size_t>(m)].first);
+    double logp = 0, refractivity = 0;
+    RDKit::Descriptors::calcCrippenDescriptors(*parsed.molecule, logp, refractivity);
+    descriptors.row(m) << static_cast<float>(logp), static_cast<float>(RDKit::Descriptors::calcTPSA(*parsed.molecule)),
+        static_cast<float>(RDKit::Descriptors::calcExactMW(*parsed.molecule));
+  }
+  const ColumnScaling expected = ColumnScaling::standardize(descriptors);
+  const ColumnScaling& fitted = model.config().network.graph_feature_scaling;
+  ASSERT_EQ(fitted.columns(), 3);
+  for (std::size_t c = 0; c < 3; ++c) {
+    EXPECT_NEAR(fitted.shift[c], expected.shift[c], 1e-4 * expected.scale[c]) << "descriptor " << c;
+    EXPECT_NEAR(fitted.scale[c], expected.scale[c], 1e-4 * expected.scale[c]) << "descriptor " << c;
+  }
+  EXPECT_GT(fitted.scale[2], 50.0) << "exact masses of these molecules spread over hundreds";
+
+  model.save(path("descriptors.ew"));
+  const MoleculeModel loaded = MoleculeModel::load(path("descriptors.ew"));
+  EXPECT_EQ(loaded.config().network.graph_feature_scaling.shift, fitted.shift);
+  EXPECT_EQ(loaded.config().network.graph_feature_scaling.scale, fitted.scale);
+  const std::vector<std::string> smiles = {"CCO", "c1ccccc1", "[Na+].[Cl-]", "CCCCCCCCCCCCCCCCCCCCCCCCCCCCCC"};
+  EXPECT_EQ(loaded.predict_smiles(smiles).values, model.predict_smiles(smiles).values);
+}
+
 TEST_F(MoleculeModelFileTest, EnsembleAveragesItsMembersAndSurvivesSaving) {
   set_num_threads(2);
   MoleculeModelConfig config = small_config();
@@ -301,6 +338,7 @@ TEST_F(MoleculeModelFileTest, AnEnsembleResumedInItsSecondMemberEndsAtTheSameMod
   MoleculeModelConfig config = small_config();
   config.ensemble = 2;
   config.network.dropout = 0.1;
+  config.featurizer.descriptors = {"CrippenClogP", "exactmw"};  // the checkpoint then records their scaling
   const auto fresh = [&] {
     MoleculeModel model(config);
     model.initialize(4);

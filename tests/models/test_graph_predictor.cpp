@@ -1,6 +1,11 @@
 // Finite-difference checks of the readouts and of the whole graph-level network, in double.
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
 #include "edgewise/core/error.hpp"
 #include "edgewise/models/graph_predictor.hpp"
 #include "support/gradcheck.hpp"
@@ -80,6 +85,7 @@ TEST_P(GraphPredictorGradientTest, MatchesFiniteDifferences) {
   o.readout = readout;
   o.dropout = 0.2;
   o.graph_dim = readout == ReadoutKind::mean || readout == ReadoutKind::attention ? 3 : 0;  // both paths
+  if (o.graph_dim > 0) o.graph_feature_scaling = {{0.1, -0.2, 0.3}, {2.0, 0.5, 1.0}};
   Parameters<double> params;
   GraphPredictor<double> network(params, o);
   SplitMix64 rng(4);
@@ -120,6 +126,68 @@ TEST(GraphPredictorTest, RejectsHiddenNotDivisibleByHeads) {
   o.heads = 4;
   Parameters<float> params;
   EXPECT_THROW(GraphPredictor<float>(params, o), ArgumentError);
+}
+
+// A network reading two graph features, its weights random.
+struct FeatureNetwork {
+  GraphPredictorOptions options;
+  Parameters<double> params;
+  std::unique_ptr<GraphPredictor<double>> network;
+
+  explicit FeatureNetwork(ColumnScaling scaling) {
+    options.node_dim = 3;
+    options.hidden = 4;
+    options.heads = 2;
+    options.layers = 1;
+    options.head_hidden = 5;
+    options.graph_dim = 2;
+    options.graph_feature_scaling = std::move(scaling);
+    network = std::make_unique<GraphPredictor<double>>(params, options);
+    SplitMix64 rng(8);
+    params.values() = random_matrix(params.size(), 1, rng).col(0);
+  }
+};
+
+TEST(GraphPredictorTest, StandardizesAndClipsGraphFeatures) {
+  const SmallBatch b;
+  SplitMix64 rng(6);
+  const Matrix<double> nodes = random_matrix(b.batch.num_nodes(), 3, rng);
+  Matrix<double> raw(4, 2), by_hand(4, 2);
+  // Column 0: shift 10, scale 2. Column 1: shift -1, scale 0.5; its last two values lie 10 standard
+  // deviations out, on either side, and are clipped to 6.
+  raw << 10, -1, 12, -0.5, 7, 4, 20, -6;
+  by_hand << 0, 0, 1, 1, -1.5, 6, 5, -6;
+  FeatureNetwork scaled({{10.0, -1.0}, {2.0, 0.5}});
+  FeatureNetwork plain({});
+  ASSERT_EQ(scaled.params.values(), plain.params.values());
+  const Matrix<double> expected = plain.network->forward(b.batch, nodes, nullptr, &by_hand);
+  EXPECT_TRUE(scaled.network->forward(b.batch, nodes, nullptr, &raw).isApprox(expected, 1e-12));
+
+  plain.network->set_graph_feature_scaling({{10.0, -1.0}, {2.0, 0.5}});
+  EXPECT_TRUE(plain.network->forward(b.batch, nodes, nullptr, &raw).isApprox(expected, 1e-12));
+  EXPECT_EQ(plain.network->options().graph_feature_scaling.shift, (std::vector<double>{10.0, -1.0}));
+}
+
+TEST(GraphPredictorTest, RefusesAGraphFeatureScalingOfAnotherWidth) {
+  FeatureNetwork network({});
+  EXPECT_THROW(network.network->set_graph_feature_scaling(ColumnScaling::identity(3)), ArgumentError);
+  GraphPredictorOptions options = network.options;
+  options.graph_feature_scaling = ColumnScaling::identity(1);
+  Parameters<float> params;
+  EXPECT_THROW(GraphPredictor<float>(params, options), ArgumentError);
+}
+
+TEST(GraphPredictorTest, OptionsJsonKeepsTheGraphFeatureScalingAndOlderFilesHaveNone) {
+  GraphPredictorOptions options;
+  options.graph_dim = 2;
+  options.graph_feature_scaling = {{1.5, -2.0}, {0.25, 3.0}};
+  const nlohmann::json j = options;
+  const auto restored = j.get<GraphPredictorOptions>();
+  EXPECT_EQ(restored.graph_feature_scaling.shift, options.graph_feature_scaling.shift);
+  EXPECT_EQ(restored.graph_feature_scaling.scale, options.graph_feature_scaling.scale);
+  nlohmann::json older = j;
+  older.erase("graph_feature_scaling");
+  EXPECT_EQ(older.get<GraphPredictorOptions>().graph_feature_scaling.columns(), 0);
 }
 
 }  // namespace
