@@ -229,7 +229,8 @@ void add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args) {
       ->capture_default_str()
       ->check(CLI::IsMember({"sum", "mean", "max", "attention"}));
   command.add_flag("--descriptors", args.descriptors,
-                   "Join RDKit's whole-molecule descriptors (logP, TPSA, ring counts...) to the readout");
+                   "Join RDKit's whole-molecule descriptors (logP, TPSA, ring counts...) to the readout, each "
+                   "standardized by its mean and standard deviation over the training molecules");
   command.add_flag("--atom-crippen", args.crippen,
                    "Give each atom its Wildman-Crippen logP and molar-refractivity contributions as features");
   command.add_option("--ensemble", args.ensemble, "Networks trained with different seeds whose predictions are averaged")
