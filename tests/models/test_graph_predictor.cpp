@@ -68,19 +68,25 @@ TEST(ReadoutTest, PoolsByHand) {
   EXPECT_EQ(max.forward(b.batch, h).col(0), Eigen::Vector4d(4, 5, 8, 0));
 }
 
+// A small network: 3 node features, states 4 wide in 2 heads, a head 5 wide.
+GraphPredictorOptions small_options() {
+  GraphPredictorOptions o;
+  o.node_dim = 3;
+  o.hidden = 4;
+  o.heads = 2;
+  o.head_hidden = 5;
+  return o;
+}
+
 class GraphPredictorGradientTest : public ::testing::TestWithParam<std::tuple<ScoreFunction, ReadoutKind>> {};
 
 TEST_P(GraphPredictorGradientTest, MatchesFiniteDifferences) {
   const auto [score, readout] = GetParam();
   const SmallBatch b;
-  GraphPredictorOptions o;
-  o.node_dim = 3;
+  GraphPredictorOptions o = small_options();
   o.edge_dim = 2;
   o.tasks = 2;
-  o.hidden = 4;
-  o.heads = 2;
   o.layers = 2;
-  o.head_hidden = 5;
   o.score = score;
   o.readout = readout;
   o.dropout = 0.2;
@@ -130,16 +136,12 @@ TEST(GraphPredictorTest, RejectsHiddenNotDivisibleByHeads) {
 
 // A network reading two graph features, its weights random.
 struct FeatureNetwork {
-  GraphPredictorOptions options;
+  GraphPredictorOptions options = small_options();
   Parameters<double> params;
   std::unique_ptr<GraphPredictor<double>> network;
 
   explicit FeatureNetwork(ColumnScaling scaling) {
-    options.node_dim = 3;
-    options.hidden = 4;
-    options.heads = 2;
     options.layers = 1;
-    options.head_hidden = 5;
     options.graph_dim = 2;
     options.graph_feature_scaling = std::move(scaling);
     network = std::make_unique<GraphPredictor<double>>(params, options);
