@@ -50,6 +50,10 @@ MoleculeModelConfig config_from_json(const nlohmann::json& j, const std::string&
   }
   if (config.scaling.shift.size() != config.tasks.size())
     throw ModelFormatError(path + ": target scaling does not match the number of tasks");
+  const Index scaled_descriptors = config.network.graph_feature_scaling.columns();
+  if (scaled_descriptors != 0 && scaled_descriptors != config.featurizer.graph_dim())
+    throw ModelFormatError(path + ": the descriptor scaling has " + std::to_string(scaled_descriptors) +
+                           " columns for " + std::to_string(config.featurizer.graph_dim()) + " descriptors");
   return config;
 }
 

@@ -304,6 +304,18 @@ TEST_F(MoleculeModelFileTest, DescriptorsAreStandardizedByTheTrainingSetAndTheSc
   EXPECT_EQ(loaded.config().network.graph_feature_scaling.scale, fitted.scale);
   const std::vector<std::string> smiles = {"CCO", "c1ccccc1", "[Na+].[Cl-]", "CCCCCCCCCCCCCCCCCCCCCCCCCCCCCC"};
   EXPECT_EQ(loaded.predict_smiles(smiles).values, model.predict_smiles(smiles).values);
+
+  ModelFile file = load_model(path("descriptors.ew"));
+  file.config["network"]["graph_feature_scaling"] = ColumnScaling::identity(2);
+  save_model(path("damaged.ew"), file.config, file.parameters);
+  try {
+    MoleculeModel::load(path("damaged.ew"));
+    FAIL() << "loaded a descriptor scaling of the wrong width";
+  } catch (const ModelFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find(path("damaged.ew") + ": the descriptor scaling has 2 columns for 3"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(MoleculeModelFileTest, EnsembleAveragesItsMembersAndSurvivesSaving) {
