@@ -34,7 +34,7 @@ std::string title(const MoleculeModel& model, const std::string& smiles, const M
 void run(const ExplainArgs& args) {
   check_output_path(args.out, args.force);
   const MoleculeModel model = MoleculeModel::load(args.model);
-  const SmilesResult parsed = parse_smiles(args.smiles);
+  const SmilesResult parsed = parse_smiles(args.smiles, smiles_options(model.config().featurizer));
   if (!parsed.molecule) throw ArgumentError("--smiles: cannot read '" + args.smiles + "': " + parsed.error);
   const MoleculeGraph graph = model.featurize(*parsed.molecule);
   const AttentionShading shading = attention_received(graph, model.attention(graph));

@@ -214,11 +214,12 @@ void add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args) {
       ->check(CLI::IsMember({"regression", "classification"}));
   command.add_option("--split", args.split,
                      "random, scaffold (Bemis-Murcko groups, largest to train), or a folder with train.txt, val.txt, "
-                     "test.txt (0-based data-row indices)")
+                     "test.txt (0-based data-row indices: header, comments and blank lines not counted; rows skipped by "
+                     "--skip-invalid are reported and left out)")
       ->capture_default_str();
   command.add_option("--split-sizes", args.split_sizes, "Train, validation and test fractions for random and scaffold splits")
       ->capture_default_str();
-  command.add_option("--save-split", args.save_split, "Write the split used as train.txt, val.txt, test.txt into this folder");
+  command.add_option("--save-split", args.save_split, "Write the split used as train.txt, val.txt, test.txt (data-row indices, as --split reads them) into this folder");
   command.add_option("--hidden", args.network.hidden, "Width of the node representations")->capture_default_str()->check(at_least(1, "POSITIVE"));
   command.add_option("--layers", args.network.layers, "Attention blocks")->capture_default_str()->check(at_least(1, "POSITIVE"));
   command.add_option("--heads", args.network.heads, "Attention heads per block (must divide --hidden)")->capture_default_str()->check(at_least(1, "POSITIVE"));
@@ -272,8 +273,8 @@ void train_molecules(const MoleculeTrainArgs& args) {
   config.tasks = data.tasks;
 
   const auto [train_fraction, val_fraction] = split_fractions(args.split_sizes);
-  const Split split = make_split(args.split, data, train_fraction, val_fraction, args.training.seed);
-  if (!args.save_split.empty()) write_split_directory(args.save_split, split, args.force);
+  const Split split = make_split(args.split, data, train_fraction, val_fraction, args.training.seed, std::cerr);
+  if (!args.save_split.empty()) write_split_directory(args.save_split, row_split(split, data), args.force);
   const MoleculeSet train = molecule_set(data, split.train), validation = molecule_set(data, split.val),
                     test = molecule_set(data, split.test);
   const Logger log(args.training.log);
@@ -334,12 +335,13 @@ void predict_molecules(const MoleculePredictArgs& args) {
                          ++rows;
                          if (!row.error.empty()) {
                            ++unreadable;
-                           std::cerr << source.oldest_place() << ": cannot read SMILES '" << source.oldest()
+                           std::cerr << source.oldest_place() << ": cannot read SMILES '" << detail::printable_excerpt(source.oldest())
                                      << "': " << row.error << '\n';
                          }
                          write(prediction_line(source.oldest(), row, model.config().tasks.size()));
                          source.written();
-                       });
+                       },
+                       args.input.max_atoms);
   if (file) file->commit();
   if (unreadable > 0)
     std::cerr << unreadable << " of " << rows

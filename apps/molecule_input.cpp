@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "cli_support.hpp"
 #include "edgewise/core/error.hpp"
@@ -48,6 +49,25 @@ void report_skipped(const MoleculeInput& input, const MoleculeDataset& data, std
       << "); the list is in " << list << '\n';
 }
 
+// Split-file rows whose molecules were skipped: how many per part, and the first few.
+void report_skipped_split_rows(const std::vector<SkippedSplitRow>& skipped, std::ostream& log) {
+  if (skipped.empty()) return;
+  std::map<std::string, std::size_t> per_part;
+  for (const SkippedSplitRow& row : skipped) ++per_part[row.part];
+  log << "the split lists " << skipped.size() << " row" << (skipped.size() == 1 ? "" : "s")
+      << " whose molecules were skipped (";
+  for (auto part = per_part.begin(); part != per_part.end(); ++part)
+    log << (part == per_part.begin() ? "" : ", ") << part->first << " " << part->second;
+  log << "); they are left out:\n";
+  constexpr std::size_t kShown = 5;
+  for (std::size_t i = 0; i < std::min(kShown, skipped.size()); ++i) {
+    const SkippedMolecule& molecule = skipped[i].molecule;
+    log << "  " << skipped[i].part << " row " << molecule.row << " (line " << molecule.line << "): " << molecule.reason
+        << '\n';
+  }
+  if (skipped.size() > kShown) log << "  ... and " << skipped.size() - kShown << " more\n";
+}
+
 void rename_targets(const MoleculeInput& input, MoleculeDataset& data) {
   if (input.target_names.empty()) return;
   std::vector<std::string> names = split_list(input.target_names);
@@ -75,7 +95,13 @@ void add_molecule_input_options(CLI::App& command, MoleculeInput& input, const s
   command.add_flag("--skip-invalid", input.skip_invalid,
                    "Drop molecules RDKit cannot read (reported and listed in a file) instead of stopping at the first");
   command.add_option("--skipped-list", input.skipped_list,
-                     "Where --skip-invalid lists the dropped rows as CSV (line,smiles,reason; default: <data file name>.skipped.csv in the current folder)");
+                     "Where --skip-invalid lists the dropped rows as CSV (line,row,smiles,reason; default: <data file name>.skipped.csv in the current folder)");
+  command.add_option("--max-atoms", input.max_atoms,
+                     "A molecule with more atoms (as written, explicit hydrogens included) is invalid, refused "
+                     "before RDKit's costlier steps; 0: no limit. The default covers drug-like molecules and "
+                     "peptides of about 100 residues")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
 }
 
 CsvColumn smiles_column(const MoleculeInput& input) {
@@ -101,7 +127,7 @@ MoleculeDataset load_molecules(const MoleculeInput& input, const std::vector<std
   MoleculeDataset data;
   if (is_sdf(input.data)) {
     const std::vector<std::string> properties = input.targets.empty() ? default_targets : split_list(input.targets);
-    data = load_molecule_sdf(input.data, properties, policy, featurizer);
+    data = load_molecule_sdf(input.data, properties, policy, featurizer, input.max_atoms);
   } else {
     MoleculeCsvOptions options;
     options.smiles_column = smiles_column(input);
@@ -110,6 +136,7 @@ MoleculeDataset load_molecules(const MoleculeInput& input, const std::vector<std
     options.comment_prefix = input.comment;
     options.invalid_molecules = policy;
     options.featurizer = featurizer;
+    options.max_atoms = input.max_atoms;
     data = load_molecule_csv(input.data, options);
   }
   rename_targets(input, data);
@@ -119,12 +146,16 @@ MoleculeDataset load_molecules(const MoleculeInput& input, const std::vector<std
 }
 
 Split make_split(const std::string& split, const MoleculeDataset& data, double train_fraction, double val_fraction,
-                 std::uint64_t seed) {
+                 std::uint64_t seed, std::ostream& log) {
   if (split == "random") return random_split(data.size(), train_fraction, val_fraction, seed);
   if (split == "scaffold") return scaffold_split(data.smiles, train_fraction, val_fraction);
   if (!std::filesystem::is_directory(split))
     throw ArgumentError("--split: '" + split + "' is neither random, scaffold nor a folder with train.txt, val.txt, test.txt");
-  return read_split_directory(split, data.size());
+  std::vector<SkippedSplitRow> skipped;
+  const Split molecules =
+      molecule_split(read_split_directory(split, static_cast<Index>(data.source_rows)), data, &skipped);
+  report_skipped_split_rows(skipped, log);
+  return molecules;
 }
 
 namespace {

@@ -22,11 +22,12 @@ struct MoleculeInput {
   std::string comment;
   bool skip_invalid = false;
   std::string skipped_list;   // where --skip-invalid writes the rows it dropped
+  Index max_atoms = kDefaultMaxAtoms;  // --max-atoms; 0: no limit
   bool force = false;         // the command's --force: replace an existing skipped list
 };
 
-// Registers --data, --smiles-column, --no-header, --comment, --skip-invalid, --skipped-list and, if
-// `targets_help` is not empty, --targets.
+// Registers --data, --smiles-column, --no-header, --comment, --skip-invalid, --skipped-list,
+// --max-atoms and, if `targets_help` is not empty, --targets.
 void add_molecule_input_options(CLI::App& command, MoleculeInput& input, const std::string& targets_help);
 
 // The CSV reader's column choice for this input; default_targets apply when --targets is empty.
@@ -38,10 +39,11 @@ std::vector<CsvColumn> target_columns(const MoleculeInput& input, const std::vec
 MoleculeDataset load_molecules(const MoleculeInput& input, const std::vector<std::string>& default_targets,
                                const FeaturizerSpec& featurizer, std::ostream& log);
 
-// --split: "random", "scaffold" or a folder holding train.txt, val.txt and test.txt; sizes are the
-// train and validation fractions for the first two.
+// --split: "random", "scaffold" or a folder holding train.txt, val.txt and test.txt of data rows;
+// sizes are the train and validation fractions for the first two. Returns positions among the
+// molecules; the folder's rows whose molecules were skipped are reported on `log`.
 Split make_split(const std::string& split, const MoleculeDataset& data, double train_fraction, double val_fraction,
-                 std::uint64_t seed);
+                 std::uint64_t seed, std::ostream& log);
 
 // Prints one row per task and a mean row.
 void print_metrics(std::ostream& out, const std::vector<std::string>& tasks, const RegressionMetrics& metrics);

@@ -55,9 +55,12 @@ std::shared_mutex& log_mutex() {
   return mutex;
 }
 
-std::unique_ptr<RDKit::RWMol> parse(const std::string& smiles) {
-  std::shared_lock lock(log_mutex());
-  return std::unique_ptr<RDKit::RWMol>(RDKit::SmilesToMol(smiles));
+// The SMILES parser alone, without sanitization: linear in the input's length. Null on a syntax error.
+std::unique_ptr<RDKit::RWMol> parse_unsanitized(const std::string& smiles) {
+  RDKit::SmilesParserParams params;
+  params.sanitize = false;
+  params.removeHs = false;
+  return std::unique_ptr<RDKit::RWMol>(RDKit::SmilesToMol(smiles, params));
 }
 
 std::string syntax_error_reason(const std::string& smiles) {
@@ -70,7 +73,7 @@ std::string syntax_error_reason(const std::string& smiles) {
   std::ostringstream captured;
   rdErrorLog->SetTee(captured);
   try {
-    const std::unique_ptr<RDKit::RWMol> discarded(RDKit::SmilesToMol(smiles));
+    const std::unique_ptr<RDKit::RWMol> discarded(parse_unsanitized(smiles));
   } catch (...) {
     // Only the log matters here; the first parse already classified the failure.
   }
@@ -78,23 +81,73 @@ std::string syntax_error_reason(const std::string& smiles) {
   return log_reason(captured.str());
 }
 
-}  // namespace
+// What RDKit's SmilesToMol does after parsing, step by step: sanitize while removing hydrogens, then
+// perceive stereochemistry with the legacy code. SmilesToMol asks that code to flag every possible
+// stereocenter, which ranks all atoms by CIP priority even when the SMILES has no stereo marks, at a
+// cost growing as atoms^3 on long chains (4,000 atoms: 80 s). Only the stereocenter-counting
+// descriptors read those flags; without them, a molecule without stereo marks skips the ranking.
+void sanitize(RDKit::RWMol& molecule, bool flag_possible_stereocenters) {
+  RDKit::MolOps::removeHs(molecule, /*implicitOnly=*/false, /*updateExplicitCount=*/true, /*sanitize=*/true);
+  RDKit::MolOps::assignStereochemistry(molecule, /*cleanIt=*/true, /*force=*/true, flag_possible_stereocenters);
+}
 
-SmilesResult parse_smiles(const std::string& smiles) {
-  const std::string text = trim(smiles);
-  if (text.empty()) return {nullptr, "empty SMILES"};
+SmilesResult failure(std::string reason) { return {nullptr, std::move(reason)}; }
+
+SmilesResult parse_and_sanitize(const std::string& text, const SmilesOptions& options) {
   std::unique_ptr<RDKit::RWMol> molecule;
-  try {
-    molecule = parse(text);
-  } catch (const RDKit::MolSanitizeException& e) {
-    return {nullptr, std::string("sanitization failed: ") + e.what()};
+  {
+    std::shared_lock lock(log_mutex());
+    molecule = parse_unsanitized(text);
   }
   if (!molecule) {
     const std::string reason = syntax_error_reason(text);
-    return {nullptr, reason.empty() ? "SMILES syntax error" : reason};
+    return failure(reason.empty() ? "SMILES syntax error" : reason);
   }
-  if (molecule->getNumAtoms() == 0) return {nullptr, "molecule has no atoms"};
+  const auto atoms = static_cast<Index>(molecule->getNumAtoms());
+  if (atoms == 0) return failure("molecule has no atoms");
+  if (options.max_atoms > 0 && atoms > options.max_atoms)
+    return failure("molecule has " + std::to_string(atoms) + " atoms, more than the limit of " +
+                   std::to_string(options.max_atoms));
+  std::shared_lock lock(log_mutex());
+  sanitize(*molecule, options.flag_possible_stereocenters);
+  if (molecule->getNumAtoms() == 0) return failure("molecule has no atoms");
   return {std::shared_ptr<RDKit::ROMol>(std::move(molecule)), ""};
+}
+
+}  // namespace
+
+SmilesOptions smiles_options(const FeaturizerSpec& spec, Index max_atoms) {
+  const auto reads_flags = [](const std::string& name) {
+    return name == "NumAtomStereoCenters" || name == "NumUnspecifiedAtomStereoCenters";
+  };
+  return {.max_atoms = max_atoms,
+          .flag_possible_stereocenters = std::any_of(spec.descriptors.begin(), spec.descriptors.end(), reads_flags)};
+}
+
+SmilesResult parse_smiles(const std::string& smiles, const SmilesOptions& options) {
+  const std::string text = trim(smiles);
+  if (text.empty()) return failure("empty SMILES");
+  // RDKit's lexer passes over some bytes that no SMILES holds ("C\xc3\xbfC" reads as methane). What
+  // follows a space or tab (CXSMILES extensions, a name) is RDKit's to judge.
+  const auto smiles_end = std::find_if(text.begin(), text.end(), [](char c) { return c == ' ' || c == '\t'; });
+  const auto foreign = std::find_if(text.begin(), smiles_end, [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte < 0x20 || byte >= 0x7f;
+  });
+  if (foreign != smiles_end)
+    return failure("byte " + std::to_string(foreign - text.begin() + 1) +
+                   " is not a SMILES character (SMILES are printable ASCII)");
+  // Whatever RDKit throws for one molecule is that molecule's reason: sanitization failures, CXSMILES
+  // errors, its invariants (Invar::Invariant), Boost's casts inside its parsers.
+  try {
+    return parse_and_sanitize(text, options);
+  } catch (const RDKit::MolSanitizeException& e) {
+    return failure(std::string("sanitization failed: ") + e.what());
+  } catch (const std::exception& e) {
+    return failure(std::string("RDKit: ") + e.what());
+  } catch (...) {
+    return failure("RDKit failed without a reason");
+  }
 }
 
 namespace {
@@ -239,6 +292,18 @@ void check_descriptors(const std::vector<std::string>& names) {
 
 namespace {
 
+// Runs an RDKit computation on one molecule; what RDKit throws becomes that molecule's MoleculeError.
+template <typename Step>
+auto rdkit_step(const char* what, Step&& step) {
+  try {
+    return step();
+  } catch (const std::exception& e) {
+    throw MoleculeError(std::string("RDKit could not compute the ") + what + ": " + e.what());
+  } catch (...) {
+    throw MoleculeError(std::string("RDKit could not compute the ") + what);
+  }
+}
+
 float descriptor_value(double value, DescriptorValues form) {
   if (!std::isfinite(value)) return 0.0f;
   if (form == DescriptorValues::raw) return static_cast<float>(value);
@@ -260,7 +325,8 @@ DescriptorCalculator::~DescriptorCalculator() = default;
 
 void DescriptorCalculator::compute(const RDKit::ROMol& molecule, float* out) const {
   if (!properties_) return;
-  const std::vector<double> values = properties_->computeProperties(molecule);
+  const std::vector<double> values =
+      rdkit_step("descriptors", [&] { return properties_->computeProperties(molecule); });
   EDGEWISE_CHECK(static_cast<Index>(values.size()) == size_);
   for (std::size_t i = 0; i < values.size(); ++i) out[i] = descriptor_value(values[i], values_);
 }
@@ -270,9 +336,14 @@ namespace {
 // Writes each heavy atom's logP and molar-refractivity/10 contributions, its hydrogens' included, to
 // out[atom * stride] and out[atom * stride + 1].
 void write_crippen_contributions(const RDKit::ROMol& molecule, float* out, Index stride) {
-  const std::unique_ptr<RDKit::ROMol> with_hydrogens(RDKit::MolOps::addHs(molecule));
-  std::vector<double> logp(with_hydrogens->getNumAtoms()), refractivity(with_hydrogens->getNumAtoms());
-  RDKit::Descriptors::getCrippenAtomContribs(*with_hydrogens, logp, refractivity, true);
+  std::unique_ptr<RDKit::ROMol> with_hydrogens;
+  std::vector<double> logp, refractivity;
+  rdkit_step("Crippen contributions", [&] {
+    with_hydrogens.reset(RDKit::MolOps::addHs(molecule));
+    logp.resize(with_hydrogens->getNumAtoms());
+    refractivity.resize(with_hydrogens->getNumAtoms());
+    RDKit::Descriptors::getCrippenAtomContribs(*with_hydrogens, logp, refractivity, true);
+  });
   for (const RDKit::Atom* atom : with_hydrogens->atoms()) {
     const auto heavy = static_cast<Index>(atom->getIdx() < molecule.getNumAtoms()
                                               ? atom->getIdx()

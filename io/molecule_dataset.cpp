@@ -12,6 +12,8 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <sstream>
+#include <charconv>
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/files.hpp"
@@ -38,31 +40,34 @@ void for_each_row_in_parallel(std::size_t rows, Body&& body) {
 }
 
 struct ParsedMolecule {
-  std::optional<MoleculeGraph> graph;  // empty when RDKit cannot read the SMILES
+  std::optional<MoleculeGraph> graph;  // empty when RDKit cannot read or featurize the molecule
   std::string error;                   // RDKit's reason
 };
 
-std::vector<ParsedMolecule> featurize_smiles(const std::vector<std::string>& smiles, const FeaturizerSpec& spec) {
+// Featurizes one molecule; RDKit's failure on it becomes its error.
+void featurize_into(ParsedMolecule& parsed, const RDKit::ROMol& molecule, const FeaturizerSpec& spec,
+                    const DescriptorCalculator& descriptors) {
+  try {
+    parsed.graph = featurize(molecule, spec, descriptors);
+  } catch (const MoleculeError& e) {
+    parsed.error = e.what();
+  }
+}
+
+std::vector<ParsedMolecule> featurize_smiles(const std::vector<std::string>& smiles, const FeaturizerSpec& spec,
+                                             Index max_atoms) {
   const DescriptorCalculator descriptors(spec.descriptors, spec.descriptor_values);
+  const SmilesOptions options = smiles_options(spec, max_atoms);
   std::vector<ParsedMolecule> parsed(smiles.size());
   for_each_row_in_parallel(smiles.size(), [&](std::size_t row) {
-    SmilesResult result = parse_smiles(smiles[row]);
+    SmilesResult result = parse_smiles(smiles[row], options);
     if (result.molecule) {
-      parsed[row].graph = featurize(*result.molecule, spec, descriptors);
+      featurize_into(parsed[row], *result.molecule, spec, descriptors);
     } else {
       parsed[row].error = std::move(result.error);
     }
   });
   return parsed;
-}
-
-std::vector<MoleculeGraph> featurize_molecules(const std::vector<std::unique_ptr<RDKit::ROMol>>& molecules,
-                                               const FeaturizerSpec& spec) {
-  const DescriptorCalculator descriptors(spec.descriptors, spec.descriptor_values);
-  std::vector<MoleculeGraph> graphs(molecules.size());
-  for_each_row_in_parallel(molecules.size(),
-                           [&](std::size_t i) { graphs[i] = featurize(*molecules[i], spec, descriptors); });
-  return graphs;
 }
 
 // A label as stored: NaN when missing. A value beyond float's range would silently become infinite.
@@ -143,6 +148,56 @@ std::string record_problem(const RDKit::ROMol* molecule, const std::string& reco
   return "";
 }
 
+// The atom count of a record's counts line (V2000: its first three columns; V3000: "M  V30 COUNTS"),
+// read before RDKit parses the record; nullopt when the record does not say.
+std::optional<Index> declared_atoms(const std::string& record_text) {
+  std::istringstream lines(record_text);
+  std::string line;
+  for (int header_line = 0; header_line < 3; ++header_line) std::getline(lines, line);
+  if (!std::getline(lines, line)) return std::nullopt;
+  std::string count = line.substr(0, 3);
+  if (line.find("V3000") != std::string::npos) {
+    constexpr std::string_view tag = "M  V30 COUNTS ";
+    while (std::getline(lines, line) && !line.starts_with(tag)) {
+    }
+    if (!line.starts_with(tag)) return std::nullopt;
+    count = line.substr(tag.size());
+  }
+  Index atoms = 0;
+  const std::string_view digits = trim_whitespace(count);
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), atoms);
+  if (error != std::errc() || end == digits.data()) return std::nullopt;
+  return atoms;
+}
+
+// One SD record as read: its molecule, or why it is not one.
+struct SdRecord {
+  std::size_t line = 0;  // where the record starts
+  std::unique_ptr<RDKit::ROMol> molecule;
+  std::string problem;
+};
+
+SdRecord read_record(RDKit::SDMolSupplier& supplier, unsigned int record, std::size_t line, Index max_atoms) {
+  SdRecord result{line, nullptr, ""};
+  const std::string text = supplier.getItemText(record);
+  const std::optional<Index> atoms = declared_atoms(text);
+  if (max_atoms > 0 && atoms && *atoms > max_atoms) {
+    result.problem = "molecule has " + std::to_string(*atoms) + " atoms, more than the limit of " +
+                     std::to_string(max_atoms);
+    return result;
+  }
+  try {
+    result.molecule.reset(supplier[record]);
+    result.problem = record_problem(result.molecule.get(), text);
+  } catch (const std::exception& e) {
+    result.problem = std::string("RDKit: ") + e.what();
+  } catch (...) {
+    result.problem = "RDKit failed without a reason";
+  }
+  if (!result.problem.empty()) result.molecule.reset();
+  return result;
+}
+
 // The record's data field `name` as a target; NaN when the record has no such field.
 float property_value(const RDKit::ROMol& molecule, const std::string& name, const FieldContext& context) {
   std::string text;
@@ -179,10 +234,11 @@ MoleculeDataset molecules_from_table(const CsvTable& table, const MoleculeCsvOpt
   const std::size_t smiles_column = column_index(table, options.smiles_column);
   const std::vector<std::size_t> target_columns = column_indices(table, options.target_columns);
   std::vector<std::string> smiles = trimmed_column(table, smiles_column);
-  std::vector<ParsedMolecule> parsed = featurize_smiles(smiles, options.featurizer);
+  std::vector<ParsedMolecule> parsed = featurize_smiles(smiles, options.featurizer, options.max_atoms);
 
   MoleculeDataset dataset;
   for (const std::size_t column : target_columns) dataset.tasks.push_back(table.column_name(column));
+  dataset.source_rows = table.num_rows();
   std::vector<float> targets;
   for (std::size_t row = 0; row < table.num_rows(); ++row) {
     const std::size_t line = table.line_numbers[row];
@@ -191,13 +247,14 @@ MoleculeDataset molecules_from_table(const CsvTable& table, const MoleculeCsvOpt
       if (options.invalid_molecules == InvalidMoleculePolicy::fail) {
         throw ParseError(table.source, line, smiles[row], "invalid SMILES: " + parsed[row].error);
       }
-      dataset.skipped.push_back({line, smiles[row], parsed[row].error});
+      dataset.skipped.push_back({line, row, smiles[row], parsed[row].error});
       continue;
     }
     for (const std::size_t column : target_columns)
       targets.push_back(target_value(table.rows[row][column], table.context(row, column)));
     dataset.smiles.push_back(std::move(smiles[row]));
     dataset.lines.push_back(line);
+    dataset.rows.push_back(row);
     dataset.molecules.push_back(std::move(*parsed[row].graph));
   }
   dataset.targets = target_matrix(targets, dataset.molecules.size(), target_columns.size());
@@ -206,37 +263,45 @@ MoleculeDataset molecules_from_table(const CsvTable& table, const MoleculeCsvOpt
 
 MoleculeDataset molecules_from_sdf(RDKit::SDMolSupplier& supplier, const std::string& source,
                                    const std::vector<std::string>& target_properties,
-                                   InvalidMoleculePolicy invalid_molecules, const FeaturizerSpec& featurizer) {
-  MoleculeDataset dataset;
-  dataset.tasks = target_properties;
-  std::vector<std::unique_ptr<RDKit::ROMol>> molecules;
-  std::vector<float> targets;
-  std::size_t line = 1;  // where the current record starts
-  const unsigned int records = supplier.length();
-  if (records == 0)
+                                   InvalidMoleculePolicy invalid_molecules, const FeaturizerSpec& featurizer,
+                                   Index max_atoms) {
+  const unsigned int count = supplier.length();
+  if (count == 0)
     throw ParseError(source, 1, "", "no SD records (an SD file holds molecule blocks ending in '$$$$')");
-  for (unsigned int record = 0; record < records; ++record) {
+  std::vector<SdRecord> records;
+  std::size_t line = 1;
+  for (unsigned int record = 0; record < count; ++record) {
+    records.push_back(read_record(supplier, record, line, max_atoms));
     const std::string text = supplier.getItemText(record);
-    std::unique_ptr<RDKit::ROMol> molecule(supplier[record]);
-    const std::string problem = record_problem(molecule.get(), text);
-    if (!problem.empty()) {
-      if (invalid_molecules == InvalidMoleculePolicy::fail) {
-        throw ParseError(source, line, "", "SD record " + std::to_string(record + 1) + " cannot be read: " + problem);
-      }
-      dataset.skipped.push_back({line, "", problem});
-    } else {
-      for (const std::string& name : target_properties) {
-        const FieldContext context{source, line, name};
-        targets.push_back(property_value(*molecule, name, context));
-      }
-      dataset.smiles.push_back(RDKit::MolToSmiles(*molecule));
-      dataset.lines.push_back(line);
-      molecules.push_back(std::move(molecule));
-    }
     line += static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
   }
-  dataset.molecules = featurize_molecules(molecules, featurizer);
-  dataset.targets = target_matrix(targets, molecules.size(), target_properties.size());
+  const DescriptorCalculator descriptors(featurizer.descriptors, featurizer.descriptor_values);
+  std::vector<ParsedMolecule> parsed(records.size());
+  for_each_row_in_parallel(records.size(), [&](std::size_t i) {
+    if (records[i].molecule) featurize_into(parsed[i], *records[i].molecule, featurizer, descriptors);
+  });
+
+  MoleculeDataset dataset;
+  dataset.tasks = target_properties;
+  dataset.source_rows = records.size();
+  std::vector<float> targets;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const SdRecord& record = records[i];
+    const std::string problem = record.molecule ? parsed[i].error : record.problem;
+    if (!problem.empty()) {
+      if (invalid_molecules == InvalidMoleculePolicy::fail)
+        throw ParseError(source, record.line, "", "SD record " + std::to_string(i + 1) + " cannot be read: " + problem);
+      dataset.skipped.push_back({record.line, i, "", problem});
+      continue;
+    }
+    for (const std::string& name : target_properties)
+      targets.push_back(property_value(*record.molecule, name, FieldContext{source, record.line, name}));
+    dataset.smiles.push_back(RDKit::MolToSmiles(*record.molecule));
+    dataset.lines.push_back(record.line);
+    dataset.rows.push_back(i);
+    dataset.molecules.push_back(std::move(*parsed[i].graph));
+  }
+  dataset.targets = target_matrix(targets, dataset.molecules.size(), target_properties.size());
   return dataset;
 }
 
@@ -251,42 +316,46 @@ MoleculeDataset parse_molecule_csv(std::string_view text, std::string source, co
 }
 
 MoleculeDataset load_molecule_sdf(const std::string& path, const std::vector<std::string>& target_properties,
-                                  InvalidMoleculePolicy invalid_molecules, const FeaturizerSpec& featurizer) {
+                                  InvalidMoleculePolicy invalid_molecules, const FeaturizerSpec& featurizer,
+                                  Index max_atoms) {
   const std::unique_ptr<RDKit::SDMolSupplier> supplier = open_sdf(path);
-  return molecules_from_sdf(*supplier, path, target_properties, invalid_molecules, featurizer);
+  return molecules_from_sdf(*supplier, path, target_properties, invalid_molecules, featurizer, max_atoms);
 }
 
 MoleculeDataset parse_molecule_sdf(const std::string& text, const std::string& source,
                                    const std::vector<std::string>& target_properties,
-                                   InvalidMoleculePolicy invalid_molecules, const FeaturizerSpec& featurizer) {
+                                   InvalidMoleculePolicy invalid_molecules, const FeaturizerSpec& featurizer,
+                                   Index max_atoms) {
   RDKit::SDMolSupplier supplier;
   supplier.setData(text);
-  return molecules_from_sdf(supplier, source, target_properties, invalid_molecules, featurizer);
+  return molecules_from_sdf(supplier, source, target_properties, invalid_molecules, featurizer, max_atoms);
 }
 
 MoleculeDataset molecules_from_smiles(const std::vector<std::string>& smiles, const Matrix<float>& targets,
                                       std::vector<std::string> tasks, InvalidMoleculePolicy invalid_molecules,
-                                      const FeaturizerSpec& featurizer) {
+                                      const FeaturizerSpec& featurizer, Index max_atoms) {
   check_in_memory_targets(smiles.size(), targets, tasks.size());
   std::vector<std::string> trimmed(smiles.size());
   std::transform(smiles.begin(), smiles.end(), trimmed.begin(),
                  [](const std::string& text) { return std::string(trim_whitespace(text)); });
-  std::vector<ParsedMolecule> parsed = featurize_smiles(trimmed, featurizer);
+  std::vector<ParsedMolecule> parsed = featurize_smiles(trimmed, featurizer, max_atoms);
 
   MoleculeDataset dataset;
   dataset.tasks = std::move(tasks);
+  dataset.source_rows = trimmed.size();
   std::vector<Index> kept;
   for (std::size_t i = 0; i < trimmed.size(); ++i) {
     const std::size_t position = i + 1;
     if (!parsed[i].graph) {
       if (invalid_molecules == InvalidMoleculePolicy::fail)
         throw ParseError(kSmilesListSource, position, trimmed[i], "invalid SMILES: " + parsed[i].error);
-      dataset.skipped.push_back({position, trimmed[i], parsed[i].error});
+      dataset.skipped.push_back({position, i, trimmed[i], parsed[i].error});
       continue;
     }
     kept.push_back(static_cast<Index>(i));
     dataset.smiles.push_back(std::move(trimmed[i]));
     dataset.lines.push_back(position);
+    dataset.rows.push_back(i);
     dataset.molecules.push_back(std::move(*parsed[i].graph));
   }
   dataset.targets.resize(static_cast<Index>(kept.size()), static_cast<Index>(dataset.tasks.size()));
@@ -295,10 +364,46 @@ MoleculeDataset molecules_from_smiles(const std::vector<std::string>& smiles, co
   return dataset;
 }
 
+Split molecule_split(const Split& rows, const MoleculeDataset& dataset, std::vector<SkippedSplitRow>* skipped) {
+  constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> molecule_of_row(dataset.source_rows, kNone);
+  for (std::size_t m = 0; m < dataset.rows.size(); ++m) molecule_of_row[dataset.rows[m]] = m;
+  std::vector<const SkippedMolecule*> skipped_of_row(dataset.source_rows, nullptr);
+  for (const SkippedMolecule& molecule : dataset.skipped) skipped_of_row[molecule.row] = &molecule;
+
+  const auto positions = [&](const std::vector<Index>& part_rows, const char* part) {
+    std::vector<Index> part_molecules;
+    for (const Index row : part_rows) {
+      if (row < 0 || static_cast<std::size_t>(row) >= dataset.source_rows)
+        throw ArgumentError("split row " + std::to_string(row) + " is out of range; the data has " +
+                            std::to_string(dataset.source_rows) + " rows");
+      const auto r = static_cast<std::size_t>(row);
+      if (molecule_of_row[r] != kNone) {
+        part_molecules.push_back(static_cast<Index>(molecule_of_row[r]));
+      } else if (skipped && skipped_of_row[r]) {
+        skipped->push_back({part, *skipped_of_row[r]});
+      }
+    }
+    return part_molecules;
+  };
+  return {positions(rows.train, "train"), positions(rows.val, "val"), positions(rows.test, "test")};
+}
+
+Split row_split(const Split& molecules, const MoleculeDataset& dataset) {
+  const auto rows = [&](const std::vector<Index>& part) {
+    std::vector<Index> part_rows;
+    part_rows.reserve(part.size());
+    for (const Index m : part) part_rows.push_back(static_cast<Index>(dataset.rows.at(static_cast<std::size_t>(m))));
+    return part_rows;
+  };
+  return {rows(molecules.train), rows(molecules.val), rows(molecules.test)};
+}
+
 void write_skipped(const std::string& path, const MoleculeDataset& dataset, Overwrite overwrite) {
-  std::string text = "line,smiles,reason\n";
+  std::string text = "line,row,smiles,reason\n";
   for (const SkippedMolecule& skipped : dataset.skipped)
-    text += std::to_string(skipped.line) + ',' + csv_field(skipped.smiles) + ',' + csv_field(skipped.reason) + '\n';
+    text += std::to_string(skipped.line) + ',' + std::to_string(skipped.row) + ',' + csv_field(skipped.smiles) + ',' +
+            csv_field(skipped.reason) + '\n';
   write_file_atomically(path, text, overwrite);
 }
 

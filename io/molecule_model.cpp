@@ -356,9 +356,10 @@ struct MoleculeModel::Worker {
 };
 
 void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)>& next,
-                                   const std::function<void(const PredictedRow& row)>& sink) const {
+                                   const std::function<void(const PredictedRow& row)>& sink, Index max_atoms) const {
   const Index tasks = config_.network.tasks;
   const DescriptorCalculator descriptors(config_.featurizer.descriptors, config_.featurizer.descriptor_values);
+  const SmilesOptions smiles = smiles_options(config_.featurizer, max_atoms);
   std::vector<Worker> workers;
   workers.reserve(static_cast<std::size_t>(num_threads()));
   for (int t = 0; t < num_threads(); ++t) workers.emplace_back(*this);
@@ -381,14 +382,19 @@ void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)
   const auto parse_chunk = [&](std::size_t window_rows, std::size_t chunk) {
     for (std::size_t i = chunk * kParseChunk; i < std::min(window_rows, (chunk + 1) * kParseChunk); ++i) {
       ParsedRow& row = window[i];
-      SmilesResult parsed = parse_smiles(window_smiles[i]);
+      SmilesResult parsed = parse_smiles(window_smiles[i], smiles);
       row.molecule = std::move(parsed.molecule);
       if (!row.molecule) {
         row.error = parsed.error.empty() ? "unreadable SMILES" : std::move(parsed.error);
         continue;
       }
       row.descriptors.resize(static_cast<std::size_t>(descriptors.size()));
-      descriptors.compute(*row.molecule, row.descriptors.data());
+      try {
+        descriptors.compute(*row.molecule, row.descriptors.data());
+      } catch (const MoleculeError& e) {
+        row.molecule.reset();
+        row.error = e.what();
+      }
     }
   };
   const auto run_job = [&](BatchJob& job, Worker& worker) {
@@ -484,7 +490,7 @@ void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)
   report_ready_rows();
 }
 
-SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& smiles) const {
+SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& smiles, Index max_atoms) const {
   SmilesPredictions result;
   std::vector<float> values;  // [valid, T] row after row
   std::size_t next_row = 0;
@@ -501,7 +507,8 @@ SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& 
         }
         result.valid.push_back(row.index);
         values.insert(values.end(), row.values.begin(), row.values.end());
-      });
+      },
+      max_atoms);
   const auto valid = static_cast<Index>(result.valid.size());
   result.values = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
       values.data(), valid, config_.network.tasks);

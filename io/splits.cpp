@@ -173,7 +173,7 @@ Split random_split(Index n, double train_fraction, double val_fraction, std::uin
 }
 
 std::string murcko_scaffold(const std::string& smiles) {
-  const SmilesResult parsed = parse_smiles(smiles);
+  const SmilesResult parsed = parse_smiles(smiles, {.flag_possible_stereocenters = false});
   if (!parsed.molecule) {
     throw ArgumentError("cannot compute the Murcko scaffold of '" + smiles + "': " + parsed.error);
   }

@@ -4,11 +4,13 @@
 // temporary file. Also: outputs are replaced only with --force, and a failed run keeps the old file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "edgewise/io/csv.hpp"
 #include "support/damaged_models.hpp"
 #include "support/cli.hpp"
 #include "support/untrained_model.hpp"
@@ -77,6 +79,86 @@ TEST_F(CliBadInputTest, EveryCorpusCaseFailsCleanly) {
     }
   }
   EXPECT_GE(runs, 50u);
+}
+
+// tests/data/bad/mol_odd_molecules.csv (name, smiles, y, expect): "valid" or a fragment of the reason.
+std::vector<std::pair<std::string, std::string>> odd_molecule_expectations() {
+  const edgewise::CsvTable table = edgewise::read_csv(kCorpus / "mol_odd_molecules.csv");
+  std::vector<std::pair<std::string, std::string>> expected;
+  for (const auto& row : table.rows) expected.emplace_back(row[0], row[3]);
+  return expected;
+}
+
+TEST_F(CliBadInputTest, PredictGivesEveryOddMoleculeAValueOrItsReason) {
+  const std::string file = (kCorpus / "mol_odd_molecules.csv").string();
+  const CliRun run = run_cli("predict --model " + path("model.ew") + " --data " + file + " --smiles-column smiles --out " + out());
+  ASSERT_EQ(run.status, 0) << run.output;
+  const edgewise::CsvTable predictions = edgewise::read_csv(out());
+  const auto expected = odd_molecule_expectations();
+  ASSERT_EQ(predictions.num_rows(), expected.size());
+  EXPECT_EQ(predictions.header, (std::vector<std::string>{"smiles", "y", "error"}));
+  for (std::size_t row = 0; row < expected.size(); ++row) {
+    const auto& [name, expect] = expected[row];
+    const std::vector<std::string>& fields = predictions.rows[row];
+    if (expect == "valid") {
+      EXPECT_FALSE(fields[1].empty()) << name << ": " << fields[2];
+      EXPECT_TRUE(fields[2].empty()) << name << ": " << fields[2];
+    } else {
+      EXPECT_TRUE(fields[1].empty()) << name;
+      EXPECT_NE(fields[2].find(expect), std::string::npos) << name << ": " << fields[2];
+    }
+  }
+}
+
+TEST_F(CliBadInputTest, TrainingSkipsTheOddMoleculesOrStopsAtTheFirst) {
+  const std::string file = (kCorpus / "mol_odd_molecules.csv").string();
+  const std::string train =
+      "train --task graph --data " + file + " --smiles-column smiles --targets y --epochs 1 --hidden 8 --out " + out();
+  const auto expected = odd_molecule_expectations();
+  const auto first_invalid = std::find_if(expected.begin(), expected.end(), [](const auto& e) { return e.second != "valid"; });
+  ASSERT_NE(first_invalid, expected.end());
+  expect_clean_failure(train, {"mol_odd_molecules.csv:" + std::to_string(first_invalid - expected.begin() + 2),
+                               first_invalid->second});
+
+  const std::string skipped = path("skipped.csv");
+  const CliRun run = run_cli(train + " --skip-invalid --skipped-list " + skipped);
+  ASSERT_EQ(run.status, 0) << run.output;
+  const edgewise::CsvTable list = edgewise::read_csv(skipped);
+  std::size_t listed = 0;
+  for (std::size_t row = 0; row < expected.size(); ++row) {
+    if (expected[row].second == "valid") continue;
+    ASSERT_LT(listed, list.num_rows()) << expected[row].first;
+    EXPECT_EQ(list.rows[listed][1], std::to_string(row)) << expected[row].first;
+    EXPECT_NE(list.rows[listed][3].find(expected[row].second), std::string::npos) << list.rows[listed][3];
+    ++listed;
+  }
+  EXPECT_EQ(listed, list.num_rows());
+}
+
+// Split files list data rows: with --skip-invalid, a listed row whose molecule was skipped is
+// reported and left out, the other rows keep their molecules, and --save-split writes data rows.
+TEST_F(CliBadInputTest, SplitFilesCountDataRowsWhenInvalidMoleculesAreSkipped) {
+  {
+    std::ofstream data(path("data.csv"));
+    data << "smiles,y\n";
+    for (int row = 0; row < 12; ++row) data << (row % 4 == 1 ? "C1CC(" : std::string(row + 1, 'C')) << ',' << row << '\n';
+    fs::create_directories(path("split"));
+    std::ofstream(path("split/train.txt")) << "0\n1\n2\n3\n";
+    std::ofstream(path("split/val.txt")) << "4\n5\n6\n7\n";
+    std::ofstream(path("split/test.txt")) << "8\n9\n10\n11\n";
+  }
+  const CliRun run = run_cli("train --task graph --data " + path("data.csv") + " --split " + path("split") +
+                             " --skip-invalid --skipped-list " + path("skipped.csv") + " --save-split " +
+                             path("saved") + " --epochs 1 --hidden 8 --out " + out());
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("the split lists 3 rows whose molecules were skipped (test 1, train 1, val 1)"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("train row 1 (line 3): SMILES Parse Error"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("split 3 / 3 / 3"), std::string::npos) << run.output;
+  EXPECT_EQ(read(path("saved/train.txt")), "0\n2\n3\n");
+  EXPECT_EQ(read(path("saved/val.txt")), "4\n6\n7\n");
+  EXPECT_EQ(read(path("saved/test.txt")), "8\n10\n11\n");
 }
 
 TEST_F(CliBadInputTest, EveryDamagedModelFileFailsCleanly) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/io/csv.hpp"
 #include "edgewise/io/graph_files.hpp"
 #include "edgewise/io/molecule_dataset.hpp"
 #include "edgewise/io/molecule_model.hpp"
@@ -108,6 +110,102 @@ TEST(BadInputs, BinaryGarbageIsShownEscapedAndShortened) {
   EXPECT_NE(message.find("... (206 bytes)"), std::string::npos) << message;
   EXPECT_EQ(error.text(), garbage);
   EXPECT_NE(std::string(ParseError("f", 1, "Zürich", "bad").what()).find("'Zürich'"), std::string::npos);
+}
+
+// tests/data/bad/mol_odd_molecules.csv: one odd molecule a row (name, smiles, y, expect), where
+// expect is "valid" or a fragment of the reason it is refused.
+struct OddMolecule {
+  std::string name, smiles, expect;
+  std::size_t line = 0;
+  bool valid() const { return expect == "valid"; }
+};
+
+const fs::path kOddMolecules = kCorpus / "mol_odd_molecules.csv";
+
+std::vector<OddMolecule> odd_molecules() {
+  const CsvTable table = read_csv(kOddMolecules);
+  std::vector<OddMolecule> molecules;
+  for (std::size_t row = 0; row < table.num_rows(); ++row)
+    molecules.push_back({table.rows[row][0], table.rows[row][1], table.rows[row][3], table.line_numbers[row]});
+  return molecules;
+}
+
+MoleculeCsvOptions odd_molecule_options(InvalidMoleculePolicy policy) {
+  MoleculeCsvOptions options;
+  options.smiles_column = std::string("smiles");
+  options.target_columns = {std::string("y")};
+  options.invalid_molecules = policy;
+  return options;
+}
+
+void expect_reason(const OddMolecule& molecule, const std::string& reason) {
+  EXPECT_NE(reason.find(molecule.expect), std::string::npos) << molecule.name << ": '" << reason << "'";
+}
+
+TEST(OddMolecules, TheFileHoldsEveryKind) {
+  const std::vector<OddMolecule> molecules = odd_molecules();
+  EXPECT_GE(molecules.size(), 60u);
+  const auto count = [&](bool valid) {
+    return std::count_if(molecules.begin(), molecules.end(), [&](const OddMolecule& m) { return m.valid() == valid; });
+  };
+  EXPECT_GE(count(true), 20);
+  EXPECT_GE(count(false), 20);
+}
+
+TEST(OddMolecules, EachIsSkippedWithItsReasonOrRead) {
+  const std::vector<OddMolecule> molecules = odd_molecules();
+  const MoleculeDataset data = load_molecule_csv(kOddMolecules.string(), odd_molecule_options(InvalidMoleculePolicy::skip));
+  ASSERT_EQ(data.source_rows, molecules.size());
+  std::size_t next_valid = 0, next_skipped = 0;
+  for (std::size_t row = 0; row < molecules.size(); ++row) {
+    const OddMolecule& molecule = molecules[row];
+    if (molecule.valid()) {
+      ASSERT_LT(next_valid, data.rows.size()) << molecule.name;
+      EXPECT_EQ(data.rows[next_valid++], row) << molecule.name;
+    } else {
+      ASSERT_LT(next_skipped, data.skipped.size()) << molecule.name;
+      const SkippedMolecule& skipped = data.skipped[next_skipped++];
+      EXPECT_EQ(skipped.row, row) << molecule.name;
+      EXPECT_EQ(skipped.line, molecule.line) << molecule.name;
+      expect_reason(molecule, skipped.reason);
+    }
+  }
+  EXPECT_EQ(next_valid, data.rows.size());
+  EXPECT_EQ(next_skipped, data.skipped.size());
+}
+
+TEST(OddMolecules, WithoutSkippingTheFirstInvalidOneIsTheRunsError) {
+  const std::vector<OddMolecule> molecules = odd_molecules();
+  const auto first = std::find_if(molecules.begin(), molecules.end(), [](const OddMolecule& m) { return !m.valid(); });
+  ASSERT_NE(first, molecules.end());
+  const std::string message = message_of(
+      "ParseError", [&] { load_molecule_csv(kOddMolecules.string(), odd_molecule_options(InvalidMoleculePolicy::fail)); },
+      first->line);
+  expect_reason(*first, message);
+}
+
+TEST(OddMolecules, PredictSmilesGivesEachAValueOrItsReason) {
+  const fs::path model_path = fs::temp_directory_path() / ("edgewise_odd_molecules_" + std::to_string(::getpid()) + ".ew");
+  edgewise::testing::save_untrained_molecule_model(model_path.string());
+  const MoleculeModel model = MoleculeModel::load(model_path.string());
+  fs::remove(model_path);
+  const std::vector<OddMolecule> molecules = odd_molecules();
+  std::vector<std::string> smiles;
+  for (const OddMolecule& molecule : molecules) smiles.push_back(molecule.smiles);
+  const SmilesPredictions predictions = model.predict_smiles(smiles);
+  ASSERT_EQ(predictions.valid.size() + predictions.invalid.size(), molecules.size());
+  for (const std::size_t index : predictions.valid) EXPECT_TRUE(molecules[index].valid()) << molecules[index].name;
+  for (const auto& [index, reason] : predictions.invalid) expect_reason(molecules[index], reason);
+  EXPECT_TRUE(predictions.values.allFinite());
+}
+
+TEST(OddMolecules, InMemorySmilesAreSkippedAsTheFileIs) {
+  const std::vector<OddMolecule> molecules = odd_molecules();
+  std::vector<std::string> smiles;
+  for (const OddMolecule& molecule : molecules) smiles.push_back(molecule.smiles);
+  const MoleculeDataset data = molecules_from_smiles(smiles, {}, {}, InvalidMoleculePolicy::skip);
+  for (const SkippedMolecule& skipped : data.skipped) expect_reason(molecules[skipped.row], skipped.reason);
+  for (const std::size_t row : data.rows) EXPECT_TRUE(molecules[row].valid()) << molecules[row].name;
 }
 
 class DamagedModelTest : public ::testing::Test {

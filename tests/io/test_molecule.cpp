@@ -5,17 +5,25 @@
 #include <GraphMol/Descriptors/Crippen.h>
 #include <GraphMol/Descriptors/MolSurf.h>
 #include <GraphMol/ROMol.h>
+#include <GraphMol/SmilesParse/SmilesParse.h>
+#include <GraphMol/SmilesParse/SmilesWrite.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/io/molecule.hpp"
+#include "support/shared_data.hpp"
 
 namespace edgewise {
 namespace {
+
+using testing::dataset_csv;
+using testing::missing_data_reason;
 
 // Column offsets of the atom feature blocks for the default spec.
 struct AtomColumns {
@@ -38,8 +46,14 @@ struct AtomColumns {
   Index mass() const { return aromatic() + 2; }
 };
 
+std::string repeated(const std::string& unit, int times) {
+  std::string text;
+  for (int i = 0; i < times; ++i) text += unit;
+  return text;
+}
+
 MoleculeGraph featurize_smiles(const std::string& smiles, const FeaturizerSpec& spec = {}) {
-  const SmilesResult parsed = parse_smiles(smiles);
+  const SmilesResult parsed = parse_smiles(smiles, smiles_options(spec));
   EXPECT_TRUE(parsed.molecule) << smiles << ": " << parsed.error;
   return featurize(*parsed.molecule, spec);
 }
@@ -298,6 +312,109 @@ TEST(MoleculeBatcherTest, WithCrippenContributions) {
   FeaturizerSpec spec;
   spec.crippen_contributions = true;
   expect_batcher_matches_assemble(spec);
+}
+
+// Molecules whose stereochemistry, charges, isotopes, explicit hydrogens and CXSMILES exercise every
+// step parse_smiles runs in place of RDKit's SmilesToMol.
+const std::vector<std::string> kStereoSmiles = {
+    "C[C@H](O)CC", "C[C@@H](C)C", "F/C=C/[C@@H](O)C", "C/C=C\\C", "CC=CC", "C1CC[C@H](O)CC1",
+    "C[C@H]1CC[C@@H](C)CC1", "[H][C@@](F)(Cl)Br", "[2H]C([2H])([2H])O", "[13CH3][N+](C)(C)C.[Cl-]",
+    "OC[C@H]1OC(O)[C@H](O)[C@@H](O)[C@@H]1O", "C/C=C/C=C/C(=O)O", "F/C(Cl)=C(/F)Cl", "C=C1CCC(=C)CC1",
+    "c1ccc2c(c1)[nH]c1ccccc12", "[O-][n+]1ccccc1", "C[S@](=O)c1ccccc1", "CC(C)(C)[Si](C)(C)O",
+    "CC(C)C |$;;;_R1$|", "C[C@H](N)C(=O)O |&1:1|", "N[C@@H](C)C(=O)N[C@@H](CC(C)C)C(=O)O",
+};
+
+// Both featurizer forms the library uses: the default, and every descriptor with Crippen columns.
+std::vector<FeaturizerSpec> featurizer_forms() {
+  FeaturizerSpec full;
+  full.descriptors = available_descriptors();
+  full.crippen_contributions = true;
+  return {FeaturizerSpec{}, full};
+}
+
+void expect_same_graph(const MoleculeGraph& actual, const MoleculeGraph& expected) {
+  EXPECT_EQ(actual.node_features, expected.node_features);
+  EXPECT_EQ(actual.edge_features, expected.edge_features);
+  EXPECT_EQ(actual.graph_features, expected.graph_features);
+  EXPECT_EQ(actual.bond_of_edge, expected.bond_of_edge);
+}
+
+// parse_smiles runs SmilesToMol's steps itself, flagging possible stereocenters only when a
+// descriptor reads them; every featurizer must see the molecule SmilesToMol gives.
+void expect_parsed_as_rdkit_does(const std::string& smiles) {
+  SCOPED_TRACE(smiles);
+  const std::unique_ptr<RDKit::ROMol> reference(RDKit::SmilesToMol(smiles));
+  ASSERT_TRUE(reference);
+  for (const FeaturizerSpec& spec : featurizer_forms()) {
+    const SmilesResult parsed = parse_smiles(smiles, smiles_options(spec));
+    ASSERT_TRUE(parsed.molecule) << parsed.error;
+    EXPECT_EQ(RDKit::MolToSmiles(*parsed.molecule), RDKit::MolToSmiles(*reference));
+    expect_same_graph(featurize(*parsed.molecule, spec), featurize(*reference, spec));
+  }
+}
+
+TEST(SmilesTest, MoleculesAreThoseOfRdkitsSmilesToMol) {
+  for (const std::string& smiles : kStereoSmiles) expect_parsed_as_rdkit_does(smiles);
+}
+
+TEST(SmilesTest, BbbpMoleculesAreThoseOfRdkitsSmilesToMol) {
+  const std::filesystem::path path = dataset_csv("bbbp");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << missing_data_reason(path);
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);  // num,name,p_np,smiles
+  while (std::getline(in, line)) {
+    const std::string smiles = line.substr(line.rfind(',') + 1);
+    if (parse_smiles(smiles).molecule) expect_parsed_as_rdkit_does(smiles);
+  }
+}
+
+TEST(SmilesTest, StereocenterDescriptorsReadTheFlagsTheirOptionsAskFor) {
+  FeaturizerSpec spec;
+  EXPECT_FALSE(smiles_options(spec).flag_possible_stereocenters);
+  spec.descriptors = {"NumAtomStereoCenters"};
+  EXPECT_TRUE(smiles_options(spec).flag_possible_stereocenters);
+  spec.descriptors = {"tpsa", "NumUnspecifiedAtomStereoCenters"};
+  EXPECT_TRUE(smiles_options(spec).flag_possible_stereocenters);
+  EXPECT_EQ(smiles_options(spec, 7).max_atoms, 7);
+  const MoleculeGraph graph = featurize(*parse_smiles("CC(O)CC", smiles_options(spec)).molecule, spec);
+  EXPECT_EQ(graph.graph_features(0, 1), 1.0f);  // one possible, unspecified stereocenter
+}
+
+TEST(SmilesTest, EveryRdkitFailureIsTheMoleculesError) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"C |xyz", "failure parsing CXSMILES extensions"},   // SmilesParseException from the CXSMILES parser
+      {"CC |(", "bad lexical cast"},                       // Boost, inside the CXSMILES parser
+      {"C" + repeated("(C)", 200), "getExplicitValence"},  // RDKit's invariant (Invar::Invariant)
+      {"[C+999]", ""},
+  };
+  for (const auto& [smiles, reason] : cases) {
+    SCOPED_TRACE(smiles.substr(0, 40));
+    const SmilesResult result = parse_smiles(smiles);
+    EXPECT_FALSE(result.molecule);
+    EXPECT_FALSE(result.error.empty());
+    EXPECT_NE(result.error.find(reason), std::string::npos) << result.error;
+  }
+}
+
+TEST(SmilesTest, MoleculesOverTheAtomLimitAreRefusedBeforeSanitizing) {
+  const std::string chain = repeated("C", 1001);
+  const SmilesResult refused = parse_smiles(chain);
+  EXPECT_FALSE(refused.molecule);
+  EXPECT_EQ(refused.error, "molecule has 1001 atoms, more than the limit of 1000");
+  EXPECT_FALSE(parse_smiles("CCCC", {.max_atoms = 3}).molecule);
+  EXPECT_TRUE(parse_smiles("CCC", {.max_atoms = 3}).molecule);
+  EXPECT_EQ(parse_smiles("[H]C([H])([H])[H]", {.max_atoms = 3}).error,
+            "molecule has 5 atoms, more than the limit of 3");  // hydrogens as written count
+  EXPECT_EQ(parse_smiles(chain, {.max_atoms = 0, .flag_possible_stereocenters = false}).molecule->getNumAtoms(), 1001u);
+}
+
+// Without stereocenter descriptors a long chain costs time linear in its atoms: 20,000 atoms took
+// minutes through SmilesToMol and take well under a second here.
+TEST(SmilesTest, LongChainsWithoutStereoMarksParseInLinearTime) {
+  const SmilesResult parsed = parse_smiles(repeated("C", 20000), smiles_options(FeaturizerSpec{}, 0));
+  ASSERT_TRUE(parsed.molecule) << parsed.error;
+  EXPECT_EQ(parsed.molecule->getNumAtoms(), 20000u);
 }
 
 }  // namespace

@@ -189,21 +189,21 @@ TEST_F(MoleculeFileTest, SkipPolicyReportsEveryOutcome) {
 
 TEST_F(MoleculeFileTest, WriteSkippedQuotesAsRfc4180Requires) {
   MoleculeDataset data;
-  data.skipped = {{3, "C1CC(", "plain reason"},
-                  {7, "C,C", "a \"quoted\" word, and a comma"},
-                  {9, "", "two\nlines"}};
+  data.skipped = {{3, 1, "C1CC(", "plain reason"},
+                  {7, 5, "C,C", "a \"quoted\" word, and a comma"},
+                  {9, 6, "", "two\nlines"}};
   const std::string path = (folder_ / "skipped.csv").string();
   write_skipped(path, data);
   EXPECT_EQ(contents(path),
-            "line,smiles,reason\n"
-            "3,C1CC(,plain reason\n"
-            "7,\"C,C\",\"a \"\"quoted\"\" word, and a comma\"\n"
-            "9,,\"two\nlines\"\n");
+            "line,row,smiles,reason\n"
+            "3,1,C1CC(,plain reason\n"
+            "7,5,\"C,C\",\"a \"\"quoted\"\" word, and a comma\"\n"
+            "9,6,,\"two\nlines\"\n");
   const CsvTable table = read_csv(path);
   ASSERT_EQ(table.num_rows(), 3u);
-  EXPECT_EQ(table.rows[1][1], "C,C");
-  EXPECT_EQ(table.rows[1][2], "a \"quoted\" word, and a comma");
-  EXPECT_EQ(table.rows[2][2], "two\nlines");
+  EXPECT_EQ(table.rows[1][2], "C,C");
+  EXPECT_EQ(table.rows[1][3], "a \"quoted\" word, and a comma");
+  EXPECT_EQ(table.rows[2][3], "two\nlines");
 }
 
 TEST_F(MoleculeFileTest, WriteSkippedToAnUnwritablePathIsAnError) {
@@ -334,6 +334,23 @@ TEST_F(SdfTest, RecordWithoutAtomsIsNotAMolecule) {
   EXPECT_NE(error.reason().find("molecule has no atoms"), std::string::npos) << error.what();
 }
 
+TEST_F(SdfTest, RecordsOverTheAtomLimitAreRefusedFromTheirCountsLine) {
+  const MoleculeDataset data =
+      parse_molecule_sdf(ethanol_record("") + benzene_record(""), "two.sdf", {}, InvalidMoleculePolicy::skip, {}, 5);
+  EXPECT_EQ(data.smiles, (std::vector<std::string>{"CCO"}));
+  EXPECT_EQ(data.rows, (std::vector<std::size_t>{0}));
+  ASSERT_EQ(data.skipped.size(), 1u);
+  EXPECT_EQ(data.skipped[0].row, 1u);
+  EXPECT_EQ(data.skipped[0].reason, "molecule has 6 atoms, more than the limit of 5");
+  // A V3000 record gives its count on "M  V30 COUNTS".
+  const std::string v3000 =
+      "v3000\n     RDKit          2D\n\n  0  0  0  0  0  0  0  0  0  0999 V3000\n"
+      "M  V30 BEGIN CTAB\nM  V30 COUNTS 2000 0 0 0 0\nM  V30 END CTAB\nM  END\n$$$$\n";
+  const MoleculeDataset big = parse_molecule_sdf(v3000, "big.sdf", {}, InvalidMoleculePolicy::skip);
+  ASSERT_EQ(big.skipped.size(), 1u);
+  EXPECT_EQ(big.skipped[0].reason, "molecule has 2000 atoms, more than the limit of 1000");
+}
+
 TEST_F(SdfTest, MissingFileIsAnError) {
   EXPECT_THROW(load_molecule_sdf((folder_ / "absent.sdf").string(), {}), Error);
 }
@@ -359,13 +376,18 @@ TEST(MoleculeDatasets, BbbpSkipsTheMoleculesRdkitCannotRead) {
   write_skipped(report.string(), data);
   const CsvTable table = read_csv(report);
   fs::remove(report);
-  EXPECT_EQ(table.header, (std::vector<std::string>{"line", "smiles", "reason"}));
+  EXPECT_EQ(table.header, (std::vector<std::string>{"line", "row", "smiles", "reason"}));
   ASSERT_EQ(table.num_rows(), data.skipped.size());
   for (std::size_t i = 0; i < table.num_rows(); ++i) {
     EXPECT_EQ(table.rows[i][0], std::to_string(data.skipped[i].line));
-    EXPECT_EQ(table.rows[i][1], data.skipped[i].smiles);
-    EXPECT_EQ(table.rows[i][2], data.skipped[i].reason);
+    EXPECT_EQ(table.rows[i][1], std::to_string(data.skipped[i].row));
+    EXPECT_EQ(table.rows[i][2], data.skipped[i].smiles);
+    EXPECT_EQ(table.rows[i][3], data.skipped[i].reason);
   }
+  // BBBP has neither comments nor blank lines: a data row is two lines below the header's.
+  for (const SkippedMolecule& skipped : data.skipped) EXPECT_EQ(skipped.row, skipped.line - 2);
+  for (std::size_t m = 0; m < data.rows.size(); ++m) EXPECT_EQ(data.rows[m], data.lines[m] - 2);
+  EXPECT_EQ(data.source_rows, 2050u);
 }
 
 TEST(MoleculeDatasets, BbbpFailsAtTheFirstInvalidMolecule) {
@@ -439,6 +461,47 @@ TEST(MoleculeDatasets, RdkitTpsaTableWithoutHeader) {
   EXPECT_EQ(data.lines.front(), 2u);
   EXPECT_FLOAT_EQ(data.targets(0, 0), 34.14f);
   EXPECT_EQ(missing_labels(data, 0), 0u);
+}
+
+// Twelve rows, the second of each group of four unreadable: split files of data rows must reach the
+// molecules of those rows, not the molecules at those positions among the readable ones.
+MoleculeDataset twelve_rows_three_invalid() {
+  std::vector<std::string> smiles;
+  for (int row = 0; row < 12; ++row) smiles.push_back(row % 4 == 1 ? "C1CC(" : std::string(static_cast<std::size_t>(row + 1), 'C'));
+  return molecules_from_smiles(smiles, {}, {}, InvalidMoleculePolicy::skip);
+}
+
+TEST(MoleculeSplits, SplitRowsAreDataRowsAndSkippedOnesAreReported) {
+  const MoleculeDataset data = twelve_rows_three_invalid();
+  ASSERT_EQ(data.size(), 9);
+  ASSERT_EQ(data.source_rows, 12u);
+  const Split rows{{0, 1, 2, 3}, {4, 5, 6, 7}, {11, 10, 9, 8}};
+  std::vector<SkippedSplitRow> skipped;
+  const Split molecules = molecule_split(rows, data, &skipped);
+  EXPECT_EQ(molecules.train, (std::vector<Index>{0, 1, 2}));  // rows 0, 2, 3
+  EXPECT_EQ(molecules.val, (std::vector<Index>{3, 4, 5}));    // rows 4, 6, 7
+  EXPECT_EQ(molecules.test, (std::vector<Index>{8, 7, 6}));   // rows 11, 10, 8
+  EXPECT_EQ(data.smiles[8], std::string(12, 'C'));  // row 11's molecule
+  ASSERT_EQ(skipped.size(), 3u);
+  EXPECT_EQ(skipped[0].part, "train");
+  EXPECT_EQ(skipped[0].molecule.row, 1u);
+  EXPECT_EQ(skipped[1].part, "val");
+  EXPECT_EQ(skipped[1].molecule.row, 5u);
+  EXPECT_EQ(skipped[2].part, "test");
+  EXPECT_EQ(skipped[2].molecule.row, 9u);
+  EXPECT_NE(skipped[2].molecule.reason.find("SMILES Parse Error"), std::string::npos) << skipped[2].molecule.reason;
+
+  const Split written = row_split(molecules, data);
+  EXPECT_EQ(written.train, (std::vector<Index>{0, 2, 3}));
+  EXPECT_EQ(written.val, (std::vector<Index>{4, 6, 7}));
+  EXPECT_EQ(written.test, (std::vector<Index>{11, 10, 8}));
+  EXPECT_NO_THROW(molecule_split(rows, data));  // the report is optional
+}
+
+TEST(MoleculeSplits, ARowBeyondTheDataIsRefused) {
+  const MoleculeDataset data = twelve_rows_three_invalid();
+  const std::string message = argument_error_of([&] { molecule_split({{12}, {}, {}}, data); });
+  EXPECT_NE(message.find("split row 12 is out of range; the data has 12 rows"), std::string::npos) << message;
 }
 
 }  // namespace

@@ -32,6 +32,13 @@ class ModelFormatError : public Error {
   using Error::Error;
 };
 
+/// RDKit failed on one molecule while it was featurized (a descriptor, the Crippen contributions):
+/// that molecule's error, not the run's.
+class MoleculeError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// Training stopped because the loss or a gradient became NaN or infinite.
 class DivergenceError : public Error {
  public:

@@ -31,8 +31,29 @@ struct SmilesResult {
   std::string error;                       ///< RDKit's reason when molecule is null
 };
 
-/// Parses and sanitizes one SMILES; surrounding whitespace is ignored. Never throws for bad SMILES.
-SmilesResult parse_smiles(const std::string& smiles);
+/// The default limit on the atoms of one molecule: drug-like molecules have under 100 heavy atoms, a
+/// 100-residue peptide about 800. Parsing costs time linear in the atoms, except for RDKit's
+/// stereochemistry perception, which grows as atoms^3 on long chains that carry stereo marks (a
+/// 1,000-atom chain: about 1 s).
+inline constexpr Index kDefaultMaxAtoms = 1000;
+
+/// How parse_smiles reads a SMILES.
+struct SmilesOptions {
+  /// A molecule with more atoms (as written, explicit hydrogens included) is refused before RDKit
+  /// sanitizes it; 0: no limit.
+  Index max_atoms = kDefaultMaxAtoms;
+  /// Flag every atom that could be a stereocenter (RDKit's _ChiralityPossible), as RDKit's own
+  /// SmilesToMol does. Only the NumAtomStereoCenters and NumUnspecifiedAtomStereoCenters descriptors
+  /// read the flags, and finding them ranks every atom, at a cost growing as atoms^3 on long chains:
+  /// smiles_options() sets it only for a featurizer that needs it.
+  bool flag_possible_stereocenters = true;
+};
+
+/// Parses and sanitizes one SMILES as RDKit's SmilesToMol does; surrounding whitespace is ignored.
+/// Never throws for bad input: every failure RDKit raises for the SMILES (syntax, sanitization,
+/// CXSMILES extensions, RDKit's invariants) and a molecule over options.max_atoms or without atoms
+/// come back as the result's error.
+SmilesResult parse_smiles(const std::string& smiles, const SmilesOptions& options = {});
 
 /// How the featurizer writes molecular descriptors: as RDKit computes them (a network standardizes
 /// them by its training set's statistics), or as sign(x) log(1 + |x|), the form of model files written
@@ -63,6 +84,9 @@ struct FeaturizerSpec {
   Index graph_dim() const { return static_cast<Index>(descriptors.size()); }
   /// @}
 };
+
+/// The SmilesOptions that featurizing with `spec` needs, with the given atom limit.
+SmilesOptions smiles_options(const FeaturizerSpec& spec, Index max_atoms = kDefaultMaxAtoms);
 
 /// The descriptor names this RDKit build computes (RDKit::Descriptors::Properties).
 std::vector<std::string> available_descriptors();

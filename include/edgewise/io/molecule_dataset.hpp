@@ -24,6 +24,7 @@
 #include "edgewise/core/files.hpp"
 #include "edgewise/core/tensor.hpp"
 #include "edgewise/io/molecule.hpp"
+#include "edgewise/io/splits.hpp"
 
 namespace edgewise {
 
@@ -42,11 +43,13 @@ struct MoleculeCsvOptions {
   std::string comment_prefix;             ///< lines starting with it are skipped; empty: none
   InvalidMoleculePolicy invalid_molecules = InvalidMoleculePolicy::fail;  ///< Fail on the first unreadable SMILES, or skip and record it.
   FeaturizerSpec featurizer;  ///< How the molecules are featurized.
+  Index max_atoms = kDefaultMaxAtoms;  ///< A molecule with more atoms is invalid (see SmilesOptions).
 };
 
 /// A molecule left out by InvalidMoleculePolicy::skip.
 struct SkippedMolecule {
   std::size_t line = 0;  ///< 1-based line where its row or SDF record starts
+  std::size_t row = 0;   ///< its 0-based data row (SDF record, list position), as split files count
   std::string smiles;    ///< as written, trimmed; empty for an SDF record
   std::string reason;    ///< RDKit's
 };
@@ -56,9 +59,13 @@ struct MoleculeDataset {
   std::vector<std::string> tasks;        ///< target column (or SDF property) names; "column <i>" without a header
   std::vector<std::string> smiles;       ///< trimmed; for SDF, RDKit's canonical SMILES of the record
   std::vector<std::size_t> lines;        ///< 1-based line where each molecule's row or record starts
+  /// Each molecule's 0-based data row: its row among the CSV's data rows (header, comments and blank
+  /// lines not counted), its SDF record, its position in a SMILES list. Split files list these.
+  std::vector<std::size_t> rows;
   std::vector<MoleculeGraph> molecules;  ///< featurized with the options' FeaturizerSpec
   Matrix<float> targets;                 ///< [molecules, tasks]; NaN where a label is missing
   std::vector<SkippedMolecule> skipped;  ///< in file order
+  std::size_t source_rows = 0;           ///< data rows the source holds, skipped ones included
 
   /// The number of molecules read.
   Index size() const { return static_cast<Index>(molecules.size()); }
@@ -78,12 +85,12 @@ MoleculeDataset parse_molecule_csv(std::string_view text, std::string source, co
 /// reported at the line where the record starts.
 MoleculeDataset load_molecule_sdf(const std::string& path, const std::vector<std::string>& target_properties,
                                   InvalidMoleculePolicy invalid_molecules = InvalidMoleculePolicy::fail,
-                                  const FeaturizerSpec& featurizer = {});
+                                  const FeaturizerSpec& featurizer = {}, Index max_atoms = kDefaultMaxAtoms);
 /// The same for SD text already in memory; `source` names it in errors.
 MoleculeDataset parse_molecule_sdf(const std::string& text, const std::string& source,
                                    const std::vector<std::string>& target_properties,
                                    InvalidMoleculePolicy invalid_molecules = InvalidMoleculePolicy::fail,
-                                   const FeaturizerSpec& featurizer = {});
+                                   const FeaturizerSpec& featurizer = {}, Index max_atoms = kDefaultMaxAtoms);
 
 /// Molecules held in memory rather than in a file: smiles[i] with row i of `targets` ([smiles, tasks]
 /// in original units, NaN for a missing label; with no tasks, an empty matrix will do), parsed and
@@ -94,9 +101,22 @@ MoleculeDataset parse_molecule_sdf(const std::string& text, const std::string& s
 MoleculeDataset molecules_from_smiles(const std::vector<std::string>& smiles, const Matrix<float>& targets = {},
                                       std::vector<std::string> tasks = {},
                                       InvalidMoleculePolicy invalid_molecules = InvalidMoleculePolicy::fail,
-                                      const FeaturizerSpec& featurizer = {});
+                                      const FeaturizerSpec& featurizer = {}, Index max_atoms = kDefaultMaxAtoms);
 
-/// Writes the dataset's skipped molecules as CSV with the header "line,smiles,reason", quoting fields
+/// A row of a split file whose molecule was skipped as invalid.
+struct SkippedSplitRow {
+  std::string part;          ///< "train", "val" or "test"
+  SkippedMolecule molecule;  ///< the skipped row, its line and RDKit's reason
+};
+
+/// A split of the data rows (as split files list them, see MoleculeDataset::rows) as positions among
+/// the dataset's molecules. Rows whose molecules were skipped are left out and, when `skipped` is
+/// given, listed there in part order. Throws ArgumentError for a row at or beyond source_rows.
+Split molecule_split(const Split& rows, const MoleculeDataset& dataset, std::vector<SkippedSplitRow>* skipped = nullptr);
+/// The inverse: a split of molecule positions as data rows, as write_split_directory should write it.
+Split row_split(const Split& molecules, const MoleculeDataset& dataset);
+
+/// Writes the dataset's skipped molecules as CSV with the header "line,row,smiles,reason", quoting fields
 /// as RFC 4180 requires, atomically (see AtomicFile). Throws Error when the file cannot be written.
 void write_skipped(const std::string& path, const MoleculeDataset& dataset, Overwrite overwrite = Overwrite::allow);
 

@@ -118,14 +118,17 @@ class MoleculeModel {
   /// Parses, featurizes and predicts a list of SMILES, the same values as predict() on their
   /// featurize() graphs. Streams: SMILES are parsed a window at a time, molecules go straight into
   /// reused batch buffers, and each thread runs whole batches on its own copy of the networks, so
-  /// memory does not grow with the input and threads meet only between windows.
-  SmilesPredictions predict_smiles(const std::vector<std::string>& smiles) const;
+  /// memory does not grow with the input and threads meet only between windows. A SMILES that RDKit
+  /// cannot read or featurize, or with more than max_atoms atoms (see SmilesOptions), is an invalid
+  /// row with its reason; it never stops the others.
+  SmilesPredictions predict_smiles(const std::vector<std::string>& smiles, Index max_atoms = kDefaultMaxAtoms) const;
 
   /// The same, streamed: reads SMILES from `next` until it returns false, and hands every row to
   /// `sink` in input order as soon as its batch has run. Memory does not depend on the input's
   /// length: at most a window of SMILES and a batch of molecules are held at once.
   void predict_smiles(const std::function<bool(std::string& smiles)>& next,
-                      const std::function<void(const PredictedRow& row)>& sink) const;
+                      const std::function<void(const PredictedRow& row)>& sink,
+                      Index max_atoms = kDefaultMaxAtoms) const;
 
   /// The last attention layer's weights on one molecule's edges, [E, heads], of the first member.
   Matrix<float> attention(const MoleculeGraph& molecule) const;
