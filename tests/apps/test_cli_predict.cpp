@@ -1,5 +1,6 @@
 // `edgewise predict --smiles` as a user types it: each SMILES reaches the reader as written, bracket
-// atoms included, whether several follow one --smiles or the option repeats.
+// atoms included, whether several follow one --smiles or the option repeats; --max-atoms refuses
+// larger molecules row by row.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -45,6 +46,20 @@ TEST_F(CliPredictTest, EveryBracketMoleculeGetsAPrediction) {
   const CliRun run = run_cli("predict --model " + path("model.ew") + " --smiles '[Na+].[Cl-]' '[O-]C(=O)C.[K+]'");
   ASSERT_EQ(run.status, 0) << run.output;
   EXPECT_EQ(run.output.find("could not be read"), std::string::npos) << run.output;
+}
+
+TEST_F(CliPredictTest, MaxAtomsRefusesLargerMoleculesRowByRow) {
+  const CliRun run = run_cli("predict --model " + path("model.ew") + " --smiles CCC CCCC --max-atoms 3 --out " +
+                             path("predictions.csv"));
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("1 of 2 molecules could not be read"), std::string::npos) << run.output;
+  std::istringstream rows(read("predictions.csv"));
+  std::string header, small, large;
+  std::getline(rows, header);
+  std::getline(rows, small);
+  std::getline(rows, large);
+  EXPECT_EQ(small.back(), ',') << small;  // a value and an empty error column
+  EXPECT_EQ(large, "CCCC,,\"molecule has 4 atoms, more than the limit of 3\"");
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/io/graph_files.hpp"
 #include "edgewise/io/molecule_dataset.hpp"
+#include "edgewise/io/molecule_model.hpp"
 #include "edgewise/models/model_file.hpp"
 
 namespace edgewise::fuzz {
@@ -31,6 +32,35 @@ inline void molecule_csv(std::string_view input) {
   options.target_columns = {Index{1}};
   options.invalid_molecules = InvalidMoleculePolicy::skip;
   parse_molecule_csv(input, "fuzz.csv", options);
+}
+
+// One SMILES a line through MoleculeModel::predict_smiles, the path of `edgewise predict`, with a
+// small untrained model whose featurizer computes every descriptor and the Crippen contributions, so
+// that every RDKit computation a prediction can make runs on the fuzzed molecules.
+inline void smiles(std::string_view input) {
+  static const MoleculeModel model = [] {
+    MoleculeModelConfig config;
+    config.network.hidden = 8;
+    config.network.heads = 2;
+    config.network.layers = 1;
+    config.network.head_hidden = 4;
+    config.featurizer.descriptors = available_descriptors();
+    config.featurizer.crippen_contributions = true;
+    config.tasks = {"y"};
+    MoleculeModel untrained(config);
+    untrained.initialize(1);
+    return untrained;
+  }();
+  std::size_t begin = 0;
+  model.predict_smiles(
+      [&](std::string& smiles) {
+        if (begin > input.size()) return false;
+        const std::size_t end = std::min(input.find('\n', begin), input.size());
+        smiles.assign(input.substr(begin, end - begin));
+        begin = end + 1;
+        return true;
+      },
+      [](const PredictedRow&) {});
 }
 
 inline void sdf(std::string_view input) {
@@ -102,6 +132,7 @@ struct Target {
 inline const std::vector<Target>& targets() {
   static const std::vector<Target> all = {
       {"molecule_csv", molecule_csv},
+      {"smiles", smiles},
       {"sdf", sdf},
       {"edge_list", edge_list},
       {"labels", labels},
