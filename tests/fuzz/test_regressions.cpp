@@ -1,7 +1,7 @@
 // Replays the inputs of tests/fuzz/regressions/<target>/ (each once found by fuzzing to crash, hang
-// or throw something other than edgewise::Error) and the seed corpus of tests/fuzz/corpus/<target>/
-// through the fuzz targets' entry points, in the ordinary build: each must be read or refused with an
-// edgewise::Error.
+// or throw something other than edgewise::Error), the hand-written seeds of tests/fuzz/seeds/<target>/
+// and the corpus fuzzing grew, tests/fuzz/corpus/<target>/, through the fuzz targets' entry points in
+// the ordinary build: each must be read or refused with an edgewise::Error.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -46,7 +46,7 @@ TEST(FuzzRegressions, EveryRegressionInputIsReadOrRefusedWithAnError) {
 }
 
 TEST(FuzzRegressions, EverySeedInputIsReadOrRefusedWithAnError) {
-  const auto seeds = inputs("corpus");
+  const auto seeds = inputs("seeds");
   EXPECT_GE(seeds.size(), targets().size() * 4) << "each target has a handful of seeds";
   for (const auto& [entry, path] : seeds) {
     SCOPED_TRACE(path.string());
@@ -54,9 +54,16 @@ TEST(FuzzRegressions, EverySeedInputIsReadOrRefusedWithAnError) {
   }
 }
 
-TEST(FuzzRegressions, EachTargetHasASeedCorpus) {
+TEST(FuzzRegressions, EveryGrownCorpusInputIsReadOrRefusedWithAnError) {
+  for (const auto& [entry, path] : inputs("corpus")) {
+    SCOPED_TRACE(path.string());
+    EXPECT_NO_THROW(run(entry, contents(path)));
+  }
+}
+
+TEST(FuzzRegressions, EachTargetHasSeeds) {
   for (const Target& target : targets())
-    EXPECT_TRUE(std::filesystem::is_directory(fuzz_dir / "corpus" / std::string(target.name))) << target.name;
+    EXPECT_TRUE(std::filesystem::is_directory(fuzz_dir / "seeds" / std::string(target.name))) << target.name;
 }
 
 TEST(FuzzRegressions, RunTreatsOnlyEdgewiseErrorsAsExpected) {
@@ -69,12 +76,12 @@ TEST(FuzzRegressions, ValidSeedsAreRead) {
   MoleculeCsvOptions first_target;
   first_target.target_columns = {Index{1}};
   const MoleculeDataset esol =
-      parse_molecule_csv(contents(fuzz_dir / "corpus/molecule_csv/esol.csv"), "esol.csv", first_target);
+      parse_molecule_csv(contents(fuzz_dir / "seeds/molecule_csv/esol.csv"), "esol.csv", first_target);
   EXPECT_EQ(esol.size(), 2);
   const MoleculeDataset sdf =
-      parse_molecule_sdf(contents(fuzz_dir / "corpus/sdf/ethanol_benzene.sdf"), "two.sdf", {"target"});
+      parse_molecule_sdf(contents(fuzz_dir / "seeds/sdf/ethanol_benzene.sdf"), "two.sdf", {"target"});
   EXPECT_EQ(sdf.smiles, (std::vector<std::string>{"CCO", "c1ccccc1"}));
-  const ModelFile model = parse_model(contents(fuzz_dir / "corpus/model_file/molecule.ew"), "molecule.ew");
+  const ModelFile model = parse_model(contents(fuzz_dir / "seeds/model_file/molecule.ew"), "molecule.ew");
   EXPECT_EQ(model.parameters.slots().size(), 3u);
   EXPECT_EQ(model.config.at("kind"), "molecule-property");
 }
@@ -82,7 +89,7 @@ TEST(FuzzRegressions, ValidSeedsAreRead) {
 // The model target makes any "data_sha256" entry match the data, so mutated files get past the
 // checksum; a corrupted data byte is then read, not refused.
 TEST(FuzzRegressions, ModelTargetRepairsTheChecksum) {
-  const std::string corrupted = contents(fuzz_dir / "corpus/model_file/corrupted_data.ew");
+  const std::string corrupted = contents(fuzz_dir / "seeds/model_file/corrupted_data.ew");
   EXPECT_THROW(parse_model(corrupted, "corrupted.ew"), ModelFormatError);
   EXPECT_EQ(with_valid_checksum(corrupted).size(), corrupted.size());
   EXPECT_NO_THROW(parse_model(with_valid_checksum(corrupted), "corrupted.ew"));
