@@ -7,13 +7,13 @@
 #include <RDGeneral/BadFileException.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <exception>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <sstream>
-#include <charconv>
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/files.hpp"
@@ -172,14 +172,15 @@ std::optional<Index> declared_atoms(const std::string& record_text) {
 
 // One SD record as read: its molecule, or why it is not one.
 struct SdRecord {
-  std::size_t line = 0;  // where the record starts
+  std::size_t line = 0;   // where the record starts
+  std::size_t lines = 0;  // how many lines it spans
   std::unique_ptr<RDKit::ROMol> molecule;
   std::string problem;
 };
 
 SdRecord read_record(RDKit::SDMolSupplier& supplier, unsigned int record, std::size_t line, Index max_atoms) {
-  SdRecord result{line, nullptr, ""};
   const std::string text = supplier.getItemText(record);
+  SdRecord result{line, static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')), nullptr, ""};
   const std::optional<Index> atoms = declared_atoms(text);
   if (max_atoms > 0 && atoms && *atoms > max_atoms) {
     result.problem = "molecule has " + std::to_string(*atoms) + " atoms, more than the limit of " +
@@ -272,8 +273,7 @@ MoleculeDataset molecules_from_sdf(RDKit::SDMolSupplier& supplier, const std::st
   std::size_t line = 1;
   for (unsigned int record = 0; record < count; ++record) {
     records.push_back(read_record(supplier, record, line, max_atoms));
-    const std::string text = supplier.getItemText(record);
-    line += static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+    line += records.back().lines;
   }
   const DescriptorCalculator descriptors(featurizer.descriptors, featurizer.descriptor_values);
   std::vector<ParsedMolecule> parsed(records.size());
