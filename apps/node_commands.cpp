@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 #include <unordered_set>
+#include <variant>
 
 #include "cli_support.hpp"
 #include "edgewise/core/error.hpp"
@@ -295,6 +296,7 @@ CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args
                     "Node labels, 'node label' a line or a CSV such as id,target; labels may be integers or names. "
                     "Required with --task node")
       ->check(CLI::ExistingFile);
+  add_label_column_options(*group, args.files);
   group->add_option("--features", args.files.features,
                     "Node features in --feature-format (default: structural features computed from the graph)")
       ->check(CLI::ExistingFile);
@@ -362,6 +364,43 @@ void take_shared_train_options(const CLI::App& command, NodeTrainArgs& args) {
   take(command, "--resume", args.checkpoints.resume);
 }
 
+std::string label_column_description(const NodeGraphFiles& files) {
+  if (const auto* name = std::get_if<std::string>(&files.label_column)) return "column '" + *name + "'";
+  return "column " + std::to_string(std::get<Index>(files.label_column)) + " (0-based)";
+}
+
+// Fewer than two nodes a class is what reading an id or name column as the labels gives (MUSAE's
+// "id,name,ml_target" read at column 1); training would only fit thousands of singleton classes.
+void check_label_column(const NodeGraphFiles& files, const NodeLabels& labels) {
+  const Index labeled = labels.num_labeled();
+  if (labeled < 2 || 2 * labels.num_classes() <= labeled) return;
+  throw ArgumentError(files.labels.string() + ": the " + std::to_string(labeled) + " labelled nodes fall into " +
+                      std::to_string(labels.num_classes()) + " classes in " + label_column_description(files) +
+                      ", fewer than two nodes a class; is it the label column? Choose it with --label-column");
+}
+
+// Classes the split leaves without a training node, which the model can never predict.
+void warn_of_classes_without_training_nodes(const NodeGraphFiles& files, const NodeGraph& data, const NodeSplit& split) {
+  std::vector<Index> members(static_cast<std::size_t>(data.labels.num_classes()), 0), trained(members.size(), 0);
+  for (const Index c : data.labels.classes)
+    if (c >= 0) ++members[static_cast<std::size_t>(c)];
+  for (const Index node : split.train) {
+    const Index c = data.labels.classes[static_cast<std::size_t>(node)];
+    if (c >= 0) ++trained[static_cast<std::size_t>(c)];
+  }
+  std::size_t missing = 0, smallest = 0;
+  for (std::size_t c = 0; c < members.size(); ++c) {
+    if (trained[c] > 0) continue;
+    if (missing++ == 0 || members[c] < members[smallest]) smallest = c;
+  }
+  if (missing == 0) return;
+  std::cerr << "edgewise: warning: " << missing << " of " << members.size() << " classes in "
+            << label_column_description(files) << " of " << files.labels.string()
+            << " have no training node, so the model cannot predict them (the smallest, '"
+            << data.labels.class_names[smallest] << "', has " << members[smallest] << " node"
+            << (members[smallest] == 1 ? "" : "s") << ")\n";
+}
+
 void train_nodes(const NodeTrainArgs& args) {
   if (args.files.edges.empty()) throw ArgumentError("--edges is required with --task node");
   if (args.files.labels.empty()) throw ArgumentError("--labels is required with --task node");
@@ -370,8 +409,10 @@ void train_nodes(const NodeTrainArgs& args) {
   if (!args.plot.empty()) check_plot_path(args.plot, args.out, args.force);
   const Logger log(args.training.log);
   const NodeGraph data = read_node_graph(args.files, input_options(args));
+  check_label_column(args.files, data.labels);
   log_graph_summary(log, data);
   const NodeSplit split = node_split(args.split, data, args.training.seed);
+  warn_of_classes_without_training_nodes(args.files, data, split);
   if (!args.save_split.empty())
     write_node_split(args.save_split, split, args.force, [&](Index node) { return std::string(data.nodes.name(node)); });
   const std::string sizes = std::to_string(split.train.size()) + " / " + std::to_string(split.val.size()) + " / " +
@@ -414,15 +455,32 @@ void train_nodes(const NodeTrainArgs& args) {
   log.normal(report);
 }
 
+void add_label_column_options(CLI::Option_group& group, NodeGraphFiles& files) {
+  // A column given as digits is an index; anything else names a header field.
+  const auto column = [](const std::string& text) -> FileColumn {
+    if (!text.empty() && std::ranges::all_of(text, [](char c) { return c >= '0' && c <= '9'; }))
+      return static_cast<Index>(column_index_option("--label-column", text));
+    return text;
+  };
+  group.add_option_function<std::string>(
+      "--label-column", [&files, column](const std::string& text) { files.label_column = column(text); },
+      "The labels file's label column: its header name, or its 0-based index (default 1)");
+  group.add_option_function<std::string>(
+      "--id-column", [&files, column](const std::string& text) { files.label_node_column = column(text); },
+      "The labels file's node id column: its header name, or its 0-based index (default 0)");
+}
+
 CLI::Option_group* add_node_graph_options(CLI::App& command, NodeGraphFiles& files, bool labels) {
   CLI::Option_group* group = command.add_option_group("The graph (node classification models)");
   group->add_option("--edges", files.edges,
                     "Edge list of the graph, read as the model's training graph was (node id type, direction, "
                     "self-loops)")
       ->check(CLI::ExistingFile);
-  if (labels)
+  if (labels) {
     group->add_option("--labels", files.labels, "Node labels ('node label' a line); unlabeled nodes are not scored")
         ->check(CLI::ExistingFile);
+    add_label_column_options(*group, files);
+  }
   group->add_option("--features", files.features,
                     "Node features in the model's format (needed unless the model computes structural features)")
       ->check(CLI::ExistingFile);

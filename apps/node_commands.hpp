@@ -58,7 +58,11 @@ struct NodeRunArgs {
   bool force = false;
 };
 
-// Registers --edges, --features and, with `labels`, --labels in their own group of `command`.
+// Registers --label-column and --id-column, which choose the columns of the labels file, in `group`.
+void add_label_column_options(CLI::Option_group& group, NodeGraphFiles& files);
+
+// Registers --edges, --features and, with `labels`, --labels, --label-column and --id-column in their
+// own group of `command`.
 CLI::Option_group* add_node_graph_options(CLI::App& command, NodeGraphFiles& files, bool labels);
 
 // Whether the model file holds a node classification model (its configuration's kind).

@@ -789,22 +789,54 @@ void NodeLabels::extend_to(Index num_nodes) {
   classes.resize(static_cast<std::size_t>(num_nodes), -1);
 }
 
+namespace {
+
+// Where `column` is in a labels file whose header (when it has one) is `first`.
+std::size_t label_file_column(const FileColumn& column, const Record& first, bool has_header, const Where& where) {
+  if (const auto* index = std::get_if<Index>(&column)) {
+    if (*index < 0) throw ArgumentError(where.source + ": column index " + std::to_string(*index) + " is negative");
+    return static_cast<std::size_t>(*index);
+  }
+  const std::string& name = std::get<std::string>(column);
+  if (!has_header) fail(where, first.fields.front(), "a column is named ('" + name + "') but the file has no header");
+  const auto found = std::ranges::find(first.fields, name);
+  if (found == first.fields.end()) {
+    std::string header;
+    for (const std::string_view field : first.fields) header += (header.empty() ? "'" : ", '") + std::string(field) + "'";
+    fail(where, name, "no column named '" + name + "'; the header has " + header);
+  }
+  return static_cast<std::size_t>(found - first.fields.begin());
+}
+
+}  // namespace
+
 NodeLabels parse_node_labels(std::string_view text, std::string source, NodeIndex& nodes, const LabelOptions& options) {
   const NodeResolver resolve(nodes, options.ids, options.unknown_nodes);
-  const std::size_t needed = std::max(options.node_column, options.label_column) + 1;
+  const bool named = std::holds_alternative<std::string>(options.node_column) ||
+                     std::holds_alternative<std::string>(options.label_column);
+  const Header header = named && options.header == Header::detect ? Header::present : options.header;
+  std::size_t node_column = 0, label_column = 0, needed = 0;
   LabelCollector collector;
   RecordReader reader(text, options.delimiter);
   Record record;
   bool first = true;
   while (reader.next(record)) {
-    if (std::exchange(first, false) && is_header(record, options.header, options.ids, {options.node_column})) continue;
     const Where where{source, record.line};
+    if (std::exchange(first, false)) {
+      const auto* node_index = std::get_if<Index>(&options.node_column);
+      const std::size_t detect_column = node_index && *node_index > 0 ? static_cast<std::size_t>(*node_index) : 0;
+      const bool has_header = is_header(record, header, options.ids, {detect_column});
+      node_column = label_file_column(options.node_column, record, has_header, where);
+      label_column = label_file_column(options.label_column, record, has_header, where);
+      needed = std::max(node_column, label_column) + 1;
+      if (has_header) continue;
+    }
     if (record.fields.size() < needed) {
       fail(where, record.fields.back(),
            "expected at least " + std::to_string(needed) + " fields, found " + std::to_string(record.fields.size()));
     }
-    const Index node = resolve(record.fields[options.node_column], where);
-    const std::string_view label = record.fields[options.label_column];
+    const Index node = resolve(record.fields[node_column], where);
+    const std::string_view label = record.fields[label_column];
     if (!label.empty()) collector.add(node, label, where);
   }
   return collector.labels(nodes.size());

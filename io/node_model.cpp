@@ -176,7 +176,11 @@ NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& o
   data.edge_list_nodes = edges.nodes.size();
   data.edge_list_edges = static_cast<Index>(edges.edges.size());
   if (!files.labels.empty())
-    data.labels = read_node_labels(files.labels, edges.nodes, {.ids = options.ids, .unknown_nodes = UnknownNodes::add});
+    data.labels = read_node_labels(files.labels, edges.nodes,
+                                   {.ids = options.ids,
+                                    .node_column = files.label_node_column,
+                                    .label_column = files.label_column,
+                                    .unknown_nodes = UnknownNodes::add});
   std::optional<NodeFeatures> read_features;
   if (!files.features.empty()) read_features = features_of(files.features, options, edges.nodes);
 

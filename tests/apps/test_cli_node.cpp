@@ -64,6 +64,54 @@ TEST_F(CliNodeTest, TrainsThenPredictsEmbedsAndEvaluates) {
   EXPECT_NE(eval.output.find("labeled: 8 nodes"), std::string::npos) << eval.output;
 }
 
+// A labels CSV in MUSAE's Facebook layout (id,facebook_id,page_name,page_type): the second column is
+// an id of another site, a class per node, which must be refused naming the column read.
+TEST_F(CliNodeTest, LabelColumnsAreChosenByNameAndAnIdColumnIsRefusedAsLabels) {
+  {
+    std::ofstream labels(path("pages.csv"));
+    labels << "id,facebook_id,page_name,page_type\n";
+    for (const std::string community : {"a", "b"})
+      for (int i = 0; i < 4; ++i)
+        labels << community << i << ',' << 1000 + i + (community == "a" ? 0 : 10) << ",page " << community << i << ','
+               << (community == "a" ? "tvshow" : "government") << '\n';
+  }
+  std::string arguments = train_arguments();
+  arguments.replace(arguments.find(path("labels.txt")), path("labels.txt").size(), path("pages.csv"));
+  const CliRun refused = run_cli(arguments);
+  EXPECT_EQ(refused.status, 1) << refused.output;
+  // With string ids no header is detected, so the header row counts as a ninth node here.
+  EXPECT_NE(refused.output.find("the 9 labelled nodes fall into 9 classes in column 1 (0-based), fewer than two nodes a class"),
+            std::string::npos)
+      << refused.output;
+  EXPECT_NE(refused.output.find("--label-column"), std::string::npos) << refused.output;
+
+  const CliRun trained = run_cli(arguments + " --label-column page_type --id-column id --force");
+  ASSERT_EQ(trained.status, 0) << trained.output;
+  EXPECT_NE(trained.output.find("8 labeled in 2 classes"), std::string::npos) << trained.output;
+  const CliRun by_index = run_cli(arguments + " --label-column 3 --force");
+  EXPECT_EQ(by_index.status, 0) << by_index.output;
+  const CliRun eval = run_cli("eval --model " + path("model.ew") + " --edges " + path("edges.txt") + " --features " +
+                              path("features.txt") + " --labels " + path("pages.csv") + " --label-column page_type");
+  ASSERT_EQ(eval.status, 0) << eval.output;
+  EXPECT_NE(eval.output.find("labeled: 8 nodes"), std::string::npos) << eval.output;
+}
+
+TEST_F(CliNodeTest, ClassesWithoutATrainingNodeAreNamed) {
+  {
+    std::ofstream labels(path("rare.txt"));
+    for (const std::string community : {"a", "b"})
+      for (int i = 0; i < 4; ++i) labels << community << i << ' ' << (community == "b" && i == 3 ? "green" : community) << '\n';
+  }
+  std::string arguments = train_arguments();
+  arguments.replace(arguments.find(path("labels.txt")), path("labels.txt").size(), path("rare.txt"));
+  const CliRun run = run_cli(arguments);
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("warning: 1 of 3 classes in column 1 (0-based) of " + path("rare.txt") +
+                            " have no training node, so the model cannot predict them (the smallest, 'green', has 1 node)"),
+            std::string::npos)
+      << run.output;
+}
+
 TEST_F(CliNodeTest, MlpBaselineKeepsStructuralFeaturesOfTheEdges) {
   const std::string structural = "train --task node --node-ids string --edges " + path("edges.txt") + " --labels " +
                                  path("labels.txt") + " --split stratified:0.5,0.25,0.25 --epochs 5 --mlp";

@@ -333,6 +333,32 @@ TEST_F(GraphFilesTest, MusaeTargetFilesSelectColumns) {
   EXPECT_EQ(twitch.classes, (std::vector<Index>{1, -1, 0}));
 }
 
+TEST_F(GraphFilesTest, LabelColumnsCanBeNamedByTheHeader) {
+  NodeIndex nodes;
+  for (const char* name : {"0", "1", "2"}) nodes.add(name);
+  // MUSAE's Facebook layout: the second column is an id of another site, the label is the fourth.
+  const std::string facebook = "id,facebook_id,page_name,page_type\n0,145647315578475,The Voice,tvshow\n"
+                               "1,191483281412,U.S. Consulate,government\n2,144761358898518,Bachelor,tvshow\n";
+  const NodeLabels named = parse_node_labels(facebook, "musae_facebook_target.csv", nodes, {.label_column = "page_type"});
+  EXPECT_EQ(named.class_names, (std::vector<std::string>{"tvshow", "government"}));
+  EXPECT_EQ(named.classes, (std::vector<Index>{0, 1, 0}));
+  const NodeLabels by_names = parse_node_labels(
+      "new_id,mature\n2,True\n0,False\n", "ENGB_target.csv", nodes, {.node_column = "new_id", .label_column = "mature"});
+  EXPECT_EQ(by_names.classes, (std::vector<Index>{1, -1, 0}));
+  const NodeLabels by_index = parse_node_labels(facebook, "f.csv", nodes, {.label_column = 3});
+  EXPECT_EQ(by_index.classes, named.classes);
+
+  const auto missing = thrown_by<ParseError>([&] { parse_node_labels(facebook, "f.csv", nodes, {.label_column = "type"}); });
+  EXPECT_EQ(missing.line(), 1u);
+  EXPECT_NE(std::string(missing.what()).find("no column named 'type'; the header has 'id', 'facebook_id', 'page_name', 'page_type'"),
+            std::string::npos)
+      << missing.what();
+  const auto headless = thrown_by<ParseError>(
+      [&] { parse_node_labels("0 a\n", "l.txt", nodes, {.header = Header::absent, .label_column = "label"}); });
+  EXPECT_NE(std::string(headless.what()).find("a column is named ('label') but the file has no header"), std::string::npos)
+      << headless.what();
+}
+
 TEST_F(GraphFilesTest, ExtendToCoversNodesAddedLater) {
   NodeIndex nodes;
   nodes.add("0");

@@ -25,6 +25,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "edgewise/core/tensor.hpp"
@@ -113,13 +114,16 @@ EdgeList read_edge_list(const std::filesystem::path& path, const EdgeListOptions
 EdgeList parse_edge_list(std::string_view text, std::string source, const EdgeListOptions& options = {},
                          NodeIndex nodes = {});
 
+/// A column of a labels file: its 0-based index, or the name the file's header gives it.
+using FileColumn = std::variant<Index, std::string>;
+
 /// How read_node_labels reads a file.
 struct LabelOptions {
   NodeIds ids = NodeIds::integer;  ///< How nodes are named.
-  Header header = Header::detect;  ///< Whether the first record is a header.
+  Header header = Header::detect;  ///< Whether the first record is a header; a column named here implies one.
   std::optional<char> delimiter = std::nullopt;  ///< As in EdgeListOptions.
-  std::size_t node_column = 0;   ///< 0-based; MUSAE's ENGB_target.csv: 5 (new_id)
-  std::size_t label_column = 1;  ///< MUSAE's ENGB_target.csv: 2 (mature)
+  FileColumn node_column = Index{0};   ///< MUSAE's ENGB_target.csv: 5, or "new_id"
+  FileColumn label_column = Index{1};  ///< MUSAE's ENGB_target.csv: 2, or "mature"
   UnknownNodes unknown_nodes = UnknownNodes::error;  ///< Nodes the index does not have yet.
 };
 

@@ -70,6 +70,8 @@ bool normalizes_rows_by_default(FeatureFormat format);
 struct NodeGraphFiles {
   std::filesystem::path edges = {};  ///< The edge list; required.
   std::filesystem::path labels = {};    ///< empty: no labels
+  FileColumn label_node_column = Index{0};  ///< The labels file's node column: index or header name.
+  FileColumn label_column = Index{1};       ///< The labels file's label column: index or header name.
   std::filesystem::path features = {};  ///< empty: structural features, which options.features must then ask for
 };
 
