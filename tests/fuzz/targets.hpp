@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,7 +37,8 @@ inline void molecule_csv(std::string_view input) {
 
 // One SMILES a line through MoleculeModel::predict_smiles, the path of `edgewise predict`, with a
 // small untrained model whose featurizer computes every descriptor and the Crippen contributions, so
-// that every RDKit computation a prediction can make runs on the fuzzed molecules.
+// that every RDKit computation a prediction can make runs on the fuzzed molecules. One molecule must
+// never stop a prediction: a MoleculeError escaping it is a finding, not a refusal.
 inline void smiles(std::string_view input) {
   static const MoleculeModel model = [] {
     MoleculeModelConfig config;
@@ -52,15 +54,19 @@ inline void smiles(std::string_view input) {
     return untrained;
   }();
   std::size_t begin = 0;
-  model.predict_smiles(
-      [&](std::string& smiles) {
-        if (begin > input.size()) return false;
-        const std::size_t end = std::min(input.find('\n', begin), input.size());
-        smiles.assign(input.substr(begin, end - begin));
-        begin = end + 1;
-        return true;
-      },
-      [](const PredictedRow&) {});
+  try {
+    model.predict_smiles(
+        [&](std::string& smiles) {
+          if (begin > input.size()) return false;
+          const std::size_t end = std::min(input.find('\n', begin), input.size());
+          smiles.assign(input.substr(begin, end - begin));
+          begin = end + 1;
+          return true;
+        },
+        [](const PredictedRow&) {});
+  } catch (const MoleculeError& e) {
+    throw std::logic_error(std::string("one molecule stopped predict_smiles: ") + e.what());
+  }
 }
 
 inline void sdf(std::string_view input) {
