@@ -366,10 +366,16 @@ MoleculeDataset molecules_from_smiles(const std::vector<std::string>& smiles, co
 
 Split molecule_split(const Split& rows, const MoleculeDataset& dataset, std::vector<SkippedSplitRow>* skipped) {
   constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  const auto check_row = [&](std::size_t row) {
+    if (row >= dataset.source_rows)
+      throw ArgumentError("molecule_split: the dataset's row " + std::to_string(row) + " is not below its source_rows (" +
+                          std::to_string(dataset.source_rows) + ")");
+    return row;
+  };
   std::vector<std::size_t> molecule_of_row(dataset.source_rows, kNone);
-  for (std::size_t m = 0; m < dataset.rows.size(); ++m) molecule_of_row[dataset.rows[m]] = m;
+  for (std::size_t m = 0; m < dataset.rows.size(); ++m) molecule_of_row[check_row(dataset.rows[m])] = m;
   std::vector<const SkippedMolecule*> skipped_of_row(dataset.source_rows, nullptr);
-  for (const SkippedMolecule& molecule : dataset.skipped) skipped_of_row[molecule.row] = &molecule;
+  for (const SkippedMolecule& molecule : dataset.skipped) skipped_of_row[check_row(molecule.row)] = &molecule;
 
   const auto positions = [&](const std::vector<Index>& part_rows, const char* part) {
     std::vector<Index> part_molecules;

@@ -502,6 +502,9 @@ TEST(MoleculeSplits, ARowBeyondTheDataIsRefused) {
   const MoleculeDataset data = twelve_rows_three_invalid();
   const std::string message = argument_error_of([&] { molecule_split({{12}, {}, {}}, data); });
   EXPECT_NE(message.find("split row 12 is out of range; the data has 12 rows"), std::string::npos) << message;
+  MoleculeDataset without_source_rows = data;
+  without_source_rows.source_rows = 0;
+  EXPECT_THROW(molecule_split({{0}, {}, {}}, without_source_rows), ArgumentError);
 }
 
 }  // namespace

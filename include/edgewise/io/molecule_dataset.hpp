@@ -111,7 +111,8 @@ struct SkippedSplitRow {
 
 /// A split of the data rows (as split files list them, see MoleculeDataset::rows) as positions among
 /// the dataset's molecules. Rows whose molecules were skipped are left out and, when `skipped` is
-/// given, listed there in part order. Throws ArgumentError for a row at or beyond source_rows.
+/// given, listed there in part order. Throws ArgumentError for a row at or beyond source_rows, in the
+/// split or in the dataset (one assembled by hand without source_rows).
 Split molecule_split(const Split& rows, const MoleculeDataset& dataset, std::vector<SkippedSplitRow>* skipped = nullptr);
 /// The inverse: a split of molecule positions as data rows, as write_split_directory should write it.
 Split row_split(const Split& molecules, const MoleculeDataset& dataset);
