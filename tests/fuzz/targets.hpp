@@ -83,13 +83,21 @@ inline void edge_list(std::string_view input) {
   }
 }
 
+// Integer and string ids, with the default columns and with columns named by the header.
 inline void labels(std::string_view input) {
   for (const NodeIds ids : {NodeIds::integer, NodeIds::string}) {
-    NodeIndex nodes;
-    nodes.add("0");
-    try {
-      parse_node_labels(input, "fuzz.labels", nodes, {.ids = ids, .unknown_nodes = UnknownNodes::add});
-    } catch (const Error&) {
+    for (const bool named : {false, true}) {
+      NodeIndex nodes;
+      nodes.add("0");
+      LabelOptions options{.ids = ids, .unknown_nodes = UnknownNodes::add};
+      if (named) {
+        options.node_column = "id";
+        options.label_column = "target";
+      }
+      try {
+        parse_node_labels(input, "fuzz.labels", nodes, options);
+      } catch (const Error&) {
+      }
     }
   }
 }
