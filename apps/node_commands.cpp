@@ -457,16 +457,17 @@ void train_nodes(const NodeTrainArgs& args) {
 
 void add_label_column_options(CLI::Option_group& group, NodeGraphFiles& files) {
   // A column given as digits is an index; anything else names a header field.
-  const auto column = [](const std::string& text) -> FileColumn {
+  const auto column = [](const std::string& option, const std::string& text) -> FileColumn {
     if (!text.empty() && std::ranges::all_of(text, [](char c) { return c >= '0' && c <= '9'; }))
-      return static_cast<Index>(column_index_option("--label-column", text));
+      return static_cast<Index>(column_index_option(option, text));
     return text;
   };
   group.add_option_function<std::string>(
-      "--label-column", [&files, column](const std::string& text) { files.label_column = column(text); },
+      "--label-column",
+      [&files, column](const std::string& text) { files.label_column = column("--label-column", text); },
       "The labels file's label column: its header name, or its 0-based index (default 1)");
   group.add_option_function<std::string>(
-      "--id-column", [&files, column](const std::string& text) { files.label_node_column = column(text); },
+      "--id-column", [&files, column](const std::string& text) { files.label_node_column = column("--id-column", text); },
       "The labels file's node id column: its header name, or its 0-based index (default 0)");
 }
 

@@ -160,12 +160,6 @@ void check_field_count(const Record& record, std::size_t expected, const std::st
                    "expected " + std::to_string(expected) + " fields, found " + std::to_string(record.fields.size()));
 }
 
-std::string quoted_list(const std::vector<std::string>& names) {
-  std::string list;
-  for (const std::string& name : names) list += (list.empty() ? "'" : ", '") + name + "'";
-  return list;
-}
-
 [[noreturn]] void throw_not_a_number(const FieldContext& context, std::string_view field, const std::string& why) {
   throw ParseError(context.source, context.line, std::string(field), "column '" + context.column + "': " + why);
 }

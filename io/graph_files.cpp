@@ -800,11 +800,8 @@ std::size_t label_file_column(const FileColumn& column, const Record& first, boo
   const std::string& name = std::get<std::string>(column);
   if (!has_header) fail(where, first.fields.front(), "a column is named ('" + name + "') but the file has no header");
   const auto found = std::ranges::find(first.fields, name);
-  if (found == first.fields.end()) {
-    std::string header;
-    for (const std::string_view field : first.fields) header += (header.empty() ? "'" : ", '") + std::string(field) + "'";
-    fail(where, name, "no column named '" + name + "'; the header has " + header);
-  }
+  if (found == first.fields.end())
+    fail(where, name, "no column named '" + name + "'; the header has " + quoted_list(first.fields));
   return static_cast<std::size_t>(found - first.fields.begin());
 }
 

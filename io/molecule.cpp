@@ -105,9 +105,8 @@ SmilesResult parse_and_sanitize(const std::string& text, const SmilesOptions& op
   }
   const auto atoms = static_cast<Index>(molecule->getNumAtoms());
   if (atoms == 0) return failure("molecule has no atoms");
-  if (options.max_atoms > 0 && atoms > options.max_atoms)
-    return failure("molecule has " + std::to_string(atoms) + " atoms, more than the limit of " +
-                   std::to_string(options.max_atoms));
+  if (std::string reason = atom_limit_error(atoms, options.max_atoms); !reason.empty())
+    return failure(std::move(reason));
   std::shared_lock lock(log_mutex());
   sanitize(*molecule, options.flag_possible_stereocenters);
   if (molecule->getNumAtoms() == 0) return failure("molecule has no atoms");
@@ -115,6 +114,11 @@ SmilesResult parse_and_sanitize(const std::string& text, const SmilesOptions& op
 }
 
 }  // namespace
+
+std::string atom_limit_error(Index atoms, Index max_atoms) {
+  if (max_atoms <= 0 || atoms <= max_atoms) return "";
+  return "molecule has " + std::to_string(atoms) + " atoms, more than the limit of " + std::to_string(max_atoms);
+}
 
 SmilesOptions smiles_options(const FeaturizerSpec& spec, Index max_atoms) {
   const auto reads_flags = [](const std::string& name) {

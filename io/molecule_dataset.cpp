@@ -181,11 +181,9 @@ struct SdRecord {
 SdRecord read_record(RDKit::SDMolSupplier& supplier, unsigned int record, std::size_t line, Index max_atoms) {
   const std::string text = supplier.getItemText(record);
   SdRecord result{line, static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')), nullptr, ""};
-  const std::optional<Index> atoms = declared_atoms(text);
-  if (max_atoms > 0 && atoms && *atoms > max_atoms) {
-    result.problem = "molecule has " + std::to_string(*atoms) + " atoms, more than the limit of " +
-                     std::to_string(max_atoms);
-    return result;
+  if (const std::optional<Index> atoms = declared_atoms(text)) {
+    result.problem = atom_limit_error(*atoms, max_atoms);
+    if (!result.problem.empty()) return result;
   }
   try {
     result.molecule.reset(supplier[record]);

@@ -104,6 +104,14 @@ class CsvReader {
 /// The field without leading and trailing spaces, tabs, carriage returns and line feeds.
 std::string_view trim_whitespace(std::string_view field);
 
+/// Names as a message lists them: 'a', 'b', 'c'.
+template <typename Names>
+std::string quoted_list(const Names& names) {
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "'" : ", '") + std::string(name) + "'";
+  return list;
+}
+
 /// A numeric cell: nullopt when the field is empty or only whitespace (a missing label), else the
 /// value. Throws ParseError naming source, line, column and value for text that is not a number, for
 /// out-of-range values, and for "nan" or "inf", which are never valid targets.

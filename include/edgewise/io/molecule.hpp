@@ -49,6 +49,10 @@ struct SmilesOptions {
   bool flag_possible_stereocenters = true;
 };
 
+/// Why a molecule of `atoms` atoms is refused under the limit `max_atoms` (0: none); empty when it is
+/// within the limit. The SMILES and SD readers give the same reason.
+std::string atom_limit_error(Index atoms, Index max_atoms);
+
 /// Parses and sanitizes one SMILES as RDKit's SmilesToMol does; surrounding whitespace is ignored.
 /// Never throws for bad input: every failure RDKit raises for the SMILES (syntax, sanitization,
 /// CXSMILES extensions, RDKit's invariants) and a molecule over options.max_atoms or without atoms
