@@ -12,6 +12,7 @@
 
 #include "edgewise/io/csv.hpp"
 #include "support/damaged_models.hpp"
+#include "support/odd_molecules.hpp"
 #include "support/cli.hpp"
 #include "support/untrained_model.hpp"
 
@@ -81,24 +82,16 @@ TEST_F(CliBadInputTest, EveryCorpusCaseFailsCleanly) {
   EXPECT_GE(runs, 50u);
 }
 
-// tests/data/bad/mol_odd_molecules.csv (name, smiles, y, expect): "valid" or a fragment of the reason.
-std::vector<std::pair<std::string, std::string>> odd_molecule_expectations() {
-  const edgewise::CsvTable table = edgewise::read_csv(kCorpus / "mol_odd_molecules.csv");
-  std::vector<std::pair<std::string, std::string>> expected;
-  for (const auto& row : table.rows) expected.emplace_back(row[0], row[3]);
-  return expected;
-}
-
 TEST_F(CliBadInputTest, PredictGivesEveryOddMoleculeAValueOrItsReason) {
-  const std::string file = (kCorpus / "mol_odd_molecules.csv").string();
+  const std::string file = edgewise::testing::kOddMolecules.string();
   const CliRun run = run_cli("predict --model " + path("model.ew") + " --data " + file + " --smiles-column smiles --out " + out());
   ASSERT_EQ(run.status, 0) << run.output;
   const edgewise::CsvTable predictions = edgewise::read_csv(out());
-  const auto expected = odd_molecule_expectations();
+  const auto expected = edgewise::testing::odd_molecules();
   ASSERT_EQ(predictions.num_rows(), expected.size());
   EXPECT_EQ(predictions.header, (std::vector<std::string>{"smiles", "y", "error"}));
   for (std::size_t row = 0; row < expected.size(); ++row) {
-    const auto& [name, expect] = expected[row];
+    const auto& [name, smiles, expect, line] = expected[row];
     const std::vector<std::string>& fields = predictions.rows[row];
     if (expect == "valid") {
       EXPECT_FALSE(fields[1].empty()) << name << ": " << fields[2];
@@ -111,14 +104,14 @@ TEST_F(CliBadInputTest, PredictGivesEveryOddMoleculeAValueOrItsReason) {
 }
 
 TEST_F(CliBadInputTest, TrainingSkipsTheOddMoleculesOrStopsAtTheFirst) {
-  const std::string file = (kCorpus / "mol_odd_molecules.csv").string();
+  const std::string file = edgewise::testing::kOddMolecules.string();
   const std::string train =
       "train --task graph --data " + file + " --smiles-column smiles --targets y --epochs 1 --hidden 8 --out " + out();
-  const auto expected = odd_molecule_expectations();
-  const auto first_invalid = std::find_if(expected.begin(), expected.end(), [](const auto& e) { return e.second != "valid"; });
+  const auto expected = edgewise::testing::odd_molecules();
+  const auto first_invalid = std::find_if(expected.begin(), expected.end(), [](const auto& m) { return !m.valid(); });
   ASSERT_NE(first_invalid, expected.end());
   expect_clean_failure(train, {"mol_odd_molecules.csv:" + std::to_string(first_invalid - expected.begin() + 2),
-                               first_invalid->second});
+                               first_invalid->expect});
 
   const std::string skipped = path("skipped.csv");
   const CliRun run = run_cli(train + " --skip-invalid --skipped-list " + skipped);
@@ -126,10 +119,10 @@ TEST_F(CliBadInputTest, TrainingSkipsTheOddMoleculesOrStopsAtTheFirst) {
   const edgewise::CsvTable list = edgewise::read_csv(skipped);
   std::size_t listed = 0;
   for (std::size_t row = 0; row < expected.size(); ++row) {
-    if (expected[row].second == "valid") continue;
-    ASSERT_LT(listed, list.num_rows()) << expected[row].first;
-    EXPECT_EQ(list.rows[listed][1], std::to_string(row)) << expected[row].first;
-    EXPECT_NE(list.rows[listed][3].find(expected[row].second), std::string::npos) << list.rows[listed][3];
+    if (expected[row].valid()) continue;
+    ASSERT_LT(listed, list.num_rows()) << expected[row].name;
+    EXPECT_EQ(list.rows[listed][1], std::to_string(row)) << expected[row].name;
+    EXPECT_NE(list.rows[listed][3].find(expected[row].expect), std::string::npos) << list.rows[listed][3];
     ++listed;
   }
   EXPECT_EQ(listed, list.num_rows());

@@ -19,6 +19,7 @@
 #include "edgewise/io/molecule_model.hpp"
 #include "edgewise/models/model_file.hpp"
 #include "support/damaged_models.hpp"
+#include "support/odd_molecules.hpp"
 #include "support/untrained_model.hpp"
 
 namespace {
@@ -112,23 +113,9 @@ TEST(BadInputs, BinaryGarbageIsShownEscapedAndShortened) {
   EXPECT_NE(std::string(ParseError("f", 1, "Zürich", "bad").what()).find("'Zürich'"), std::string::npos);
 }
 
-// tests/data/bad/mol_odd_molecules.csv: one odd molecule a row (name, smiles, y, expect), where
-// expect is "valid" or a fragment of the reason it is refused.
-struct OddMolecule {
-  std::string name, smiles, expect;
-  std::size_t line = 0;
-  bool valid() const { return expect == "valid"; }
-};
-
-const fs::path kOddMolecules = kCorpus / "mol_odd_molecules.csv";
-
-std::vector<OddMolecule> odd_molecules() {
-  const CsvTable table = read_csv(kOddMolecules);
-  std::vector<OddMolecule> molecules;
-  for (std::size_t row = 0; row < table.num_rows(); ++row)
-    molecules.push_back({table.rows[row][0], table.rows[row][1], table.rows[row][3], table.line_numbers[row]});
-  return molecules;
-}
+using edgewise::testing::kOddMolecules;
+using edgewise::testing::odd_molecules;
+using edgewise::testing::OddMolecule;
 
 MoleculeCsvOptions odd_molecule_options(InvalidMoleculePolicy policy) {
   MoleculeCsvOptions options;
