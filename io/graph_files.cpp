@@ -162,14 +162,15 @@ std::optional<std::uint64_t> non_negative_integer(std::string_view token, std::u
   return value;
 }
 
-// The value of an integer node id; fails on an empty, non-integer, negative or too large one.
-std::int64_t node_value(std::string_view token, const Where& where) {
+// The value of an integer node id, any 64-bit unsigned integer (user ids of social networks need
+// more than 32 bits); fails on an empty, non-integer, negative or too large one.
+std::uint64_t node_value(std::string_view token, const Where& where) {
   if (token.empty()) fail(where, token, "empty node id");
   if (!is_integer(token)) fail(where, token, "node id is not an integer");
   if (token.starts_with('-')) fail(where, token, "negative node id");
-  const auto value = non_negative_integer(token, max_node_id);
-  if (!value) fail(where, token, "node id above 2^31 - 1");
-  return static_cast<std::int64_t>(*value);
+  const auto value = non_negative_integer(token, std::numeric_limits<std::uint64_t>::max());
+  if (!value) fail(where, token, "node id above 2^64 - 1");
+  return *value;
 }
 
 // The name a node token stands for: integer ids by their decimal value, string ids as written.
@@ -735,7 +736,7 @@ class EdgeListBuilder {
  private:
   Index node(std::string_view token, const Where& where) {
     if (options_.ids == NodeIds::string) return list_.nodes.add(node_name(token, options_.ids, where));
-    const std::int64_t value = node_value(token, where);
+    const std::uint64_t value = node_value(token, where);
     if (!in_table(value)) return list_.nodes.add(std::to_string(value));
     NodeId& id = id_of_value_[static_cast<std::size_t>(value)];
     if (id < 0) id = static_cast<NodeId>(list_.nodes.add(std::to_string(value)));
@@ -745,7 +746,8 @@ class EdgeListBuilder {
   // Integer ids are looked up by value in a table, which costs far less than hashing every line's
   // names; NodeIndex still numbers each new name, once. The table grows to the largest value seen,
   // but not beyond 16 entries per node seen plus 2^20: ids spread over a wider range go to the index.
-  bool in_table(std::int64_t value) {
+  bool in_table(std::uint64_t value) {
+    if (value >= std::numeric_limits<std::size_t>::max() / 2) return false;
     const auto index = static_cast<std::size_t>(value);
     if (index < id_of_value_.size()) return true;
     const auto limit = static_cast<std::size_t>(16 * list_.nodes.size()) + (std::size_t{1} << 20);

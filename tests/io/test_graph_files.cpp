@@ -179,6 +179,10 @@ TEST_F(GraphFilesTest, CommaSeparatedStringIdsMayContainSpaces) {
 TEST_F(GraphFilesTest, IntegerIdsAreComparedByValue) {
   const EdgeList list = parse_edge_list("007 7\n0 2147483647\n", "ids.txt");
   EXPECT_EQ(list.nodes.names(), (std::vector<std::string>{"7", "0", "2147483647"}));
+  // 64-bit user ids are read by value and numbered densely, beside small ones.
+  const EdgeList wide = parse_edge_list("2147483648 18446744073709551615\n3 0018446744073709551615\n", "ids.txt");
+  EXPECT_EQ(wide.nodes.names(), (std::vector<std::string>{"2147483648", "18446744073709551615", "3"}));
+  EXPECT_EQ(wide.edges, (std::vector<std::pair<NodeId, NodeId>>{{0, 1}, {2, 1}}));
   EXPECT_EQ(list.edges, (std::vector<std::pair<NodeId, NodeId>>{{0, 0}, {1, 2}}));
 }
 
@@ -220,13 +224,13 @@ TEST_F(GraphFilesTest, EdgeListErrorsNameFileLineAndToken) {
   EXPECT_EQ(one_field.text(), "3");
   EXPECT_EQ(std::string(one_field.what()), "edges.txt:3: expected two node ids, found one field ('3')");
 
-  const auto too_large = parse_error_of([] { parse_edge_list("1 2\n2 2147483648\n", "edges.txt"); });
+  const auto too_large = parse_error_of([] { parse_edge_list("1 2\n2 18446744073709551616\n", "edges.txt"); });
   EXPECT_EQ(too_large.line(), 2u);
-  EXPECT_EQ(too_large.text(), "2147483648");
-  EXPECT_EQ(too_large.reason(), "node id above 2^31 - 1");
+  EXPECT_EQ(too_large.text(), "18446744073709551616");
+  EXPECT_EQ(too_large.reason(), "node id above 2^64 - 1");
 
   const auto huge = parse_error_of([] { parse_edge_list("1 99999999999999999999999\n", "edges.txt"); });
-  EXPECT_EQ(huge.reason(), "node id above 2^31 - 1");
+  EXPECT_EQ(huge.reason(), "node id above 2^64 - 1");
 
   const auto negative = parse_error_of([] { parse_edge_list("\n-1 2\n", "edges.txt"); });
   EXPECT_EQ(negative.line(), 2u);

@@ -59,7 +59,7 @@ class NodeIndex {
   std::vector<NodeId> slots_;           // a power of two, at most half full: an id, or -1 when empty
 };
 
-/// How node names are written. Integer names must lie in [0, 2^31 - 1] and are compared by value
+/// How node names are written. Integer names must lie in [0, 2^64 - 1] and are compared by value
 /// ("007" and "7" are one node, named "7"); string names are compared as written, after trimming.
 enum class NodeIds { integer, string };
 
@@ -107,7 +107,7 @@ struct EdgeList {
 
 /// Reads an edge list. `nodes` may already number some names (from a node list, to keep its ids);
 /// new names are numbered after them. Throws ParseError for a line with fewer than two fields, an
-/// empty id, an integer id that is not an integer, negative or above 2^31 - 1, and a file without
+/// empty id, an integer id that is not an integer, negative or above 2^64 - 1, and a file without
 /// any edge (empty, or only comments and a header); Error when the file cannot be read.
 EdgeList read_edge_list(const std::filesystem::path& path, const EdgeListOptions& options = {}, NodeIndex nodes = {});
 /// read_edge_list on text held in memory; `source` names it in messages.
