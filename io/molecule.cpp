@@ -12,10 +12,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <functional>
 #include <mutex>
-#include <shared_mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <streambuf>
 
 #include "edgewise/core/error.hpp"
 
@@ -47,12 +48,45 @@ std::string log_reason(const std::string& log) {
   return reason;
 }
 
-// RDKit reports syntax errors only to its error log, which is global. Parses run concurrently under
-// a shared lock; a failed parse is repeated under the exclusive lock with the log teed into a
-// string, so that no other parse can write into the capture.
-std::shared_mutex& log_mutex() {
-  static std::shared_mutex mutex;
-  return mutex;
+// RDKit writes its errors and warnings to global logs, on stderr by default. Those logs write here
+// instead: each thread's lines collect in its own string, so that the parse that caused them can
+// take them as its reason, and concurrent parses never share a buffer. The stream itself holds no
+// state that a write changes (no put area, no error state), so threads may share it.
+class ThreadCaptureBuffer : public std::streambuf {
+ public:
+  static std::string& captured() {
+    thread_local std::string text;
+    return text;
+  }
+
+ protected:
+  int overflow(int c) override {
+    if (c != traits_type::eof()) captured().push_back(static_cast<char>(c));
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char* text, std::streamsize count) override {
+    captured().append(text, static_cast<std::size_t>(count));
+    return count;
+  }
+};
+
+struct WarningSink {
+  std::mutex mutex;
+  std::function<void(std::string_view)> write;
+};
+
+WarningSink& warning_sink() {
+  static WarningSink sink;
+  return sink;
+}
+
+// Hands RDKit's lines about a molecule it did read to the warning sink, if one is set.
+void report_rdkit_warnings(const std::string& smiles) {
+  const std::string lines = take_rdkit_log();
+  if (lines.empty()) return;
+  WarningSink& sink = warning_sink();
+  const std::lock_guard lock(sink.mutex);
+  if (sink.write) sink.write("RDKit on '" + smiles + "': " + lines);
 }
 
 // The SMILES parser alone, without sanitization: linear in the input's length. Null on a syntax error.
@@ -61,24 +95,6 @@ std::unique_ptr<RDKit::RWMol> parse_unsanitized(const std::string& smiles) {
   params.sanitize = false;
   params.removeHs = false;
   return std::unique_ptr<RDKit::RWMol>(RDKit::SmilesToMol(smiles, params));
-}
-
-std::string syntax_error_reason(const std::string& smiles) {
-  static std::once_flag logs_initialized;
-  std::call_once(logs_initialized, [] {
-    if (!rdErrorLog) RDLog::InitLogs();  // a C++ program starts without RDKit's logs
-  });
-  std::unique_lock lock(log_mutex());
-  if (!rdErrorLog) return "";
-  std::ostringstream captured;
-  rdErrorLog->SetTee(captured);
-  try {
-    const std::unique_ptr<RDKit::RWMol> discarded(parse_unsanitized(smiles));
-  } catch (...) {
-    // Only the log matters here; the first parse already classified the failure.
-  }
-  rdErrorLog->ClearTee();
-  return log_reason(captured.str());
 }
 
 // What RDKit's SmilesToMol does after parsing, step by step: sanitize while removing hydrogens, then
@@ -94,26 +110,44 @@ void sanitize(RDKit::RWMol& molecule, bool flag_possible_stereocenters) {
 SmilesResult failure(std::string reason) { return {nullptr, std::move(reason)}; }
 
 SmilesResult parse_and_sanitize(const std::string& text, const SmilesOptions& options) {
-  std::unique_ptr<RDKit::RWMol> molecule;
-  {
-    std::shared_lock lock(log_mutex());
-    molecule = parse_unsanitized(text);
-  }
+  std::unique_ptr<RDKit::RWMol> molecule = parse_unsanitized(text);
   if (!molecule) {
-    const std::string reason = syntax_error_reason(text);
+    const std::string reason = take_rdkit_log();
     return failure(reason.empty() ? "SMILES syntax error" : reason);
   }
   const auto atoms = static_cast<Index>(molecule->getNumAtoms());
   if (atoms == 0) return failure("molecule has no atoms");
   if (std::string reason = atom_limit_error(atoms, options.max_atoms); !reason.empty())
     return failure(std::move(reason));
-  std::shared_lock lock(log_mutex());
   sanitize(*molecule, options.flag_possible_stereocenters);
   if (molecule->getNumAtoms() == 0) return failure("molecule has no atoms");
+  report_rdkit_warnings(text);
   return {std::shared_ptr<RDKit::ROMol>(std::move(molecule)), ""};
 }
 
 }  // namespace
+
+void capture_rdkit_logs() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    static ThreadCaptureBuffer buffer;
+    static std::ostream stream(&buffer);
+    if (!rdErrorLog) RDLog::InitLogs();  // a C++ program starts without RDKit's logs
+    for (const RDLogger& log : {rdErrorLog, rdWarningLog}) {
+      if (!log) continue;
+      log->ClearTee();
+      if (log->df_owner) delete log->dp_dest;
+      log->dp_dest = &stream;
+      log->df_owner = false;
+    }
+  });
+}
+
+std::string take_rdkit_log() {
+  std::string text;
+  std::swap(text, ThreadCaptureBuffer::captured());
+  return log_reason(text);
+}
 
 std::string atom_limit_error(Index atoms, Index max_atoms) {
   if (max_atoms <= 0 || atoms <= max_atoms) return "";
@@ -126,6 +160,13 @@ SmilesOptions smiles_options(const FeaturizerSpec& spec, Index max_atoms) {
   };
   return {.max_atoms = max_atoms,
           .flag_possible_stereocenters = std::any_of(spec.descriptors.begin(), spec.descriptors.end(), reads_flags)};
+}
+
+void set_rdkit_warning_sink(std::function<void(std::string_view)> sink) {
+  capture_rdkit_logs();
+  WarningSink& target = warning_sink();
+  const std::lock_guard lock(target.mutex);
+  target.write = std::move(sink);
 }
 
 SmilesResult parse_smiles(const std::string& smiles, const SmilesOptions& options) {
@@ -141,8 +182,11 @@ SmilesResult parse_smiles(const std::string& smiles, const SmilesOptions& option
   if (foreign != smiles_end)
     return failure("byte " + std::to_string(foreign - text.begin() + 1) +
                    " is not a SMILES character (SMILES are printable ASCII)");
+  capture_rdkit_logs();
+  take_rdkit_log();  // lines another step left on this thread are not this molecule's
   // Whatever RDKit throws for one molecule is that molecule's reason: sanitization failures, CXSMILES
-  // errors, its invariants (Invar::Invariant), Boost's casts inside its parsers.
+  // errors, its invariants (Invar::Invariant), Boost's casts inside its parsers. What RDKit logged
+  // about it is dropped: the exception says the same.
   try {
     return parse_and_sanitize(text, options);
   } catch (const RDKit::MolSanitizeException& e) {

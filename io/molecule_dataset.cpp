@@ -185,8 +185,10 @@ SdRecord read_record(RDKit::SDMolSupplier& supplier, unsigned int record, std::s
     result.problem = atom_limit_error(*atoms, max_atoms);
     if (!result.problem.empty()) return result;
   }
+  capture_rdkit_logs();
   try {
     result.molecule.reset(supplier[record]);
+    take_rdkit_log();  // the reason, if any, comes from parsing the record's text again
     result.problem = record_problem(result.molecule.get(), text);
   } catch (const std::exception& e) {
     result.problem = std::string("RDKit: ") + e.what();

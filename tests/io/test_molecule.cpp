@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <vector>
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/io/molecule.hpp"
@@ -62,6 +64,28 @@ TEST(SmilesTest, SyntaxErrorsReportRdkitsReason) {
   const SmilesResult r = parse_smiles("C1CC(");
   EXPECT_FALSE(r.molecule);
   EXPECT_NE(r.error.find("SMILES Parse Error"), std::string::npos) << r.error;
+}
+
+TEST(SmilesTest, RdkitsLogLinesBecomeTheReasonAndNeverReachStderr) {
+  ::testing::internal::CaptureStderr();
+  const SmilesResult syntax = parse_smiles("C1CC(");
+  const SmilesResult valence = parse_smiles("CN(C)(C)(C)C");
+  const std::string printed = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(printed, "");
+  EXPECT_NE(syntax.error.find("SMILES Parse Error"), std::string::npos) << syntax.error;
+  EXPECT_NE(valence.error.find("valence"), std::string::npos) << valence.error;
+}
+
+TEST(SmilesTest, RdkitsWarningsOnMoleculesItReadsGoToTheSink) {
+  std::vector<std::string> lines;
+  set_rdkit_warning_sink([&lines](std::string_view line) { lines.emplace_back(line); });
+  ::testing::internal::CaptureStderr();
+  EXPECT_TRUE(parse_smiles("[H]").molecule);
+  EXPECT_TRUE(parse_smiles("CCO").molecule);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  set_rdkit_warning_sink({});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_TRUE(lines[0].starts_with("RDKit on '[H]': ")) << lines[0];
 }
 
 TEST(SmilesTest, SanitizationFailuresAreCaught) {

@@ -7,10 +7,12 @@
 /// multi-fragment SMILES (salts) are valid molecules.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "edgewise/core/tensor.hpp"
@@ -52,6 +54,19 @@ struct SmilesOptions {
 /// Why a molecule of `atoms` atoms is refused under the limit `max_atoms` (0: none); empty when it is
 /// within the limit. The SMILES and SD readers give the same reason.
 std::string atom_limit_error(Index atoms, Index max_atoms);
+
+/// RDKit writes its errors and warnings to global logs, printed on stderr. From the first molecule
+/// edgewise reads, it captures them per thread instead, so that each molecule RDKit refuses is
+/// reported once, by edgewise, with RDKit's lines as its reason. Lines about a molecule RDKit did
+/// read (warnings such as "not removing hydrogen atom without neighbors") go to `sink` as "RDKit on
+/// '<SMILES>': <lines>", one call at a time; without a sink (the default) they are dropped.
+void set_rdkit_warning_sink(std::function<void(std::string_view)> sink);
+/// Starts that capture if it has not started; parse_smiles calls it. For readers that call RDKit
+/// directly.
+void capture_rdkit_logs();
+/// RDKit's lines logged on the calling thread since the last call, without time stamps, joined by
+/// "; "; cleared.
+std::string take_rdkit_log();
 
 /// Parses and sanitizes one SMILES as RDKit's SmilesToMol does; surrounding whitespace is ignored.
 /// Never throws for bad input: every failure RDKit raises for the SMILES (syntax, sanitization,
