@@ -25,7 +25,7 @@ void add_embed_command(CLI::App& app) {
   command->add_option("--model", args->nodes.model, "Node classification model written by 'edgewise train --task node'")
       ->required()
       ->check(CLI::ExistingFile);
-  add_node_graph_options(*command, args->nodes.files, false);
+  add_node_graph_options(*command, args->nodes, false);
   command->add_option("--out", args->nodes.out, "TSV file to write")->required();
   command->add_flag("--force", args->nodes.force, "Replace an existing --out file");
   add_threads_option(*command, args->threads);

@@ -44,7 +44,7 @@ void add_eval_command(CLI::App& app) {
                              "Target columns, comma-separated (default: the model's task names)");
   command->add_flag("--force", args->molecules.input.force, "Replace an existing --skipped-list file");
   add_threads_option(*command, args->threads);
-  const CLI::Option_group* node_options = add_node_graph_options(*command, args->nodes.files, true);
+  const CLI::Option_group* node_options = add_node_graph_options(*command, args->nodes, true);
   command->callback([args, command, node_options] { run(*command, *node_options, *args); });
 }
 

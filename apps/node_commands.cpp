@@ -273,8 +273,30 @@ void report_new_nodes(const NodeModel& model, const NodeGraph& data) {
     std::cerr << fresh << " of " << data.nodes.size() << " nodes are not in the model's training graph\n";
 }
 
+// Throws ArgumentError when `option` was given (not empty) with another value than the model's.
+void check_recorded(const std::string& option, const std::string& given, const std::string& recorded) {
+  if (!given.empty() && given != recorded)
+    throw ArgumentError(option + " " + given + ": the model was trained with " + option + " " + recorded +
+                        "; its graph must be read the same way");
+}
+
+void check_input_options(const NodeModel& model, const NodeInputArgs& given) {
+  const NodeInputOptions& recorded = model.config().input;
+  std::string format(feature_format_name(recorded.features.format));
+  std::replace(format.begin(), format.end(), '_', '-');
+  check_recorded("--feature-format", given.feature_format, format);
+  check_recorded("--node-ids", given.node_ids, recorded.ids == NodeIds::string ? "string" : "integer");
+  if (given.row_normalize != "auto")
+    check_recorded("--row-normalize", given.row_normalize, recorded.normalize_rows ? "on" : "off");
+  if (given.directed && !recorded.directed)
+    throw ArgumentError("--directed: the model was trained on an undirected graph (without --directed)");
+  if (given.no_self_loops && recorded.add_self_loops)
+    throw ArgumentError("--no-self-loops: the model was trained with self-loops (without --no-self-loops)");
+}
+
 NodeGraph read_for(const NodeModel& model, const NodeRunArgs& args) {
   if (args.files.edges.empty()) throw ArgumentError("--edges is required for a node classification model");
+  check_input_options(model, args.input);
   NodeGraph data = model.read_graph(args.files);
   report_new_nodes(model, data);
   return data;
@@ -471,7 +493,8 @@ void add_label_column_options(CLI::Option_group& group, NodeGraphFiles& files) {
       "The labels file's node id column: its header name, or its 0-based index (default 0)");
 }
 
-CLI::Option_group* add_node_graph_options(CLI::App& command, NodeGraphFiles& files, bool labels) {
+CLI::Option_group* add_node_graph_options(CLI::App& command, NodeRunArgs& args, bool labels) {
+  NodeGraphFiles& files = args.files;
   CLI::Option_group* group = command.add_option_group("The graph (node classification models)");
   group->add_option("--edges", files.edges,
                     "Edge list of the graph, read as the model's training graph was (node id type, direction, "
@@ -485,6 +508,14 @@ CLI::Option_group* add_node_graph_options(CLI::App& command, NodeGraphFiles& fil
   group->add_option("--features", files.features,
                     "Node features in the model's format (needed unless the model computes structural features)")
       ->check(CLI::ExistingFile);
+  const std::string same = "; the model records how train read its graph, and this must agree with it";
+  group->add_option("--feature-format", args.input.feature_format, "As train's" + same)
+      ->check(CLI::IsMember({"sparse", "dense", "musae-json", "structural"}));
+  group->add_option("--node-ids", args.input.node_ids, "As train's" + same)->check(CLI::IsMember({"integer", "string"}));
+  group->add_option("--row-normalize", args.input.row_normalize, "As train's" + same)
+      ->check(CLI::IsMember({"auto", "on", "off"}));
+  group->add_flag("--directed", args.input.directed, "As train's" + same);
+  group->add_flag("--no-self-loops", args.input.no_self_loops, "As train's" + same);
   return group;
 }
 

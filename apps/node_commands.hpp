@@ -50,10 +50,21 @@ CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args
 void take_shared_train_options(const CLI::App& command, NodeTrainArgs& args);
 void train_nodes(const NodeTrainArgs& args);
 
+// How train read its graph, as predict, embed and eval may repeat it: each option given must agree
+// with what the model recorded. Empty or false: not given.
+struct NodeInputArgs {
+  std::string feature_format;
+  std::string node_ids;
+  std::string row_normalize;
+  bool directed = false;
+  bool no_self_loops = false;
+};
+
 // The inputs of predict, embed and eval: a model and the graph to apply it to.
 struct NodeRunArgs {
   std::string model;
   NodeGraphFiles files;
+  NodeInputArgs input;
   std::string out;  // predict: empty for standard output; embed: required
   bool force = false;
 };
@@ -61,9 +72,10 @@ struct NodeRunArgs {
 // Registers --label-column and --id-column, which choose the columns of the labels file, in `group`.
 void add_label_column_options(CLI::Option_group& group, NodeGraphFiles& files);
 
-// Registers --edges, --features and, with `labels`, --labels, --label-column and --id-column in their
-// own group of `command`.
-CLI::Option_group* add_node_graph_options(CLI::App& command, NodeGraphFiles& files, bool labels);
+// Registers --edges, --features, train's input options (--feature-format, --node-ids, --directed,
+// --no-self-loops, --row-normalize) and, with `labels`, --labels, --label-column and --id-column in
+// their own group of `command`.
+CLI::Option_group* add_node_graph_options(CLI::App& command, NodeRunArgs& args, bool labels);
 
 // Whether the model file holds a node classification model (its configuration's kind).
 bool is_node_model(const std::string& path);

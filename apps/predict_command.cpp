@@ -56,7 +56,7 @@ void add_predict_command(CLI::App& app) {
   command->add_option("--out", args->out, "File to write (default: standard output)");
   command->add_flag("--force", args->force, "Replace an existing --out file");
   add_threads_option(*command, args->threads);
-  const CLI::Option_group* node_options = add_node_graph_options(*command, args->nodes.files, false);
+  const CLI::Option_group* node_options = add_node_graph_options(*command, args->nodes, false);
   command->callback([args, command, node_options] { run(*command, *node_options, *args); });
 }
 

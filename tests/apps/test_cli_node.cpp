@@ -176,6 +176,25 @@ TEST_F(CliNodeTest, MlpModelPredictsTheSameWhateverTheEdges) {
   EXPECT_NE(read("g1.tsv"), read("g2.tsv"));
 }
 
+TEST_F(CliNodeTest, PredictAndEvalTakeTrainsInputOptionsThatAgreeWithTheModel) {
+  ASSERT_EQ(run_cli(train_arguments()).status, 0);
+  const std::string graph =
+      " --model " + path("model.ew") + " --edges " + path("edges.txt") + " --features " + path("features.txt");
+  const std::string predict = "predict" + graph + " --out " + path("predictions.tsv") + " --force";
+  const CliRun same = run_cli(predict + " --node-ids string --feature-format sparse --row-normalize on");
+  EXPECT_EQ(same.status, 0) << same.output;
+
+  const CliRun format = run_cli(predict + " --feature-format dense");
+  EXPECT_EQ(format.status, 1);
+  EXPECT_NE(format.output.find("--feature-format dense: the model was trained with --feature-format sparse"),
+            std::string::npos)
+      << format.output;
+  const CliRun directed = run_cli("eval" + graph + " --labels " + path("labels.txt") + " --directed");
+  EXPECT_EQ(directed.status, 1);
+  EXPECT_NE(directed.output.find("--directed: the model was trained on an undirected graph"), std::string::npos)
+      << directed.output;
+}
+
 TEST_F(CliNodeTest, RefusesOptionsOfTheOtherTaskAndExistingOutputs) {
   const CliRun molecule_option = run_cli(train_arguments() + " --readout mean");
   EXPECT_NE(molecule_option.status, 0);
