@@ -11,6 +11,8 @@ namespace edgewise::cli {
 void add_bench_command(CLI::App& app);
 // `edgewise train`: train a model and save it.
 void add_train_command(CLI::App& app);
+// `edgewise tune`: training options chosen by cross-validation, written for `train --options`.
+void add_tune_command(CLI::App& app);
 // `edgewise predict`: predictions of a saved model.
 void add_predict_command(CLI::App& app);
 // `edgewise eval`: metrics of a saved model on labelled data.

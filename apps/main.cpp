@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(edgewise::version()));
   app.require_subcommand(1);
   edgewise::cli::add_train_command(app);
+  edgewise::cli::add_tune_command(app);
   edgewise::cli::add_predict_command(app);
   edgewise::cli::add_eval_command(app);
   edgewise::cli::add_embed_command(app);

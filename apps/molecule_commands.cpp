@@ -105,11 +105,6 @@ TrainingCurve molecule_curve(const std::vector<TrainingResult>& results, const s
   return {"Training of " + out, {std::move(loss), std::move(validation)}};
 }
 
-std::string metric_name(const TrainingOptions& training, TaskType type) {
-  if (!training.metric.empty()) return training.metric;
-  return type == TaskType::regression ? "rmse" : "roc_auc";
-}
-
 void check_classification_targets(const MoleculeDataset& data, const std::string& source) {
   for (Index m = 0; m < data.targets.rows(); ++m) {
     for (Index t = 0; t < data.targets.cols(); ++t) {
@@ -251,11 +246,7 @@ void add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args) {
       ->check(CLI::IsMember({"rmse", "mae", "r2", "roc_auc", "pr_auc", "accuracy"}));
 }
 
-void train_molecules(const MoleculeTrainArgs& args) {
-  if (args.input.data.empty()) throw ArgumentError("--data is required with --task graph");
-  check_output_path(args.out, args.force);
-  const CheckpointOptions checkpoints = checkpoint_options(args.checkpoints, args.out, args.force);
-  if (!args.plot.empty()) check_plot_path(args.plot, args.out, args.force);
+MoleculeModelConfig molecule_model_config(const MoleculeTrainArgs& args) {
   MoleculeModelConfig config;
   config.network = args.network;
   config.network.score = parse_score_function(args.score);
@@ -264,16 +255,45 @@ void train_molecules(const MoleculeTrainArgs& args) {
   config.ensemble = args.ensemble;
   if (args.descriptors) config.featurizer.descriptors = available_descriptors();
   config.featurizer.crippen_contributions = args.crippen;
+  return config;
+}
 
+MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelConfig& config) {
+  if (args.input.data.empty()) throw ArgumentError("--data is required with --task graph");
   MoleculeInput input = args.input;
   input.force = args.force;
-  const MoleculeDataset data = load_molecules(input, {}, config.featurizer, std::cerr);
+  MoleculeDataset data = load_molecules(input, {}, config.featurizer, std::cerr);
   if (data.tasks.empty()) throw ArgumentError("--targets: no target columns (a file without a header needs --targets)");
   if (config.task_type == TaskType::classification) check_classification_targets(data, args.input.data);
   config.tasks = data.tasks;
+  return data;
+}
 
+Split training_split(const MoleculeTrainArgs& args, const MoleculeDataset& data) {
   const auto [train_fraction, val_fraction] = split_fractions(args.split_sizes);
-  const Split split = make_split(args.split, data, train_fraction, val_fraction, args.training.seed, std::cerr);
+  return make_split(args.split, data, train_fraction, val_fraction, args.training.seed, std::cerr);
+}
+
+double set_metric(const MoleculeModel& model, const MoleculeSet& set, const std::string& metric) {
+  for (const auto& [name, value] : set_metrics(model, set, "").means)
+    if (name == ' ' + metric) return value;
+  throw ArgumentError("--metric " + metric + " does not apply to " +
+                      (model.config().task_type == TaskType::regression ? "regression" : "classification"));
+}
+
+std::string metric_name(const TrainingOptions& training, TaskType type) {
+  if (!training.metric.empty()) return training.metric;
+  return type == TaskType::regression ? "rmse" : "roc_auc";
+}
+
+void train_molecules(const MoleculeTrainArgs& args) {
+  if (args.input.data.empty()) throw ArgumentError("--data is required with --task graph");
+  check_output_path(args.out, args.force);
+  const CheckpointOptions checkpoints = checkpoint_options(args.checkpoints, args.out, args.force);
+  if (!args.plot.empty()) check_plot_path(args.plot, args.out, args.force);
+  MoleculeModelConfig config = molecule_model_config(args);
+  const MoleculeDataset data = load_training_data(args, config);
+  const Split split = training_split(args, data);
   if (!args.save_split.empty()) write_split_directory(args.save_split, row_split(split, data), args.force);
   const MoleculeSet train = molecule_set(data, split.train), validation = molecule_set(data, split.val),
                     test = molecule_set(data, split.test);

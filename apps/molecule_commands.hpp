@@ -33,6 +33,17 @@ struct MoleculeTrainArgs {
 void add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args);
 void train_molecules(const MoleculeTrainArgs& args);
 
+// The model the options describe, without its tasks (load_training_data sets them).
+MoleculeModelConfig molecule_model_config(const MoleculeTrainArgs& args);
+// --data read with the model's featurizer, classification targets checked; sets config.tasks.
+MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelConfig& config);
+// The --split of the data, seeded by --seed; folder rows of skipped molecules are reported.
+Split training_split(const MoleculeTrainArgs& args, const MoleculeDataset& data);
+// The early-stopping metric: --metric, else rmse for regression and roc_auc for classification.
+std::string metric_name(const TrainingOptions& training, TaskType type);
+// `metric` (as --metric names it) of the model's predictions on `set`, the mean over tasks.
+double set_metric(const MoleculeModel& model, const MoleculeSet& set, const std::string& metric);
+
 struct MoleculePredictArgs {
   std::string model;
   std::vector<std::string> smiles;

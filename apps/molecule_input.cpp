@@ -1,5 +1,7 @@
 #include "molecule_input.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -38,7 +40,7 @@ std::vector<CsvColumn> all_but_smiles(const MoleculeInput& input) {
 }
 
 void report_skipped(const MoleculeInput& input, const MoleculeDataset& data, std::ostream& log) {
-  if (data.skipped.empty()) return;
+  if (data.skipped.empty() || !input.list_skipped) return;
   const std::string list = input.skipped_list.empty()
                                ? std::filesystem::path(input.data).filename().string() + ".skipped.csv"
                                : input.skipped_list;
@@ -84,7 +86,8 @@ void add_molecule_input_options(CLI::App& command, MoleculeInput& input, const s
   command.add_option("--data", input.data, "CSV file of molecules (Chemprop layout: a header, SMILES and targets), or an SDF file")
       ->check(CLI::ExistingFile);
   command.add_option("--smiles-column", input.smiles_column,
-                     "SMILES column: its header name, or its 0-based index with --no-header (default: the first column)");
+                     "SMILES column: its header name, or its 0-based index with --no-header (default: the column "
+                     "named smiles, in any case, else the first)");
   if (!targets_help.empty()) {
     command.add_option("--targets", input.targets, targets_help);
     command.add_option("--target-names", input.target_names,
@@ -105,8 +108,18 @@ void add_molecule_input_options(CLI::App& command, MoleculeInput& input, const s
 }
 
 CsvColumn smiles_column(const MoleculeInput& input) {
-  if (input.smiles_column.empty()) return Index{0};
-  return column_option(input, "--smiles-column", input.smiles_column);
+  if (!input.smiles_column.empty()) return column_option(input, "--smiles-column", input.smiles_column);
+  if (input.no_header || is_sdf(input.data)) return Index{0};
+  CsvOptions options;
+  options.comment_prefix = input.comment;
+  const CsvReader reader(input.data, options);
+  const CsvTable& columns = reader.columns();
+  for (std::size_t c = 0; c < columns.num_columns(); ++c) {
+    std::string name = columns.column_name(c);
+    std::ranges::transform(name, name.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    if (name == "smiles") return columns.column_name(c);
+  }
+  return Index{0};
 }
 
 std::vector<CsvColumn> target_columns(const MoleculeInput& input, const std::vector<std::string>& default_targets) {

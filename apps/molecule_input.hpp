@@ -24,6 +24,7 @@ struct MoleculeInput {
   std::string skipped_list;   // where --skip-invalid writes the rows it dropped
   Index max_atoms = kDefaultMaxAtoms;  // --max-atoms; 0: no limit
   bool force = false;         // the command's --force: replace an existing skipped list
+  bool list_skipped = true;   // false: report skipped molecules on the log only (a second read)
 };
 
 // Registers --data, --smiles-column, --no-header, --comment, --skip-invalid, --skipped-list,

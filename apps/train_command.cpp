@@ -6,14 +6,17 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/io/molecule.hpp"
 #include "molecule_commands.hpp"
 #include "node_commands.hpp"
+#include "options_file.hpp"
 
 namespace edgewise::cli {
 namespace {
 
 struct TrainArgs {
   std::string task;
+  std::string options_file;
   int threads = 0;
   bool quiet = false;
   bool verbose = false;
@@ -21,9 +24,11 @@ struct TrainArgs {
   NodeTrainArgs nodes;
 };
 
-void run(const CLI::App& command, const CLI::Option_group& node_options, TrainArgs& args) {
+void run(CLI::App& command, const CLI::Option_group& node_options, TrainArgs& args) {
   apply_threads(args.threads);
+  if (!args.options_file.empty()) apply_options(command, read_options_file(args.options_file, args.task), args.options_file);
   args.molecules.training.log = args.nodes.training.log = console_log(args.quiet, args.verbose);
+  if (args.verbose) set_rdkit_warning_sink([](std::string_view line) { std::cerr << line << '\n'; });
   if (args.task == "graph") {
     reject_given(node_options.get_options(), "applies to --task node only");
     return train_molecules(args.molecules);
@@ -43,6 +48,10 @@ void add_train_command(CLI::App& app) {
       ->required()
       ->check(CLI::IsMember({"graph", "node"}));
   command->add_option("--out", args->molecules.out, "Model file to write")->required();
+  command->add_option("--options", args->options_file,
+                      "Options file (JSON) as `edgewise tune` writes it; options given on the command line take "
+                      "precedence")
+      ->check(CLI::ExistingFile);
   command->add_option("--plot", args->molecules.plot,
                       "Write the training curve (train loss and validation metric per epoch) to this SVG file");
   command->add_flag("--force", args->molecules.force, "Replace existing output files");

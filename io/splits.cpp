@@ -172,6 +172,34 @@ Split random_split(Index n, double train_fraction, double val_fraction, std::uin
   return cut(shuffled_rows(n, seed), train_size, train_val_size - train_size);
 }
 
+std::vector<Split> cross_validation_folds(const std::vector<Index>& rows, Index folds, double val_fraction,
+                                         std::uint64_t seed) {
+  const Index n = static_cast<Index>(rows.size());
+  if (folds < 2 || folds > n)
+    throw ArgumentError("cross-validation needs 2 to " + std::to_string(n) + " folds for " + std::to_string(n) +
+                        " rows, got " + std::to_string(folds));
+  if (!(val_fraction >= 0.0 && val_fraction < 1.0))
+    throw ArgumentError("the validation fraction of a fold must lie in [0, 1), got " + std::to_string(val_fraction));
+  std::vector<Index> order = shuffled_rows(n, seed);
+  for (Index& position : order) position = rows[static_cast<std::size_t>(position)];
+  std::vector<Split> result;
+  for (Index k = 0; k < folds; ++k) {
+    const auto begin = order.begin() + k * n / folds, end = order.begin() + (k + 1) * n / folds;
+    std::vector<Index> rest(order.begin(), begin);
+    rest.insert(rest.end(), end, order.end());
+    const Index rest_size = static_cast<Index>(rest.size());
+    const std::uint64_t fold_seed = seed ^ (0x9E3779B97F4A7C15ULL * (static_cast<std::uint64_t>(k) + 1));
+    const std::vector<Index> draw = shuffled_rows(rest_size, fold_seed);
+    const Index val_size = part_size(rest_size, val_fraction);
+    Split fold;
+    fold.test.assign(begin, end);
+    for (std::size_t i = 0; i < draw.size(); ++i)
+      (static_cast<Index>(i) < val_size ? fold.val : fold.train).push_back(rest[static_cast<std::size_t>(draw[i])]);
+    result.push_back(std::move(fold));
+  }
+  return result;
+}
+
 std::string murcko_scaffold(const std::string& smiles) {
   const SmilesResult parsed = parse_smiles(smiles, {.flag_possible_stereocenters = false});
   if (!parsed.molecule) {

@@ -98,6 +98,49 @@ TEST(RandomSplit, FractionsOutOfRangeAreRejected) {
   EXPECT_THROW(scaffold_split({"C"}, 0.9, 0.2), ArgumentError);
 }
 
+// Rows 100..139 of a table, as a split's train and validation rows might be.
+std::vector<Index> some_rows() {
+  std::vector<Index> rows(40);
+  std::iota(rows.begin(), rows.end(), Index{100});
+  return rows;
+}
+
+TEST(CrossValidationFolds, HeldOutPartsCoverTheRowsOnceAndEachFoldPartitionsThem) {
+  const std::vector<Index> rows = some_rows();
+  const std::vector<Split> folds = cross_validation_folds(rows, 3, 0.1, 5);
+  ASSERT_EQ(folds.size(), 3u);
+  std::vector<Index> held_out;
+  for (const Split& fold : folds) {
+    held_out.insert(held_out.end(), fold.test.begin(), fold.test.end());
+    EXPECT_EQ(all_rows(fold), rows);  // train, val and test of one fold: every row once
+  }
+  EXPECT_EQ(sorted(held_out), rows);
+  // 40 rows in 3 parts: 13, 13, 14; of the other 27 or 26 rows, floor(0.1 * count) validate.
+  expect_sizes(folds[0], 25, 2, 13);
+  expect_sizes(folds[1], 25, 2, 13);
+  expect_sizes(folds[2], 24, 2, 14);
+}
+
+TEST(CrossValidationFolds, SameSeedSameFoldsOtherSeedOthers) {
+  const std::vector<Index> rows = some_rows();
+  const std::vector<Split> a = cross_validation_folds(rows, 4, 0.1, 1), b = cross_validation_folds(rows, 4, 0.1, 1);
+  const std::vector<Split> c = cross_validation_folds(rows, 4, 0.1, 2);
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    EXPECT_EQ(a[k].train, b[k].train);
+    EXPECT_EQ(a[k].val, b[k].val);
+    EXPECT_EQ(a[k].test, b[k].test);
+  }
+  EXPECT_NE(a[0].test, c[0].test);
+  EXPECT_NE(sorted(a[0].val), sorted(a[1].val));  // each fold draws its own validation rows
+}
+
+TEST(CrossValidationFolds, RefusesFewerThanTwoFoldsOrMoreFoldsThanRows) {
+  EXPECT_THROW(cross_validation_folds(some_rows(), 1, 0.1, 0), ArgumentError);
+  EXPECT_THROW(cross_validation_folds(some_rows(), 41, 0.1, 0), ArgumentError);
+  EXPECT_THROW(cross_validation_folds(some_rows(), 5, 1.0, 0), ArgumentError);
+  EXPECT_EQ(cross_validation_folds(some_rows(), 40, 0.0, 0).back().test.size(), 1u);  // leave one out
+}
+
 TEST(MurckoScaffold, HandCheckedMolecules) {
   EXPECT_EQ(murcko_scaffold("c1ccccc1"), "c1ccccc1");
   EXPECT_EQ(murcko_scaffold("CCO"), "");

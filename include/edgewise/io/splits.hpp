@@ -29,6 +29,15 @@ struct Split {
 /// lie in [0, 1] and sum to at most 1, or when n is negative.
 Split random_split(Index n, double train_fraction, double val_fraction, std::uint64_t seed);
 
+/// K-fold cross-validation over `rows` (e.g. a split's train and validation rows, never its test
+/// rows): the rows are shuffled with SplitMix64(seed) and cut into `folds` parts whose sizes differ by
+/// at most one. Fold k holds out part k as its test rows; of the other rows, floor(count *
+/// val_fraction), drawn by a second shuffle seeded from (seed, k), become its validation rows (for
+/// early stopping) and the rest its training rows. The same arguments always give the same folds.
+/// Throws ArgumentError unless 2 <= folds <= rows.size() and 0 <= val_fraction < 1.
+std::vector<Split> cross_validation_folds(const std::vector<Index>& rows, Index folds, double val_fraction,
+                                         std::uint64_t seed);
+
 /// RDKit's canonical SMILES (without stereochemistry) of the molecule's Bemis–Murcko scaffold: its
 /// ring systems and the chains linking them, with the atoms double-bonded to them (RDKit keeps the O of
 /// a ring C=O). Empty for a molecule without rings. Throws ArgumentError

@@ -1,0 +1,94 @@
+#include "options_file.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "cli_support.hpp"
+#include "edgewise/core/error.hpp"
+
+namespace edgewise::cli {
+namespace {
+
+constexpr const char* kFormat = "edgewise options";
+constexpr int kVersion = 1;
+
+// The option's value as a command line would give it.
+std::string option_value(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  return value.dump();
+}
+
+}  // namespace
+
+nlohmann::json read_options_file(const std::string& path, const std::string& task) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot read the options file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  nlohmann::json file;
+  try {
+    file = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(path + ": not a JSON options file (" + e.what() + ")");
+  }
+  if (!file.is_object() || file.value("format", "") != kFormat)
+    throw Error(path + ": not an edgewise options file (no \"format\": \"" + kFormat + "\")");
+  if (!file.contains("version") || !file["version"].is_number_integer() || file["version"].get<int>() > kVersion)
+    throw Error(path + ": options file version " + file.value("version", nlohmann::json()).dump() +
+                " is not one this edgewise reads (up to " + std::to_string(kVersion) + ")");
+  if (file.value("task", "") != task)
+    throw Error(path + ": the options are for --task " + file.value("task", nlohmann::json()).dump() +
+                ", not --task " + task);
+  const nlohmann::json& options = file["options"];
+  if (!options.is_object()) throw Error(path + ": \"options\" must be an object of option names and values");
+  for (const auto& [name, value] : options.items())
+    if (!value.is_primitive() || value.is_null())
+      throw Error(path + ": option '" + name + "' must be a string, number or boolean, got " + value.dump());
+  return options;
+}
+
+void write_options_file(const std::string& path, const std::string& task, const nlohmann::json& options,
+                        const nlohmann::json& cross_validation, bool force) {
+  const nlohmann::json file = {{"format", kFormat},
+                               {"version", kVersion},
+                               {"task", task},
+                               {"options", options},
+                               {"cross_validation", cross_validation}};
+  write_file_atomically(path, file.dump(2) + '\n', overwrite_for(force));
+}
+
+std::vector<CLI::Option*> apply_options(CLI::App& command, const nlohmann::json& options, const std::string& source,
+                                        const std::vector<std::string>& allowed) {
+  std::vector<CLI::Option*> applied;
+  for (const auto& [name, value] : options.items()) {
+    CLI::Option* option = command.get_option_no_throw("--" + name);
+    const bool refused = !allowed.empty() && std::ranges::find(allowed, name) == allowed.end();
+    if (option == nullptr || refused || name == "options" || name == "help")
+      throw ArgumentError(source + ": '" + name + "' is not an option " + (option ? "this command takes from a file" : "of this command"));
+    if (option->count() > 0) continue;  // the command line wins
+    option->clear();
+    option->add_result(option_value(value));
+    try {
+      option->run_callback();
+    } catch (const CLI::Error& e) {
+      throw ArgumentError(source + ": option '" + name + "': " + e.what());
+    }
+    applied.push_back(option);
+  }
+  return applied;
+}
+
+std::string options_text(const nlohmann::json& options) {
+  std::string text;
+  for (const auto& [name, value] : options.items()) {
+    if (!text.empty()) text += ' ';
+    text += "--" + name;
+    if (value.is_boolean() && value.get<bool>()) continue;
+    text += ' ' + option_value(value);
+  }
+  return text;
+}
+
+}  // namespace edgewise::cli

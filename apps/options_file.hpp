@@ -1,0 +1,38 @@
+// Options files: the options `edgewise tune` chose, as JSON that `edgewise train --options FILE`
+// reads, and the way both commands set an option by its name.
+//
+//   {"format": "edgewise options", "version": 1, "task": "graph",
+//    "options": {"hidden": 64, "readout": "mean", "descriptors": true},
+//    "cross_validation": {...}}
+//
+// "options" maps long option names (without "--") to values; "cross_validation" records how they
+// were chosen and is not read back.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace edgewise::cli {
+
+// Reads the "options" object of an options file written for `task`. Throws ParseError naming the
+// file for text that is not JSON, and Error for another format, a newer version, another task, or
+// an option value that is not a string, number or boolean.
+nlohmann::json read_options_file(const std::string& path, const std::string& task);
+
+// Writes an options file atomically; an existing file is replaced only with `force`.
+void write_options_file(const std::string& path, const std::string& task, const nlohmann::json& options,
+                        const nlohmann::json& cross_validation, bool force);
+
+// Sets each of `options` on `command` as if given on the command line (same validation), skipping
+// those the command line gave, which take precedence. Returns the options it set. Throws
+// ArgumentError naming `source` and the option for an unknown option, one not in `allowed` (when
+// given) or a value the option refuses.
+std::vector<CLI::Option*> apply_options(CLI::App& command, const nlohmann::json& options, const std::string& source,
+                                        const std::vector<std::string>& allowed = {});
+
+// "--hidden 64 --readout mean --descriptors": the options as a command line would give them.
+std::string options_text(const nlohmann::json& options);
+
+}  // namespace edgewise::cli

@@ -1,0 +1,247 @@
+// `edgewise tune`: K-fold cross-validation of candidate training options inside the training and
+// validation rows of a split (its test rows are never read), a table of the candidates, and the best
+// one written as an options file that `edgewise train --options` reads.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <numeric>
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "edgewise/core/error.hpp"
+#include "molecule_commands.hpp"
+#include "options_file.hpp"
+
+namespace edgewise::cli {
+namespace {
+
+struct TuneArgs {
+  std::string task;
+  MoleculeTrainArgs base;  // the data, the split and the options every candidate shares
+  std::string grid;
+  std::string preset;
+  Index folds = 5;
+  std::string out;
+  bool force = false;
+  int threads = 0;
+  bool quiet = false;
+  bool verbose = false;
+};
+
+// The options that candidates may set: those of the model and its training, not of the data.
+const std::vector<std::string> kTunable = {
+    "hidden", "layers", "heads", "score", "readout", "descriptors", "atom-crippen", "ensemble", "head-hidden",
+    "dropout", "attention-dropout", "batch-size", "lr", "warmup-epochs", "final-lr-ratio", "weight-decay",
+    "clip-norm", "patience", "epochs"};
+
+// `--preset small`: one change at a time from the defaults, each a choice the defaults were made from.
+nlohmann::json small_preset() {
+  return nlohmann::json::array({nlohmann::json::object(),
+                                {{"score", "gatv2"}},
+                                {{"readout", "sum"}},
+                                {{"hidden", 128}},
+                                {{"descriptors", false}},
+                                {{"atom-crippen", false}},
+                                {{"dropout", 0.0}},
+                                {{"lr", 3e-4}}});
+}
+
+// A grid file holds an array of candidates (objects of options), or an object mapping options to
+// lists of values, whose every combination is a candidate.
+nlohmann::json grid_candidates(const nlohmann::json& grid, const std::string& source) {
+  if (grid.is_array()) {
+    for (const nlohmann::json& candidate : grid)
+      if (!candidate.is_object()) throw Error(source + ": each candidate must be an object of options, got " + candidate.dump());
+    if (grid.empty()) throw Error(source + ": the grid has no candidates");
+    return grid;
+  }
+  if (!grid.is_object()) throw Error(source + ": expected an array of candidates or an object of option value lists");
+  nlohmann::json candidates = nlohmann::json::array({nlohmann::json::object()});
+  for (const auto& [name, values] : grid.items()) {
+    if (!values.is_array() || values.empty())
+      throw Error(source + ": option '" + name + "' needs a non-empty list of values, got " + values.dump());
+    nlohmann::json product = nlohmann::json::array();
+    for (const nlohmann::json& candidate : candidates)
+      for (const nlohmann::json& value : values) {
+        nlohmann::json next = candidate;
+        next[name] = value;
+        product.push_back(std::move(next));
+      }
+    candidates = std::move(product);
+  }
+  return candidates;
+}
+
+nlohmann::json read_grid(const TuneArgs& args) {
+  if (args.grid.empty() == args.preset.empty()) throw ArgumentError("tune: give either --grid FILE or --preset small");
+  if (!args.grid.empty()) {
+    std::ifstream in(args.grid, std::ios::binary);
+    if (!in) throw Error(args.grid + ": cannot read the grid file");
+    try {
+      return grid_candidates(nlohmann::json::parse(in), args.grid);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw Error(args.grid + ": not a JSON grid (" + e.what() + ")");
+    }
+  }
+  return small_preset();
+}
+
+bool higher_is_better(const std::string& metric) { return metric != "rmse" && metric != "mae"; }
+
+struct CandidateResult {
+  nlohmann::json options;
+  std::vector<double> folds;  // the held-out fold's metric
+  double seconds = 0;
+  double mean() const { return std::accumulate(folds.begin(), folds.end(), 0.0) / static_cast<double>(folds.size()); }
+  double sd() const {
+    if (folds.size() < 2) return 0;
+    double sum = 0;
+    for (const double v : folds) sum += (v - mean()) * (v - mean());
+    return std::sqrt(sum / static_cast<double>(folds.size() - 1));
+  }
+};
+
+std::string candidate_name(const nlohmann::json& options) {
+  return options.empty() ? std::string("(defaults)") : options_text(options);
+}
+
+// Trains one model per fold with `args` and scores it on the fold's held-out rows.
+CandidateResult cross_validate(const MoleculeTrainArgs& args, const std::vector<Split>& row_folds,
+                               const std::string& metric, const std::string& label) {
+  MoleculeModelConfig config = molecule_model_config(args);
+  const MoleculeDataset data = load_training_data(args, config);
+  CandidateResult result;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t k = 0; k < row_folds.size(); ++k) {
+    const Split fold = molecule_split(row_folds[k], data);
+    MoleculeModel model(config);
+    model.initialize(args.training.seed);
+    model.fit(molecule_set(data, fold.train), molecule_set(data, fold.val), args.training);
+    result.folds.push_back(set_metric(model, molecule_set(data, fold.test), metric));
+    char line[160];
+    std::snprintf(line, sizeof line, "%s, fold %zu/%zu: %s %.4f", label.c_str(), k + 1, row_folds.size(),
+                  metric.c_str(), result.folds.back());
+    std::cout << line << std::endl;
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+// Mean and t value of the paired fold differences candidate - best.
+std::pair<double, double> paired_difference(const CandidateResult& candidate, const CandidateResult& best) {
+  const std::size_t n = candidate.folds.size();
+  std::vector<double> d(n);
+  for (std::size_t k = 0; k < n; ++k) d[k] = candidate.folds[k] - best.folds[k];
+  const double mean = std::accumulate(d.begin(), d.end(), 0.0) / static_cast<double>(n);
+  double sum = 0;
+  for (const double v : d) sum += (v - mean) * (v - mean);
+  const double sd = n > 1 ? std::sqrt(sum / static_cast<double>(n - 1)) : 0.0;
+  return {mean, sd > 0 ? mean / (sd / std::sqrt(static_cast<double>(n))) : 0.0};
+}
+
+void print_table(const std::vector<CandidateResult>& results, std::size_t best, const std::string& metric) {
+  std::printf("\n%-4s %19s %9s %7s %9s  %s\n", "", (metric + " mean ± sd").c_str(), "Δ best", "t", "seconds",
+              "candidate");
+  for (std::size_t c = 0; c < results.size(); ++c) {
+    const auto [difference, t] = paired_difference(results[c], results[best]);
+    std::printf("%-4s %9.4f ± %6.4f %+9.4f %7.2f %9.1f  %s\n", c == best ? "best" : "", results[c].mean(),
+                results[c].sd(), difference, t, results[c].seconds, candidate_name(results[c].options).c_str());
+  }
+  std::fflush(stdout);
+}
+
+nlohmann::json cross_validation_record(const TuneArgs& args, const std::vector<CandidateResult>& results,
+                                       std::size_t best, const std::string& metric) {
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const CandidateResult& result : results)
+    candidates.push_back({{"options", result.options},
+                          {"folds", result.folds},
+                          {"mean", result.mean()},
+                          {"sd", result.sd()},
+                          {"seconds", result.seconds}});
+  return {{"data", args.base.input.data}, {"split", args.base.split},       {"folds", args.folds},
+          {"seed", args.base.training.seed}, {"metric", metric},           {"chosen", best},
+          {"candidates", candidates}};
+}
+
+// Candidates may not vary what the command line fixed.
+void check_grid(const CLI::App& command, const nlohmann::json& candidates) {
+  for (const nlohmann::json& candidate : candidates)
+    for (const auto& [name, value] : candidate.items()) {
+      const CLI::Option* option = command.get_option_no_throw("--" + name);
+      if (option != nullptr && option->count() > 0)
+        throw ArgumentError("tune: --" + name + " is given on the command line and varied by the grid; give one of them");
+    }
+}
+
+void run(CLI::App& command, TuneArgs& args) {
+  apply_threads(args.threads);
+  reject_given({command.get_option("--save-split")}, "applies to train only");
+  check_output_path(args.out, args.force);
+  args.base.training.log = console_log(true, false);
+  const nlohmann::json candidates = read_grid(args);
+  check_grid(command, candidates);
+
+  // Folds over data rows, so that candidates whose featurizers skip different molecules share them.
+  MoleculeModelConfig config = molecule_model_config(args.base);
+  const MoleculeDataset data = load_training_data(args.base, config);
+  const std::string metric = metric_name(args.base.training, config.task_type);
+  const Split split = row_split(training_split(args.base, data), data);
+  std::vector<Index> rows = split.train;
+  rows.insert(rows.end(), split.val.begin(), split.val.end());
+  const std::vector<Split> folds = cross_validation_folds(rows, args.folds, 0.1, args.base.training.seed);
+  std::cout << rows.size() << " training and validation rows in " << args.folds << " folds ("
+            << split.test.size() << " test rows left out); " << candidates.size() << " candidates, " << metric
+            << " on each held-out fold" << std::endl;
+
+  std::vector<CandidateResult> results;
+  MoleculeTrainArgs base = args.base;
+  base.input.list_skipped = false;  // the first read listed them
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    args.base = base;
+    const std::vector<CLI::Option*> applied = apply_options(command, candidates[c], args.grid.empty() ? "--preset" : args.grid, kTunable);
+    const std::string label = "candidate " + std::to_string(c + 1) + "/" + std::to_string(candidates.size()) + " (" +
+                              candidate_name(candidates[c]) + ")";
+    results.push_back(cross_validate(args.base, folds, metric, label));
+    results.back().options = candidates[c];
+    for (CLI::Option* option : applied) option->clear();
+  }
+  const bool higher = higher_is_better(metric);
+  std::size_t best = 0;
+  for (std::size_t c = 1; c < results.size(); ++c)
+    if (higher ? results[c].mean() > results[best].mean() : results[c].mean() < results[best].mean()) best = c;
+  print_table(results, best, metric);
+  write_options_file(args.out, args.task, results[best].options, cross_validation_record(args, results, best, metric),
+                     args.force);
+  std::cout << "chose " << candidate_name(results[best].options) << "; options in " << args.out << '\n';
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app) {
+  auto args = std::make_shared<TuneArgs>();
+  CLI::App* command = app.add_subcommand(
+      "tune", "Choose training options by K-fold cross-validation inside the training and validation rows");
+  command->add_option("--task", args->task, "graph: molecule property models (node classification: not yet)")
+      ->required()
+      ->check(CLI::IsMember({"graph"}));
+  command->add_option("--grid", args->grid,
+                      "JSON file: an array of candidates (objects of train options, e.g. {\"hidden\": 64}), or an "
+                      "object of option value lists whose every combination is a candidate")
+      ->check(CLI::ExistingFile);
+  command->add_option("--preset", args->preset, "A built-in grid: small (one change at a time from the defaults)")
+      ->check(CLI::IsMember({"small"}));
+  command->add_option("--folds", args->folds, "Cross-validation folds")->capture_default_str()->check(at_least(2, "INTEGER"));
+  command->add_option("--out", args->out, "Options file to write (JSON; edgewise train --options reads it)")->required();
+  command->add_flag("--force", args->force, "Replace an existing --out file");
+  command->add_option("--seed", args->base.training.seed, "Seed for the split, the folds and the networks")->capture_default_str();
+  command->add_option("--epochs", args->base.training.epochs, "Maximum number of epochs")->capture_default_str()->check(at_least(1, "POSITIVE"));
+  add_threads_option(*command, args->threads);
+  add_molecule_train_options(*command, args->base);
+  command->callback([args, command] { run(*command, *args); });
+}
+
+}  // namespace edgewise::cli

@@ -1,0 +1,128 @@
+// `edgewise tune` and `edgewise train --options`, run as a user would: the table of candidates, the
+// options file of the best one, train reading it with the command line taking precedence, the same
+// table for the same seed, and the errors that guard them.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/cli.hpp"
+
+namespace {
+
+using edgewise::testing::CliRun;
+
+class CliTuneTest : public edgewise::testing::CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    // Ethers and amines of growing chains; the target counts heavy atoms and heteroatoms apart.
+    std::ofstream csv(path("molecules.csv"));
+    csv << "name,smiles,y\n";
+    for (int length = 1; length <= 12; ++length)
+      for (const std::string group : {"OC", "N", "S"}) {
+        const std::string chain(static_cast<std::size_t>(length), 'C');
+        csv << "m" << length << group << ',' << chain << group << ',' << length + 2.0 * (group == "OC") << '\n';
+      }
+    write_grid(R"([{"hidden": 8}, {"hidden": 16, "readout": "mean"}])");
+  }
+
+  void write_grid(const std::string& text) const { std::ofstream(path("grid.json")) << text; }
+
+  // tune on the molecules with the grid, small and fast; `extra` adds or overrides options.
+  CliRun tune(const std::string& out, const std::string& extra = "") const {
+    return run_cli("tune --task graph --data " + path("molecules.csv") + " --targets y --grid " + path("grid.json") +
+                   " --folds 2 --epochs 3 --heads 1 --out " + path(out) + " " + extra);
+  }
+
+  nlohmann::json json(const std::string& name) const { return nlohmann::json::parse(read(name)); }
+};
+
+TEST_F(CliTuneTest, WritesTheBestCandidateAsOptionsThatTrainReads) {
+  const CliRun run = tune("best.json");
+  ASSERT_EQ(run.status, 0) << run.output;
+  // The SMILES column is found by its name, though it is not the first.
+  EXPECT_NE(run.output.find("32 training and validation rows in 2 folds (4 test rows left out); 2 candidates"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("--hidden 16 --readout mean"), std::string::npos) << run.output;
+
+  const nlohmann::json file = json("best.json");
+  EXPECT_EQ(file["format"], "edgewise options");
+  EXPECT_EQ(file["task"], "graph");
+  const nlohmann::json& record = file["cross_validation"];
+  ASSERT_EQ(record["candidates"].size(), 2u);
+  const double first = record["candidates"][0]["mean"], second = record["candidates"][1]["mean"];
+  EXPECT_EQ(record["chosen"], first <= second ? 0 : 1);  // the lower RMSE
+  EXPECT_EQ(file["options"], record["candidates"][first <= second ? 0 : 1]["options"]);
+  EXPECT_EQ(record["candidates"][0]["folds"].size(), 2u);
+
+  // train takes the file's options; the command line's win.
+  std::ofstream(path("options.json")) << R"({"format": "edgewise options", "version": 1, "task": "graph",
+      "options": {"hidden": 16, "readout": "mean", "heads": 2}})";
+  const std::string train = "train --task graph --data " + path("molecules.csv") + " --targets y --epochs 1 --options " +
+                            path("options.json") + " --force --out " + path("model.ew");
+  ASSERT_EQ(run_cli(train + " --hidden 8").status, 0);
+  const CliRun info = run_cli("info " + path("model.ew"), 0);
+  EXPECT_NE(info.output.find("hidden               8\n"), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("readout              mean\n"), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("heads                2\n"), std::string::npos) << info.output;
+}
+
+TEST_F(CliTuneTest, SameSeedGivesTheSameTable) {
+  ASSERT_EQ(tune("a.json").status, 0);
+  ASSERT_EQ(tune("b.json").status, 0);
+  ASSERT_EQ(tune("c.json", "--seed 1").status, 0);
+  const auto folds = [&](const std::string& name) {
+    const nlohmann::json file = json(name);
+    nlohmann::json all = nlohmann::json::array();
+    for (const nlohmann::json& candidate : file["cross_validation"]["candidates"]) all.push_back(candidate["folds"]);
+    return all;
+  };
+  ASSERT_EQ(folds("a.json").size(), 2u);
+  EXPECT_EQ(folds("a.json"), folds("b.json"));
+  EXPECT_NE(folds("a.json"), folds("c.json"));
+}
+
+TEST_F(CliTuneTest, AGridObjectIsEveryCombinationOfItsValues) {
+  write_grid(R"({"hidden": [8, 16], "readout": ["sum", "mean"]})");
+  ASSERT_EQ(tune("best.json").status, 0);
+  EXPECT_EQ(json("best.json")["cross_validation"]["candidates"].size(), 4u);
+}
+
+TEST_F(CliTuneTest, RefusesGridsAndOptionFilesItCannotUse) {
+  const CliRun varied = tune("best.json", "--hidden 8");
+  EXPECT_EQ(varied.status, 1);
+  EXPECT_NE(varied.output.find("--hidden is given on the command line and varied by the grid"), std::string::npos)
+      << varied.output;
+
+  write_grid(R"([{"hiden": 8}])");
+  const CliRun unknown = tune("best.json");
+  EXPECT_EQ(unknown.status, 1);
+  EXPECT_NE(unknown.output.find("grid.json: 'hiden' is not an option"), std::string::npos) << unknown.output;
+
+  write_grid(R"([{"split-sizes": "0.5,0.25,0.25"}])");  // candidates vary the model, not the data
+  EXPECT_NE(tune("best.json").output.find("'split-sizes' is not an option this command takes from a file"),
+            std::string::npos);
+
+  write_grid(R"([{"hidden": 0}])");
+  EXPECT_NE(tune("best.json").output.find("value 0 is below the minimum of 1"), std::string::npos);
+
+  std::ofstream(path("node.json")) << R"({"format": "edgewise options", "version": 1, "task": "node", "options": {}})";
+  const CliRun other_task = run_cli("train --task graph --data " + path("molecules.csv") + " --options " +
+                                    path("node.json") + " --out " + path("model.ew"));
+  EXPECT_EQ(other_task.status, 1);
+  EXPECT_NE(other_task.output.find("node.json: the options are for --task \"node\", not --task graph"),
+            std::string::npos)
+      << other_task.output;
+
+  std::ofstream(path("future.json")) << R"({"format": "edgewise options", "version": 9, "task": "graph"})";
+  const CliRun future = run_cli("train --task graph --data " + path("molecules.csv") + " --options " +
+                                path("future.json") + " --out " + path("model.ew"));
+  EXPECT_NE(future.output.find("options file version 9 is not one this edgewise reads"), std::string::npos)
+      << future.output;
+  EXPECT_FALSE(std::filesystem::exists(path("model.ew")));
+}
+
+}  // namespace
