@@ -13,6 +13,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/io/csv.hpp"
 #include "edgewise/io/explain.hpp"
+#include "edgewise/io/molecule_model.hpp"
 
 namespace edgewise::cli {
 namespace {
@@ -69,14 +70,14 @@ std::string split_description(const MoleculeTrainArgs& args, const MoleculeSet& 
          " (train / validation / test)";
 }
 
-TrainingSummary training_summary(const MoleculeTrainArgs& args, const MoleculeDataset& data,
-                                 const std::string& split, const std::vector<TrainingResult>& results,
-                                 const std::string& metric) {
+TrainingSummary training_summary(const MoleculeTrainArgs& args, const TrainingOptions& training,
+                                 const MoleculeDataset& data, const std::string& split,
+                                 const std::vector<TrainingResult>& results, const std::string& metric) {
   TrainingSummary summary{.data = args.input.data,
                           .examples = static_cast<Index>(data.size()),
                           .split = split,
-                          .seed = args.training.seed,
-                          .max_epochs = args.training.epochs};
+                          .seed = training.seed,
+                          .max_epochs = training.epochs};
   for (std::size_t k = 0; k < results.size(); ++k) {
     summary.epochs_run.push_back(results[k].epochs_run);
     summary.best_epochs.push_back(results[k].best_epoch);
@@ -224,13 +225,14 @@ void add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args) {
   command.add_option("--readout", args.readout, "How node representations are pooled into one per molecule")
       ->capture_default_str()
       ->check(CLI::IsMember({"sum", "mean", "max", "attention"}));
-  command.add_flag("--descriptors", args.descriptors,
+  command.add_flag("--descriptors,!--no-descriptors", args.descriptors,
                    "Join RDKit's whole-molecule descriptors (logP, TPSA, ring counts...) to the readout, each "
-                   "standardized by its mean and standard deviation over the training molecules");
-  command.add_flag("--atom-crippen", args.crippen,
-                   "Give each atom its Wildman-Crippen logP and molar-refractivity contributions as features");
-  command.add_option("--ensemble", args.ensemble, "Networks trained with different seeds whose predictions are averaged")
-      ->capture_default_str()
+                   "standardized by its mean and standard deviation over the training molecules (default: on)");
+  command.add_flag("--atom-crippen,!--no-atom-crippen", args.crippen,
+                   "Give each atom its Wildman-Crippen logP and molar-refractivity contributions as features "
+                   "(default: on)");
+  command.add_option("--ensemble", args.ensemble,
+                     "Networks trained with different seeds whose predictions are averaged (default: 3)")
       ->check(at_least(1, "POSITIVE"));
   command.add_option("--head-hidden", args.network.head_hidden, "Width of the prediction head's hidden layer")->capture_default_str()->check(at_least(1, "POSITIVE"));
   command.add_option("--dropout", args.network.dropout, "Dropout on node representations and in the head")->capture_default_str()->check(CLI::Range(0.0, 0.95));
@@ -252,10 +254,17 @@ MoleculeModelConfig molecule_model_config(const MoleculeTrainArgs& args) {
   config.network.score = parse_score_function(args.score);
   config.network.readout = parse_readout(args.readout);
   config.task_type = parse_task_type(args.task_type);
-  config.ensemble = args.ensemble;
+  config.ensemble = args.ensemble > 0 ? args.ensemble : default_training_budget(0).ensemble;
   if (args.descriptors) config.featurizer.descriptors = available_descriptors();
   config.featurizer.crippen_contributions = args.crippen;
   return config;
+}
+
+void with_budget(const MoleculeTrainArgs& args, Index training_molecules, MoleculeModelConfig& config,
+                 TrainingOptions& training) {
+  const TrainingBudget budget = default_training_budget(training_molecules);
+  if (args.ensemble == 0) config.ensemble = budget.ensemble;
+  if (args.default_epochs) training.epochs = budget.epochs;
 }
 
 MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelConfig& config) {
@@ -303,19 +312,25 @@ void train_molecules(const MoleculeTrainArgs& args) {
              std::to_string(validation.molecules.size()) + " / " + std::to_string(test.molecules.size()) +
              " (train / validation / test)");
 
+  TrainingOptions training = args.training;
+  with_budget(args, static_cast<Index>(train.molecules.size()), config, training);
+  const TrainingBudget budget = default_training_budget(static_cast<Index>(train.molecules.size()));
+  log.verbose("ensemble of " + std::to_string(config.ensemble) + ", up to " + std::to_string(training.epochs) +
+              " epochs each; the defaults for " + std::to_string(train.molecules.size()) + " training molecules: " +
+              std::to_string(budget.ensemble) + " and " + std::to_string(budget.epochs));
   MoleculeModel model(config);
-  model.initialize(args.training.seed);
+  model.initialize(training.seed);
   log.normal("model: " + std::to_string(model.num_parameters()) + " parameters");
-  const std::string metric = metric_name(args.training, config.task_type);
+  const std::string metric = metric_name(training, config.task_type);
   const std::vector<TrainingResult> results = fit_reporting_divergence(
-      checkpoints, [&] { return model.fit(train, validation, args.training, {}, checkpoints); });
+      checkpoints, [&] { return model.fit(train, validation, training, {}, checkpoints); });
   for (const TrainingResult& result : results) {
     std::ostringstream line;
     line << "best epoch " << result.best_epoch << " (validation " << metric << " " << result.best_validation << ")";
     log.normal(line.str());
   }
   TrainingSummary summary =
-      training_summary(args, data, split_description(args, train, validation, test), results, metric);
+      training_summary(args, training, data, split_description(args, train, validation, test), results, metric);
   SetMetrics test_metrics;
   if (!test.molecules.empty()) {
     test_metrics = set_metrics(model, test, "test");

@@ -16,12 +16,14 @@ struct MoleculeTrainArgs {
   std::string split = "random";
   std::string split_sizes = "0.8,0.1,0.1";
   std::string save_split;  // folder to write the split's index files to
-  GraphPredictorOptions network;
+  // The defaults are default_molecule_config()'s; ensemble and epochs default_training_budget's.
+  GraphPredictorOptions network = default_molecule_config().network;
   std::string score = "scaled_dot";
-  std::string readout = "sum";
-  bool descriptors = false;
-  bool crippen = false;
-  Index ensemble = 1;
+  std::string readout = "mean";
+  bool descriptors = true;
+  bool crippen = true;
+  Index ensemble = 0;           // 0: by the training set's size
+  bool default_epochs = true;   // --epochs not given: by the training set's size
   TrainingOptions training;
   CheckpointArgs checkpoints;
   std::string out;
@@ -33,8 +35,13 @@ struct MoleculeTrainArgs {
 void add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args);
 void train_molecules(const MoleculeTrainArgs& args);
 
-// The model the options describe, without its tasks (load_training_data sets them).
+// The model the options describe, without its tasks (load_training_data sets them) and, unless
+// --ensemble was given, its ensemble size (with_budget sets it).
 MoleculeModelConfig molecule_model_config(const MoleculeTrainArgs& args);
+// The ensemble size and epoch limit of default_training_budget for `training_molecules`, where the
+// options did not give them.
+void with_budget(const MoleculeTrainArgs& args, Index training_molecules, MoleculeModelConfig& config,
+                 TrainingOptions& training);
 // --data read with the model's featurizer, classification targets checked; sets config.tasks.
 MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelConfig& config);
 // The --split of the data, seeded by --seed; folder rows of skipped molecules are reported.

@@ -69,7 +69,9 @@ std::vector<CLI::Option*> apply_options(CLI::App& command, const nlohmann::json&
       throw ArgumentError(source + ": '" + name + "' is not an option " + (option ? "this command takes from a file" : "of this command"));
     if (option->count() > 0) continue;  // the command line wins
     option->clear();
-    option->add_result(option_value(value));
+    // A flag's value as CLI11 would take it from that name: "no-descriptors": true is descriptors off.
+    const std::string text = option_value(value);
+    option->add_result(option->get_expected_min() == 0 ? option->get_flag_value(name, text) : text);
     try {
       option->run_callback();
     } catch (const CLI::Error& e) {

@@ -31,6 +31,7 @@ void run(CLI::App& command, const CLI::Option_group& node_options, TrainArgs& ar
   if (args.verbose) set_rdkit_warning_sink([](std::string_view line) { std::cerr << line << '\n'; });
   if (args.task == "graph") {
     reject_given(node_options.get_options(), "applies to --task node only");
+    args.molecules.default_epochs = command.get_option("--epochs")->count() == 0;
     return train_molecules(args.molecules);
   }
   take_shared_train_options(command, args.nodes);
@@ -56,7 +57,9 @@ void add_train_command(CLI::App& app) {
                       "Write the training curve (train loss and validation metric per epoch) to this SVG file");
   command->add_flag("--force", args->molecules.force, "Replace existing output files");
   command->add_option("--seed", args->molecules.training.seed, "Seed for the split, initialization, shuffling and dropout")->capture_default_str();
-  command->add_option("--epochs", args->molecules.training.epochs, "Maximum number of epochs")->capture_default_str()->check(at_least(1, "POSITIVE"));
+  command->add_option("--epochs", args->molecules.training.epochs,
+                      "Maximum number of epochs (default: 150, fewer above 10,000 training molecules)")
+      ->check(at_least(1, "POSITIVE"));
   add_threads_option(*command, args->threads);
   add_checkpoint_options(*command, args->molecules.checkpoints);
   add_log_options(*command, args->quiet, args->verbose);

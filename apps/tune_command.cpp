@@ -46,7 +46,8 @@ nlohmann::json small_preset() {
                                 {{"descriptors", false}},
                                 {{"atom-crippen", false}},
                                 {{"dropout", 0.0}},
-                                {{"lr", 3e-4}}});
+                                {{"lr", 3e-4}},
+                                {{"ensemble", 1}}});
 }
 
 // A grid file holds an array of candidates (objects of options), or an object mapping options to
@@ -117,9 +118,11 @@ CandidateResult cross_validate(const MoleculeTrainArgs& args, const std::vector<
   const auto start = std::chrono::steady_clock::now();
   for (std::size_t k = 0; k < row_folds.size(); ++k) {
     const Split fold = molecule_split(row_folds[k], data);
+    TrainingOptions training = args.training;
+    with_budget(args, static_cast<Index>(fold.train.size()), config, training);
     MoleculeModel model(config);
-    model.initialize(args.training.seed);
-    model.fit(molecule_set(data, fold.train), molecule_set(data, fold.val), args.training);
+    model.initialize(training.seed);
+    model.fit(molecule_set(data, fold.train), molecule_set(data, fold.val), training);
     result.folds.push_back(set_metric(model, molecule_set(data, fold.test), metric));
     char line[160];
     std::snprintf(line, sizeof line, "%s, fold %zu/%zu: %s %.4f", label.c_str(), k + 1, row_folds.size(),
@@ -202,7 +205,9 @@ void run(CLI::App& command, TuneArgs& args) {
   base.input.list_skipped = false;  // the first read listed them
   for (std::size_t c = 0; c < candidates.size(); ++c) {
     args.base = base;
-    const std::vector<CLI::Option*> applied = apply_options(command, candidates[c], args.grid.empty() ? "--preset" : args.grid, kTunable);
+    const std::vector<CLI::Option*> applied =
+        apply_options(command, candidates[c], args.grid.empty() ? "--preset" : args.grid, kTunable);
+    args.base.default_epochs = command.get_option("--epochs")->count() == 0;
     const std::string label = "candidate " + std::to_string(c + 1) + "/" + std::to_string(candidates.size()) + " (" +
                               candidate_name(candidates[c]) + ")";
     results.push_back(cross_validate(args.base, folds, metric, label));
@@ -238,7 +243,9 @@ void add_tune_command(CLI::App& app) {
   command->add_option("--out", args->out, "Options file to write (JSON; edgewise train --options reads it)")->required();
   command->add_flag("--force", args->force, "Replace an existing --out file");
   command->add_option("--seed", args->base.training.seed, "Seed for the split, the folds and the networks")->capture_default_str();
-  command->add_option("--epochs", args->base.training.epochs, "Maximum number of epochs")->capture_default_str()->check(at_least(1, "POSITIVE"));
+  command->add_option("--epochs", args->base.training.epochs,
+                      "Maximum number of epochs (default: train's, which depends on the training set's size)")
+      ->check(at_least(1, "POSITIVE"));
   add_threads_option(*command, args->threads);
   add_molecule_train_options(*command, args->base);
   command->callback([args, command] { run(*command, *args); });

@@ -85,6 +85,25 @@ std::string member_prefix(Index member, Index members) {
 
 }  // namespace
 
+MoleculeModelConfig default_molecule_config() {
+  MoleculeModelConfig config;
+  config.featurizer.descriptors = available_descriptors();
+  config.featurizer.crippen_contributions = true;
+  config.network.hidden = 64;
+  config.network.layers = 3;
+  config.network.heads = 4;
+  config.network.score = ScoreFunction::scaled_dot;
+  config.network.readout = ReadoutKind::mean;
+  return config;
+}
+
+TrainingBudget default_training_budget(Index training_molecules) {
+  constexpr Index kEnsemble = 3, kEpochs = 150, kMinEpochs = 30;
+  constexpr Index kFullEpochsUpTo = 10'000;  // training molecules
+  if (training_molecules <= kFullEpochsUpTo) return {kEnsemble, kEpochs};
+  return {kEnsemble, std::max(kMinEpochs, kEpochs * kFullEpochsUpTo / training_molecules)};
+}
+
 MoleculeSet molecule_set(const MoleculeDataset& data, std::span<const Index> rows) {
   MoleculeSet set;
   set.targets.resize(static_cast<Index>(rows.size()), data.targets.cols());

@@ -70,6 +70,18 @@ TEST_F(CliTuneTest, WritesTheBestCandidateAsOptionsThatTrainReads) {
   EXPECT_NE(info.output.find("heads                2\n"), std::string::npos) << info.output;
 }
 
+TEST_F(CliTuneTest, OptionFilesTurnDefaultFlagsOffByEitherName) {
+  std::ofstream(path("off.json")) << R"({"format": "edgewise options", "version": 1, "task": "graph",
+      "options": {"no-atom-crippen": true, "descriptors": false, "ensemble": 1}})";
+  const CliRun train = run_cli("train --task graph --data " + path("molecules.csv") + " --targets y --epochs 1 --options " +
+                               path("off.json") + " --out " + path("model.ew"));
+  ASSERT_EQ(train.status, 0) << train.output;
+  const CliRun info = run_cli("info " + path("model.ew"), 0);
+  EXPECT_NE(info.output.find("crippen_contributions false\n"), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("graph_dim            0\n"), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("ensemble             1 network(s)"), std::string::npos) << info.output;
+}
+
 TEST_F(CliTuneTest, SameSeedGivesTheSameTable) {
   ASSERT_EQ(tune("a.json").status, 0);
   ASSERT_EQ(tune("b.json").status, 0);

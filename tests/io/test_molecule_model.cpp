@@ -120,6 +120,30 @@ TEST(TargetScalingTest, RejectsANonPositiveScale) {
   EXPECT_THROW((nlohmann::json{{"shift", {0.0}}, {"scale", {0.0}}}.get<TargetScaling>()), ArgumentError);
 }
 
+TEST(MoleculeDefaultsTest, TheCrossValidatedConfiguration) {
+  const MoleculeModelConfig config = default_molecule_config();
+  EXPECT_EQ(config.network.hidden, 64);
+  EXPECT_EQ(config.network.layers, 3);
+  EXPECT_EQ(config.network.heads, 4);
+  EXPECT_EQ(config.network.score, ScoreFunction::scaled_dot);
+  EXPECT_EQ(config.network.readout, ReadoutKind::mean);
+  EXPECT_EQ(config.featurizer.descriptors, available_descriptors());
+  EXPECT_TRUE(config.featurizer.crippen_contributions);
+  EXPECT_NO_THROW(MoleculeModel{config});
+}
+
+TEST(MoleculeDefaultsTest, EpochLimitShrinksInProportionAboveTenThousandMolecules) {
+  const auto budget = [](Index molecules) {
+    const TrainingBudget b = default_training_budget(molecules);
+    return std::pair{b.ensemble, b.epochs};
+  };
+  EXPECT_EQ(budget(902), std::pair(Index{3}, Index{150}));      // ESOL's training set
+  EXPECT_EQ(budget(10'000), std::pair(Index{3}, Index{150}));
+  EXPECT_EQ(budget(30'000), std::pair(Index{3}, Index{50}));
+  EXPECT_EQ(budget(32'901), std::pair(Index{3}, Index{45}));    // HIV's: 150 * 10000 / 32901 = 45.6
+  EXPECT_EQ(budget(1'000'000), std::pair(Index{3}, Index{30}));  // never under 30
+}
+
 TEST(MoleculeModelTest, OverfitsTwentyMolecules) {
   set_num_threads(2);
   MoleculeModel model(small_config());

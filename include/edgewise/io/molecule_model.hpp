@@ -38,6 +38,26 @@ struct MoleculeModelConfig {
   Index ensemble = 1;             ///< independently trained networks whose predictions are averaged
 };
 
+/// The model `edgewise train --task graph` builds when no tuning option is given, chosen by
+/// cross-validation pooled over ESOL, Lipophilicity, BBBP and Tox21 (docs/defaults.md,
+/// bench/tune_defaults): 3 blocks of width 64 with 4 heads of scaled dot-product attention, a mean
+/// readout joined by RDKit's descriptors (standardized on the training set), and each atom's
+/// Wildman-Crippen logP and molar-refractivity contributions among its features. The tasks and the
+/// task type come from the data.
+MoleculeModelConfig default_molecule_config();
+
+/// How much training the defaults spend: networks in the ensemble and the epoch limit.
+struct TrainingBudget {
+  Index ensemble = 1;  ///< networks averaged
+  Index epochs = 1;    ///< maximum epochs of each (early stopping usually ends sooner)
+};
+
+/// The default budget for `training_molecules`: an ensemble of 3 networks of up to 150 epochs each;
+/// above 10,000 training molecules the epoch limit shrinks in proportion (30,000 molecules: 50
+/// epochs; never under 30), so that the default training stays within the time Chemprop's defaults
+/// take on the same data (docs/defaults.md).
+TrainingBudget default_training_budget(Index training_molecules);
+
 /// Molecules with targets [M, T] in original units (NaN: missing label).
 struct MoleculeSet {
   std::vector<const MoleculeGraph*> molecules;  ///< Not owned: the graphs must outlive the set.
