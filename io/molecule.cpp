@@ -130,14 +130,15 @@ SmilesResult parse_and_sanitize(const std::string& text, const SmilesOptions& op
 void capture_rdkit_logs() {
   static std::once_flag once;
   std::call_once(once, [] {
-    static ThreadCaptureBuffer buffer;
-    static std::ostream stream(&buffer);
+    // Never destroyed: RDKit's loggers, destroyed with its library after this program's statics,
+    // flush their stream on the way out.
+    static auto* const stream = new std::ostream(new ThreadCaptureBuffer);
     if (!rdErrorLog) RDLog::InitLogs();  // a C++ program starts without RDKit's logs
     for (const RDLogger& log : {rdErrorLog, rdWarningLog}) {
       if (!log) continue;
       log->ClearTee();
       if (log->df_owner) delete log->dp_dest;
-      log->dp_dest = &stream;
+      log->dp_dest = stream;
       log->df_owner = false;
     }
   });
