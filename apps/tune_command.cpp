@@ -92,17 +92,21 @@ nlohmann::json read_grid(const TuneArgs& args) {
 
 bool higher_is_better(const std::string& metric) { return metric != "rmse" && metric != "mae"; }
 
+// The mean and the sample standard deviation (0 for one value).
+std::pair<double, double> mean_and_sd(const std::vector<double>& values) {
+  const auto n = static_cast<double>(values.size());
+  const double mean = std::accumulate(values.begin(), values.end(), 0.0) / n;
+  double sum = 0;
+  for (const double v : values) sum += (v - mean) * (v - mean);
+  return {mean, values.size() > 1 ? std::sqrt(sum / (n - 1)) : 0.0};
+}
+
 struct CandidateResult {
   nlohmann::json options;
   std::vector<double> folds;  // the held-out fold's metric
   double seconds = 0;
-  double mean() const { return std::accumulate(folds.begin(), folds.end(), 0.0) / static_cast<double>(folds.size()); }
-  double sd() const {
-    if (folds.size() < 2) return 0;
-    double sum = 0;
-    for (const double v : folds) sum += (v - mean()) * (v - mean());
-    return std::sqrt(sum / static_cast<double>(folds.size() - 1));
-  }
+  double mean() const { return mean_and_sd(folds).first; }
+  double sd() const { return mean_and_sd(folds).second; }
 };
 
 std::string candidate_name(const nlohmann::json& options) {
@@ -135,24 +139,46 @@ CandidateResult cross_validate(const MoleculeTrainArgs& args, const std::vector<
 
 // Mean and t value of the paired fold differences candidate - best.
 std::pair<double, double> paired_difference(const CandidateResult& candidate, const CandidateResult& best) {
-  const std::size_t n = candidate.folds.size();
-  std::vector<double> d(n);
-  for (std::size_t k = 0; k < n; ++k) d[k] = candidate.folds[k] - best.folds[k];
-  const double mean = std::accumulate(d.begin(), d.end(), 0.0) / static_cast<double>(n);
-  double sum = 0;
-  for (const double v : d) sum += (v - mean) * (v - mean);
-  const double sd = n > 1 ? std::sqrt(sum / static_cast<double>(n - 1)) : 0.0;
-  return {mean, sd > 0 ? mean / (sd / std::sqrt(static_cast<double>(n))) : 0.0};
+  std::vector<double> differences(candidate.folds.size());
+  for (std::size_t k = 0; k < differences.size(); ++k) differences[k] = candidate.folds[k] - best.folds[k];
+  const auto [mean, sd] = mean_and_sd(differences);
+  return {mean, sd > 0 ? mean / (sd / std::sqrt(static_cast<double>(differences.size()))) : 0.0};
 }
 
-void print_table(const std::vector<CandidateResult>& results, std::size_t best, const std::string& metric) {
-  std::printf("\n%-4s %19s %9s %7s %9s  %s\n", "", (metric + " mean ± sd").c_str(), "Δ best", "t", "seconds",
+// The candidate with the best mean.
+std::size_t best_candidate(const std::vector<CandidateResult>& results, const std::string& metric) {
+  const bool higher = higher_is_better(metric);
+  std::size_t best = 0;
+  for (std::size_t c = 1; c < results.size(); ++c)
+    if (higher ? results[c].mean() > results[best].mean() : results[c].mean() < results[best].mean()) best = c;
+  return best;
+}
+
+// The fastest candidate that the folds cannot tell from the best: its paired t value against the
+// best is under kIndistinguishableT in size. More folds make the rule stricter.
+constexpr double kIndistinguishableT = 2.0;
+
+std::size_t chosen_candidate(const std::vector<CandidateResult>& results, std::size_t best) {
+  std::size_t chosen = best;
+  for (std::size_t c = 0; c < results.size(); ++c)
+    if (std::abs(paired_difference(results[c], results[best]).second) < kIndistinguishableT &&
+        results[c].seconds < results[chosen].seconds)
+      chosen = c;
+  return chosen;
+}
+
+void print_table(const std::vector<CandidateResult>& results, std::size_t best, std::size_t chosen,
+                 const std::string& metric) {
+  std::printf("\n%-6s %19s %9s %7s %9s  %s\n", "", (metric + " mean ± sd").c_str(), "Δ best", "t", "seconds",
               "candidate");
   for (std::size_t c = 0; c < results.size(); ++c) {
     const auto [difference, t] = paired_difference(results[c], results[best]);
-    std::printf("%-4s %9.4f ± %6.4f %+9.4f %7.2f %9.1f  %s\n", c == best ? "best" : "", results[c].mean(),
-                results[c].sd(), difference, t, results[c].seconds, candidate_name(results[c].options).c_str());
+    const char* mark = c == chosen ? "chosen" : c == best ? "best" : "";
+    std::printf("%-6s %9.4f ± %6.4f %+9.4f %7.2f %9.1f  %s\n", mark, results[c].mean(), results[c].sd(), difference,
+                t, results[c].seconds, candidate_name(results[c].options).c_str());
   }
+  std::printf("chosen: the fastest candidate whose paired t value against the best mean is under %.0f in size\n",
+              kIndistinguishableT);
   std::fflush(stdout);
 }
 
@@ -214,14 +240,12 @@ void run(CLI::App& command, TuneArgs& args) {
     results.back().options = candidates[c];
     for (CLI::Option* option : applied) option->clear();
   }
-  const bool higher = higher_is_better(metric);
-  std::size_t best = 0;
-  for (std::size_t c = 1; c < results.size(); ++c)
-    if (higher ? results[c].mean() > results[best].mean() : results[c].mean() < results[best].mean()) best = c;
-  print_table(results, best, metric);
-  write_options_file(args.out, args.task, results[best].options, cross_validation_record(args, results, best, metric),
-                     args.force);
-  std::cout << "chose " << candidate_name(results[best].options) << "; options in " << args.out << '\n';
+  const std::size_t best = best_candidate(results, metric);
+  const std::size_t chosen = chosen_candidate(results, best);
+  print_table(results, best, chosen, metric);
+  write_options_file(args.out, args.task, results[chosen].options,
+                     cross_validation_record(args, results, chosen, metric), args.force);
+  std::cout << "chose " << candidate_name(results[chosen].options) << "; options in " << args.out << '\n';
 }
 
 }  // namespace
