@@ -232,7 +232,7 @@ void add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args) {
                    "Give each atom its Wildman-Crippen logP and molar-refractivity contributions as features "
                    "(default: on)");
   command.add_option("--ensemble", args.ensemble,
-                     "Networks trained with different seeds whose predictions are averaged (default: 3)")
+                     "Networks trained with different seeds whose predictions are averaged (default: 2)")
       ->check(at_least(1, "POSITIVE"));
   command.add_option("--head-hidden", args.network.head_hidden, "Width of the prediction head's hidden layer")->capture_default_str()->check(at_least(1, "POSITIVE"));
   command.add_option("--dropout", args.network.dropout, "Dropout on node representations and in the head")->capture_default_str()->check(CLI::Range(0.0, 0.95));
