@@ -53,6 +53,7 @@ class CliInfoTest : public edgewise::testing::CliTest {
   std::string graph_training(const std::string& out) const {
     return "train --task graph --data " + path("molecules.csv") +
            " --smiles-column smiles --targets logS --hidden 8 --heads 2 --layers 1 --head-hidden 8 --epochs 4 "
+           "--ensemble 1 --readout sum --no-descriptors --no-atom-crippen "
            "--batch-size 4 --split-sizes 0.5,0.25,0.25 --seed 5 --out " +
            path(out);
   }
