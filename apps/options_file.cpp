@@ -13,6 +13,12 @@ namespace {
 constexpr const char* kFormat = "edgewise options";
 constexpr int kVersion = 1;
 
+// The field's text; empty when it is absent or not a string.
+std::string text_field(const nlohmann::json& file, const char* name) {
+  const auto field = file.find(name);
+  return field != file.end() && field->is_string() ? field->get<std::string>() : "";
+}
+
 // The option's value as a command line would give it.
 std::string option_value(const nlohmann::json& value) {
   if (value.is_string()) return value.get<std::string>();
@@ -33,15 +39,15 @@ nlohmann::json read_options_file(const std::string& path, const std::string& tas
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(path + ": not a JSON options file (" + e.what() + ")");
   }
-  if (!file.is_object() || file.value("format", "") != kFormat)
+  if (!file.is_object() || text_field(file, "format") != kFormat)
     throw Error(path + ": not an edgewise options file (no \"format\": \"" + kFormat + "\")");
   if (!file.contains("version") || !file["version"].is_number_integer() || file["version"].get<int>() > kVersion)
     throw Error(path + ": options file version " + file.value("version", nlohmann::json()).dump() +
                 " is not one this edgewise reads (up to " + std::to_string(kVersion) + ")");
-  if (file.value("task", "") != task)
+  if (text_field(file, "task") != task)
     throw Error(path + ": the options are for --task " + file.value("task", nlohmann::json()).dump() +
                 ", not --task " + task);
-  const nlohmann::json& options = file["options"];
+  const nlohmann::json options = file.value("options", nlohmann::json());
   if (!options.is_object()) throw Error(path + ": \"options\" must be an object of option names and values");
   for (const auto& [name, value] : options.items())
     if (!value.is_primitive() || value.is_null())
