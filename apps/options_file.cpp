@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
 
 #include "cli_support.hpp"
 #include "edgewise/core/error.hpp"
@@ -28,17 +27,18 @@ std::string option_value(const nlohmann::json& value) {
 
 }  // namespace
 
-nlohmann::json read_options_file(const std::string& path, const std::string& task) {
+nlohmann::json read_json_file(const std::string& path, const std::string& what) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot read the options file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  nlohmann::json file;
+  if (!in) throw Error(path + ": cannot read the " + what);
   try {
-    file = nlohmann::json::parse(text.str());
+    return nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
-    throw Error(path + ": not a JSON options file (" + e.what() + ")");
+    throw Error(path + ": not a JSON " + what + " (" + e.what() + ")");
   }
+}
+
+nlohmann::json read_options_file(const std::string& path, const std::string& task) {
+  nlohmann::json file = read_json_file(path, "options file");
   if (!file.is_object() || text_field(file, "format") != kFormat)
     throw Error(path + ": not an edgewise options file (no \"format\": \"" + kFormat + "\")");
   if (!file.contains("version") || !file["version"].is_number_integer() || file["version"].get<int>() > kVersion)

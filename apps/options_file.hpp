@@ -16,6 +16,9 @@
 
 namespace edgewise::cli {
 
+// The JSON text of a file; `what` names it in errors ("cannot read the <what>", "not a JSON <what>").
+nlohmann::json read_json_file(const std::string& path, const std::string& what);
+
 // Reads the "options" object of an options file written for `task`. Throws ParseError naming the
 // file for text that is not JSON, and Error for another format, a newer version, another task, or
 // an option value that is not a string, number or boolean.

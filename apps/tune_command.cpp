@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <numeric>
@@ -78,15 +77,7 @@ nlohmann::json grid_candidates(const nlohmann::json& grid, const std::string& so
 
 nlohmann::json read_grid(const TuneArgs& args) {
   if (args.grid.empty() == args.preset.empty()) throw ArgumentError("tune: give either --grid FILE or --preset small");
-  if (!args.grid.empty()) {
-    std::ifstream in(args.grid, std::ios::binary);
-    if (!in) throw Error(args.grid + ": cannot read the grid file");
-    try {
-      return grid_candidates(nlohmann::json::parse(in), args.grid);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw Error(args.grid + ": not a JSON grid (" + e.what() + ")");
-    }
-  }
+  if (!args.grid.empty()) return grid_candidates(read_json_file(args.grid, "grid"), args.grid);
   return small_preset();
 }
 
