@@ -95,6 +95,7 @@ void print_training(std::ostream& out, const std::optional<TrainingSummary>& sum
   field(out, "split", recorded(summary->split));
   field(out, "seed", recorded(summary->seed));
   field(out, "epochs", epochs_text(*summary));
+  if (summary->defaults) field(out, "defaults", *summary->defaults);
   out << "metrics\n";
   if (summary->metrics.empty()) field(out, "all", kNotRecorded);
   for (const auto& [name, value] : summary->metrics) field(out, name, metric_text(value));

@@ -39,8 +39,11 @@ constexpr SharedOption kSharedTrainOptions[] = {
     {"--layers", "attention layers, the output layer included; default 2"},
     {"--heads", "heads of each hidden layer, each --head-dim wide; default 8"},
     {"--score", "default additive (GAT)"},
-    {"--dropout", "on the input of every attention layer; default 0.6, or 0.1 with structural features"},
-    {"--attention-dropout", "default 0.6, or 0.1 with structural features"},
+    {"--dropout",
+     "on the input of every attention layer; default 0.1 with structural features, else 0.6 for at most 25 "
+     "training labels a class (the GAT recipe), 0.5 above"},
+    {"--attention-dropout", "default 0.1 with structural features, else 0.6 for at most 25 training labels a class, "
+                            "0.1 above"},
     {"--lr", "Adam's learning rate; default 0.005"},
     {"--weight-decay", "an L2 term added to the gradient, as GAT trains; default 5e-4"},
     {"--patience", "epochs in which neither validation accuracy nor loss reaches its best so far; default 100"},
@@ -49,16 +52,17 @@ constexpr SharedOption kSharedTrainOptions[] = {
     {"--resume", nullptr},
 };
 
+// Copies the value of option `name` when it was given; commands other than train may lack it.
 template <typename T>
 void take(const CLI::App& command, const char* name, T& value) {
-  const CLI::Option* option = command.get_option(name);
-  if (option->count() > 0) value = option->as<T>();
+  const CLI::Option* option = command.get_option_no_throw(name);
+  if (option != nullptr && option->count() > 0) value = option->as<T>();
 }
 
 template <typename T>
 void take(const CLI::App& command, const char* name, std::optional<T>& value) {
-  const CLI::Option* option = command.get_option(name);
-  if (option->count() > 0) value = option->as<T>();
+  const CLI::Option* option = command.get_option_no_throw(name);
+  if (option != nullptr && option->count() > 0) value = option->as<T>();
 }
 
 std::vector<double> numbers_option(const std::string& option, const std::string& text) {
@@ -225,15 +229,28 @@ void print_evaluation(std::ostream& out, const std::string& title, const NodeEva
   print_class_table(out, metrics, classes);
 }
 
-NodeClassifierOptions network_options(const NodeTrainArgs& args, FeatureFormat features) {
-  NodeClassifierOptions network = args.network;
-  network.score = parse_score_function(args.score);
-  const bool structural = features == FeatureFormat::structural;
-  network.dropout = args.dropout.value_or(structural ? kStructuralDropout : network.dropout);
-  network.attention_dropout =
-      args.attention_dropout.value_or(structural ? kStructuralDropout : network.attention_dropout);
-  network.value_dropout = args.value_dropout.value_or(network.dropout);
-  return network;
+// The network and training options of args, with the data's defaults where args leaves them open.
+struct NodeSettings {
+  NodeClassifierOptions network;
+  NodeTrainingOptions training;
+  std::string defaults;  // the settings the rule chose and why; empty when args gave them all
+};
+
+NodeSettings node_settings(const NodeTrainArgs& args, const NodeGraph& data, const NodeSplit& split) {
+  const NodeTrainingDefaults defaults = default_node_training(data, split);
+  NodeSettings settings{args.network, args.training, ""};
+  settings.network.score = parse_score_function(args.score);
+  settings.network.dropout = args.dropout.value_or(defaults.dropout);
+  settings.network.attention_dropout = args.attention_dropout.value_or(defaults.attention_dropout);
+  settings.network.value_dropout = args.value_dropout.value_or(settings.network.dropout);
+  settings.training.weight_decay = args.weight_decay.value_or(defaults.weight_decay);
+  std::ostringstream chosen;
+  if (!args.dropout) chosen << "dropout " << defaults.dropout << ", ";
+  if (!args.attention_dropout) chosen << "attention dropout " << defaults.attention_dropout << ", ";
+  if (!args.weight_decay) chosen << "weight decay " << defaults.weight_decay << ", ";
+  const std::string list = chosen.str();
+  if (!list.empty()) settings.defaults = list.substr(0, list.size() - 2) + " for " + defaults.reason;
+  return settings;
 }
 
 void write_output(const std::string& path, const std::string& text, bool force) {
@@ -306,8 +323,9 @@ NodeGraph read_for(const NodeModel& model, const NodeRunArgs& args) {
 
 CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args) {
   for (const SharedOption& shared : kSharedTrainOptions) {
-    CLI::Option* option = command.get_option(shared.name);
-    if (shared.node_help) option->description(option->get_description() + ". --task node: " + shared.node_help);
+    CLI::Option* option = command.get_option_no_throw(shared.name);
+    if (option != nullptr && shared.node_help)
+      option->description(option->get_description() + ". --task node: " + shared.node_help);
   }
   CLI::Option_group* group = command.add_option_group("Node classification (--task node)");
   group->add_option("--edges", args.files.edges,
@@ -361,10 +379,10 @@ CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args
   return group;
 }
 
-void take_shared_train_options(const CLI::App& command, NodeTrainArgs& args) {
-  std::vector<std::string> node_task_options = {"--help", "--task", "--threads", "--quiet", "--verbose"};
-  for (const SharedOption& shared : kSharedTrainOptions) node_task_options.emplace_back(shared.name);
-  reject_given(options_except(command, node_task_options), "applies to --task graph only");
+void take_shared_train_options(const CLI::App& command, NodeTrainArgs& args, std::vector<std::string> own_options) {
+  own_options.insert(own_options.end(), {"--help", "--task", "--threads", "--quiet", "--verbose"});
+  for (const SharedOption& shared : kSharedTrainOptions) own_options.emplace_back(shared.name);
+  reject_given(options_except(command, own_options), "applies to --task graph only");
 
   take(command, "--out", args.out);
   take(command, "--plot", args.plot);
@@ -379,7 +397,7 @@ void take_shared_train_options(const CLI::App& command, NodeTrainArgs& args) {
   take(command, "--dropout", args.dropout);
   take(command, "--attention-dropout", args.attention_dropout);
   take(command, "--lr", args.training.learning_rate);
-  take(command, "--weight-decay", args.training.weight_decay);
+  take(command, "--weight-decay", args.weight_decay);
   take(command, "--patience", args.training.patience);
   take(command, "--checkpoint-every", args.checkpoints.every);
   take(command, "--checkpoint", args.checkpoints.path);
@@ -423,38 +441,53 @@ void warn_of_classes_without_training_nodes(const NodeGraphFiles& files, const N
             << (members[smallest] == 1 ? "" : "s") << ")\n";
 }
 
-void train_nodes(const NodeTrainArgs& args) {
+NodeGraph read_training_graph(const NodeTrainArgs& args) {
   if (args.files.edges.empty()) throw ArgumentError("--edges is required with --task node");
   if (args.files.labels.empty()) throw ArgumentError("--labels is required with --task node");
+  NodeGraph data = read_node_graph(args.files, input_options(args));
+  check_label_column(args.files, data.labels);
+  return data;
+}
+
+NodeSplit training_node_split(const NodeTrainArgs& args, const NodeGraph& data) {
+  NodeSplit split = node_split(args.split, data, args.training.seed);
+  warn_of_classes_without_training_nodes(args.files, data, split);
+  return split;
+}
+
+double held_out_accuracy(const NodeTrainArgs& args, const NodeGraph& data, const NodeSplit& split) {
+  const NodeSettings settings = node_settings(args, data, split);
+  NodeModel model({.network = settings.network, .classes = data.labels.class_names, .input = data.input});
+  model.initialize(args.training.seed);
+  model.fit(data, split, settings.training);
+  return model.evaluate(data, split.test).metrics.accuracy;
+}
+
+void train_nodes(const NodeTrainArgs& args) {
   check_output_path(args.out, args.force);
   const CheckpointOptions checkpoints = checkpoint_options(args.checkpoints, args.out, args.force);
   if (!args.plot.empty()) check_plot_path(args.plot, args.out, args.force);
   const Logger log(args.training.log);
-  const NodeGraph data = read_node_graph(args.files, input_options(args));
-  check_label_column(args.files, data.labels);
+  const NodeGraph data = read_training_graph(args);
   log_graph_summary(log, data);
-  const NodeSplit split = node_split(args.split, data, args.training.seed);
-  warn_of_classes_without_training_nodes(args.files, data, split);
+  const NodeSplit split = training_node_split(args, data);
   if (!args.save_split.empty())
     write_node_split(args.save_split, split, args.force, [&](Index node) { return std::string(data.nodes.name(node)); });
   const std::string sizes = std::to_string(split.train.size()) + " / " + std::to_string(split.val.size()) + " / " +
                             std::to_string(split.test.size()) + " (train / validation / test)";
   log.normal("split " + sizes);
 
-  const NodeClassifierOptions network = network_options(args, data.input.features.format);
-  if (data.input.features.format == FeatureFormat::structural && !(args.dropout && args.attention_dropout)) {
-    std::ostringstream line;
-    line << "structural features: dropout " << network.dropout << ", attention dropout " << network.attention_dropout;
-    log.normal(line.str());
-  }
-  NodeModel model({.network = network, .classes = data.labels.class_names, .input = data.input});
+  const NodeSettings settings = node_settings(args, data, split);
+  if (!settings.defaults.empty()) log.normal("defaults: " + settings.defaults);
+  NodeModel model({.network = settings.network, .classes = data.labels.class_names, .input = data.input});
   model.initialize(args.training.seed);
   log.normal("model: " + std::to_string(model.num_parameters()) + " parameters");
   const NodeTrainingResult result = fit_reporting_divergence(
-      checkpoints, [&] { return model.fit(data, split, args.training, {}, checkpoints); });
+      checkpoints, [&] { return model.fit(data, split, settings.training, {}, checkpoints); });
   log.normal("best epoch " + std::to_string(result.best_epoch) + " (validation accuracy " +
              fixed(result.best_val_accuracy) + ")");
   TrainingSummary summary = node_training_summary(args, data, args.split + ": " + sizes, result);
+  if (!settings.defaults.empty()) summary.defaults = settings.defaults;
   std::ostringstream test_report;
   if (!split.test.empty()) {
     const NodeEvaluation test = model.evaluate(data, split.test);

@@ -4,18 +4,12 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli_support.hpp"
 #include "edgewise/io/node_model.hpp"
 
 namespace edgewise::cli {
-
-// The default --dropout and --attention-dropout with structural features. The GAT recipe's 0.6 suits
-// wide bag-of-words rows; structural features are a few dense columns (a dropped column of the
-// degree one-hot loses the node's degree), and with 0.6 the network barely learns them: on
-// email-Eu-core and LastFM Asia (stratified 60/20/20) test accuracy goes from 18% and 32% to about
-// 60% and 66% with 0.1.
-inline constexpr double kStructuralDropout = 0.1;
 
 struct NodeTrainArgs {
   NodeGraphFiles files;
@@ -26,10 +20,10 @@ struct NodeTrainArgs {
   bool mlp = false;  // attention over self-loops only: an MLP baseline
   std::string row_normalize = "auto";
   NodeClassifierOptions network;
-  // --dropout and --attention-dropout where given; otherwise network's (the GAT recipe's 0.6), or
-  // kStructuralDropout with structural features.
+  // Where given; otherwise default_node_training() chooses them from the data and the split.
   std::optional<double> dropout;
   std::optional<double> attention_dropout;
+  std::optional<double> weight_decay;
   std::optional<double> value_dropout;  // default: the --dropout rate, as in the GAT reference code
   std::string score = "additive";
   std::string split = "stratified:0.6,0.2,0.2";
@@ -45,10 +39,20 @@ struct NodeTrainArgs {
 // mean for node classification to the help of the options it shares with --task graph (which must
 // be registered first). Returns the group.
 CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args);
-// Throws ArgumentError when an option only --task graph reads was given; copies the values of the
-// shared options that were given into args, where the others keep the node classification defaults.
-void take_shared_train_options(const CLI::App& command, NodeTrainArgs& args);
+// Throws ArgumentError when an option was given that is neither shared, in the node group nor one of
+// `own_options` (the command's own, beside train's); copies the values of the shared options that
+// were given into args, where the others keep the node classification defaults.
+void take_shared_train_options(const CLI::App& command, NodeTrainArgs& args, std::vector<std::string> own_options = {});
 void train_nodes(const NodeTrainArgs& args);
+
+// The graph train reads, with its labels checked (ArgumentError for a missing --edges or --labels, or
+// a label column that names every node apart).
+NodeGraph read_training_graph(const NodeTrainArgs& args);
+// args.split of data, with a warning for classes it leaves without training nodes.
+NodeSplit training_node_split(const NodeTrainArgs& args, const NodeGraph& data);
+// Trains a model as train does (the data's defaults where args leaves options open) on split.train,
+// stopping early on split.val, and returns its accuracy on split.test. Logs as args.training.log says.
+double held_out_accuracy(const NodeTrainArgs& args, const NodeGraph& data, const NodeSplit& split);
 
 // How train read its graph, as predict, embed and eval may repeat it: each option given must agree
 // with what the model recorded. Empty or false: not given.

@@ -34,7 +34,7 @@ void run(CLI::App& command, const CLI::Option_group& node_options, TrainArgs& ar
     args.molecules.default_epochs = command.get_option("--epochs")->count() == 0;
     return train_molecules(args.molecules);
   }
-  take_shared_train_options(command, args.nodes);
+  take_shared_train_options(command, args.nodes, {"--options"});
   train_nodes(args.nodes);
 }
 

@@ -12,6 +12,7 @@
 #include "commands.hpp"
 #include "edgewise/core/error.hpp"
 #include "molecule_commands.hpp"
+#include "node_commands.hpp"
 #include "options_file.hpp"
 
 namespace edgewise::cli {
@@ -19,7 +20,8 @@ namespace {
 
 struct TuneArgs {
   std::string task;
-  MoleculeTrainArgs base;  // the data, the split and the options every candidate shares
+  MoleculeTrainArgs base;  // --task graph: the data, the split and the options every candidate shares
+  NodeTrainArgs nodes;     // --task node: the same
   std::string grid;
   std::string preset;
   Index folds = 5;
@@ -35,9 +37,19 @@ const std::vector<std::string> kTunable = {
     "hidden", "layers", "heads", "score", "readout", "descriptors", "atom-crippen", "ensemble", "head-hidden",
     "dropout", "attention-dropout", "batch-size", "lr", "warmup-epochs", "final-lr-ratio", "weight-decay",
     "clip-norm", "patience", "epochs"};
+const std::vector<std::string> kTunableNode = {
+    "layers", "heads", "head-dim", "output-heads", "score", "dropout", "attention-dropout", "value-dropout",
+    "lr", "weight-decay", "patience", "epochs", "residual", "layer-norm"};
 
 // `--preset small`: one change at a time from the defaults, each a choice the defaults were made from.
-nlohmann::json small_preset() {
+nlohmann::json small_preset(const std::string& task) {
+  if (task == "node")
+    return nlohmann::json::array({nlohmann::json::object(),
+                                  {{"dropout", 0.6}, {"attention-dropout", 0.6}},
+                                  {{"dropout", 0.2}, {"attention-dropout", 0.2}},
+                                  {{"weight-decay", 0.0}},
+                                  {{"score", "gatv2"}},
+                                  {{"head-dim", 16}}});
   return nlohmann::json::array({nlohmann::json::object(),
                                 {{"score", "gatv2"}},
                                 {{"readout", "sum"}},
@@ -78,7 +90,7 @@ nlohmann::json grid_candidates(const nlohmann::json& grid, const std::string& so
 nlohmann::json read_grid(const TuneArgs& args) {
   if (args.grid.empty() == args.preset.empty()) throw ArgumentError("tune: give either --grid FILE or --preset small");
   if (!args.grid.empty()) return grid_candidates(read_json_file(args.grid, "grid"), args.grid);
-  return small_preset();
+  return small_preset(args.task);
 }
 
 bool higher_is_better(const std::string& metric) { return metric != "rmse" && metric != "mae"; }
@@ -104,6 +116,12 @@ std::string candidate_name(const nlohmann::json& options) {
   return options.empty() ? std::string("(defaults)") : options_text(options);
 }
 
+void print_fold(const std::string& label, std::size_t k, std::size_t folds, const std::string& metric, double value) {
+  char line[160];
+  std::snprintf(line, sizeof line, "%s, fold %zu/%zu: %s %.4f", label.c_str(), k + 1, folds, metric.c_str(), value);
+  std::cout << line << std::endl;
+}
+
 // Trains one model per fold with `args` and scores it on the fold's held-out rows.
 CandidateResult cross_validate(const MoleculeTrainArgs& args, const std::vector<Split>& row_folds,
                                const std::string& metric, const std::string& label) {
@@ -119,10 +137,7 @@ CandidateResult cross_validate(const MoleculeTrainArgs& args, const std::vector<
     model.initialize(training.seed);
     model.fit(molecule_set(data, fold.train), molecule_set(data, fold.val), training);
     result.folds.push_back(set_metric(model, molecule_set(data, fold.test), metric));
-    char line[160];
-    std::snprintf(line, sizeof line, "%s, fold %zu/%zu: %s %.4f", label.c_str(), k + 1, row_folds.size(),
-                  metric.c_str(), result.folds.back());
-    std::cout << line << std::endl;
+    print_fold(label, k, row_folds.size(), metric, result.folds.back());
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
@@ -173,8 +188,9 @@ void print_table(const std::vector<CandidateResult>& results, std::size_t best, 
   std::fflush(stdout);
 }
 
-nlohmann::json cross_validation_record(const TuneArgs& args, const std::vector<CandidateResult>& results,
-                                       std::size_t best, const std::string& metric) {
+nlohmann::json cross_validation_record(const TuneArgs& args, const std::string& data, const std::string& split,
+                                       const std::vector<CandidateResult>& results, std::size_t chosen,
+                                       const std::string& metric) {
   nlohmann::json candidates = nlohmann::json::array();
   for (const CandidateResult& result : results)
     candidates.push_back({{"options", result.options},
@@ -182,9 +198,8 @@ nlohmann::json cross_validation_record(const TuneArgs& args, const std::vector<C
                           {"mean", result.mean()},
                           {"sd", result.sd()},
                           {"seconds", result.seconds}});
-  return {{"data", args.base.input.data}, {"split", args.base.split},       {"folds", args.folds},
-          {"seed", args.base.training.seed}, {"metric", metric},           {"chosen", best},
-          {"candidates", candidates}};
+  return {{"data", data},     {"split", split},     {"folds", args.folds}, {"seed", args.base.training.seed},
+          {"metric", metric}, {"chosen", chosen}, {"candidates", candidates}};
 }
 
 // Candidates may not vary what the command line fixed.
@@ -197,27 +212,36 @@ void check_grid(const CLI::App& command, const nlohmann::json& candidates) {
     }
 }
 
-void run(CLI::App& command, TuneArgs& args) {
-  apply_threads(args.threads);
-  reject_given({command.get_option("--save-split")}, "applies to train only");
-  check_output_path(args.out, args.force);
-  args.base.training.log = console_log(true, false);
-  const nlohmann::json candidates = read_grid(args);
-  check_grid(command, candidates);
+std::string candidate_label(const nlohmann::json& candidates, std::size_t c) {
+  return "candidate " + std::to_string(c + 1) + "/" + std::to_string(candidates.size()) + " (" +
+         candidate_name(candidates[c]) + ")";
+}
 
-  // Folds over data rows, so that candidates whose featurizers skip different molecules share them.
+// The training and validation indices of a split: what cross-validation may use.
+std::vector<Index> training_and_validation(const std::vector<Index>& train, const std::vector<Index>& val) {
+  std::vector<Index> indices = train;
+  indices.insert(indices.end(), val.begin(), val.end());
+  return indices;
+}
+
+void print_folds_header(std::size_t count, const char* what, const TuneArgs& args, std::size_t left_out,
+                        std::size_t candidates, const std::string& metric) {
+  std::cout << count << " training and validation " << what << " in " << args.folds << " folds (" << left_out
+            << " test " << what << " left out); " << candidates << " candidates, " << metric
+            << " on each held-out fold" << std::endl;
+}
+
+// --task graph: folds over data rows, so that candidates whose featurizers skip different molecules
+// share them.
+nlohmann::json tune_molecules(CLI::App& command, TuneArgs& args, const nlohmann::json& candidates,
+                              std::vector<CandidateResult>& results) {
   MoleculeModelConfig config = molecule_model_config(args.base);
   const MoleculeDataset data = load_training_data(args.base, config);
   const std::string metric = metric_name(args.base.training, config.task_type);
   const Split split = row_split(training_split(args.base, data), data);
-  std::vector<Index> rows = split.train;
-  rows.insert(rows.end(), split.val.begin(), split.val.end());
-  const std::vector<Split> folds = cross_validation_folds(rows, args.folds, 0.1, args.base.training.seed);
-  std::cout << rows.size() << " training and validation rows in " << args.folds << " folds ("
-            << split.test.size() << " test rows left out); " << candidates.size() << " candidates, " << metric
-            << " on each held-out fold" << std::endl;
-
-  std::vector<CandidateResult> results;
+  const std::vector<Split> folds = cross_validation_folds(training_and_validation(split.train, split.val), args.folds,
+                                                          0.1, args.base.training.seed);
+  print_folds_header(split.train.size() + split.val.size(), "rows", args, split.test.size(), candidates.size(), metric);
   MoleculeTrainArgs base = args.base;
   base.input.list_skipped = false;  // the first read listed them
   for (std::size_t c = 0; c < candidates.size(); ++c) {
@@ -225,17 +249,67 @@ void run(CLI::App& command, TuneArgs& args) {
     const std::vector<CLI::Option*> applied =
         apply_options(command, candidates[c], args.grid.empty() ? "--preset" : args.grid, kTunable);
     args.base.default_epochs = command.get_option("--epochs")->count() == 0;
-    const std::string label = "candidate " + std::to_string(c + 1) + "/" + std::to_string(candidates.size()) + " (" +
-                              candidate_name(candidates[c]) + ")";
-    results.push_back(cross_validate(args.base, folds, metric, label));
+    results.push_back(cross_validate(args.base, folds, metric, candidate_label(candidates, c)));
     results.back().options = candidates[c];
     for (CLI::Option* option : applied) option->clear();
   }
+  args.base = base;
+  return {{"data", args.base.input.data}, {"split", args.base.split}, {"metric", metric}};
+}
+
+// --task node: folds over the labelled training and validation nodes; the graph, its features and the
+// test nodes (unlabelled to the model) stay as they are, as in train.
+nlohmann::json tune_nodes(CLI::App& command, TuneArgs& args, const nlohmann::json& candidates,
+                          std::vector<CandidateResult>& results) {
+  take_shared_train_options(command, args.nodes, {"--grid", "--preset", "--folds"});
+  args.nodes.training.log = args.base.training.log;
+  const NodeGraph data = read_training_graph(args.nodes);
+  const NodeSplit split = training_node_split(args.nodes, data);
+  const std::vector<Split> folds = cross_validation_folds(training_and_validation(split.train, split.val), args.folds,
+                                                          0.1, args.nodes.training.seed);
+  print_folds_header(split.train.size() + split.val.size(), "nodes", args, split.test.size(), candidates.size(),
+                     "accuracy");
+  const NodeTrainArgs base = args.nodes;
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    args.nodes = base;
+    const std::vector<CLI::Option*> applied =
+        apply_options(command, candidates[c], args.grid.empty() ? "--preset" : args.grid, kTunableNode);
+    take_shared_train_options(command, args.nodes, {"--grid", "--preset", "--folds"});
+    const std::string label = candidate_label(candidates, c);
+    CandidateResult result;
+    result.options = candidates[c];
+    const auto start = std::chrono::steady_clock::now();
+    for (std::size_t k = 0; k < folds.size(); ++k) {
+      result.folds.push_back(
+          held_out_accuracy(args.nodes, data, {.train = folds[k].train, .val = folds[k].val, .test = folds[k].test}));
+      print_fold(label, k, folds.size(), "accuracy", result.folds.back());
+    }
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    results.push_back(std::move(result));
+    for (CLI::Option* option : applied) option->clear();
+  }
+  return {{"data", args.nodes.files.edges.string()}, {"split", args.nodes.split}, {"metric", "accuracy"}};
+}
+
+void run(CLI::App& command, const CLI::Option_group& node_options, TuneArgs& args) {
+  apply_threads(args.threads);
+  reject_given({command.get_option("--save-split")}, "applies to train only");
+  if (args.task == "graph") reject_given(node_options.get_options(), "applies to --task node only");
+  check_output_path(args.out, args.force);
+  args.base.training.log = console_log(true, false);
+  const nlohmann::json candidates = read_grid(args);
+  check_grid(command, candidates);
+
+  std::vector<CandidateResult> results;
+  const nlohmann::json run = args.task == "node" ? tune_nodes(command, args, candidates, results)
+                                                 : tune_molecules(command, args, candidates, results);
+  const std::string metric = run.at("metric");
   const std::size_t best = best_candidate(results, metric);
   const std::size_t chosen = chosen_candidate(results, best);
   print_table(results, best, chosen, metric);
   write_options_file(args.out, args.task, results[chosen].options,
-                     cross_validation_record(args, results, chosen, metric), args.force);
+                     cross_validation_record(args, run.at("data"), run.at("split"), results, chosen, metric),
+                     args.force);
   std::cout << "chose " << candidate_name(results[chosen].options) << "; options in " << args.out << '\n';
 }
 
@@ -245,9 +319,11 @@ void add_tune_command(CLI::App& app) {
   auto args = std::make_shared<TuneArgs>();
   CLI::App* command = app.add_subcommand(
       "tune", "Choose training options by K-fold cross-validation inside the training and validation rows");
-  command->add_option("--task", args->task, "graph: molecule property models (node classification: not yet)")
+  command->add_option("--task", args->task,
+                      "graph: molecule property models, scored by train's early-stopping metric; node: node "
+                      "classifiers, scored by accuracy")
       ->required()
-      ->check(CLI::IsMember({"graph"}));
+      ->check(CLI::IsMember({"graph", "node"}));
   command->add_option("--grid", args->grid,
                       "JSON file: an array of candidates (objects of train options, e.g. {\"hidden\": 64}), or an "
                       "object of option value lists whose every combination is a candidate")
@@ -263,7 +339,8 @@ void add_tune_command(CLI::App& app) {
       ->check(at_least(1, "POSITIVE"));
   add_threads_option(*command, args->threads);
   add_molecule_train_options(*command, args->base);
-  command->callback([args, command] { run(*command, *args); });
+  const CLI::Option_group* node_options = add_node_train_options(*command, args->nodes);
+  command->callback([args, command, node_options] { run(*command, *node_options, *args); });
 }
 
 }  // namespace edgewise::cli

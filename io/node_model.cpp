@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
@@ -132,6 +133,18 @@ std::vector<Index> class_ids_by_name(const NodeLabels& labels, const std::vector
 
 bool normalizes_rows_by_default(FeatureFormat format) {
   return format == FeatureFormat::sparse || format == FeatureFormat::musae_json;
+}
+
+NodeTrainingDefaults default_node_training(const NodeGraph& data, const NodeSplit& split) {
+  if (data.input.features.format == FeatureFormat::structural)
+    return {.dropout = 0.1, .attention_dropout = 0.1, .reason = "structural features"};
+  const Index classes = std::max<Index>(data.labels.num_classes(), 1);
+  const double per_class = static_cast<double>(split.train.size()) / static_cast<double>(classes);
+  char figure[96];
+  std::snprintf(figure, sizeof figure, "%.4g training labels a class (%s %g)", per_class,
+                per_class <= kFewLabelsPerClass ? "at most" : "more than", kFewLabelsPerClass);
+  if (per_class <= kFewLabelsPerClass) return {.reason = figure};
+  return {.dropout = 0.5, .attention_dropout = 0.1, .reason = figure};
 }
 
 NodeGraph make_node_graph(Graph graph, Matrix<float> features, NodeLabels labels) {

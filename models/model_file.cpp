@@ -165,6 +165,7 @@ void to_json(nlohmann::json& j, const TrainingSummary& summary) {
   j["best_epochs"] = summary.best_epochs;
   j["metrics"] = nlohmann::json::array();
   for (const auto& [name, value] : summary.metrics) j["metrics"].push_back({{"name", name}, {"value", value}});
+  write_optional(j, "defaults", summary.defaults);
 }
 
 void from_json(const nlohmann::json& j, TrainingSummary& summary) {
@@ -174,6 +175,7 @@ void from_json(const nlohmann::json& j, TrainingSummary& summary) {
   read_optional(j, "split", summary.split);
   read_optional(j, "seed", summary.seed);
   read_optional(j, "max_epochs", summary.max_epochs);
+  read_optional(j, "defaults", summary.defaults);
   if (j.contains("epochs_run")) j.at("epochs_run").get_to(summary.epochs_run);
   if (j.contains("best_epochs")) j.at("best_epochs").get_to(summary.best_epochs);
   for (const nlohmann::json& metric : j.value("metrics", nlohmann::json::array())) {

@@ -130,24 +130,38 @@ TEST_F(CliNodeTest, MlpBaselineKeepsStructuralFeaturesOfTheEdges) {
   EXPECT_NE(refused.output.find("--mlp"), std::string::npos) << refused.output;
 }
 
-TEST_F(CliNodeTest, StructuralFeaturesDefaultToLessDropout) {
+TEST_F(CliNodeTest, DefaultsFollowTheDataAndAreRecordedInTheModel) {
   const std::string structural = "train --task node --node-ids string --edges " + path("edges.txt") + " --labels " +
                                  path("labels.txt") + " --split stratified:0.5,0.25,0.25 --epochs 2";
   const CliRun defaults = run_cli(structural + " --out " + path("defaults.ew"));
   ASSERT_EQ(defaults.status, 0) << defaults.output;
-  EXPECT_NE(defaults.output.find("structural features: dropout 0.1, attention dropout 0.1"), std::string::npos)
-      << defaults.output;
+  const std::string rule = "dropout 0.1, attention dropout 0.1, weight decay 0.0005 for structural features";
+  EXPECT_NE(defaults.output.find("defaults: " + rule), std::string::npos) << defaults.output;
   EXPECT_EQ(edgewise::NodeModel::load(path("defaults.ew")).config().network.dropout, 0.1);
+  const CliRun info = run_cli("info " + path("defaults.ew"), 0);
+  EXPECT_NE(info.output.find("defaults             " + rule + "\n"), std::string::npos) << info.output;
 
-  const CliRun given = run_cli(structural + " --dropout 0.5 --out " + path("given.ew"));
+  // Only what was not given is the rule's.
+  const CliRun given = run_cli(structural + " --dropout 0.5 --weight-decay 0 --out " + path("given.ew"));
   ASSERT_EQ(given.status, 0) << given.output;
-  EXPECT_NE(given.output.find("dropout 0.5, attention dropout 0.1"), std::string::npos) << given.output;
+  EXPECT_NE(given.output.find("defaults: attention dropout 0.1 for structural features"), std::string::npos)
+      << given.output;
   const edgewise::NodeClassifierOptions network = edgewise::NodeModel::load(path("given.ew")).config().network;
   EXPECT_EQ(network.dropout, 0.5);
   EXPECT_EQ(network.attention_dropout, 0.1);
+  const CliRun all_given = run_cli(structural + " --dropout 0.5 --attention-dropout 0.2 --weight-decay 0 --out " +
+                                   path("all_given.ew"));
+  ASSERT_EQ(all_given.status, 0) << all_given.output;
+  EXPECT_EQ(all_given.output.find("defaults"), std::string::npos) << all_given.output;
+  EXPECT_EQ(run_cli("info " + path("all_given.ew"), 0).output.find("defaults"), std::string::npos);
 
-  // Features read from a file keep the GAT recipe's dropout.
-  ASSERT_EQ(run_cli(train_arguments()).status, 0);
+  // Features read from a file, with two training labels a class: the GAT recipe.
+  const CliRun featured = run_cli(train_arguments());
+  ASSERT_EQ(featured.status, 0) << featured.output;
+  EXPECT_NE(featured.output.find("defaults: dropout 0.6, attention dropout 0.6, weight decay 0.0005 for 2 training "
+                                 "labels a class (at most 25)"),
+            std::string::npos)
+      << featured.output;
   EXPECT_EQ(edgewise::NodeModel::load(path("model.ew")).config().network.dropout, 0.6);
 }
 

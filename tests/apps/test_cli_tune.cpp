@@ -109,6 +109,47 @@ TEST_F(CliTuneTest, AGridObjectIsEveryCombinationOfItsValues) {
   EXPECT_EQ(json("best.json")["cross_validation"]["candidates"].size(), 4u);
 }
 
+TEST_F(CliTuneTest, TunesNodeClassifiersOnTheTrainingAndValidationNodes) {
+  // Two 6-cliques joined by one edge; each community's nodes share a feature.
+  {
+    std::ofstream edges(path("edges.txt")), labels(path("labels.txt")), features(path("features.txt"));
+    for (int community = 0; community < 2; ++community)
+      for (int i = 0; i < 6; ++i) {
+        const int node = 6 * community + i;
+        for (int j = i + 1; j < 6; ++j) edges << node << ' ' << 6 * community + j << '\n';
+        labels << node << ' ' << community << '\n';
+        features << node << ' ' << community << '\n';
+      }
+    edges << "0 6\n";
+  }
+  write_grid(R"([{}, {"dropout": 0.2, "head-dim": 4}])");
+  const std::string graph = " --task node --edges " + path("edges.txt") + " --labels " + path("labels.txt") +
+                            " --features " + path("features.txt");
+  const CliRun run =
+      run_cli("tune" + graph + " --grid " + path("grid.json") + " --folds 2 --epochs 5 --out " + path("nodes.json"));
+  ASSERT_EQ(run.status, 0) << run.output;
+  // stratified:0.6,0.2,0.2 of 6 nodes a class: 3 + 1 to cross-validate on, 2 left out.
+  EXPECT_NE(run.output.find("8 training and validation nodes in 2 folds (4 test nodes left out); 2 candidates, "
+                            "accuracy on each held-out fold"),
+            std::string::npos)
+      << run.output;
+  const nlohmann::json file = json("nodes.json");
+  EXPECT_EQ(file["task"], "node");
+  EXPECT_EQ(file["cross_validation"]["candidates"][1]["folds"].size(), 2u);
+
+  const CliRun train = run_cli("train" + graph + " --epochs 2 --options " + path("nodes.json") + " --out " +
+                               path("nodes.ew"));
+  EXPECT_EQ(train.status, 0) << train.output;
+  const CliRun graph_option = run_cli("tune" + graph + " --preset small --readout sum --out " + path("x.json"));
+  EXPECT_EQ(graph_option.status, 1);
+  EXPECT_NE(graph_option.output.find("--readout applies to --task graph only"), std::string::npos)
+      << graph_option.output;
+  const CliRun node_option = tune("x.json", "--head-dim 4");
+  EXPECT_EQ(node_option.status, 1);
+  EXPECT_NE(node_option.output.find("--head-dim applies to --task node only"), std::string::npos)
+      << node_option.output;
+}
+
 TEST_F(CliTuneTest, RefusesGridsAndOptionFilesItCannotUse) {
   const CliRun varied = tune("best.json", "--hidden 8");
   EXPECT_EQ(varied.status, 1);

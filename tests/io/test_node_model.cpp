@@ -86,6 +86,32 @@ std::vector<std::string> names_in_output_order(const NodeModel& model, const Nod
   return names;
 }
 
+// The regularization rule reads the feature format, then the training labels a class.
+TEST(NodeTrainingDefaultsTest, FollowTheFeaturesAndTheTrainingLabelsPerClass) {
+  NodeGraph data;
+  data.labels.class_names = {"a", "b"};
+  data.input.features.format = FeatureFormat::sparse;
+  NodeSplit split;
+  split.train.resize(2 * static_cast<std::size_t>(kFewLabelsPerClass));  // exactly the limit: the GAT recipe
+  NodeTrainingDefaults few = default_node_training(data, split);
+  EXPECT_EQ(few.dropout, 0.6);
+  EXPECT_EQ(few.attention_dropout, 0.6);
+  EXPECT_EQ(few.weight_decay, 5e-4);
+  EXPECT_EQ(few.reason, "25 training labels a class (at most 25)");
+
+  split.train.resize(split.train.size() + 2);
+  const NodeTrainingDefaults many = default_node_training(data, split);
+  EXPECT_EQ(many.dropout, 0.5);
+  EXPECT_EQ(many.attention_dropout, 0.1);
+  EXPECT_EQ(many.reason, "26 training labels a class (more than 25)");
+
+  data.input.features.format = FeatureFormat::structural;
+  const NodeTrainingDefaults structural = default_node_training(data, split);
+  EXPECT_EQ(structural.dropout, 0.1);
+  EXPECT_EQ(structural.attention_dropout, 0.1);
+  EXPECT_EQ(structural.reason, "structural features");
+}
+
 TEST_F(NodeModelTest, LearnsAStochasticBlockModel) {
   const NodeGraphFiles files =
       write_sbm({.nodes = 400, .communities = 4, .p_in = 0.05, .p_out = 0.005, .seed = 11});

@@ -102,6 +102,28 @@ NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& o
 /// not below the number of class names.
 NodeGraph make_node_graph(Graph graph, Matrix<float> features, NodeLabels labels = {});
 
+/// The regularization a node classifier trains with unless told otherwise, chosen from what the data
+/// shows before training (docs/defaults.md has the validation runs that chose the rule):
+/// - structural features: dropout and attention dropout 0.1, as a dropped column of the degree
+///   one-hot loses the node's degree;
+/// - few training labels a class (at most kFewLabelsPerClass: the semi-supervised setting of the
+///   Planetoid benchmarks): the GAT paper's 0.6 and 0.6;
+/// - more labels: dropout 0.5 and attention dropout 0.1, as the recipe's 0.6 on the attention
+///   underfits once labels are plenty.
+/// Weight decay stays the recipe's 5e-4 throughout.
+struct NodeTrainingDefaults {
+  double dropout = 0.6;
+  double attention_dropout = 0.6;
+  double weight_decay = 5e-4;
+  std::string reason = {};  ///< the case that chose them and the figure it read, for logs and `edgewise info`
+};
+
+/// Training labels per class up to which the GAT recipe's regularization is the default.
+inline constexpr double kFewLabelsPerClass = 25;
+
+/// The defaults for training on split.train's labelled nodes of data.
+NodeTrainingDefaults default_node_training(const NodeGraph& data, const NodeSplit& split);
+
 /// Members left out of a designated initializer take their defaults.
 struct NodeModelConfig {
   NodeClassifierOptions network = {};     ///< in_dim and classes are set from input and classes

@@ -40,6 +40,8 @@ struct TrainingSummary {
   std::vector<Index> epochs_run = {};     ///< per network (ensemble member)
   std::vector<Index> best_epochs = {};    ///< per network: the epoch whose weights were kept
   std::vector<std::pair<std::string, double>> metrics = {};  ///< in order, e.g. ("test rmse", 0.61); NaN: undefined
+  /// Settings chosen by a rule from the data rather than given, and why, e.g. "dropout 0.5 (...)".
+  std::optional<std::string> defaults = {};
 };
 
 /// JSON of a summary: absent optional fields are left out, NaN metrics are written as null.
