@@ -80,15 +80,6 @@ WarningSink& warning_sink() {
   return sink;
 }
 
-// Hands RDKit's lines about a molecule it did read to the warning sink, if one is set.
-void report_rdkit_warnings(const std::string& smiles) {
-  const std::string lines = take_rdkit_log();
-  if (lines.empty()) return;
-  WarningSink& sink = warning_sink();
-  const std::lock_guard lock(sink.mutex);
-  if (sink.write) sink.write("RDKit on '" + smiles + "': " + lines);
-}
-
 // The SMILES parser alone, without sanitization: linear in the input's length. Null on a syntax error.
 std::unique_ptr<RDKit::RWMol> parse_unsanitized(const std::string& smiles) {
   RDKit::SmilesParserParams params;
@@ -121,7 +112,7 @@ SmilesResult parse_and_sanitize(const std::string& text, const SmilesOptions& op
     return failure(std::move(reason));
   sanitize(*molecule, options.flag_possible_stereocenters);
   if (molecule->getNumAtoms() == 0) return failure("molecule has no atoms");
-  report_rdkit_warnings(text);
+  report_rdkit_warnings("'" + text + "'");
   return {std::shared_ptr<RDKit::ROMol>(std::move(molecule)), ""};
 }
 
@@ -148,6 +139,14 @@ std::string take_rdkit_log() {
   std::string text;
   std::swap(text, ThreadCaptureBuffer::captured());
   return log_reason(text);
+}
+
+void report_rdkit_warnings(const std::string& molecule) {
+  const std::string lines = take_rdkit_log();
+  if (lines.empty()) return;
+  WarningSink& sink = warning_sink();
+  const std::lock_guard lock(sink.mutex);
+  if (sink.write) sink.write("RDKit on " + molecule + ": " + lines);
 }
 
 std::string atom_limit_error(Index atoms, Index max_atoms) {

@@ -178,7 +178,8 @@ struct SdRecord {
   std::string problem;
 };
 
-SdRecord read_record(RDKit::SDMolSupplier& supplier, unsigned int record, std::size_t line, Index max_atoms) {
+SdRecord read_record(RDKit::SDMolSupplier& supplier, const std::string& source, unsigned int record, std::size_t line,
+                     Index max_atoms) {
   const std::string text = supplier.getItemText(record);
   SdRecord result{line, static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')), nullptr, ""};
   if (const std::optional<Index> atoms = declared_atoms(text)) {
@@ -188,8 +189,11 @@ SdRecord read_record(RDKit::SDMolSupplier& supplier, unsigned int record, std::s
   capture_rdkit_logs();
   try {
     result.molecule.reset(supplier[record]);
-    take_rdkit_log();  // the reason, if any, comes from parsing the record's text again
     result.problem = record_problem(result.molecule.get(), text);
+    if (result.problem.empty())
+      report_rdkit_warnings(source + " line " + std::to_string(line));
+    else
+      take_rdkit_log();  // the reason comes from parsing the record's text again
   } catch (const std::exception& e) {
     result.problem = std::string("RDKit: ") + e.what();
   } catch (...) {
@@ -272,7 +276,7 @@ MoleculeDataset molecules_from_sdf(RDKit::SDMolSupplier& supplier, const std::st
   std::vector<SdRecord> records;
   std::size_t line = 1;
   for (unsigned int record = 0; record < count; ++record) {
-    records.push_back(read_record(supplier, record, line, max_atoms));
+    records.push_back(read_record(supplier, source, record, line, max_atoms));
     line += records.back().lines;
   }
   const DescriptorCalculator descriptors(featurizer.descriptors, featurizer.descriptor_values);

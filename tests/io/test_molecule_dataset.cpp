@@ -293,6 +293,25 @@ TEST_F(SdfTest, FailPolicyNamesTheRecordsLine) {
   EXPECT_NE(error.reason().find("valence"), std::string::npos) << error.what();
 }
 
+TEST_F(SdfTest, RdkitsWarningsOnRecordsItReadsGoToTheSinkWithTheirLine) {
+  // A lone hydrogen atom: RDKit reads it and warns that it keeps the hydrogen.
+  const std::string hydrogen =
+      "hydrogen\n     RDKit          2D\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n"
+      "    0.0000    0.0000    0.0000 H   0  0  0  0  0  0  0  0  0  0  0  0\nM  END\n>  <logS>\n1.0\n\n$$$$\n";
+  const std::string path = write("hydrogen.sdf", ethanol_record(">  <logS>\n-0.77\n\n") + hydrogen);
+  std::vector<std::string> lines;
+  set_rdkit_warning_sink([&lines](std::string_view line) { lines.emplace_back(line); });
+  ::testing::internal::CaptureStderr();
+  const MoleculeDataset data = load_molecule_sdf(path, {"logS"});
+  const std::string printed = ::testing::internal::GetCapturedStderr();
+  set_rdkit_warning_sink({});
+  EXPECT_EQ(printed, "");
+  EXPECT_EQ(data.smiles.size(), 2u);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_TRUE(lines[0].starts_with("RDKit on " + path + " line " + std::to_string(1 + ethanol_lines) + ": "))
+      << lines[0];
+}
+
 TEST_F(SdfTest, TextInMemoryReadsAsTheFileWould) {
   const std::string path = three_records();
   std::ifstream in(path, std::ios::binary);

@@ -59,7 +59,8 @@ std::string atom_limit_error(Index atoms, Index max_atoms);
 /// edgewise reads, it captures them per thread instead, so that each molecule RDKit refuses is
 /// reported once, by edgewise, with RDKit's lines as its reason. Lines about a molecule RDKit did
 /// read (warnings such as "not removing hydrogen atom without neighbors") go to `sink` as "RDKit on
-/// '<SMILES>': <lines>", one call at a time; without a sink (the default) they are dropped.
+/// '<SMILES>': <lines>" (SD records: "RDKit on <file> line <n>: <lines>"), one call at a time;
+/// without a sink (the default) they are dropped.
 void set_rdkit_warning_sink(std::function<void(std::string_view)> sink);
 /// Starts that capture if it has not started; parse_smiles calls it. For readers that call RDKit
 /// directly.
@@ -67,6 +68,9 @@ void capture_rdkit_logs();
 /// RDKit's lines logged on the calling thread since the last call, without time stamps, joined by
 /// "; "; cleared.
 std::string take_rdkit_log();
+/// Takes the calling thread's lines (take_rdkit_log) about a molecule RDKit did read and hands them
+/// to the warning sink as "RDKit on <molecule>: <lines>"; nothing when there are none.
+void report_rdkit_warnings(const std::string& molecule);
 
 /// Parses and sanitizes one SMILES as RDKit's SmilesToMol does; surrounding whitespace is ignored.
 /// Never throws for bad input: every failure RDKit raises for the SMILES (syntax, sanitization,
