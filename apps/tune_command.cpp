@@ -296,6 +296,7 @@ void run(CLI::App& command, const CLI::Option_group& node_options, TuneArgs& arg
   reject_given({command.get_option("--save-split")}, "applies to train only");
   if (args.task == "graph") reject_given(node_options.get_options(), "applies to --task node only");
   check_output_path(args.out, args.force);
+  args.base.force = args.force;  // --force also replaces the --skipped-list file
   args.base.training.log = console_log(true, false);
   const nlohmann::json candidates = read_grid(args);
   check_grid(command, candidates);
@@ -332,7 +333,7 @@ void add_tune_command(CLI::App& app) {
       ->check(CLI::IsMember({"small"}));
   command->add_option("--folds", args->folds, "Cross-validation folds")->capture_default_str()->check(at_least(2, "INTEGER"));
   command->add_option("--out", args->out, "Options file to write (JSON; edgewise train --options reads it)")->required();
-  command->add_flag("--force", args->force, "Replace an existing --out file");
+  command->add_flag("--force", args->force, "Replace existing --out and --skipped-list files");
   command->add_option("--seed", args->base.training.seed, "Seed for the split, the folds and the networks")->capture_default_str();
   command->add_option("--epochs", args->base.training.epochs,
                       "Maximum number of epochs (default: train's, which depends on the training set's size)")

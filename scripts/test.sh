@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the dependencies, builds edgewise in Release with its tests into build/, and runs the tests.
+# Installs the dependencies, checks that no library folder includes one above it, builds edgewise in
+# Release with its tests into build/, and runs the tests.
 # Run as root on a fresh Debian bookworm machine; later runs rebuild incrementally.
 # EDGEWISE_BUILD_JOBS sets the number of compile jobs (default: the number of cores); ctest honours
 # CTEST_PARALLEL_LEVEL, and runs one test at a time otherwise, since each test uses every core.
@@ -7,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
+scripts/check-layers.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DEDGEWISE_BUILD_TESTS=ON
 cmake --build build -j "${EDGEWISE_BUILD_JOBS:-$(nproc)}"
 ctest --test-dir build --output-on-failure

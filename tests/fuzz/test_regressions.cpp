@@ -39,7 +39,9 @@ std::vector<std::pair<EntryPoint, std::filesystem::path>> inputs(const std::stri
 }
 
 TEST(FuzzRegressions, EveryRegressionInputIsReadOrRefusedWithAnError) {
-  for (const auto& [entry, path] : inputs("regressions")) {
+  const auto regressions = inputs("regressions");
+  ASSERT_FALSE(regressions.empty()) << "no regression inputs under " << fuzz_dir / "regressions";
+  for (const auto& [entry, path] : regressions) {
     SCOPED_TRACE(path.string());
     EXPECT_NO_THROW(run(entry, contents(path)));
   }
@@ -55,6 +57,11 @@ TEST(FuzzRegressions, EverySeedInputIsReadOrRefusedWithAnError) {
 }
 
 TEST(FuzzRegressions, EveryGrownCorpusInputIsReadOrRefusedWithAnError) {
+  for (const Target& target : targets()) {
+    const std::filesystem::path corpus = fuzz_dir / "corpus" / std::string(target.name);
+    EXPECT_TRUE(std::filesystem::is_directory(corpus) && !std::filesystem::is_empty(corpus))
+        << corpus << ": every target keeps the corpus its campaigns grew";
+  }
   for (const auto& [entry, path] : inputs("corpus")) {
     SCOPED_TRACE(path.string());
     EXPECT_NO_THROW(run(entry, contents(path)));
