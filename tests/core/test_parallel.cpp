@@ -1,0 +1,74 @@
+// The thread count and parallel loops: every item runs exactly once, on a thread index below the
+// count; nested loops run on the calling thread; set_num_threads(0) restores the default.
+#include "edgewise/core/parallel.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+namespace edgewise {
+namespace {
+
+class ParallelTest : public ::testing::Test {
+ protected:
+  void TearDown() override { set_num_threads(0); }
+};
+
+TEST_F(ParallelTest, EveryItemRunsOnceOnAThreadBelowTheCount) {
+  set_num_threads(2);
+  EXPECT_EQ(num_threads(), 2);
+  constexpr Index n = 1000;
+  std::vector<int> runs(n, 0);
+  std::vector<int> threads(n, -1);
+  parallel_for(n, [&](Index i) {
+    ++runs[static_cast<std::size_t>(i)];
+    threads[static_cast<std::size_t>(i)] = thread_index();
+  }, 7);
+  for (Index i = 0; i < n; ++i) {
+    EXPECT_EQ(runs[static_cast<std::size_t>(i)], 1) << i;
+    EXPECT_GE(threads[static_cast<std::size_t>(i)], 0);
+    EXPECT_LT(threads[static_cast<std::size_t>(i)], 2);
+  }
+  EXPECT_FALSE(in_parallel_region());
+  EXPECT_EQ(thread_index(), 0);
+}
+
+TEST_F(ParallelTest, BlocksCoverTheRangeWithAShorterLastBlock) {
+  set_num_threads(2);
+  std::vector<std::atomic<int>> covered(103);
+  std::atomic<int> short_blocks = 0;
+  parallel_for_blocks(103, 10, [&](Index begin, Index end) {
+    if (end - begin < 10) ++short_blocks;
+    for (Index i = begin; i < end; ++i) ++covered[static_cast<std::size_t>(i)];
+  });
+  for (const auto& count : covered) EXPECT_EQ(count, 1);
+  EXPECT_EQ(short_blocks, 1);
+}
+
+TEST_F(ParallelTest, NestedLoopsRunOnTheCallingThread) {
+  set_num_threads(2);
+  std::atomic<int> inner_on_another_thread = 0;
+  parallel_for(4, [&](Index) {
+    EXPECT_TRUE(in_parallel_region());
+    const std::thread::id outer = std::this_thread::get_id();
+    parallel_for(8, [&](Index) {
+      if (std::this_thread::get_id() != outer) ++inner_on_another_thread;
+    });
+  }, 1);
+  EXPECT_EQ(inner_on_another_thread, 0);
+}
+
+TEST_F(ParallelTest, ZeroRestoresTheDefault) {
+  set_num_threads(0);
+  const int by_default = num_threads();
+  EXPECT_GE(by_default, 1);
+  set_num_threads(3);
+  EXPECT_EQ(num_threads(), 3);
+  set_num_threads(0);
+  EXPECT_EQ(num_threads(), by_default);
+}
+
+}  // namespace
+}  // namespace edgewise
