@@ -1,0 +1,97 @@
+// Readout: sum, mean and max pooling against hand-computed rows on a batch of three graphs (one of
+// them without nodes), attention weights that sum to one within each graph, and every kind's
+// backward against central differences.
+#include "edgewise/models/readout.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/graph/batch.hpp"
+#include "edgewise/graph/generators.hpp"
+#include "support/gradcheck.hpp"
+
+namespace edgewise {
+namespace {
+
+// Graphs of 2, 0 and 3 nodes.
+GraphBatch three_graphs() {
+  const std::vector<Graph> graphs = {complete_graph(2), complete_graph(0), complete_graph(3)};
+  return GraphBatch::join(graphs);
+}
+
+Matrix<double> node_rows() {
+  Matrix<double> h(5, 2);
+  h << 1, -2,  //
+      3, 4,    //
+      0, 1,    //
+      -1, 5,   //
+      2, 0;
+  return h;
+}
+
+Matrix<double> pool(ReadoutKind kind) {
+  Parameters<double> params;
+  Readout<double> readout(params, "readout", 2, kind);
+  const GraphBatch batch = three_graphs();
+  const Matrix<double> h = node_rows();
+  return readout.forward(batch, h);
+}
+
+TEST(ReadoutTest, PoolsEachGraphsRowsAndAnEmptyGraphToZeros) {
+  Matrix<double> sum(3, 2), mean(3, 2), max(3, 2);
+  sum << 4, 2, 0, 0, 1, 6;
+  mean << 2, 1, 0, 0, 1.0 / 3, 2;
+  max << 3, 4, 0, 0, 2, 5;
+  EXPECT_TRUE(pool(ReadoutKind::sum).isApprox(sum));
+  EXPECT_TRUE(pool(ReadoutKind::mean).isApprox(mean));
+  EXPECT_TRUE(pool(ReadoutKind::max).isApprox(max));
+}
+
+TEST(ReadoutTest, AttentionWeightsSumToOneWithinEachGraph) {
+  Parameters<double> params;
+  Readout<double> readout(params, "readout", 2, ReadoutKind::attention);
+  SplitMix64 rng(3);
+  readout.reset_parameters(rng);
+  const GraphBatch batch = three_graphs();
+  const Matrix<double> h = node_rows();
+  const Matrix<double> y = readout.forward(batch, h);
+  const Vector<double>& w = readout.node_weights();
+  ASSERT_EQ(w.size(), 5);
+  EXPECT_NEAR(w[0] + w[1], 1.0, 1e-12);
+  EXPECT_NEAR(w[2] + w[3] + w[4], 1.0, 1e-12);
+  EXPECT_TRUE(y.row(1).isZero());
+  EXPECT_TRUE(y.row(0).isApprox(w[0] * h.row(0) + w[1] * h.row(1)));
+}
+
+TEST(ReadoutTest, BackwardMatchesCentralDifferences) {
+  for (const ReadoutKind kind : {ReadoutKind::sum, ReadoutKind::mean, ReadoutKind::max, ReadoutKind::attention}) {
+    SCOPED_TRACE(to_string(kind));
+    Parameters<double> params;
+    Readout<double> readout(params, "readout", 2, kind);
+    SplitMix64 rng(11);
+    readout.reset_parameters(rng);
+    const GraphBatch batch = three_graphs();
+    Matrix<double> h = node_rows();
+    const Matrix<double> r = testing::random_matrix(3, 2, rng);  // loss = sum(r .* y)
+    const auto loss = [&] { return (readout.forward(batch, h).array() * r.array()).sum(); };
+    loss();
+    params.zero_grad();
+    const Matrix<double> dh = readout.backward(r);
+    EXPECT_LT(testing::gradient_error("dh", h.data(), dh.data(), h.size(), loss), 1e-6);
+    if (params.size() > 0) {
+      const Vector<double> analytic = params.grads();
+      EXPECT_LT(testing::gradient_error("gate", params.values().data(), analytic.data(), params.size(), loss), 1e-6);
+    }
+  }
+}
+
+TEST(ReadoutTest, NamesRoundTripAndUnknownNamesAreRefused) {
+  for (const ReadoutKind kind : {ReadoutKind::sum, ReadoutKind::mean, ReadoutKind::max, ReadoutKind::attention})
+    EXPECT_EQ(parse_readout(to_string(kind)), kind);
+  EXPECT_THROW(parse_readout("median"), ArgumentError);
+}
+
+}  // namespace
+}  // namespace edgewise
