@@ -222,7 +222,7 @@ void add_attention_command(CLI::App& bench) {
       ->check(at_least(1, "POSITIVE"));
   command->add_option("--score", options->score, "Score function")
       ->capture_default_str()
-      ->check(CLI::IsMember({"additive", "scaled_dot", "gatv2", "dot", "bilinear"}));
+      ->check(CLI::IsMember(score_function_names()));
   command->callback([options] { run_attention_bench(*options); });
 }
 

@@ -221,7 +221,7 @@ void add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args) {
   command.add_option("--heads", args.network.heads, "Attention heads per block (must divide --hidden)")->capture_default_str()->check(at_least(1, "POSITIVE"));
   command.add_option("--score", args.score, "Attention score function")
       ->capture_default_str()
-      ->check(CLI::IsMember({"scaled_dot", "dot", "additive", "gatv2", "bilinear"}));
+      ->check(CLI::IsMember(score_function_names()));
   command.add_option("--readout", args.readout, "How node representations are pooled into one per molecule")
       ->capture_default_str()
       ->check(CLI::IsMember({"sum", "mean", "max", "attention"}));

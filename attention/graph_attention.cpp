@@ -50,7 +50,15 @@ void draw_dropout_mask(Matrix<Scalar>& keep, Index rows, Index cols, double rate
 ScoreFunction parse_score_function(const std::string& name) {
   for (const auto& [score, text] : kScoreNames)
     if (name == text) return score;
-  throw ArgumentError("unknown score function '" + name + "' (expected scaled_dot, dot, additive, gatv2 or bilinear)");
+  std::string expected;
+  for (const std::string& known : score_function_names()) expected += (expected.empty() ? "" : ", ") + known;
+  throw ArgumentError("unknown score function '" + name + "' (expected one of " + expected + ")");
+}
+
+std::vector<std::string> score_function_names() {
+  std::vector<std::string> names;
+  for (const auto& [score, text] : kScoreNames) names.emplace_back(text);
+  return names;
 }
 
 std::string to_string(ScoreFunction score) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "edgewise/core/parameters.hpp"
 #include "edgewise/core/sparse.hpp"
@@ -41,6 +42,8 @@ enum class Normalization {
 ScoreFunction parse_score_function(const std::string& name);
 /// The name parse_score_function accepts.
 std::string to_string(ScoreFunction score);
+/// Every score function's name, in the enum's order: what command lines offer.
+std::vector<std::string> score_function_names();
 /// Parses "softmax", "relu"; throws ArgumentError otherwise.
 Normalization parse_normalization(const std::string& name);
 /// The name parse_normalization accepts.
