@@ -45,7 +45,8 @@ constexpr SharedOption kSharedTrainOptions[] = {
     {"--attention-dropout", "default 0.1 with structural features, else 0.6 for at most 25 training labels a class, "
                             "0.1 above"},
     {"--lr", "Adam's learning rate; default 0.005"},
-    {"--weight-decay", "an L2 term added to the gradient, as GAT trains; default 5e-4"},
+    {"--weight-decay", "an L2 term added to the gradient, as GAT trains; default 5e-4, or 0 above 25 training "
+                       "labels a class with features from a file"},
     {"--patience", "epochs in which neither validation accuracy nor loss reaches its best so far; default 100"},
     {"--checkpoint-every", nullptr},
     {"--checkpoint", nullptr},

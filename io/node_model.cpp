@@ -144,7 +144,7 @@ NodeTrainingDefaults default_node_training(const NodeGraph& data, const NodeSpli
   std::snprintf(figure, sizeof figure, "%.4g training labels a class (%s %g)", per_class,
                 per_class <= kFewLabelsPerClass ? "at most" : "more than", kFewLabelsPerClass);
   if (per_class <= kFewLabelsPerClass) return {.reason = figure};
-  return {.dropout = 0.5, .attention_dropout = 0.1, .reason = figure};
+  return {.dropout = 0.5, .attention_dropout = 0.1, .weight_decay = 0.0, .reason = figure};
 }
 
 NodeGraph make_node_graph(Graph graph, Matrix<float> features, NodeLabels labels) {

@@ -103,12 +103,14 @@ TEST(NodeTrainingDefaultsTest, FollowTheFeaturesAndTheTrainingLabelsPerClass) {
   const NodeTrainingDefaults many = default_node_training(data, split);
   EXPECT_EQ(many.dropout, 0.5);
   EXPECT_EQ(many.attention_dropout, 0.1);
+  EXPECT_EQ(many.weight_decay, 0.0);
   EXPECT_EQ(many.reason, "26 training labels a class (more than 25)");
 
   data.input.features.format = FeatureFormat::structural;
   const NodeTrainingDefaults structural = default_node_training(data, split);
   EXPECT_EQ(structural.dropout, 0.1);
   EXPECT_EQ(structural.attention_dropout, 0.1);
+  EXPECT_EQ(structural.weight_decay, 5e-4);
   EXPECT_EQ(structural.reason, "structural features");
 }
 
