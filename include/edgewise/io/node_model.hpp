@@ -112,9 +112,9 @@ NodeGraph make_node_graph(Graph graph, Matrix<float> features, NodeLabels labels
 ///   once labels are plenty.
 /// Structural features keep weight decay 5e-4.
 struct NodeTrainingDefaults {
-  double dropout = 0.6;
-  double attention_dropout = 0.6;
-  double weight_decay = 5e-4;
+  double dropout = 0.6;            ///< on the input of every attention layer (and its values)
+  double attention_dropout = 0.6;  ///< on the attention weights
+  double weight_decay = 5e-4;      ///< Adam's L2 term
   std::string reason = {};  ///< the case that chose them and the figure it read, for logs and `edgewise info`
 };
 
