@@ -1,0 +1,78 @@
+/// \file
+/// A node-classification graph read from its files (edge list, labels, features) or built in memory:
+/// the graph attention runs on, its node features and labels, and the options it was read with.
+///
+///   NodeGraph data = read_node_graph({.edges = "edges.txt", .labels = "labels.txt",
+///                                     .features = "features.txt"}, {.features = {.format = FeatureFormat::sparse}});
+#pragma once
+
+#include <filesystem>
+
+#include "edgewise/core/tensor.hpp"
+#include "edgewise/graph/graph.hpp"
+#include "edgewise/io/graph_files.hpp"
+
+namespace edgewise {
+
+/// How a graph's files are read and its node features made.
+struct NodeInputOptions {
+  NodeIds ids = NodeIds::integer;  ///< of the edge list, the labels and the features
+  bool directed = false;  ///< Read the edge list as directed (see EdgeListOptions::directed).
+  bool add_self_loops = true;  ///< Give every node a self-loop, so attention includes the node itself.
+  /// dim 0: inferred when read. max_degree and walk_steps apply to FeatureFormat::structural only;
+  /// a spec given whole replaces their defaults.
+  FeatureSpec features = {.format = FeatureFormat::structural,
+                          .dim = 0,
+                          .max_degree = StructuralFeatureOptions{}.max_degree,
+                          .walk_steps = StructuralFeatureOptions{}.walk_steps};
+  /// Divides each nonzero feature row by its L1 norm (PyTorch Geometric's NormalizeFeatures in the GAT
+  /// recipe), so that nodes with long word lists do not get larger inputs.
+  bool normalize_rows = false;
+  /// The graph attention runs on: false, the edges (with add_self_loops' self-loops); true, one
+  /// self-loop per node and nothing else, so that every layer attends to the node itself only and the
+  /// network is an MLP on the node features (a baseline). Structural features are still computed from
+  /// the edges. Needs add_self_loops.
+  bool self_loops_only = false;
+};
+
+/// Whether features of this format are row-normalized unless said otherwise: the bag-of-words formats
+/// (sparse, musae_json).
+bool normalizes_rows_by_default(FeatureFormat format);
+
+/// Members left out of a designated initializer are empty.
+struct NodeGraphFiles {
+  std::filesystem::path edges = {};  ///< The edge list; required.
+  std::filesystem::path labels = {};    ///< empty: no labels
+  FileColumn label_node_column = Index{0};  ///< The labels file's node column: index or header name.
+  FileColumn label_column = Index{1};       ///< The labels file's label column: index or header name.
+  std::filesystem::path features = {};  ///< empty: structural features, which options.features must then ask for
+};
+
+/// A graph read from files, with its features and labels.
+struct NodeGraph {
+  NodeIndex nodes;  ///< Node names by id, for every node of the three files.
+  Graph graph;             ///< the graph attention runs on (input.self_loops_only: self-loops only)
+  Matrix<float> features;  ///< [N, input.features.dim], normalized as input says
+  NodeLabels labels;       ///< every node unlabeled without a labels file
+  NodeInputOptions input;  ///< the options it was read with, features.dim resolved
+  Index edge_list_nodes = 0;  ///< nodes named by the edge list: ids >= this came from the labels or features only
+  Index edge_list_edges = 0;  ///< distinct edges of the edge list
+};
+
+/// Reads the edge list, then the labels and the features, which may add nodes that have no edges (as
+/// isolated nodes with a self-loop), then builds the graph and computes or normalizes the features;
+/// with options.self_loops_only, the graph kept is then the self-loops alone. Throws ArgumentError
+/// when the features file and options.features.format disagree (a file with the structural format, or
+/// no file with another), for self_loops_only without add_self_loops, and what the readers throw.
+NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& options);
+
+/// A graph built in memory (Graph::from_pairs, from_boost, a generator) with its features [N, dim] and
+/// labels: labels.classes holds one class id per node (-1: unlabeled) of labels.class_names, or is
+/// empty for a graph without labels. Nodes are named by their ids ("0" .. "N-1"), and `input` says
+/// the features are dense rows of that width, not normalized. The graph is used as given: build it
+/// with the self-loops and reverse edges that attention needs. Throws ArgumentError when the features
+/// do not have one row per node or are not finite, the labels one entry per node, or a class id is
+/// not below the number of class names.
+NodeGraph make_node_graph(Graph graph, Matrix<float> features, NodeLabels labels = {});
+
+}  // namespace edgewise

@@ -1,0 +1,110 @@
+#include "edgewise/io/node_graph.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "edgewise/core/error.hpp"
+
+namespace edgewise {
+namespace {
+
+void check_feature_source(const NodeGraphFiles& files, const FeatureSpec& spec) {
+  const bool structural = spec.format == FeatureFormat::structural;
+  if (structural && !files.features.empty())
+    throw ArgumentError(files.features.string() + ": structural features are computed from the graph, not read");
+  if (!structural && files.features.empty())
+    throw ArgumentError("no features file given for " + std::string(feature_format_name(spec.format)) + " features" +
+                        (spec.dim > 0 ? " (" + std::to_string(spec.dim) + " columns)" : ""));
+}
+
+void normalize_rows(Matrix<float>& features) {
+  for (Index i = 0; i < features.rows(); ++i) {
+    const float norm = features.row(i).lpNorm<1>();
+    if (norm > 0) features.row(i) /= norm;
+  }
+}
+
+NodeFeatures features_of(const std::filesystem::path& path, const NodeInputOptions& options, NodeIndex& nodes) {
+  const FeatureSpec& spec = options.features;
+  return read_node_features(path, nodes,
+                            {.format = spec.format,
+                             .dim = spec.dim,
+                             .ids = options.ids,
+                             .unknown_nodes = UnknownNodes::add});
+}
+
+}  // namespace
+
+bool normalizes_rows_by_default(FeatureFormat format) {
+  return format == FeatureFormat::sparse || format == FeatureFormat::musae_json;
+}
+
+NodeGraph make_node_graph(Graph graph, Matrix<float> features, NodeLabels labels) {
+  const Index n = graph.num_nodes();
+  if (features.rows() != n)
+    throw ArgumentError("make_node_graph: the features have " + std::to_string(features.rows()) +
+                        " rows for a graph of " + std::to_string(n) + " nodes");
+  for (Index row = 0; row < features.rows(); ++row)
+    for (Index column = 0; column < features.cols(); ++column)
+      if (!std::isfinite(features(row, column)))
+        throw ArgumentError("make_node_graph: feature " + std::to_string(column) + " of node " + std::to_string(row) +
+                            " is not a finite number");
+  if (labels.classes.empty()) labels.extend_to(n);
+  if (static_cast<Index>(labels.classes.size()) != n)
+    throw ArgumentError("make_node_graph: " + std::to_string(labels.classes.size()) + " labels for a graph of " +
+                        std::to_string(n) + " nodes");
+  for (std::size_t node = 0; node < labels.classes.size(); ++node)
+    if (labels.classes[node] >= labels.num_classes())
+      throw ArgumentError("make_node_graph: node " + std::to_string(node) + " has class " +
+                          std::to_string(labels.classes[node]) + " but there are " +
+                          std::to_string(labels.num_classes()) + " class names");
+  for (Index& label : labels.classes) label = std::max<Index>(label, -1);  // any negative id: unlabeled
+
+  NodeGraph data;
+  for (Index node = 0; node < n; ++node) data.nodes.add(std::to_string(node));
+  data.input.features = {.format = FeatureFormat::dense, .dim = features.cols()};
+  data.input.normalize_rows = false;
+  data.edge_list_nodes = n;
+  data.edge_list_edges = graph.num_edges();
+  data.graph = std::move(graph);
+  data.features = std::move(features);
+  data.labels = std::move(labels);
+  return data;
+}
+
+NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& options) {
+  check_feature_source(files, options.features);
+  if (options.self_loops_only && !options.add_self_loops)
+    throw ArgumentError("attention over self-loops only needs the self-loops: add_self_loops is off");
+  EdgeList edges = read_edge_list(files.edges, {.ids = options.ids, .directed = options.directed});
+  NodeGraph data;
+  data.edge_list_nodes = edges.nodes.size();
+  data.edge_list_edges = static_cast<Index>(edges.edges.size());
+  if (!files.labels.empty())
+    data.labels = read_node_labels(files.labels, edges.nodes,
+                                   {.ids = options.ids,
+                                    .node_column = files.label_node_column,
+                                    .label_column = files.label_column,
+                                    .unknown_nodes = UnknownNodes::add});
+  std::optional<NodeFeatures> read_features;
+  if (!files.features.empty()) read_features = features_of(files.features, options, edges.nodes);
+
+  data.graph = edges.take_graph({.add_self_loops = options.add_self_loops});
+  data.nodes = std::move(edges.nodes);
+  data.labels.extend_to(data.nodes.size());
+  NodeFeatures features = read_features ? std::move(*read_features)
+                                        : structural_features(data.graph, {.max_degree = options.features.max_degree,
+                                                                           .walk_steps = options.features.walk_steps});
+  features.extend_to(data.nodes.size());
+  data.features = std::move(features.values);
+  if (options.normalize_rows) normalize_rows(data.features);
+  if (options.self_loops_only)
+    data.graph = Graph::from_pairs(data.nodes.size(), {}, {.add_self_loops = true});
+  data.input = options;
+  data.input.features = features.spec;
+  return data;
+}
+
+}  // namespace edgewise
