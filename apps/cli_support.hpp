@@ -9,7 +9,7 @@
 #include "edgewise/core/files.hpp"
 #include "edgewise/models/checkpoint.hpp"
 #include "edgewise/core/log.hpp"
-#include "edgewise/models/training_curve.hpp"
+#include "edgewise/io/training_curve.hpp"
 
 namespace edgewise::cli {
 

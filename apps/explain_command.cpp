@@ -8,7 +8,7 @@
 #include "commands.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/io/explain.hpp"
-#include "edgewise/io/molecule_model.hpp"
+#include "edgewise/tasks/molecule_model.hpp"
 
 namespace edgewise::cli {
 namespace {

@@ -13,8 +13,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "edgewise/core/error.hpp"
-#include "edgewise/io/molecule_model.hpp"
-#include "edgewise/io/node_model.hpp"
+#include "edgewise/tasks/model.hpp"
 
 namespace edgewise::cli {
 namespace {
@@ -101,45 +100,18 @@ void print_training(std::ostream& out, const std::optional<TrainingSummary>& sum
   for (const auto& [name, value] : summary->metrics) field(out, name, metric_text(value));
 }
 
-void print_molecule_model(std::ostream& out, const std::string& path, const nlohmann::json& config) {
-  const MoleculeModel model = MoleculeModel::load(path);  // checks the configuration and the weights
-  out << path << ": molecule property model (train --task graph)\n";
-  field(out, "task type", config.at("task_type").get<std::string>());
-  field(out, "targets", list_text(config.at("tasks")));
-  field(out, "ensemble", std::to_string(model.config().ensemble) + " network(s)");
-  field(out, "parameters", std::to_string(model.num_parameters()));
-  out << "architecture\n";
-  fields(out, config.at("network"));
-  out << "featurizer\n";
-  fields(out, config.at("featurizer"));
-  out << "target scaling (original = scaled * scale + shift)\n";
-  fields(out, config.at("scaling"));
-  print_training(out, model.training_summary(), "molecules");
-}
-
-void print_node_model(std::ostream& out, const std::string& path, const nlohmann::json& config) {
-  const NodeModel model = NodeModel::load(path);
-  out << path << ": node classification model (train --task node)\n";
-  field(out, "task type", "classification, one class per node");
-  field(out, "classes", list_text(config.at("classes")));
-  field(out, "training graph", std::to_string(model.config().nodes.size()) + " nodes");
-  field(out, "parameters", std::to_string(model.num_parameters()));
-  out << "architecture\n";
-  fields(out, config.at("network"));
-  out << "input and featurizer\n";
-  fields(out, config.at("input"));
-  print_training(out, model.training_summary(), "nodes");
-}
-
 void run(const std::string& path) {
-  const nlohmann::json config = load_model(path).config;
   std::ostringstream out;
   try {
-    if (config.value("kind", "") == kNodeModelKind) {
-      print_node_model(out, path, config);
-    } else {
-      print_molecule_model(out, path, config);  // which names the kind it does not know
+    const std::unique_ptr<Model> model = load_any_model(path);  // checks the configuration and the weights
+    const ModelDescription description = model->describe();
+    out << path << ": " << description.title << '\n';
+    for (const auto& [name, value] : description.facts) field(out, name, value_text(value));
+    for (const auto& [name, section] : description.sections) {
+      out << name << '\n';
+      fields(out, section);
     }
+    print_training(out, model->training_summary(), description.examples.c_str());
   } catch (const nlohmann::json::exception& e) {
     throw ModelFormatError(path + ": invalid model configuration: " + e.what());
   }

@@ -13,7 +13,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/io/csv.hpp"
 #include "edgewise/io/explain.hpp"
-#include "edgewise/io/molecule_model.hpp"
+#include "edgewise/tasks/molecule_model.hpp"
 
 namespace edgewise::cli {
 namespace {
@@ -207,7 +207,7 @@ void add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args) {
                              "Target columns, comma-separated (default: every column but the SMILES one)");
   command.add_option("--task-type", args.task_type, "What the targets are")
       ->capture_default_str()
-      ->check(CLI::IsMember({"regression", "classification"}));
+      ->check(CLI::IsMember(names_in(kTaskTypeNames)));
   command.add_option("--split", args.split,
                      "random, scaffold (Bemis-Murcko groups, largest to train), or a folder with train.txt, val.txt, "
                      "test.txt (0-based data-row indices: header, comments and blank lines not counted; rows skipped by "
@@ -224,7 +224,7 @@ void add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args) {
       ->check(CLI::IsMember(score_function_names()));
   command.add_option("--readout", args.readout, "How node representations are pooled into one per molecule")
       ->capture_default_str()
-      ->check(CLI::IsMember({"sum", "mean", "max", "attention"}));
+      ->check(CLI::IsMember(names_in(kReadoutNames)));
   command.add_flag("--descriptors,!--no-descriptors", args.descriptors,
                    "Join RDKit's whole-molecule descriptors (logP, TPSA, ring counts...) to the readout, each "
                    "standardized by its mean and standard deviation over the training molecules (default: on)");

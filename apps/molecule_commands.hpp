@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "edgewise/io/molecule_model.hpp"
+#include "edgewise/tasks/molecule_model.hpp"
 #include "cli_support.hpp"
 #include "molecule_input.hpp"
 

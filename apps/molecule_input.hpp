@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "edgewise/io/molecule_dataset.hpp"
-#include "edgewise/io/splits.hpp"
+#include "edgewise/io/scaffold.hpp"
 #include "edgewise/models/metrics.hpp"
 
 namespace edgewise::cli {

@@ -89,7 +89,7 @@ Index count_option(const std::string& option, double value) {
   return static_cast<Index>(value);
 }
 
-NodeSplit per_class(const std::string& sizes, const NodeGraph& data, std::uint64_t seed) {
+Split per_class(const std::string& sizes, const NodeGraph& data, std::uint64_t seed) {
   const std::vector<double> numbers = numbers_option("--split per-class", sizes);
   if (numbers.size() != 1 && numbers.size() != 3)
     throw ArgumentError("--split: expected per-class:K or per-class:K,VAL,TEST, got 'per-class:" + sizes + "'");
@@ -101,7 +101,7 @@ NodeSplit per_class(const std::string& sizes, const NodeGraph& data, std::uint64
   return per_class_split(data.labels.classes, options);
 }
 
-NodeSplit stratified(const std::string& fractions, const NodeGraph& data, std::uint64_t seed) {
+Split stratified(const std::string& fractions, const NodeGraph& data, std::uint64_t seed) {
   const std::vector<double> numbers = numbers_option("--split stratified", fractions);
   if (numbers.size() != 3 || std::abs(numbers[0] + numbers[1] + numbers[2] - 1.0) > 1e-6)
     throw ArgumentError("--split: expected stratified:TRAIN,VAL,TEST with fractions adding up to 1, got 'stratified:" +
@@ -109,7 +109,7 @@ NodeSplit stratified(const std::string& fractions, const NodeGraph& data, std::u
   return stratified_split(data.labels.classes, numbers[0], numbers[1], seed);
 }
 
-NodeSplit node_split(const std::string& split, const NodeGraph& data, std::uint64_t seed) {
+Split node_split(const std::string& split, const NodeGraph& data, std::uint64_t seed) {
   constexpr std::string_view per_class_prefix = "per-class:", stratified_prefix = "stratified:";
   if (split.starts_with(per_class_prefix)) return per_class(split.substr(per_class_prefix.size()), data, seed);
   if (split.starts_with(stratified_prefix)) return stratified(split.substr(stratified_prefix.size()), data, seed);
@@ -237,7 +237,7 @@ struct NodeSettings {
   std::string defaults;  // the settings the rule chose and why; empty when args gave them all
 };
 
-NodeSettings node_settings(const NodeTrainArgs& args, const NodeGraph& data, const NodeSplit& split) {
+NodeSettings node_settings(const NodeTrainArgs& args, const NodeGraph& data, const Split& split) {
   const NodeTrainingDefaults defaults = default_node_training(data, split);
   NodeSettings settings{args.network, args.training, ""};
   settings.network.score = parse_score_function(args.score);
@@ -354,7 +354,7 @@ CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args
   group->add_option("--node-ids", args.node_ids,
                     "integer: ids are numbers, compared by value (007 is 7); string: ids are any text, as written")
       ->capture_default_str()
-      ->check(CLI::IsMember({"integer", "string"}));
+      ->check(CLI::IsMember(names_in(kNodeIdsNames)));
   group->add_flag("--directed", args.directed,
                   "Keep edge directions: a node attends to the sources of its in-edges only (default: each edge "
                   "joins its nodes both ways)");
@@ -421,7 +421,7 @@ void check_label_column(const NodeGraphFiles& files, const NodeLabels& labels) {
 }
 
 // Classes the split leaves without a training node, which the model can never predict.
-void warn_of_classes_without_training_nodes(const NodeGraphFiles& files, const NodeGraph& data, const NodeSplit& split) {
+void warn_of_classes_without_training_nodes(const NodeGraphFiles& files, const NodeGraph& data, const Split& split) {
   std::vector<Index> members(static_cast<std::size_t>(data.labels.num_classes()), 0), trained(members.size(), 0);
   for (const Index c : data.labels.classes)
     if (c >= 0) ++members[static_cast<std::size_t>(c)];
@@ -450,13 +450,13 @@ NodeGraph read_training_graph(const NodeTrainArgs& args) {
   return data;
 }
 
-NodeSplit training_node_split(const NodeTrainArgs& args, const NodeGraph& data) {
-  NodeSplit split = node_split(args.split, data, args.training.seed);
+Split training_node_split(const NodeTrainArgs& args, const NodeGraph& data) {
+  Split split = node_split(args.split, data, args.training.seed);
   warn_of_classes_without_training_nodes(args.files, data, split);
   return split;
 }
 
-double held_out_accuracy(const NodeTrainArgs& args, const NodeGraph& data, const NodeSplit& split) {
+double held_out_accuracy(const NodeTrainArgs& args, const NodeGraph& data, const Split& split) {
   const NodeSettings settings = node_settings(args, data, split);
   NodeModel model({.network = settings.network, .classes = data.labels.class_names, .input = data.input});
   model.initialize(args.training.seed);
@@ -471,7 +471,7 @@ void train_nodes(const NodeTrainArgs& args) {
   const Logger log(args.training.log);
   const NodeGraph data = read_training_graph(args);
   log_graph_summary(log, data);
-  const NodeSplit split = training_node_split(args, data);
+  const Split split = training_node_split(args, data);
   if (!args.save_split.empty())
     write_node_split(args.save_split, split, args.force, [&](Index node) { return std::string(data.nodes.name(node)); });
   const std::string sizes = std::to_string(split.train.size()) + " / " + std::to_string(split.val.size()) + " / " +
@@ -545,15 +545,13 @@ CLI::Option_group* add_node_graph_options(CLI::App& command, NodeRunArgs& args, 
   const std::string same = "; the model records how train read its graph, and this must agree with it";
   group->add_option("--feature-format", args.input.feature_format, "As train's" + same)
       ->check(CLI::IsMember({"sparse", "dense", "musae-json", "structural"}));
-  group->add_option("--node-ids", args.input.node_ids, "As train's" + same)->check(CLI::IsMember({"integer", "string"}));
+  group->add_option("--node-ids", args.input.node_ids, "As train's" + same)->check(CLI::IsMember(names_in(kNodeIdsNames)));
   group->add_option("--row-normalize", args.input.row_normalize, "As train's" + same)
       ->check(CLI::IsMember({"auto", "on", "off"}));
   group->add_flag("--directed", args.input.directed, "As train's" + same);
   group->add_flag("--no-self-loops", args.input.no_self_loops, "As train's" + same);
   return group;
 }
-
-bool is_node_model(const std::string& path) { return model_kind(load_model(path).config) == kNodeModelKind; }
 
 void predict_nodes(const NodeRunArgs& args) {
   if (!args.out.empty()) check_output_path(args.out, args.force);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli_support.hpp"
-#include "edgewise/io/node_model.hpp"
+#include "edgewise/tasks/node_model.hpp"
 
 namespace edgewise::cli {
 
@@ -49,10 +49,10 @@ void train_nodes(const NodeTrainArgs& args);
 // a label column that names every node apart).
 NodeGraph read_training_graph(const NodeTrainArgs& args);
 // args.split of data, with a warning for classes it leaves without training nodes.
-NodeSplit training_node_split(const NodeTrainArgs& args, const NodeGraph& data);
+Split training_node_split(const NodeTrainArgs& args, const NodeGraph& data);
 // Trains a model as train does (the data's defaults where args leaves options open) on split.train,
 // stopping early on split.val, and returns its accuracy on split.test. Logs as args.training.log says.
-double held_out_accuracy(const NodeTrainArgs& args, const NodeGraph& data, const NodeSplit& split);
+double held_out_accuracy(const NodeTrainArgs& args, const NodeGraph& data, const Split& split);
 
 // How train read its graph, as predict, embed and eval may repeat it: each option given must agree
 // with what the model recorded. Empty or false: not given.
@@ -80,9 +80,6 @@ void add_label_column_options(CLI::Option_group& group, NodeGraphFiles& files);
 // --no-self-loops, --row-normalize) and, with `labels`, --labels, --label-column and --id-column in
 // their own group of `command`.
 CLI::Option_group* add_node_graph_options(CLI::App& command, NodeRunArgs& args, bool labels);
-
-// Whether the model file holds a node classification model (its configuration's kind).
-bool is_node_model(const std::string& path);
 
 void predict_nodes(const NodeRunArgs& args);
 void embed_nodes(const NodeRunArgs& args);

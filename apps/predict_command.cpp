@@ -20,7 +20,7 @@ struct PredictArgs {
 
 void run(const CLI::App& command, const CLI::Option_group& node_options, PredictArgs& args) {
   apply_threads(args.threads);
-  if (is_node_model(args.model)) {
+  if (model_task(args.model) == Task::node) {
     reject_given(options_except(command, {"--help", "--model", "--out", "--force", "--threads"}),
                  "applies to molecule models, and " + args.model + " is a node classification model");
     args.nodes.model = args.model;

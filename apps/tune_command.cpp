@@ -264,7 +264,7 @@ nlohmann::json tune_nodes(CLI::App& command, TuneArgs& args, const nlohmann::jso
   take_shared_train_options(command, args.nodes, {"--grid", "--preset", "--folds"});
   args.nodes.training.log = args.base.training.log;
   const NodeGraph data = read_training_graph(args.nodes);
-  const NodeSplit split = training_node_split(args.nodes, data);
+  const Split split = training_node_split(args.nodes, data);
   const std::vector<Split> folds = cross_validation_folds(training_and_validation(split.train, split.val), args.folds,
                                                           0.1, args.nodes.training.seed);
   print_folds_header(split.train.size() + split.val.size(), "nodes", args, split.test.size(), candidates.size(),

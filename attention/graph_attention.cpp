@@ -9,14 +9,6 @@
 namespace edgewise {
 
 namespace {
-constexpr std::pair<ScoreFunction, const char*> kScoreNames[] = {{ScoreFunction::scaled_dot, "scaled_dot"},
-                                                                 {ScoreFunction::dot, "dot"},
-                                                                 {ScoreFunction::additive, "additive"},
-                                                                 {ScoreFunction::gatv2, "gatv2"},
-                                                                 {ScoreFunction::bilinear, "bilinear"}};
-constexpr std::pair<Normalization, const char*> kNormalizationNames[] = {{Normalization::softmax, "softmax"},
-                                                                         {Normalization::relu, "relu"}};
-
 void check_options(const GraphAttentionOptions& o) {
   if (o.in_dim <= 0 || o.heads <= 0 || o.head_dim <= 0)
     throw ArgumentError("GraphAttention: in_dim, heads and head_dim must be positive (got " + std::to_string(o.in_dim) +
@@ -48,36 +40,18 @@ void draw_dropout_mask(Matrix<Scalar>& keep, Index rows, Index cols, double rate
 }  // namespace
 
 ScoreFunction parse_score_function(const std::string& name) {
-  for (const auto& [score, text] : kScoreNames)
-    if (name == text) return score;
-  std::string expected;
-  for (const std::string& known : score_function_names()) expected += (expected.empty() ? "" : ", ") + known;
-  throw ArgumentError("unknown score function '" + name + "' (expected one of " + expected + ")");
+  return value_named(kScoreFunctionNames, name, "score function");
 }
 
-std::vector<std::string> score_function_names() {
-  std::vector<std::string> names;
-  for (const auto& [score, text] : kScoreNames) names.emplace_back(text);
-  return names;
-}
+std::vector<std::string> score_function_names() { return names_in(kScoreFunctionNames); }
 
-std::string to_string(ScoreFunction score) {
-  for (const auto& [value, text] : kScoreNames)
-    if (value == score) return text;
-  return "unknown";
-}
+std::string to_string(ScoreFunction score) { return name_of(kScoreFunctionNames, score); }
 
 Normalization parse_normalization(const std::string& name) {
-  for (const auto& [normalization, text] : kNormalizationNames)
-    if (name == text) return normalization;
-  throw ArgumentError("unknown normalization '" + name + "' (expected softmax or relu)");
+  return value_named(kNormalizationNames, name, "normalization");
 }
 
-std::string to_string(Normalization normalization) {
-  for (const auto& [value, text] : kNormalizationNames)
-    if (value == normalization) return text;
-  return "unknown";
-}
+std::string to_string(Normalization normalization) { return name_of(kNormalizationNames, normalization); }
 
 template <typename Scalar>
 GraphAttention<Scalar>::GraphAttention(Parameters<Scalar>& params, const std::string& name,
@@ -355,24 +329,26 @@ void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
   if (dy.rows() != output_.rows() || dy.cols() != output_.cols())
     throw ArgumentError("GraphAttention: output gradient has the wrong shape");
   if (!in_parallel_region()) Eigen::setNbThreads(num_threads());  // a global: never set from two threads
-  if (fused_) {
-    alpha_.resize(graph_->num_edges(), options_.heads);
-    softmax_weights(alpha_.data(), *graph_, scores_.data(), node_sum_.data(), options_.heads);
-  }
   backward_output(dy);
 
-  // Through the aggregation: d(alpha) per edge and d(values) per source node.
+  // Through the aggregation and the normalization: d(scores) per edge (in dalpha_) and d(values) per
+  // source node.
   const Graph& g = *graph_;
   const Index h = options_.heads, d = options_.head_dim;
-  const bool dropout = keep_.size() > 0;
   dalpha_.resize(g.num_edges(), h);
   dvalues_.resize(g.num_nodes(), width());
-  aggregate_backward(dalpha_.data(), rows_of(dvalues_), g, dropout ? alpha_used_.data() : alpha_.data(),
-                     aggregated_values(), read_rows(daggregated_), h, d);
-  if (dropout) dalpha_.array() *= keep_.array();
+  if (fused_) {
+    alpha_.resize(g.num_edges(), h);
+    softmax_attend_backward(dalpha_.data(), rows_of(dvalues_), alpha_.data(), g, scores_.data(), node_sum_.data(),
+                            aggregated_values(), read_rows(daggregated_), h, d);
+  } else {
+    const bool dropout = keep_.size() > 0;
+    aggregate_backward(dalpha_.data(), rows_of(dvalues_), g, dropout ? alpha_used_.data() : alpha_.data(),
+                       aggregated_values(), read_rows(daggregated_), h, d);
+    if (dropout) dalpha_.array() *= keep_.array();
+    backward_normalization();
+  }
   if (value_keep_.size() > 0) dvalues_.array() *= value_keep_.array();
-
-  backward_normalization();  // dalpha_ now holds d(scores)
   if (edge_features_ != nullptr) backward_edge_bias();
   dprojected_.resize(g.num_nodes(), projection_width());
   backward_scores();

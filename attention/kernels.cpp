@@ -9,6 +9,25 @@
 namespace edgewise {
 namespace {
 
+using detail::exponentiate, detail::kPrefetchEdges, detail::leaky_relu, detail::prefetch_row;
+using detail::check_heads, detail::extent, detail::overlap;
+
+// The [E, H] per-edge and [N, H] per-node arrays of a graph.
+template <typename Scalar>
+detail::Extent per_edge(const Scalar* values, const Graph& g, Index heads) {
+  return extent(values, g.num_edges() * heads);
+}
+template <typename Scalar>
+detail::Extent per_node(const Scalar* values, const Graph& g, Index heads) {
+  return extent(values, g.num_nodes() * heads);
+}
+
+// Whether an output array is the input itself (where allowed) or shares no byte with it.
+bool same_or_apart(const void* output, detail::Extent output_extent, const void* input,
+                   detail::Extent input_extent) {
+  return output == input || !overlap(output_extent, input_extent);
+}
+
 template <typename Scalar>
 using ConstSegment = Eigen::Map<const Vector<Scalar>>;
 template <typename Scalar>
@@ -50,6 +69,8 @@ void prefetch_edge_ahead(const Scalar* per_edge, std::span<const NodeId> positio
 
 template <typename Scalar>
 void softmax_weights(Scalar* alpha, const Graph& g, const Scalar* weights, const Scalar* node_sum, Index heads) {
+  EDGEWISE_CHECK(heads > 0 && !overlap(per_edge(alpha, g, heads), per_node(node_sum, g, heads)));
+  EDGEWISE_CHECK(same_or_apart(alpha, per_edge(alpha, g, heads), weights, per_edge(weights, g, heads)));
   const auto offsets = g.in_offsets();
   parallel_for(g.num_nodes(), [&](Index i) {
     for (Index p = offsets[i]; p < offsets[i + 1]; ++p)
@@ -62,13 +83,21 @@ void softmax_weights(Scalar* alpha, const Graph& g, const Scalar* weights, const
 template <typename Scalar>
 void dot_scores_forward(Scalar* scores, const Graph& g, RowView<const Scalar> q, RowView<const Scalar> k, Index heads,
                         Index head_dim, Scalar scale) {
+  check_heads(heads, head_dim, q, k);
+  const Index n = g.num_nodes(), e = g.num_edges(), w = heads * head_dim;
+  EDGEWISE_CHECK(!overlap(q, w, n, scores, e * heads) && !overlap(k, w, n, scores, e * heads));
   edge_scores_forward(scores, g, heads, DotScore<Scalar>{q, k, head_dim, scale});
 }
 
 template <typename Scalar>
 void dot_scores_backward(RowView<Scalar> dq, RowView<Scalar> dk, const Graph& g, RowView<const Scalar> q,
                          RowView<const Scalar> k, const Scalar* dscores, Index heads, Index head_dim, Scalar scale) {
-  const Index width = heads * head_dim;
+  check_heads(heads, head_dim, dq, dk, q, k);
+  const Index width = heads * head_dim, n = g.num_nodes(), e = g.num_edges();
+  EDGEWISE_CHECK(!overlap(dq, width, dk, width, n));
+  for (const RowView<Scalar> out : {dq, dk})
+    EDGEWISE_CHECK(!overlap(out, width, q, width, n) && !overlap(out, width, k, width, n) &&
+                   !overlap(out, width, n, dscores, e * heads));
   const auto in_offsets = g.in_offsets();
   const auto sources = g.in_sources();
   parallel_for(g.num_nodes(), [&](Index i) {
@@ -97,12 +126,20 @@ void dot_scores_backward(RowView<Scalar> dq, RowView<Scalar> dk, const Graph& g,
 template <typename Scalar>
 void additive_scores_forward(Scalar* scores, const Graph& g, const Scalar* src_term, const Scalar* dst_term,
                              Index heads, Scalar negative_slope) {
+  EDGEWISE_CHECK(heads > 0);
+  const detail::Extent out = per_edge(scores, g, heads);
+  EDGEWISE_CHECK(!overlap(out, per_node(src_term, g, heads)) && !overlap(out, per_node(dst_term, g, heads)));
   edge_scores_forward(scores, g, heads, AdditiveScore<Scalar>{src_term, dst_term, heads, negative_slope});
 }
 
 template <typename Scalar>
 void additive_scores_backward(Scalar* dsrc_term, Scalar* ddst_term, const Graph& g, const Scalar* src_term,
                               const Scalar* dst_term, const Scalar* dscores, Index heads, Scalar negative_slope) {
+  EDGEWISE_CHECK(heads > 0 && !overlap(per_node(dsrc_term, g, heads), per_node(ddst_term, g, heads)));
+  for (const Scalar* out : {dsrc_term, ddst_term})
+    EDGEWISE_CHECK(!overlap(per_node(out, g, heads), per_node(src_term, g, heads)) &&
+                   !overlap(per_node(out, g, heads), per_node(dst_term, g, heads)) &&
+                   !overlap(per_node(out, g, heads), per_edge(dscores, g, heads)));
   const auto in_offsets = g.in_offsets();
   const auto sources = g.in_sources();
   // Edge by edge with all heads at once, so that each edge's gathered entries are read together;
@@ -135,6 +172,11 @@ void additive_scores_backward(Scalar* dsrc_term, Scalar* ddst_term, const Graph&
 template <typename Scalar>
 void gatv2_scores_forward(Scalar* scores, const Graph& g, RowView<const Scalar> x_src, RowView<const Scalar> x_dst,
                           const Scalar* att, Index heads, Index head_dim, Scalar negative_slope) {
+  check_heads(heads, head_dim, x_src, x_dst);
+  const Index n = g.num_nodes(), w = heads * head_dim;
+  const detail::Extent out = per_edge(scores, g, heads);
+  EDGEWISE_CHECK(!overlap(x_src, w, n, scores, g.num_edges() * heads) &&
+                 !overlap(x_dst, w, n, scores, g.num_edges() * heads) && !overlap(out, extent(att, w)));
   edge_scores_forward(scores, g, heads, Gatv2Score<Scalar>{x_src, x_dst, att, head_dim, negative_slope});
 }
 
@@ -142,7 +184,13 @@ template <typename Scalar>
 void gatv2_scores_backward(RowView<Scalar> dx_src, RowView<Scalar> dx_dst, Scalar* datt, const Graph& g,
                            RowView<const Scalar> x_src, RowView<const Scalar> x_dst, const Scalar* att,
                            const Scalar* dscores, Index heads, Index head_dim, Scalar negative_slope) {
-  const Index width = heads * head_dim;
+  check_heads(heads, head_dim, dx_src, dx_dst, x_src, x_dst);
+  const Index width = heads * head_dim, n = g.num_nodes(), e = g.num_edges();
+  EDGEWISE_CHECK(!overlap(dx_src, width, dx_dst, width, n));
+  for (const RowView<Scalar> out : {dx_src, dx_dst})
+    EDGEWISE_CHECK(!overlap(out, width, x_src, width, n) && !overlap(out, width, x_dst, width, n) &&
+                   !overlap(out, width, n, dscores, e * heads) && !overlap(out, width, n, att, width) &&
+                   !overlap(out, width, n, datt, width));
   const auto in_offsets = g.in_offsets();
   const auto sources = g.in_sources();
   // d(att) is a sum over all edges: each destination writes its share to its own row, and the rows
@@ -189,6 +237,7 @@ void gatv2_scores_backward(RowView<Scalar> dx_src, RowView<Scalar> dx_dst, Scala
 
 template <typename Scalar>
 void edge_softmax_forward(Scalar* alpha, const Graph& g, const Scalar* scores, Index heads) {
+  EDGEWISE_CHECK(heads > 0 && same_or_apart(alpha, per_edge(alpha, g, heads), scores, per_edge(scores, g, heads)));
   const auto offsets = g.in_offsets();
   parallel_for(g.num_nodes(), [&](Index i) {
     const Index begin = offsets[i], end = offsets[i + 1];
@@ -210,6 +259,9 @@ void edge_softmax_forward(Scalar* alpha, const Graph& g, const Scalar* scores, I
 
 template <typename Scalar>
 void edge_softmax_backward(Scalar* dscores, const Graph& g, const Scalar* alpha, const Scalar* dalpha, Index heads) {
+  const detail::Extent out = per_edge(dscores, g, heads);
+  EDGEWISE_CHECK(heads > 0 && !overlap(out, per_edge(alpha, g, heads)));
+  EDGEWISE_CHECK(same_or_apart(dscores, out, dalpha, per_edge(dalpha, g, heads)));
   const auto offsets = g.in_offsets();
   parallel_for(g.num_nodes(), [&](Index i) {
     const Index begin = offsets[i], end = offsets[i + 1];
@@ -224,6 +276,7 @@ void edge_softmax_backward(Scalar* dscores, const Graph& g, const Scalar* alpha,
 
 template <typename Scalar>
 void edge_relu_forward(Scalar* alpha, const Graph& g, const Scalar* scores, Index heads) {
+  EDGEWISE_CHECK(heads > 0 && same_or_apart(alpha, per_edge(alpha, g, heads), scores, per_edge(scores, g, heads)));
   const auto offsets = g.in_offsets();
   parallel_for(g.num_nodes(), [&](Index i) {
     const Index begin = offsets[i], end = offsets[i + 1];
@@ -234,6 +287,9 @@ void edge_relu_forward(Scalar* alpha, const Graph& g, const Scalar* scores, Inde
 
 template <typename Scalar>
 void edge_relu_backward(Scalar* dscores, const Graph& g, const Scalar* scores, const Scalar* dalpha, Index heads) {
+  const detail::Extent out = per_edge(dscores, g, heads);
+  EDGEWISE_CHECK(heads > 0 && !overlap(out, per_edge(scores, g, heads)));
+  EDGEWISE_CHECK(same_or_apart(dscores, out, dalpha, per_edge(dalpha, g, heads)));
   const auto offsets = g.in_offsets();
   parallel_for(g.num_nodes(), [&](Index i) {
     const Index begin = offsets[i], end = offsets[i + 1];
@@ -248,6 +304,9 @@ void edge_relu_backward(Scalar* dscores, const Graph& g, const Scalar* scores, c
 template <typename Scalar>
 void aggregate_forward(RowView<Scalar> out, const Graph& g, const Scalar* alpha, RowView<const Scalar> v, Index heads,
                        Index head_dim) {
+  check_heads(heads, head_dim, out, v);
+  const Index n = g.num_nodes(), w = heads * head_dim;
+  EDGEWISE_CHECK(!overlap(out, w, v, w, n) && !overlap(out, w, n, alpha, g.num_edges() * heads));
   const auto offsets = g.in_offsets();
   const auto sources = g.in_sources();
   parallel_for(g.num_nodes(), [&](Index i) {
@@ -263,6 +322,13 @@ void aggregate_forward(RowView<Scalar> out, const Graph& g, const Scalar* alpha,
 template <typename Scalar>
 void aggregate_backward(Scalar* dalpha, RowView<Scalar> dv, const Graph& g, const Scalar* alpha,
                         RowView<const Scalar> v, RowView<const Scalar> dout, Index heads, Index head_dim) {
+  check_heads(heads, head_dim, dv, v, dout);
+  const Index n = g.num_nodes(), e = g.num_edges(), w = heads * head_dim;
+  EDGEWISE_CHECK(!overlap(per_edge(dalpha, g, heads), per_edge(alpha, g, heads)) &&
+                 !overlap(dv, w, n, alpha, e * heads));
+  for (const RowView<const Scalar> input : {v, dout})
+    EDGEWISE_CHECK(!overlap(input, w, n, dalpha, e * heads) && !overlap(dv, w, input, w, n));
+  EDGEWISE_CHECK(!overlap(dv, w, n, dalpha, e * heads));
   const auto in_offsets = g.in_offsets();
   const auto sources = g.in_sources();
   parallel_for(g.num_nodes(), [&](Index i) {

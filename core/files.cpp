@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <system_error>
 #include <utility>
 
@@ -178,6 +180,15 @@ void write_file_atomically(const std::string& path, std::string_view bytes, Over
 
 void remove_temporary_files_on_signal() {
   for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) std::signal(signal_number, remove_temporaries_and_reraise);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open for reading: " + std::generic_category().message(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw Error(path + ": read error");
+  return std::move(buffer).str();
 }
 
 }  // namespace edgewise

@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <system_error>
 #include <unordered_map>
 #include <utility>
@@ -34,7 +33,8 @@ void check_fractions(double train_fraction, double val_fraction) {
 }
 
 void check_count(Index n, std::string_view noun) {
-  if (n < 0) throw ArgumentError("a split needs a " + std::string(noun) + " count of at least 0; got " + std::to_string(n));
+  if (n < 0)
+    throw ArgumentError("a split needs a " + std::string(noun) + " count of at least 0; got " + std::to_string(n));
 }
 
 // floor(n * fraction), where a product just below an integer (0.57 * 100 = 56.99999999999999) counts
@@ -190,11 +190,7 @@ std::string split_file_text(const std::vector<Index>& items, const NodeNamer& na
 
 std::optional<std::string> existing_contents(const fs::path& path) {
   if (!fs::exists(path)) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path.string() + ": cannot open for reading: " + std::generic_category().message(errno));
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
+  return read_file(path.string());
 }
 
 void refuse_to_replace_other_contents(const fs::path& path, const std::string& text) {
@@ -293,8 +289,9 @@ Split per_class_split(std::span<const Index> labels, const PerClassSplitOptions&
   const Index rest_size = static_cast<Index>(rest.size());
   if (rest_size < options.val + options.test)
     throw ArgumentError("per-class split: " + std::to_string(rest_size) +
-                        " labeled nodes remain after the training nodes, fewer than the " + std::to_string(options.val) +
-                        " validation and " + std::to_string(options.test) + " test nodes asked for");
+                        " labeled nodes remain after the training nodes, fewer than the " +
+                        std::to_string(options.val) + " validation and " + std::to_string(options.test) +
+                        " test nodes asked for");
   shuffle(rest, rng);
   take(split.val, rest, 0, options.val);
   take(split.test, rest, options.val, options.val + options.test);
@@ -326,7 +323,8 @@ void write_split_directory(const std::string& dir, const Split& split, bool over
 }
 
 Split read_node_split(const std::string& dir, Index num_nodes, const NodeLookup& lookup) {
-  return read_split_files(dir, {.noun = "node", .whole = "graph", .count = num_nodes, .lookup = lookup ? &lookup : nullptr});
+  return read_split_files(dir,
+                          {.noun = "node", .whole = "graph", .count = num_nodes, .lookup = lookup ? &lookup : nullptr});
 }
 
 void write_node_split(const std::string& dir, const Split& split, bool overwrite, const NodeNamer& name) {

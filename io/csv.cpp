@@ -1,13 +1,12 @@
 #include "edgewise/io/csv.hpp"
 
 #include <cerrno>
-#include <charconv>
-#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <system_error>
 
 #include "edgewise/core/error.hpp"
+#include "records.hpp"
 
 namespace edgewise {
 namespace {
@@ -313,14 +312,18 @@ std::string_view trim_whitespace(std::string_view field) {
 std::optional<double> parse_number(std::string_view field, const FieldContext& context) {
   std::string_view text = trim_whitespace(field);
   if (text.empty()) return std::nullopt;
-  // from_chars rejects the leading '+' that spreadsheets and some tools write.
-  if (text.size() > 1 && text.front() == '+' && text[1] != '-' && text[1] != '+') text.remove_prefix(1);
   double value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error == std::errc::result_out_of_range) throw_not_a_number(context, field, "number out of range");
-  if (error != std::errc() || end != text.data() + text.size()) throw_not_a_number(context, field, "not a number");
-  if (!std::isfinite(value)) throw_not_a_number(context, field, "not a finite number (nan and inf are not valid values)");
-  return value;
+  switch (detail::parse_finite(text, value)) {
+    case detail::NumberError::none:
+      return value;
+    case detail::NumberError::out_of_range:
+      throw_not_a_number(context, field, "number out of range");
+    case detail::NumberError::not_a_number:
+      throw_not_a_number(context, field, "not a number");
+    case detail::NumberError::not_finite:
+      throw_not_a_number(context, field, "not a finite number (nan and inf are not valid values)");
+  }
+  throw_not_a_number(context, field, "not a number");
 }
 
 }  // namespace edgewise

@@ -309,7 +309,7 @@ void to_json(nlohmann::json& j, const FeaturizerSpec& spec) {
        {"max_hydrogens", spec.max_hydrogens}, {"self_loops", spec.self_loops},
        {"crippen_contributions", spec.crippen_contributions},
        {"descriptors", spec.descriptors},
-       {"descriptor_values", spec.descriptor_values == DescriptorValues::raw ? "raw" : "log_compressed"}};
+       {"descriptor_values", name_of(kDescriptorValuesNames, spec.descriptor_values)}};
 }
 
 void from_json(const nlohmann::json& j, FeaturizerSpec& spec) {
@@ -322,10 +322,8 @@ void from_json(const nlohmann::json& j, FeaturizerSpec& spec) {
   spec.crippen_contributions = j.value("crippen_contributions", false);  // absent from files written before it existed
   j.at("descriptors").get_to(spec.descriptors);
   // Files written before descriptors were standardized by the network hold log-compressed ones.
-  const std::string values = j.value("descriptor_values", "log_compressed");
-  if (values != "raw" && values != "log_compressed")
-    throw ArgumentError("featurizer: unknown descriptor_values '" + values + "' (expected raw or log_compressed)");
-  spec.descriptor_values = values == "raw" ? DescriptorValues::raw : DescriptorValues::log_compressed;
+  spec.descriptor_values = value_named(kDescriptorValuesNames, j.value("descriptor_values", "log_compressed"),
+                                       "featurizer descriptor_values");
 }
 
 std::vector<std::string> available_descriptors() { return RDKit::Descriptors::Properties::getAvailableProperties(); }

@@ -23,22 +23,6 @@
 namespace edgewise {
 namespace {
 
-// Runs body(i) for every row in parallel. An exception must not leave an OpenMP region, so each row's
-// is kept and the first one in row order is rethrown once all rows are done.
-template <typename Body>
-void for_each_row_in_parallel(std::size_t rows, Body&& body) {
-  std::vector<std::exception_ptr> errors(rows);
-  parallel_for(static_cast<Index>(rows), [&](Index i) {
-    try {
-      body(static_cast<std::size_t>(i));
-    } catch (...) {
-      errors[static_cast<std::size_t>(i)] = std::current_exception();
-    }
-  });
-  for (const std::exception_ptr& error : errors)
-    if (error) std::rethrow_exception(error);
-}
-
 struct ParsedMolecule {
   std::optional<MoleculeGraph> graph;  // empty when RDKit cannot read or featurize the molecule
   std::string error;                   // RDKit's reason
@@ -59,7 +43,8 @@ std::vector<ParsedMolecule> featurize_smiles(const std::vector<std::string>& smi
   const DescriptorCalculator descriptors(spec.descriptors, spec.descriptor_values);
   const SmilesOptions options = smiles_options(spec, max_atoms);
   std::vector<ParsedMolecule> parsed(smiles.size());
-  for_each_row_in_parallel(smiles.size(), [&](std::size_t row) {
+  parallel_for_rethrowing(static_cast<Index>(smiles.size()), [&](Index i) {
+    const auto row = static_cast<std::size_t>(i);
     SmilesResult result = parse_smiles(smiles[row], options);
     if (result.molecule) {
       featurize_into(parsed[row], *result.molecule, spec, descriptors);
@@ -281,7 +266,8 @@ MoleculeDataset molecules_from_sdf(RDKit::SDMolSupplier& supplier, const std::st
   }
   const DescriptorCalculator descriptors(featurizer.descriptors, featurizer.descriptor_values);
   std::vector<ParsedMolecule> parsed(records.size());
-  for_each_row_in_parallel(records.size(), [&](std::size_t i) {
+  parallel_for_rethrowing(static_cast<Index>(records.size()), [&](Index row) {
+    const auto i = static_cast<std::size_t>(row);
     if (records[i].molecule) featurize_into(parsed[i], *records[i].molecule, featurizer, descriptors);
   });
 

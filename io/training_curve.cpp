@@ -1,4 +1,4 @@
-#include "edgewise/models/training_curve.hpp"
+#include "edgewise/io/training_curve.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -17,13 +17,9 @@
 
 namespace edgewise {
 
-TaskType parse_task_type(const std::string& name) {
-  if (name == "regression") return TaskType::regression;
-  if (name == "classification") return TaskType::classification;
-  throw ArgumentError("unknown task type '" + name + "' (expected regression or classification)");
-}
+TaskType parse_task_type(const std::string& name) { return value_named(kTaskTypeNames, name, "task type"); }
 
-std::string to_string(TaskType type) { return type == TaskType::regression ? "regression" : "classification"; }
+std::string to_string(TaskType type) { return name_of(kTaskTypeNames, type); }
 
 void to_json(nlohmann::json& j, const TrainingOptions& options) {
   j = nlohmann::json{{"task_type", to_string(options.task_type)},

@@ -296,24 +296,9 @@ const Matrix<Scalar>& LayerNorm<Scalar>::backward(const Matrix<Scalar>& dy) {
 
 // ---- FeedForward ----
 
-Activation parse_activation(const std::string& name) {
-  if (name == "relu") return Activation::relu;
-  if (name == "gelu") return Activation::gelu;
-  if (name == "elu") return Activation::elu;
-  throw ArgumentError("unknown activation '" + name + "' (expected relu, gelu or elu)");
-}
+Activation parse_activation(const std::string& name) { return value_named(kActivationNames, name, "activation"); }
 
-std::string to_string(Activation activation) {
-  switch (activation) {
-    case Activation::relu:
-      return "relu";
-    case Activation::gelu:
-      return "gelu";
-    case Activation::elu:
-      return "elu";
-  }
-  return "unknown";
-}
+std::string to_string(Activation activation) { return name_of(kActivationNames, activation); }
 
 namespace {
 FeedForwardOptions resolved(FeedForwardOptions options) {

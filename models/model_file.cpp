@@ -5,8 +5,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <string_view>
 
@@ -49,12 +47,6 @@ std::string build_header(const nlohmann::json& config, const Parameters<float>& 
   std::string text = header.dump();
   text.append((8 - text.size() % 8) % 8, ' ');  // keeps the data 8-byte aligned, as safetensors writers do
   return text;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot open the model file");
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // The JSON header, checked to be an edgewise header of this format version.
@@ -201,7 +193,15 @@ void save_model(const std::string& path, const nlohmann::json& config, const Par
   write_file_atomically(path, bytes, overwrite);
 }
 
-ModelFile load_model(const std::string& path) { return parse_model(read_file(path), path); }
+ModelFile load_model(const std::string& path) {
+  std::string bytes;
+  try {
+    bytes = read_file(path);
+  } catch (const Error& e) {
+    throw ModelFormatError(e.what());  // load's contract: every failure to get a model is this type
+  }
+  return parse_model(bytes, path);
+}
 
 ModelFile parse_model(std::string_view bytes, const std::string& path) {
   try {

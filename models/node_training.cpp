@@ -206,7 +206,7 @@ std::string accuracy_text(double value) {
   return text;
 }
 
-void log_setup(const Logger& log, const NodeSplit& split, const NodeTrainingOptions& options) {
+void log_setup(const Logger& log, const Split& split, const NodeTrainingOptions& options) {
   log.verbose("training on " + std::to_string(split.train.size()) + " nodes, validating on " +
               std::to_string(split.val.size()) + " by accuracy; at most " + std::to_string(options.epochs) +
               " epochs, patience " + std::to_string(options.patience));
@@ -239,7 +239,7 @@ std::string node_epoch_line(const NodeEpochReport& report) {
 
 NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
                                          const Matrix<float>& features, std::span<const Index> labels,
-                                         const NodeSplit& split, const NodeTrainingOptions& options,
+                                         const Split& split, const NodeTrainingOptions& options,
                                          const std::function<void(const NodeEpochReport&)>& on_epoch,
                                          const TrainingCheckpoints& checkpoints) {
   check_options(options);

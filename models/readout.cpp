@@ -7,22 +7,9 @@
 
 namespace edgewise {
 
-namespace {
-constexpr std::pair<ReadoutKind, const char*> kReadoutNames[] = {
-    {ReadoutKind::sum, "sum"}, {ReadoutKind::mean, "mean"}, {ReadoutKind::max, "max"}, {ReadoutKind::attention, "attention"}};
-}
+ReadoutKind parse_readout(const std::string& name) { return value_named(kReadoutNames, name, "readout"); }
 
-ReadoutKind parse_readout(const std::string& name) {
-  for (const auto& [kind, text] : kReadoutNames)
-    if (name == text) return kind;
-  throw ArgumentError("unknown readout '" + name + "' (expected sum, mean, max or attention)");
-}
-
-std::string to_string(ReadoutKind kind) {
-  for (const auto& [value, text] : kReadoutNames)
-    if (value == kind) return text;
-  return "unknown";
-}
+std::string to_string(ReadoutKind kind) { return name_of(kReadoutNames, kind); }
 
 template <typename Scalar>
 Readout<Scalar>::Readout(Parameters<Scalar>& params, const std::string& name, Index dim, ReadoutKind kind)

@@ -1,4 +1,4 @@
-#include "edgewise/io/molecule_model.hpp"
+#include "edgewise/tasks/molecule_model.hpp"
 
 #include <GraphMol/ROMol.h>
 
@@ -18,10 +18,8 @@
 namespace edgewise {
 namespace {
 
-constexpr const char* kModelKind = "molecule-property";
-
 nlohmann::json config_json(const MoleculeModelConfig& config) {
-  return nlohmann::json{{"kind", kModelKind},
+  return nlohmann::json{{"kind", kMoleculeModelKind},
                         {"featurizer", config.featurizer},
                         {"network", config.network},
                         {"task_type", to_string(config.task_type)},
@@ -31,7 +29,7 @@ nlohmann::json config_json(const MoleculeModelConfig& config) {
 }
 
 MoleculeModelConfig config_from_json(const nlohmann::json& j, const std::string& path) {
-  if (model_kind(j) != kModelKind)
+  if (model_kind(j) != kMoleculeModelKind)
     throw ModelFormatError(path + ": not a molecule property model (kind '" + model_kind(j) + "')");
   MoleculeModelConfig config;
   try {
@@ -288,6 +286,19 @@ void MoleculeModel::standardize_descriptors(const MoleculeSet& train) {
   for (const auto& member : members_) member->network.set_graph_feature_scaling(config_.network.graph_feature_scaling);
 }
 
+ModelDescription MoleculeModel::describe() const {
+  const nlohmann::json config = config_json(config_);
+  return {.title = "molecule property model (train --task graph)",
+          .facts = {{"task type", config.at("task_type")},
+                    {"targets", config.at("tasks")},
+                    {"ensemble", std::to_string(config_.ensemble) + " network(s)"},
+                    {"parameters", num_parameters()}},
+          .sections = {{"architecture", config.at("network")},
+                       {"featurizer", config.at("featurizer")},
+                       {"target scaling (original = scaled * scale + shift)", config.at("scaling")}},
+          .examples = "molecules"};
+}
+
 Index MoleculeModel::num_parameters() const {
   Index total = 0;
   for (const auto& member : members_) total += member->params.size();
@@ -329,25 +340,6 @@ struct BatchJob {
   std::size_t count = 0;
   std::vector<Matrix<float>> raw;
 };
-
-// Runs body(item, thread) for every item, one at a time per thread, and rethrows the first
-// exception in item order once all are done (none may leave an OpenMP region).
-template <typename Body>
-void run_items(std::size_t items, Body&& body) {
-  std::vector<std::exception_ptr> errors(items);
-  parallel_for(
-      static_cast<Index>(items),
-      [&](Index item) {
-        try {
-          body(static_cast<std::size_t>(item), thread_index());
-        } catch (...) {
-          errors[static_cast<std::size_t>(item)] = std::current_exception();
-        }
-      },
-      1);
-  for (const std::exception_ptr& error : errors)
-    if (error) std::rethrow_exception(error);
-}
 
 const Matrix<float>* edge_features(const FeaturedBatch& batch) {
   return batch.edge_features.cols() > 0 ? &batch.edge_features : nullptr;
@@ -474,13 +466,16 @@ void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)
     }
     const std::size_t chunks = (window_rows + kParseChunk - 1) / kParseChunk;
     if (jobs.empty() && chunks == 0) break;
-    run_items(jobs.size() + chunks, [&](std::size_t item, int thread) {
+    // One item at a time per thread: each is a whole batch or parse chunk.
+    parallel_for_rethrowing(static_cast<Index>(jobs.size() + chunks), [&](Index index) {
+      const auto item = static_cast<std::size_t>(index);
+      const int thread = thread_index();
       if (item < jobs.size()) {
         run_job(jobs[item], workers[static_cast<std::size_t>(thread)]);
       } else {
         parse_chunk(window_rows, item - jobs.size());
       }
-    });
+    }, 1);
     for (const BatchJob& job : jobs) {
       finished.push_back(averaged(job));
       pending_first = (pending_first + job.count) % pending.size();

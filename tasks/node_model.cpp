@@ -1,4 +1,4 @@
-#include "edgewise/io/node_model.hpp"
+#include "edgewise/tasks/node_model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,17 +16,9 @@
 namespace edgewise {
 namespace {
 
-std::string node_ids_name(NodeIds ids) { return ids == NodeIds::integer ? "integer" : "string"; }
-
-NodeIds node_ids_from_name(const std::string& name) {
-  if (name == "integer") return NodeIds::integer;
-  if (name == "string") return NodeIds::string;
-  throw ArgumentError("unknown node id type '" + name + "' (expected integer or string)");
-}
-
 nlohmann::json input_json(const NodeInputOptions& input) {
   const FeatureSpec& spec = input.features;
-  return {{"node_ids", node_ids_name(input.ids)},
+  return {{"node_ids", name_of(kNodeIdsNames, input.ids)},
           {"directed", input.directed},
           {"add_self_loops", input.add_self_loops},
           {"self_loops_only", input.self_loops_only},
@@ -40,7 +32,7 @@ nlohmann::json input_json(const NodeInputOptions& input) {
 
 NodeInputOptions input_from_json(const nlohmann::json& j) {
   NodeInputOptions input;
-  input.ids = node_ids_from_name(j.at("node_ids").get<std::string>());
+  input.ids = value_named(kNodeIdsNames, j.at("node_ids").get<std::string>(), "node id type");
   j.at("directed").get_to(input.directed);
   j.at("add_self_loops").get_to(input.add_self_loops);
   input.self_loops_only = j.value("self_loops_only", false);  // absent from files written before it existed
@@ -88,31 +80,6 @@ NodeModelConfig completed(NodeModelConfig config) {
   return config;
 }
 
-void check_feature_source(const NodeGraphFiles& files, const FeatureSpec& spec) {
-  const bool structural = spec.format == FeatureFormat::structural;
-  if (structural && !files.features.empty())
-    throw ArgumentError(files.features.string() + ": structural features are computed from the graph, not read");
-  if (!structural && files.features.empty())
-    throw ArgumentError("no features file given for " + std::string(feature_format_name(spec.format)) + " features" +
-                        (spec.dim > 0 ? " (" + std::to_string(spec.dim) + " columns)" : ""));
-}
-
-void normalize_rows(Matrix<float>& features) {
-  for (Index i = 0; i < features.rows(); ++i) {
-    const float norm = features.row(i).lpNorm<1>();
-    if (norm > 0) features.row(i) /= norm;
-  }
-}
-
-NodeFeatures features_of(const std::filesystem::path& path, const NodeInputOptions& options, NodeIndex& nodes) {
-  const FeatureSpec& spec = options.features;
-  return read_node_features(path, nodes,
-                            {.format = spec.format,
-                             .dim = spec.dim,
-                             .ids = options.ids,
-                             .unknown_nodes = UnknownNodes::add});
-}
-
 // The ids of `labels`, read from `source`, mapped to `classes` by name.
 std::vector<Index> class_ids_by_name(const NodeLabels& labels, const std::vector<std::string>& classes,
                                      const std::filesystem::path& source) {
@@ -131,11 +98,7 @@ std::vector<Index> class_ids_by_name(const NodeLabels& labels, const std::vector
 
 }  // namespace
 
-bool normalizes_rows_by_default(FeatureFormat format) {
-  return format == FeatureFormat::sparse || format == FeatureFormat::musae_json;
-}
-
-NodeTrainingDefaults default_node_training(const NodeGraph& data, const NodeSplit& split) {
+NodeTrainingDefaults default_node_training(const NodeGraph& data, const Split& split) {
   if (data.input.features.format == FeatureFormat::structural)
     return {.dropout = 0.1, .attention_dropout = 0.1, .reason = "structural features"};
   const Index classes = std::max<Index>(data.labels.num_classes(), 1);
@@ -145,72 +108,6 @@ NodeTrainingDefaults default_node_training(const NodeGraph& data, const NodeSpli
                 per_class <= kFewLabelsPerClass ? "at most" : "more than", kFewLabelsPerClass);
   if (per_class <= kFewLabelsPerClass) return {.reason = figure};
   return {.dropout = 0.5, .attention_dropout = 0.1, .weight_decay = 0.0, .reason = figure};
-}
-
-NodeGraph make_node_graph(Graph graph, Matrix<float> features, NodeLabels labels) {
-  const Index n = graph.num_nodes();
-  if (features.rows() != n)
-    throw ArgumentError("make_node_graph: the features have " + std::to_string(features.rows()) +
-                        " rows for a graph of " + std::to_string(n) + " nodes");
-  for (Index row = 0; row < features.rows(); ++row)
-    for (Index column = 0; column < features.cols(); ++column)
-      if (!std::isfinite(features(row, column)))
-        throw ArgumentError("make_node_graph: feature " + std::to_string(column) + " of node " + std::to_string(row) +
-                            " is not a finite number");
-  if (labels.classes.empty()) labels.extend_to(n);
-  if (static_cast<Index>(labels.classes.size()) != n)
-    throw ArgumentError("make_node_graph: " + std::to_string(labels.classes.size()) + " labels for a graph of " +
-                        std::to_string(n) + " nodes");
-  for (std::size_t node = 0; node < labels.classes.size(); ++node)
-    if (labels.classes[node] >= labels.num_classes())
-      throw ArgumentError("make_node_graph: node " + std::to_string(node) + " has class " +
-                          std::to_string(labels.classes[node]) + " but there are " +
-                          std::to_string(labels.num_classes()) + " class names");
-  for (Index& label : labels.classes) label = std::max<Index>(label, -1);  // any negative id: unlabeled
-
-  NodeGraph data;
-  for (Index node = 0; node < n; ++node) data.nodes.add(std::to_string(node));
-  data.input.features = {.format = FeatureFormat::dense, .dim = features.cols()};
-  data.input.normalize_rows = false;
-  data.edge_list_nodes = n;
-  data.edge_list_edges = graph.num_edges();
-  data.graph = std::move(graph);
-  data.features = std::move(features);
-  data.labels = std::move(labels);
-  return data;
-}
-
-NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& options) {
-  check_feature_source(files, options.features);
-  if (options.self_loops_only && !options.add_self_loops)
-    throw ArgumentError("attention over self-loops only needs the self-loops: add_self_loops is off");
-  EdgeList edges = read_edge_list(files.edges, {.ids = options.ids, .directed = options.directed});
-  NodeGraph data;
-  data.edge_list_nodes = edges.nodes.size();
-  data.edge_list_edges = static_cast<Index>(edges.edges.size());
-  if (!files.labels.empty())
-    data.labels = read_node_labels(files.labels, edges.nodes,
-                                   {.ids = options.ids,
-                                    .node_column = files.label_node_column,
-                                    .label_column = files.label_column,
-                                    .unknown_nodes = UnknownNodes::add});
-  std::optional<NodeFeatures> read_features;
-  if (!files.features.empty()) read_features = features_of(files.features, options, edges.nodes);
-
-  data.graph = edges.take_graph({.add_self_loops = options.add_self_loops});
-  data.nodes = std::move(edges.nodes);
-  data.labels.extend_to(data.nodes.size());
-  NodeFeatures features = read_features ? std::move(*read_features)
-                                        : structural_features(data.graph, {.max_degree = options.features.max_degree,
-                                                                           .walk_steps = options.features.walk_steps});
-  features.extend_to(data.nodes.size());
-  data.features = std::move(features.values);
-  if (options.normalize_rows) normalize_rows(data.features);
-  if (options.self_loops_only)
-    data.graph = Graph::from_pairs(data.nodes.size(), {}, {.add_self_loops = true});
-  data.input = options;
-  data.input.features = features.spec;
-  return data;
 }
 
 NodeModel::NodeModel(NodeModelConfig config)
@@ -252,7 +149,7 @@ namespace {
 
 // What a checkpoint must match to be continued: the training options and a digest of the graph,
 // features, labels and split.
-nlohmann::json run_identity(const NodeGraph& data, const NodeSplit& split, const NodeTrainingOptions& options) {
+nlohmann::json run_identity(const NodeGraph& data, const Split& split, const NodeTrainingOptions& options) {
   Sha256 digest;
   fingerprint(digest, data.graph);
   fingerprint(digest, data.features);
@@ -267,7 +164,7 @@ nlohmann::json run_identity(const NodeGraph& data, const NodeSplit& split, const
 
 }  // namespace
 
-NodeTrainingResult NodeModel::fit(const NodeGraph& data, const NodeSplit& split, const NodeTrainingOptions& options,
+NodeTrainingResult NodeModel::fit(const NodeGraph& data, const Split& split, const NodeTrainingOptions& options,
                                   const std::function<void(const NodeEpochReport&)>& on_epoch,
                                   const CheckpointOptions& checkpoints) {
   const nlohmann::json identity = run_identity(data, split, options);
@@ -323,6 +220,17 @@ std::vector<Index> NodeModel::output_order(const NodeIndex& nodes) const {
   std::sort(order.begin(), order.end(),
             [&](Index a, Index b) { return rank[static_cast<std::size_t>(a)] < rank[static_cast<std::size_t>(b)]; });
   return order;
+}
+
+ModelDescription NodeModel::describe() const {
+  const nlohmann::json config = config_json(config_);
+  return {.title = "node classification model (train --task node)",
+          .facts = {{"task type", "classification, one class per node"},
+                    {"classes", config.at("classes")},
+                    {"training graph", std::to_string(config_.nodes.size()) + " nodes"},
+                    {"parameters", num_parameters()}},
+          .sections = {{"architecture", config.at("network")}, {"input and featurizer", config.at("input")}},
+          .examples = "nodes"};
 }
 
 Index NodeModel::embedding_dim() const { return network_->hidden_dim(); }

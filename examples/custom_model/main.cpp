@@ -28,7 +28,7 @@ int run() {
   const edgewise::SbmGraph sbm = edgewise::stochastic_block_model(
       {.nodes = 600, .communities = 3, .p_in = 0.03, .p_out = 0.003, .feature_dim = 8, .feature_noise = 2.0, .seed = 7});
   const Index classes = 3;
-  const edgewise::NodeSplit split = edgewise::stratified_split(sbm.labels, 0.1, 0.0, /*seed=*/1);
+  const edgewise::Split split = edgewise::stratified_split(sbm.labels, 0.1, 0.0, /*seed=*/1);
   // The loss sees the training nodes only: every other node's target is -1, which it ignores.
   std::vector<Index> targets(sbm.labels.size(), -1);
   for (const Index node : split.train) targets[static_cast<std::size_t>(node)] = sbm.labels[static_cast<std::size_t>(node)];

@@ -47,7 +47,7 @@ int run() {
   edgewise::NodeGraph data = edgewise::make_node_graph(std::move(graph), edgewise::Matrix<float>::Identity(members, members),
                                                        {.classes = kFaction, .class_names = {"Mr. Hi", "Officer"}});
 
-  edgewise::NodeSplit split;
+  edgewise::Split split;
   split.train = {0, 1, 2, 33, 32, 31};  // the two leaders and two close friends of each
   for (edgewise::Index member = 0; member < members; ++member)
     if (std::find(split.train.begin(), split.train.end(), member) == split.train.end()) split.test.push_back(member);

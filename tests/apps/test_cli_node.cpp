@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "edgewise/io/node_model.hpp"
+#include "edgewise/tasks/node_model.hpp"
 #include "support/cli.hpp"
 
 namespace {

@@ -1,6 +1,9 @@
-// Edge softmax corner cases, the fused softmax attention against the separate kernels, and a
-// demonstration that the gradient check catches a wrong backward.
+// Edge softmax corner cases, the fused softmax attention and its backward against the separate
+// kernels, the kernels' argument checks, and a demonstration that the gradient check catches a wrong
+// backward.
 #include <gtest/gtest.h>
+
+#include <stdexcept>
 
 #include "edgewise/attention/kernels.hpp"
 #include "support/gradcheck.hpp"
@@ -8,6 +11,13 @@
 
 namespace edgewise {
 namespace {
+
+// A [rows, cols] matrix of values uniform in [-2, 2).
+Matrix<double> random_matrix(SplitMix64& rng, Index rows, Index cols) {
+  Matrix<double> m(rows, cols);
+  for (Index k = 0; k < m.size(); ++k) m.data()[k] = rng.uniform(-2, 2);
+  return m;
+}
 
 // Node 0 has three in-edges, node 1 one, node 2 none.
 Graph small_graph() { return Graph::from_pairs(3, std::vector<std::pair<Index, Index>>{{1, 0}, {2, 0}, {0, 0}, {0, 1}}); }
@@ -123,13 +133,9 @@ TEST(SoftmaxAttendTest, EqualsScoresThenSoftmaxThenAggregation) {
   const Graph g = testing::irregular_graph();
   const Index n = g.num_nodes(), e = g.num_edges(), heads = 3, d = 4;
   SplitMix64 rng(9);
-  const auto random = [&](Index rows, Index cols) {
-    Matrix<double> m(rows, cols);
-    for (Index k = 0; k < m.size(); ++k) m.data()[k] = rng.uniform(-2, 2);
-    return m;
-  };
-  const Matrix<double> q = random(n, heads * d), k = random(n, heads * d), v = random(n, heads * d);
-  const Matrix<double> terms = random(n, 2 * heads), att = random(heads, d), bias = random(e, heads);
+  const Matrix<double> q = random_matrix(rng, n, heads * d), k = random_matrix(rng, n, heads * d);
+  const Matrix<double> v = random_matrix(rng, n, heads * d), terms = random_matrix(rng, n, 2 * heads);
+  const Matrix<double> att = random_matrix(rng, heads, d), bias = random_matrix(rng, e, heads);
   const auto check = [&](const auto& score, const std::string& name) {
     Matrix<double> scores(e, heads), alpha(e, heads), expected(n, heads * d);
     edge_scores_forward(scores.data(), g, heads, score);
@@ -148,6 +154,56 @@ TEST(SoftmaxAttendTest, EqualsScoresThenSoftmaxThenAggregation) {
   const Matrix<double> src = terms.leftCols(heads), dst = terms.rightCols(heads);
   check(AdditiveScore<double>{src.data(), dst.data(), heads, 0.2}, "additive");
   check(Gatv2Score<double>{read_rows(q), read_rows(k), att.data(), d, 0.2}, "gatv2");
+}
+
+// The named backward of the fused kernel gives the bits of the three kernels it is made of.
+TEST(SoftmaxAttendTest, BackwardEqualsWeightsThenAggregationThenSoftmaxBackward) {
+  const Graph g = testing::irregular_graph();
+  const Index n = g.num_nodes(), e = g.num_edges(), heads = 2, d = 3;
+  SplitMix64 rng(4);
+  const Matrix<double> q = random_matrix(rng, n, heads * d), k = random_matrix(rng, n, heads * d);
+  const Matrix<double> v = random_matrix(rng, n, heads * d), dout = random_matrix(rng, n, heads * d);
+  Matrix<double> weights(e, heads), sum(n, heads), out(n, heads * d);
+  softmax_attend_forward(rows_of(out), weights.data(), sum.data(), g, read_rows(v), heads, d,
+                         DotScore<double>{read_rows(q), read_rows(k), d, 0.5}, static_cast<const double*>(nullptr));
+
+  Matrix<double> alpha(e, heads), dalpha(e, heads), dv(n, heads * d), expected_dscores(e, heads);
+  softmax_weights(alpha.data(), g, weights.data(), sum.data(), heads);
+  aggregate_backward(dalpha.data(), rows_of(dv), g, alpha.data(), read_rows(v), read_rows(dout), heads, d);
+  edge_softmax_backward(expected_dscores.data(), g, alpha.data(), dalpha.data(), heads);
+
+  Matrix<double> composed_alpha(e, heads), dscores(e, heads), composed_dv(n, heads * d);
+  softmax_attend_backward(dscores.data(), rows_of(composed_dv), composed_alpha.data(), g, weights.data(), sum.data(),
+                          read_rows(v), read_rows(dout), heads, d);
+  EXPECT_EQ(composed_alpha, alpha);
+  EXPECT_EQ(dscores, expected_dscores);
+  EXPECT_EQ(composed_dv, dv);
+}
+
+// Kernels refuse arguments that would corrupt memory: no heads, rows narrower than the heads, and an
+// output sharing memory with an input. Column blocks of one matrix are not shared memory.
+TEST(KernelContractTest, RefusesBadShapesAndAliasingAndAcceptsColumnBlocks) {
+  const Graph g = small_graph();
+  const Index heads = 2, d = 2;
+  Matrix<float> alpha = Matrix<float>::Constant(g.num_edges(), heads, 0.5f);
+  Matrix<float> v = Matrix<float>::Ones(g.num_nodes(), heads * d), out(g.num_nodes(), heads * d);
+  EXPECT_NO_THROW(aggregate_forward(rows_of(out), g, alpha.data(), read_rows(v), heads, d));
+  EXPECT_THROW(aggregate_forward(rows_of(out), g, alpha.data(), read_rows(v), 0, d), std::logic_error);
+  EXPECT_THROW(aggregate_forward(rows_of(out), g, alpha.data(), read_rows(v), heads + 1, d), std::logic_error)
+      << "rows of 4 cannot hold 3 heads of 2";
+  EXPECT_THROW(aggregate_forward(rows_of(v), g, alpha.data(), read_rows(v), heads, d), std::logic_error);
+  EXPECT_THROW(edge_softmax_backward(alpha.data(), g, alpha.data(), alpha.data(), heads), std::logic_error)
+      << "dscores may alias dalpha but not alpha";
+
+  Matrix<float> both(g.num_nodes(), 2 * heads * d), grads(g.num_nodes(), 2 * heads * d);
+  both.setOnes();
+  const std::vector<float> dscores(static_cast<std::size_t>(g.num_edges() * heads), 1.0f);
+  EXPECT_NO_THROW(dot_scores_backward(rows_of(grads, 0), rows_of(grads, heads * d), g, read_rows(both, 0),
+                                      read_rows(both, heads * d), dscores.data(), heads, d, 1.0f));
+  EXPECT_THROW(dot_scores_backward(rows_of(grads, 0), rows_of(grads, 1), g, read_rows(both, 0),
+                                   read_rows(both, heads * d), dscores.data(), heads, d, 1.0f),
+               std::logic_error)
+      << "column blocks that share columns";
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "edgewise/core/error.hpp"
-#include "edgewise/models/node_splits.hpp"
+#include "edgewise/datasets/splits.hpp"
 #include "support/shared_data.hpp"
 
 namespace edgewise {
@@ -39,7 +39,7 @@ std::vector<Index> class_counts(const std::vector<Index>& part, const std::vecto
 }
 
 // Parts sorted, disjoint, and holding only labeled nodes.
-void expect_well_formed(const NodeSplit& split, const std::vector<Index>& labels) {
+void expect_well_formed(const Split& split, const std::vector<Index>& labels) {
   std::set<Index> seen;
   for (const auto* part : {&split.train, &split.val, &split.test}) {
     EXPECT_TRUE(std::is_sorted(part->begin(), part->end()));
@@ -56,7 +56,7 @@ Index labeled_count(const std::vector<Index>& labels) {
 
 TEST(PerClassSplitTest, TakesExactlyKPerClassThenValAndTest) {
   const std::vector<Index> labels = four_classes();
-  const NodeSplit split = per_class_split(labels, {.train_per_class = 5, .val = 40, .test = 50, .seed = 3});
+  const Split split = per_class_split(labels, {.train_per_class = 5, .val = 40, .test = 50, .seed = 3});
   expect_well_formed(split, labels);
   EXPECT_EQ(class_counts(split.train, labels), std::vector<Index>(4, 5));
   EXPECT_EQ(split.val.size(), 40u);
@@ -66,7 +66,7 @@ TEST(PerClassSplitTest, TakesExactlyKPerClassThenValAndTest) {
 TEST(PerClassSplitTest, IsAFunctionOfTheSeed) {
   const std::vector<Index> labels = four_classes();
   const PerClassSplitOptions options{.train_per_class = 5, .val = 40, .test = 50, .seed = 3};
-  const NodeSplit a = per_class_split(labels, options), b = per_class_split(labels, options);
+  const Split a = per_class_split(labels, options), b = per_class_split(labels, options);
   EXPECT_EQ(a.train, b.train);
   EXPECT_EQ(a.val, b.val);
   EXPECT_EQ(a.test, b.test);
@@ -78,7 +78,7 @@ TEST(PerClassSplitTest, IsAFunctionOfTheSeed) {
 TEST(PerClassSplitTest, UsesEveryRemainingNodeWhenAskedTo) {
   const std::vector<Index> labels = four_classes();
   const Index rest = labeled_count(labels) - 4 * 22;
-  const NodeSplit split = per_class_split(labels, {.train_per_class = 22, .val = 10, .test = rest - 10});
+  const Split split = per_class_split(labels, {.train_per_class = 22, .val = 10, .test = rest - 10});
   expect_well_formed(split, labels);
   EXPECT_EQ(static_cast<Index>(split.train.size() + split.val.size() + split.test.size()), labeled_count(labels));
 }
@@ -97,14 +97,14 @@ TEST(PerClassSplitTest, RejectsSmallClassesAndOversizedParts) {
 
 TEST(StratifiedSplitTest, SplitsEveryClassByTheFractions) {
   const std::vector<Index> labels = four_classes();
-  const NodeSplit split = stratified_split(labels, 0.6, 0.2, 9);
+  const Split split = stratified_split(labels, 0.6, 0.2, 9);
   expect_well_formed(split, labels);
   // floor(n * 0.6) and floor(n * 0.2) of 30, 25, 40, 22; the test part takes the rest.
   EXPECT_EQ(class_counts(split.train, labels), (std::vector<Index>{18, 15, 24, 13}));
   EXPECT_EQ(class_counts(split.val, labels), (std::vector<Index>{6, 5, 8, 4}));
   EXPECT_EQ(class_counts(split.test, labels), (std::vector<Index>{6, 5, 8, 5}));
 
-  const NodeSplit again = stratified_split(labels, 0.6, 0.2, 9);
+  const Split again = stratified_split(labels, 0.6, 0.2, 9);
   EXPECT_EQ(again.train, split.train);
   EXPECT_EQ(again.test, split.test);
   EXPECT_NE(stratified_split(labels, 0.6, 0.2, 10).train, split.train);
@@ -144,13 +144,14 @@ class NodeSplitFileTest : public ::testing::Test {
 };
 
 TEST_F(NodeSplitFileTest, RoundTrips) {
-  const NodeSplit split{{4, 0, 2}, {1, 7}, {9}};
+  const Split split{{4, 0, 2}, {1, 7}, {9}};
   write_node_split(folder_.string(), split);
-  const NodeSplit back = read_node_split(folder_.string(), 10);
+  const Split back = read_node_split(folder_.string(), 10);
   EXPECT_EQ(back.train, split.train);
   EXPECT_EQ(back.val, split.val);
   EXPECT_EQ(back.test, split.test);
-  EXPECT_THROW(write_node_split(folder_.string(), split), Error) << "existing files are kept";
+  EXPECT_NO_THROW(write_node_split(folder_.string(), split)) << "the same contents: nothing to refuse";
+  EXPECT_THROW(write_node_split(folder_.string(), {{1}, {}, {}}), Error) << "other contents are kept";
   EXPECT_NO_THROW(write_node_split(folder_.string(), {{1}, {}, {}}, true));
   EXPECT_EQ(read_node_split(folder_.string(), 10).train, std::vector<Index>{1});
 }
@@ -159,7 +160,7 @@ TEST_F(NodeSplitFileTest, IgnoresBlankLinesAndSurroundingWhitespace) {
   write("train.txt", "3\n\n  5\t\r\n");
   write("val.txt", "");
   write("test.txt", "0");
-  const NodeSplit split = read_node_split(folder_.string(), 10);
+  const Split split = read_node_split(folder_.string(), 10);
   EXPECT_EQ(split.train, (std::vector<Index>{3, 5}));
   EXPECT_TRUE(split.val.empty());
   EXPECT_EQ(split.test, std::vector<Index>{0});
@@ -171,12 +172,12 @@ TEST_F(NodeSplitFileTest, ErrorsNameTheFileAndLine) {
   write("test.txt", "5\n");
   expect_parse_error("val.txt", 3, "not a node index");
   write("val.txt", "3\n-4\n");
-  expect_parse_error("val.txt", 2, "not a node index");
+  expect_parse_error("val.txt", 2, "node index is negative");
   write("val.txt", "3\n10\n");
-  expect_parse_error("val.txt", 2, "not below the node count 10");
+  expect_parse_error("val.txt", 2, "node index is out of range; the graph has 10 nodes");
   write("val.txt", "3\n");
   write("test.txt", "5\n2\n");
-  expect_parse_error("test.txt", 2, "listed twice (first in train.txt line 2)");
+  expect_parse_error("test.txt", 2, "node 2 is already listed at " + (folder_ / "train.txt").string() + ":2");
   fs::remove(folder_ / "test.txt");
   EXPECT_THROW(read_node_split(folder_.string(), 10), Error);
 }
@@ -191,7 +192,7 @@ TEST_F(NodeSplitFileTest, MapsNamesThroughTheLookup) {
                    [&](Index node) { return names[static_cast<std::size_t>(node)]; });
   std::ifstream train(folder_ / "train.txt");
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(train), {}), "dee\nann\n");
-  const NodeSplit split = read_node_split(folder_.string(), 4, lookup);
+  const Split split = read_node_split(folder_.string(), 4, lookup);
   EXPECT_EQ(split.train, (std::vector<Index>{3, 0}));
   EXPECT_EQ(split.val, std::vector<Index>{2});
 
@@ -202,7 +203,7 @@ TEST_F(NodeSplitFileTest, MapsNamesThroughTheLookup) {
 TEST(NodeSplitCoraTest, ReadsThePlanetoidPublicSplit) {
   const fs::path cora = testing::data_dir() / "cora";
   if (!fs::exists(cora / "train.txt")) GTEST_SKIP() << testing::missing_data_reason(cora / "train.txt");
-  const NodeSplit split = read_node_split(cora.string(), 2708);
+  const Split split = read_node_split(cora.string(), 2708);
   EXPECT_EQ(split.train.size(), 140u);
   EXPECT_EQ(split.val.size(), 500u);
   EXPECT_EQ(split.test.size(), 1000u);

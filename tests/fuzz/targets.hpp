@@ -19,7 +19,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/io/graph_files.hpp"
 #include "edgewise/io/molecule_dataset.hpp"
-#include "edgewise/io/molecule_model.hpp"
+#include "edgewise/tasks/molecule_model.hpp"
 #include "edgewise/models/model_file.hpp"
 
 namespace edgewise::fuzz {

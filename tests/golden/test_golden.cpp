@@ -16,8 +16,8 @@
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/datasets/sbm.hpp"
 #include "edgewise/io/molecule_dataset.hpp"
-#include "edgewise/io/molecule_model.hpp"
-#include "edgewise/io/node_model.hpp"
+#include "edgewise/tasks/molecule_model.hpp"
+#include "edgewise/tasks/node_model.hpp"
 
 namespace edgewise {
 namespace {
@@ -127,7 +127,7 @@ TEST_F(GoldenTest, NodeModel) {
   const SbmGraph sbm = stochastic_block_model({.nodes = 60, .communities = 3, .p_in = 0.2, .p_out = 0.02,
                                                .feature_dim = 8, .feature_noise = 1.0, .seed = 0});
   const NodeGraph data = make_node_graph(sbm.graph, sbm.features, {.classes = sbm.labels, .class_names = {"a", "b", "c"}});
-  const NodeSplit split = stratified_split(sbm.labels, 0.5, 0.25, 0);
+  const Split split = stratified_split(sbm.labels, 0.5, 0.25, 0);
   NodeModel model({.classes = data.labels.class_names, .input = data.input});  // the GAT recipe, dropout included
   model.initialize(0);
   NodeTrainingOptions training;

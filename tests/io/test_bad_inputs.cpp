@@ -16,7 +16,7 @@
 #include "edgewise/io/csv.hpp"
 #include "edgewise/io/graph_files.hpp"
 #include "edgewise/io/molecule_dataset.hpp"
-#include "edgewise/io/molecule_model.hpp"
+#include "edgewise/tasks/molecule_model.hpp"
 #include "edgewise/models/model_file.hpp"
 #include "support/damaged_models.hpp"
 #include "support/odd_molecules.hpp"

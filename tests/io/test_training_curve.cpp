@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "edgewise/models/training_curve.hpp"
+#include "edgewise/io/training_curve.hpp"
 
 namespace edgewise {
 namespace {

@@ -207,7 +207,7 @@ struct PlantedPartition {
   Graph graph;
   Matrix<float> features;
   std::vector<Index> labels;
-  NodeSplit split;
+  Split split;
 
   PlantedPartition() {
     SplitMix64 rng(2024);

@@ -129,7 +129,7 @@ TEST_F(TrainingResumeTest, NodeTrainingResumedAfterAnyCheckpointEndsAtTheSameWei
       if (rng.uniform() < (labels[i] == labels[j] ? 0.2 : 0.02)) edges.emplace_back(i, j);
   const Graph graph = Graph::from_pairs(n, edges, {.add_self_loops = true, .symmetrize = true});
   const Matrix<float> features = Matrix<float>::NullaryExpr(n, 4, [&] { return static_cast<float>(rng.normal()); });
-  const NodeSplit split = per_class_split(labels, {.train_per_class = 5, .val = 15, .test = 30, .seed = 7});
+  const Split split = per_class_split(labels, {.train_per_class = 5, .val = 15, .test = 30, .seed = 7});
   const NodeClassifierOptions network{.in_dim = 4, .classes = 3, .heads = 2, .head_dim = 4};
   const NodeTrainingOptions options{.epochs = 12, .patience = 50, .seed = 9};
 
@@ -204,7 +204,7 @@ TEST_F(TrainingResumeTest, AHugeLearningRateStopsNodeTrainingNamingTheParameter)
   for (Index i = 0; i < n; ++i) labels.push_back(i % 2);
   const Graph graph = Graph::from_pairs(n, {}, {.add_self_loops = true});
   const Matrix<float> features = Matrix<float>::NullaryExpr(n, 3, [&] { return static_cast<float>(rng.normal()); });
-  const NodeSplit split = stratified_split(labels, 0.5, 0.25, 1);
+  const Split split = stratified_split(labels, 0.5, 0.25, 1);
   Parameters<float> params;
   NodeClassifier<float> model(params, {.in_dim = 3, .classes = 2, .heads = 2, .head_dim = 4});
   model.reset_parameters(rng);

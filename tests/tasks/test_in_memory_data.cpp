@@ -14,9 +14,9 @@
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/datasets/sbm.hpp"
 #include "edgewise/io/molecule_dataset.hpp"
-#include "edgewise/io/molecule_model.hpp"
-#include "edgewise/io/node_model.hpp"
-#include "edgewise/models/node_splits.hpp"
+#include "edgewise/tasks/molecule_model.hpp"
+#include "edgewise/tasks/node_model.hpp"
+#include "edgewise/datasets/splits.hpp"
 #include "support/thrown.hpp"
 
 namespace edgewise {
@@ -181,7 +181,7 @@ class MakeNodeGraphModelTest : public ::testing::Test {
 
 TEST_F(MakeNodeGraphModelTest, TrainsPredictsEmbedsAndSavesAModel) {
   SbmGraph sbm = stochastic_block_model({.nodes = 300, .communities = 3, .p_in = 0.06, .p_out = 0.004, .seed = 4});
-  const NodeSplit split = stratified_split(sbm.labels, 0.3, 0.2, 1);
+  const Split split = stratified_split(sbm.labels, 0.3, 0.2, 1);
   const NodeGraph data = make_node_graph(std::move(sbm.graph), std::move(sbm.features),
                                          {.classes = sbm.labels, .class_names = {"x", "y", "z"}});
   NodeClassifierOptions network;

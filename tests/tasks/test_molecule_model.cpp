@@ -17,7 +17,7 @@
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
-#include "edgewise/io/molecule_model.hpp"
+#include "edgewise/tasks/molecule_model.hpp"
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/models/model_file.hpp"
 

@@ -11,7 +11,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/datasets/sbm.hpp"
-#include "edgewise/io/node_model.hpp"
+#include "edgewise/tasks/node_model.hpp"
 #include "edgewise/models/model_file.hpp"
 #include "support/thrown.hpp"
 
@@ -67,15 +67,15 @@ NodeClassifierOptions small_network() {
   return network;
 }
 
-NodeModel trained(const NodeGraph& data, const NodeSplit& split, Index epochs) {
+NodeModel trained(const NodeGraph& data, const Split& split, Index epochs) {
   NodeModel model({.network = small_network(), .classes = data.labels.class_names, .input = data.input});
   model.initialize(3);
   model.fit(data, split, {.epochs = epochs, .seed = 5});
   return model;
 }
 
-NodeSplit train_only(std::vector<Index> nodes) {
-  NodeSplit split;
+Split train_only(std::vector<Index> nodes) {
+  Split split;
   split.train = std::move(nodes);
   return split;
 }
@@ -91,7 +91,7 @@ TEST(NodeTrainingDefaultsTest, FollowTheFeaturesAndTheTrainingLabelsPerClass) {
   NodeGraph data;
   data.labels.class_names = {"a", "b"};
   data.input.features.format = FeatureFormat::sparse;
-  NodeSplit split;
+  Split split;
   split.train.resize(2 * static_cast<std::size_t>(kFewLabelsPerClass));  // exactly the limit: the GAT recipe
   NodeTrainingDefaults few = default_node_training(data, split);
   EXPECT_EQ(few.dropout, 0.6);
@@ -120,7 +120,7 @@ TEST_F(NodeModelTest, LearnsAStochasticBlockModel) {
   const NodeGraph data = read_node_graph(files, kDenseInput);
   ASSERT_EQ(data.nodes.size(), 400);
   ASSERT_EQ(data.labels.class_names, (std::vector<std::string>{"c0", "c1", "c2", "c3"}));
-  const NodeSplit split = stratified_split(data.labels.classes, 0.2, 0.2, 1);
+  const Split split = stratified_split(data.labels.classes, 0.2, 0.2, 1);
   const NodeModel model = trained(data, split, 300);
   const NodeEvaluation test = model.evaluate(data, split.test);
   std::printf("stochastic block model: test accuracy %.3f, macro-F1 %.3f\n", test.metrics.accuracy,

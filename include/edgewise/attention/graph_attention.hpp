@@ -12,8 +12,11 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "edgewise/core/names.hpp"
 #include "edgewise/core/parameters.hpp"
 #include "edgewise/core/sparse.hpp"
 #include "edgewise/core/random.hpp"
@@ -37,6 +40,15 @@ enum class Normalization {
   softmax,  ///< exp(s) / sum over in-edges, max-subtracted
   relu,     ///< max(s, 0) / in-degree
 };
+
+/// The names model files and command lines use.
+/// @{
+inline constexpr std::pair<ScoreFunction, std::string_view> kScoreFunctionNames[] = {
+    {ScoreFunction::scaled_dot, "scaled_dot"}, {ScoreFunction::dot, "dot"},           {ScoreFunction::additive, "additive"},
+    {ScoreFunction::gatv2, "gatv2"},           {ScoreFunction::bilinear, "bilinear"}};
+inline constexpr std::pair<Normalization, std::string_view> kNormalizationNames[] = {{Normalization::softmax, "softmax"},
+                                                                                      {Normalization::relu, "relu"}};
+/// @}
 
 /// Parses "scaled_dot", "dot", "additive", "gatv2", "bilinear"; throws ArgumentError otherwise.
 ScoreFunction parse_score_function(const std::string& name);

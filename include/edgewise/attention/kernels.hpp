@@ -16,13 +16,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
+#include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/core/tensor.hpp"
 #include "edgewise/graph/graph.hpp"
 
 namespace edgewise {
+
+namespace detail {
 
 // --- Gathers --------------------------------------------------------------------------------------
 
@@ -51,6 +55,58 @@ Scalar leaky_relu(Scalar u, Scalar slope) {
   return u > 0 ? u : slope * u;
 }
 
+// --- Contracts ------------------------------------------------------------------------------------
+// Every kernel checks its arguments on entry with EDGEWISE_CHECK: positive heads and head width,
+// rows at least heads * head_dim wide, and no output sharing memory with an input or another output
+// except where its description allows it. The checks cost a few comparisons a call.
+
+/// The bytes [begin, end) an array or a view covers, as addresses.
+struct Extent {
+  std::uintptr_t begin = 0, end = 0;
+};
+
+/// A per-edge or per-node array of `count` scalars.
+template <typename Scalar>
+Extent extent(const Scalar* data, Index count) {
+  const auto begin = reinterpret_cast<std::uintptr_t>(data);
+  return {begin, begin + static_cast<std::uintptr_t>(count) * sizeof(Scalar)};
+}
+
+/// Whether two arrays share a byte.
+inline bool overlap(Extent a, Extent b) { return a.begin < b.end && b.begin < a.end; }
+
+/// Whether `rows` rows of `width` scalars of two views share a scalar. Views with the same stride
+/// may be column blocks of one matrix (q and k of one fused projection): they are disjoint when their
+/// columns are.
+template <typename A, typename B>
+bool overlap(RowView<A> a, Index a_width, RowView<B> b, Index b_width, Index rows) {
+  if (rows == 0) return false;
+  const Extent ea = extent(a.data, (rows - 1) * a.stride + a_width);
+  const Extent eb = extent(b.data, (rows - 1) * b.stride + b_width);
+  if (!overlap(ea, eb)) return false;
+  if (a.stride != b.stride || sizeof(A) != sizeof(B)) return true;
+  const auto row_bytes = static_cast<std::uintptr_t>(a.stride) * sizeof(A);
+  const auto rb = static_cast<std::intptr_t>(row_bytes);
+  const std::intptr_t difference = static_cast<std::intptr_t>(eb.begin) - static_cast<std::intptr_t>(ea.begin);
+  const auto shift = static_cast<std::uintptr_t>((difference % rb + rb) % rb);  // b's first byte within a row of a
+  return !(shift >= a_width * sizeof(A) && shift + b_width * sizeof(B) <= row_bytes);
+}
+
+/// Whether a view's rows share a scalar with an array.
+template <typename A, typename B>
+bool overlap(RowView<A> a, Index a_width, Index rows, const B* b, Index b_count) {
+  return rows > 0 && overlap(extent(a.data, (rows - 1) * a.stride + a_width), extent(b, b_count));
+}
+
+/// The shape every kernel needs: heads and head width positive, and views at least heads * head_dim wide.
+template <typename... Views>
+void check_heads(Index heads, Index head_dim, const Views&... views) {
+  EDGEWISE_CHECK(heads > 0 && head_dim > 0);
+  EDGEWISE_CHECK(((views.stride >= heads * head_dim) && ...));
+}
+
+}  // namespace detail
+
 // --- Score functions -----------------------------------------------------------------------------
 
 /// The score functions of one edge j -> i and head h, called as score(i, j, h); score.prefetch(j,
@@ -71,7 +127,7 @@ struct DotScore {
     return scale * Segment(q.row(i) + h * head_dim, head_dim).dot(Segment(k.row(j) + h * head_dim, head_dim));
   }
   /// Asks the cache for what scoring an edge from j will read.
-  void prefetch(Index j, Index heads) const { prefetch_row(k.row(j), heads * head_dim); }
+  void prefetch(Index j, Index heads) const { detail::prefetch_row(k.row(j), heads * head_dim); }
 };
 
 /// GAT: LeakyReLU(dst_term[i, h] + src_term[j, h]). src_term, dst_term: [N, H].
@@ -83,10 +139,10 @@ struct AdditiveScore {
   Scalar negative_slope;   ///< LeakyReLU's slope below 0.
   /// The score of edge j -> i in head h.
   Scalar operator()(Index i, Index j, Index h) const {
-    return leaky_relu(dst_term[i * heads + h] + src_term[j * heads + h], negative_slope);
+    return detail::leaky_relu(dst_term[i * heads + h] + src_term[j * heads + h], negative_slope);
   }
   /// Asks the cache for what scoring an edge from j will read.
-  void prefetch(Index j, Index /*heads*/) const { prefetch_row(src_term + j * heads, heads); }
+  void prefetch(Index j, Index /*heads*/) const { detail::prefetch_row(src_term + j * heads, heads); }
 };
 
 /// GATv2: <att_h, LeakyReLU(x_src_j,h + x_dst_i,h)>. x_src, x_dst: [N, H*d]; att: [H, d].
@@ -103,24 +159,25 @@ struct Gatv2Score {
     const Scalar* dst_row = x_dst.row(i);
     Scalar score = 0;
     for (Index c = h * head_dim; c < (h + 1) * head_dim; ++c) {
-      score += att[c] * leaky_relu(src_row[c] + dst_row[c], negative_slope);
+      score += att[c] * detail::leaky_relu(src_row[c] + dst_row[c], negative_slope);
     }
     return score;
   }
   /// Asks the cache for what scoring an edge from j will read.
-  void prefetch(Index j, Index heads) const { prefetch_row(x_src.row(j), heads * head_dim); }
+  void prefetch(Index j, Index heads) const { detail::prefetch_row(x_src.row(j), heads * head_dim); }
 };
 /// @}
 
 /// scores[p, h] = score(i, j, h) for every edge j -> i at position p, node-parallel by destination.
 template <typename Scalar, typename Score>
 void edge_scores_forward(Scalar* scores, const Graph& g, Index heads, const Score& score) {
+  EDGEWISE_CHECK(heads > 0);
   const auto offsets = g.in_offsets();
   const auto sources = g.in_sources();
   const Index edges = g.num_edges();
   parallel_for(g.num_nodes(), [&](Index i) {
     for (Index p = offsets[i]; p < offsets[i + 1]; ++p) {
-      if (p + kPrefetchEdges < edges) score.prefetch(sources[p + kPrefetchEdges], heads);
+      if (p + detail::kPrefetchEdges < edges) score.prefetch(sources[p + detail::kPrefetchEdges], heads);
       for (Index h = 0; h < heads; ++h) scores[p * heads + h] = score(i, sources[p], h);
     }
   });
@@ -148,6 +205,14 @@ template <typename Scalar, typename Score>
 void softmax_attend_forward(RowView<Scalar> out, Scalar* weights, Scalar* node_sum, const Graph& g,
                             RowView<const Scalar> v, Index heads, Index head_dim, const Score& score,
                             const Scalar* bias) {
+  using detail::extent, detail::overlap;
+  const Index n = g.num_nodes(), edge_values = g.num_edges() * heads, w = heads * head_dim;
+  detail::check_heads(heads, head_dim, out, v);
+  EDGEWISE_CHECK(!overlap(out, w, v, w, n));
+  EDGEWISE_CHECK(!overlap(out, w, n, weights, edge_values) && !overlap(out, w, n, node_sum, n * heads));
+  EDGEWISE_CHECK(!overlap(extent(weights, edge_values), extent(node_sum, n * heads)));
+  EDGEWISE_CHECK(bias == nullptr || bias == weights ||
+                 !overlap(extent(bias, edge_values), extent(weights, edge_values)));
   using Segment = Eigen::Map<Vector<Scalar>>;
   using ConstSegment = Eigen::Map<const Vector<Scalar>>;
   const auto offsets = g.in_offsets();
@@ -159,7 +224,7 @@ void softmax_attend_forward(RowView<Scalar> out, Scalar* weights, Scalar* node_s
     Scalar* max = sum;  // the node's sum slots hold its max until the exponentials are taken
     std::fill(max, max + heads, -std::numeric_limits<Scalar>::infinity());
     for (Index p = begin; p < end; ++p) {
-      if (p + kPrefetchEdges < edges) score.prefetch(sources[p + kPrefetchEdges], heads);
+      if (p + detail::kPrefetchEdges < edges) score.prefetch(sources[p + detail::kPrefetchEdges], heads);
       for (Index h = 0; h < heads; ++h) {
         const Scalar s = score(i, sources[p], h) + (bias != nullptr ? bias[p * heads + h] : Scalar(0));
         weights[p * heads + h] = s;
@@ -168,13 +233,13 @@ void softmax_attend_forward(RowView<Scalar> out, Scalar* weights, Scalar* node_s
     }
     for (Index p = begin; p < end; ++p)
       for (Index h = 0; h < heads; ++h) weights[p * heads + h] -= max[h];
-    exponentiate(weights + begin * heads, (end - begin) * heads);
+    detail::exponentiate(weights + begin * heads, (end - begin) * heads);
 
     Scalar* weighted = out.row(i);
     std::fill(weighted, weighted + width, Scalar(0));
     std::fill(sum, sum + heads, Scalar(0));
     for (Index p = begin; p < end; ++p) {
-      if (p + kPrefetchEdges < edges) prefetch_row(v.row(sources[p + kPrefetchEdges]), width);
+      if (p + detail::kPrefetchEdges < edges) detail::prefetch_row(v.row(sources[p + detail::kPrefetchEdges]), width);
       const Scalar* v_j = v.row(sources[p]);
       for (Index h = 0; h < heads; ++h) {
         const Scalar e = weights[p * heads + h];
@@ -202,6 +267,8 @@ void dot_scores_forward(Scalar* scores, const Graph& g, RowView<const Scalar> q,
                         Index head_dim, Scalar scale);
 
 /// dq_i = scale * sum_{j->i} ds * k_j (by destination); dk_j = scale * sum_{j->i} ds * q_i (by source).
+/// dq and dk may be column blocks of one matrix. Per edge it reads k_j and q_i (2*H*d scalars), ds
+/// twice (2*H) and 12 bytes of indices; it writes per node only.
 template <typename Scalar>
 void dot_scores_backward(RowView<Scalar> dq, RowView<Scalar> dk, const Graph& g, RowView<const Scalar> q,
                          RowView<const Scalar> k, const Scalar* dscores, Index heads, Index head_dim, Scalar scale);
@@ -211,7 +278,8 @@ template <typename Scalar>
 void additive_scores_forward(Scalar* scores, const Graph& g, const Scalar* src_term, const Scalar* dst_term,
                              Index heads, Scalar negative_slope);
 
-/// dsrc_term, ddst_term: [N, H].
+/// dsrc_term, ddst_term: [N, H]. Per edge it reads both terms and ds twice (4*H scalars) and 12
+/// bytes of indices; it writes per node only.
 template <typename Scalar>
 void additive_scores_backward(Scalar* dsrc_term, Scalar* ddst_term, const Graph& g, const Scalar* src_term,
                               const Scalar* dst_term, const Scalar* dscores, Index heads, Scalar negative_slope);
@@ -221,7 +289,9 @@ template <typename Scalar>
 void gatv2_scores_forward(Scalar* scores, const Graph& g, RowView<const Scalar> x_src, RowView<const Scalar> x_dst,
                           const Scalar* att, Index heads, Index head_dim, Scalar negative_slope);
 
-/// Overwrites dx_src, dx_dst; accumulates datt ([H, d]) in a fixed order.
+/// Overwrites dx_src, dx_dst; accumulates datt ([H, d]) in a fixed order. Per edge it reads x_src_j
+/// and x_dst_i twice (4*H*d scalars), ds twice (2*H) and 12 bytes of indices, and writes nothing; the
+/// share of datt is one [N, H*d] buffer written per node.
 template <typename Scalar>
 void gatv2_scores_backward(RowView<Scalar> dx_src, RowView<Scalar> dx_dst, Scalar* datt, const Graph& g,
                            RowView<const Scalar> x_src, RowView<const Scalar> x_dst, const Scalar* att,
@@ -235,6 +305,7 @@ template <typename Scalar>
 void edge_softmax_forward(Scalar* alpha, const Graph& g, const Scalar* scores, Index heads);
 
 /// dscores[p] = alpha[p] * (dalpha[p] - sum_{p' in in(i)} alpha[p'] * dalpha[p']). dscores may alias dalpha.
+/// Per edge it reads alpha and dalpha twice (4*H scalars) and writes H.
 template <typename Scalar>
 void edge_softmax_backward(Scalar* dscores, const Graph& g, const Scalar* alpha, const Scalar* dalpha, Index heads);
 
@@ -242,7 +313,8 @@ void edge_softmax_backward(Scalar* dscores, const Graph& g, const Scalar* alpha,
 template <typename Scalar>
 void edge_relu_forward(Scalar* alpha, const Graph& g, const Scalar* scores, Index heads);
 
-/// dscores[p] = [s[p] > 0] * dalpha[p] / in_degree(i). dscores may alias dalpha.
+/// dscores[p] = [s[p] > 0] * dalpha[p] / in_degree(i). dscores may alias dalpha. Per edge it reads 2*H
+/// scalars and writes H.
 template <typename Scalar>
 void edge_relu_backward(Scalar* dscores, const Graph& g, const Scalar* scores, const Scalar* dalpha, Index heads);
 
@@ -254,8 +326,26 @@ void aggregate_forward(RowView<Scalar> out, const Graph& g, const Scalar* alpha,
                        Index head_dim);
 
 /// dalpha[p, h] = <dout_i,h, v_j,h> (by destination); dv_j,h = sum_{p: j -> i} alpha[p, h] * dout_i,h (by source).
+/// Per edge it reads v_j and dout_i (2*H*d scalars), alpha (H) and 12 bytes of indices, and writes H.
 template <typename Scalar>
 void aggregate_backward(Scalar* dalpha, RowView<Scalar> dv, const Graph& g, const Scalar* alpha,
                         RowView<const Scalar> v, RowView<const Scalar> dout, Index heads, Index head_dim);
+
+// --- The fused kernel's backward ----------------------------------------------------------------
+
+/// The backward of softmax_attend_forward, composed of three kernels: softmax_weights puts the
+/// normalized weights in alpha ([E, H], kept for the caller), aggregate_backward gives d(alpha) and
+/// dv (overwritten), and edge_softmax_backward turns d(alpha) into dscores ([E, H], overwritten): the
+/// gradient of s = score + bias, which the score function's backward and the bias then take. Bytes
+/// per edge: those of the three kernels, about 2*H*d scalars of gathered rows and 9*H of per-edge
+/// values. The same operations in the same order as calling the three, so the same bits.
+template <typename Scalar>
+void softmax_attend_backward(Scalar* dscores, RowView<Scalar> dv, Scalar* alpha, const Graph& g, const Scalar* weights,
+                             const Scalar* node_sum, RowView<const Scalar> v, RowView<const Scalar> dout, Index heads,
+                             Index head_dim) {
+  softmax_weights(alpha, g, weights, node_sum, heads);
+  aggregate_backward(dscores, dv, g, alpha, v, dout, heads, head_dim);
+  edge_softmax_backward(dscores, g, alpha, dscores, heads);
+}
 
 }  // namespace edgewise

@@ -1,5 +1,5 @@
 /// \file
-/// Writing files so that a failure never leaves a half-written file in place of a good one. Every
+/// Reading a file whole, and writing files so that a failure never leaves a half-written file in place of a good one. Every
 /// output edgewise writes (model files, predictions, embeddings, split and skip lists, drawings) goes
 /// through AtomicFile: the bytes go to a temporary file in the target's folder, which is flushed,
 /// fsync'd and then renamed over the target, so the target holds the old contents or the complete new
@@ -56,6 +56,10 @@ class AtomicFile {
 
 /// Writes `bytes` to `path` through an AtomicFile.
 void write_file_atomically(const std::string& path, std::string_view bytes, Overwrite overwrite = Overwrite::allow);
+
+/// The whole file's bytes. Throws Error "<path>: cannot open for reading: <reason>" or "<path>: read
+/// error".
+std::string read_file(const std::string& path);
 
 /// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove the temporary files of every live
 /// AtomicFile, then let the signal end the process as it would have. For programs (the command-line

@@ -4,6 +4,9 @@
 /// the number of hardware threads.
 #pragma once
 
+#include <exception>
+#include <vector>
+
 #include "edgewise/core/tensor.hpp"
 
 namespace edgewise {
@@ -28,6 +31,25 @@ template <typename Body>
 void parallel_for(Index n, Body&& body, Index chunk = 64) {
 #pragma omp parallel for schedule(dynamic, chunk) num_threads(num_threads())
   for (Index i = 0; i < n; ++i) body(i);
+}
+
+/// parallel_for for bodies that may throw: an exception must not leave an OpenMP region, so each
+/// item's is kept, and once every item has run the first one in item order is rethrown.
+template <typename Body>
+void parallel_for_rethrowing(Index n, Body&& body, Index chunk = 64) {
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(n));
+  parallel_for(
+      n,
+      [&](Index i) {
+        try {
+          body(i);
+        } catch (...) {
+          errors[static_cast<std::size_t>(i)] = std::current_exception();
+        }
+      },
+      chunk);
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
 }
 
 /// Runs body(begin, end) on consecutive blocks of [0, n), `block` items each (the last may be

@@ -28,6 +28,7 @@
 #include <variant>
 #include <vector>
 
+#include "edgewise/core/names.hpp"
 #include "edgewise/core/tensor.hpp"
 #include "edgewise/graph/graph.hpp"
 
@@ -62,6 +63,10 @@ class NodeIndex {
 /// How node names are written. Integer names must lie in [0, 2^64 - 1] and are compared by value
 /// ("007" and "7" are one node, named "7"); string names are compared as written, after trimming.
 enum class NodeIds { integer, string };
+
+/// The names model files and command lines use.
+inline constexpr std::pair<NodeIds, std::string_view> kNodeIdsNames[] = {{NodeIds::integer, "integer"},
+                                                                          {NodeIds::string, "string"}};
 
 /// Whether the first record is a header. `detect` takes it for one when one of its node fields is
 /// text other than an integer ("id_1,id_2", "id,target"), which only works with integer ids: with
@@ -158,10 +163,18 @@ enum class FeatureFormat {
   structural,  ///< computed from the graph by structural_features, not read
 };
 
+/// The names model files use.
+inline constexpr std::pair<FeatureFormat, std::string_view> kFeatureFormatNames[] = {
+    {FeatureFormat::dense, "dense"},
+    {FeatureFormat::sparse, "sparse"},
+    {FeatureFormat::musae_json, "musae_json"},
+    {FeatureFormat::structural, "structural"},
+};
+
 /// The name used in docs and model files ("dense", "sparse", "musae_json", "structural"), and back;
 /// feature_format_from_name throws ArgumentError for an unknown name.
 /// @{
-std::string_view feature_format_name(FeatureFormat format);
+std::string feature_format_name(FeatureFormat format);
 FeatureFormat feature_format_from_name(std::string_view name);
 /// @}
 

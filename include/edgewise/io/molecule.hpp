@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "edgewise/core/names.hpp"
 #include "edgewise/core/tensor.hpp"
 #include "edgewise/graph/featured_graph.hpp"
 
@@ -82,6 +83,10 @@ SmilesResult parse_smiles(const std::string& smiles, const SmilesOptions& option
 /// them by its training set's statistics), or as sign(x) log(1 + |x|), the form of model files written
 /// before networks standardized their descriptors.
 enum class DescriptorValues { raw, log_compressed };
+
+/// The names model files use.
+inline constexpr std::pair<DescriptorValues, std::string_view> kDescriptorValuesNames[] = {
+    {DescriptorValues::raw, "raw"}, {DescriptorValues::log_compressed, "log_compressed"}};
 
 /// The featurizer's vocabulary. Saved with every model so prediction encodes molecules exactly as
 /// training did; a model file written with another version is refused.

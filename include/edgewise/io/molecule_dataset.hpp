@@ -24,7 +24,7 @@
 #include "edgewise/core/files.hpp"
 #include "edgewise/core/tensor.hpp"
 #include "edgewise/io/molecule.hpp"
-#include "edgewise/io/splits.hpp"
+#include "edgewise/datasets/splits.hpp"
 
 namespace edgewise {
 

@@ -9,9 +9,12 @@
 #include <nlohmann/json_fwd.hpp>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "edgewise/core/log.hpp"
+#include "edgewise/core/names.hpp"
 #include "edgewise/graph/featured_graph.hpp"
 #include "edgewise/models/column_scaling.hpp"
 #include "edgewise/models/graph_predictor.hpp"
@@ -21,6 +24,10 @@ namespace edgewise {
 
 /// What the targets of a graph-level model are: real values, or 0/1 labels predicted as logits.
 enum class TaskType { regression, classification };
+
+/// The names model files and command lines use.
+inline constexpr std::pair<TaskType, std::string_view> kTaskTypeNames[] = {{TaskType::regression, "regression"},
+                                                                            {TaskType::classification, "classification"}};
 
 /// Parses "regression", "classification"; throws ArgumentError otherwise.
 TaskType parse_task_type(const std::string& name);

@@ -11,8 +11,11 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <variant>
 
+#include "edgewise/core/names.hpp"
 #include "edgewise/core/parameters.hpp"
 #include "edgewise/core/random.hpp"
 #include "edgewise/core/sparse.hpp"
@@ -253,6 +256,10 @@ class LayerNorm {
 
 /// The activations a FeedForward block (and the models built from it) can use.
 enum class Activation { relu, gelu, elu };
+
+/// The names model files use.
+inline constexpr std::pair<Activation, std::string_view> kActivationNames[] = {
+    {Activation::relu, "relu"}, {Activation::gelu, "gelu"}, {Activation::elu, "elu"}};
 
 /// Parses "relu", "gelu", "elu"; throws ArgumentError otherwise.
 Activation parse_activation(const std::string& name);

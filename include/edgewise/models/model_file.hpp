@@ -68,7 +68,8 @@ void save_model(const std::string& path, const nlohmann::json& config, const Par
 /// The "__metadata__" entry that stores `training` (none when it is absent), for save_model.
 std::map<std::string, std::string> training_metadata(const std::optional<TrainingSummary>& training);
 
-/// Reads and validates a model file.
+/// Reads and validates a model file. Throws ModelFormatError naming the file when it cannot be read or
+/// is not a valid model file.
 ModelFile load_model(const std::string& path);
 /// The same for a model file's bytes already in memory; `source` names them in errors.
 ModelFile parse_model(std::string_view bytes, const std::string& source);

@@ -19,7 +19,7 @@
 #include "edgewise/core/log.hpp"
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/models/node_classifier.hpp"
-#include "edgewise/models/node_splits.hpp"
+#include "edgewise/datasets/splits.hpp"
 #include "edgewise/models/training_state.hpp"
 
 namespace edgewise {
@@ -75,7 +75,7 @@ std::string node_epoch_line(const NodeEpochReport& report);
 /// inputs and DivergenceError naming the epoch and parameter when the loss or a gradient stops being finite.
 NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
                                          const Matrix<float>& features, std::span<const Index> labels,
-                                         const NodeSplit& split, const NodeTrainingOptions& options = {},
+                                         const Split& split, const NodeTrainingOptions& options = {},
                                          const std::function<void(const NodeEpochReport&)>& on_epoch = {},
                                          const TrainingCheckpoints& checkpoints = {});
 

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "edgewise/core/names.hpp"
 #include "edgewise/core/parameters.hpp"
 #include "edgewise/core/random.hpp"
 #include "edgewise/core/tensor.hpp"
@@ -19,6 +22,10 @@ enum class ReadoutKind {
   max,  ///< Element-wise maximum (the gradient goes to the winning node).
   attention,  ///< softmax over the graph's nodes of a learned gate h_i . w + b, then a weighted sum
 };
+
+/// The names model files and command lines use.
+inline constexpr std::pair<ReadoutKind, std::string_view> kReadoutNames[] = {
+    {ReadoutKind::sum, "sum"}, {ReadoutKind::mean, "mean"}, {ReadoutKind::max, "max"}, {ReadoutKind::attention, "attention"}};
 
 /// Parses "sum", "mean", "max", "attention"; throws ArgumentError otherwise.
 ReadoutKind parse_readout(const std::string& name);

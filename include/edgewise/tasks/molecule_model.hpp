@@ -25,8 +25,12 @@
 #include "edgewise/models/checkpoint.hpp"
 #include "edgewise/models/graph_training.hpp"
 #include "edgewise/models/model_file.hpp"
+#include "edgewise/tasks/model.hpp"
 
 namespace edgewise {
+
+/// The "kind" of a molecule model's configuration in its model file.
+inline constexpr std::string_view kMoleculeModelKind = "molecule-property";
 
 /// Everything a molecule model file records besides the weights.
 struct MoleculeModelConfig {
@@ -91,7 +95,7 @@ struct PredictedRow {
 /// Not thread-safe, const members included: predict() and attention() run the networks, which hold
 /// the state of their last forward. Use one object per thread; prediction and training run their own
 /// loops in parallel.
-class MoleculeModel {
+class MoleculeModel final : public Model {
  public:
   /// Builds `config.ensemble` untrained networks; call initialize() then fit(), or use load().
   /// Throws ArgumentError on a bad configuration.
@@ -101,12 +105,16 @@ class MoleculeModel {
   MoleculeModel(MoleculeModel&&) noexcept;
   MoleculeModel& operator=(MoleculeModel&&) noexcept;
   /// @}
-  ~MoleculeModel();
+  ~MoleculeModel() override;
 
   /// Reads a model file; throws ModelFormatError naming the file when it is not a valid molecule model.
   static MoleculeModel load(const std::string& path);
+  /// Task::molecule.
+  Task task() const override { return Task::molecule; }
   /// Writes atomically (see save_model).
-  void save(const std::string& path, Overwrite overwrite = Overwrite::allow) const;
+  void save(const std::string& path, Overwrite overwrite = Overwrite::allow) const override;
+  /// Task type, targets, ensemble size, parameters; the network, featurizer and target scaling.
+  ModelDescription describe() const override;
 
   /// Member k of the ensemble starts from its own seed derived from (seed, k).
   void initialize(std::uint64_t seed);
@@ -155,13 +163,8 @@ class MoleculeModel {
 
   /// The configuration, with the scaling set by fit() or load().
   const MoleculeModelConfig& config() const { return config_; }
-  /// How the model was trained, saved with it and shown by `edgewise info`; absent unless set or
-  /// loaded from a file that has one.
-  const std::optional<TrainingSummary>& training_summary() const { return training_; }
-  /// Sets the summary that save() writes.
-  void set_training_summary(TrainingSummary summary) { training_ = std::move(summary); }
   /// Trainable scalars per member of the ensemble.
-  Index num_parameters() const;
+  Index num_parameters() const override;
 
  private:
   struct Member;
@@ -178,7 +181,6 @@ class MoleculeModel {
 
   MoleculeModelConfig config_;
   std::vector<std::unique_ptr<Member>> members_;
-  std::optional<TrainingSummary> training_;
 };
 
 }  // namespace edgewise

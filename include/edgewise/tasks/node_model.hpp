@@ -31,76 +31,17 @@
 #include <vector>
 
 #include "edgewise/core/files.hpp"
-#include "edgewise/io/graph_files.hpp"
+#include "edgewise/datasets/splits.hpp"
+#include "edgewise/io/node_graph.hpp"
 #include "edgewise/models/checkpoint.hpp"
 #include "edgewise/models/model_file.hpp"
 #include "edgewise/models/node_training.hpp"
+#include "edgewise/tasks/model.hpp"
 
 namespace edgewise {
 
 /// The "kind" of a node model's configuration in its model file.
 inline constexpr std::string_view kNodeModelKind = "node-classification";
-
-/// How a graph's files are read and its node features made.
-struct NodeInputOptions {
-  NodeIds ids = NodeIds::integer;  ///< of the edge list, the labels and the features
-  bool directed = false;  ///< Read the edge list as directed (see EdgeListOptions::directed).
-  bool add_self_loops = true;  ///< Give every node a self-loop, so attention includes the node itself.
-  /// dim 0: inferred when read. max_degree and walk_steps apply to FeatureFormat::structural only;
-  /// a spec given whole replaces their defaults.
-  FeatureSpec features = {.format = FeatureFormat::structural,
-                          .dim = 0,
-                          .max_degree = StructuralFeatureOptions{}.max_degree,
-                          .walk_steps = StructuralFeatureOptions{}.walk_steps};
-  /// Divides each nonzero feature row by its L1 norm (PyTorch Geometric's NormalizeFeatures in the GAT
-  /// recipe), so that nodes with long word lists do not get larger inputs.
-  bool normalize_rows = false;
-  /// The graph attention runs on: false, the edges (with add_self_loops' self-loops); true, one
-  /// self-loop per node and nothing else, so that every layer attends to the node itself only and the
-  /// network is an MLP on the node features (a baseline). Structural features are still computed from
-  /// the edges. Needs add_self_loops.
-  bool self_loops_only = false;
-};
-
-/// Whether features of this format are row-normalized unless said otherwise: the bag-of-words formats
-/// (sparse, musae_json).
-bool normalizes_rows_by_default(FeatureFormat format);
-
-/// Members left out of a designated initializer are empty.
-struct NodeGraphFiles {
-  std::filesystem::path edges = {};  ///< The edge list; required.
-  std::filesystem::path labels = {};    ///< empty: no labels
-  FileColumn label_node_column = Index{0};  ///< The labels file's node column: index or header name.
-  FileColumn label_column = Index{1};       ///< The labels file's label column: index or header name.
-  std::filesystem::path features = {};  ///< empty: structural features, which options.features must then ask for
-};
-
-/// A graph read from files, with its features and labels.
-struct NodeGraph {
-  NodeIndex nodes;  ///< Node names by id, for every node of the three files.
-  Graph graph;             ///< the graph attention runs on (input.self_loops_only: self-loops only)
-  Matrix<float> features;  ///< [N, input.features.dim], normalized as input says
-  NodeLabels labels;       ///< every node unlabeled without a labels file
-  NodeInputOptions input;  ///< the options it was read with, features.dim resolved
-  Index edge_list_nodes = 0;  ///< nodes named by the edge list: ids >= this came from the labels or features only
-  Index edge_list_edges = 0;  ///< distinct edges of the edge list
-};
-
-/// Reads the edge list, then the labels and the features, which may add nodes that have no edges (as
-/// isolated nodes with a self-loop), then builds the graph and computes or normalizes the features;
-/// with options.self_loops_only, the graph kept is then the self-loops alone. Throws ArgumentError
-/// when the features file and options.features.format disagree (a file with the structural format, or
-/// no file with another), for self_loops_only without add_self_loops, and what the readers throw.
-NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& options);
-
-/// A graph built in memory (Graph::from_pairs, from_boost, a generator) with its features [N, dim] and
-/// labels: labels.classes holds one class id per node (-1: unlabeled) of labels.class_names, or is
-/// empty for a graph without labels. Nodes are named by their ids ("0" .. "N-1"), and `input` says
-/// the features are dense rows of that width, not normalized. The graph is used as given: build it
-/// with the self-loops and reverse edges that attention needs. Throws ArgumentError when the features
-/// do not have one row per node or are not finite, the labels one entry per node, or a class id is
-/// not below the number of class names.
-NodeGraph make_node_graph(Graph graph, Matrix<float> features, NodeLabels labels = {});
 
 /// The regularization a node classifier trains with unless told otherwise, chosen from what the data
 /// shows before training (docs/defaults.md has the validation runs that chose the rule):
@@ -122,7 +63,7 @@ struct NodeTrainingDefaults {
 inline constexpr double kFewLabelsPerClass = 25;
 
 /// The defaults for training on split.train's labelled nodes of data.
-NodeTrainingDefaults default_node_training(const NodeGraph& data, const NodeSplit& split);
+NodeTrainingDefaults default_node_training(const NodeGraph& data, const Split& split);
 
 /// Members left out of a designated initializer take their defaults.
 struct NodeModelConfig {
@@ -136,7 +77,7 @@ struct NodeModelConfig {
 /// network, class names, input options and the training graph's node names, saved and loaded as
 /// one model file. Not thread-safe, const members included (they run the network, which holds the
 /// state of its last forward); its own loops run in parallel.
-class NodeModel {
+class NodeModel final : public Model {
  public:
   /// Throws ArgumentError without classes, without a feature dimension, or on bad network options.
   explicit NodeModel(NodeModelConfig config);
@@ -145,12 +86,16 @@ class NodeModel {
   NodeModel(NodeModel&&) noexcept;
   NodeModel& operator=(NodeModel&&) noexcept;
   /// @}
-  ~NodeModel();
+  ~NodeModel() override;
 
   /// Reads a model file; throws ModelFormatError naming the file when it is not a valid node model.
   static NodeModel load(const std::string& path);
+  /// Task::node.
+  Task task() const override { return Task::node; }
   /// Writes atomically (see save_model).
-  void save(const std::string& path, Overwrite overwrite = Overwrite::allow) const;
+  void save(const std::string& path, Overwrite overwrite = Overwrite::allow) const override;
+  /// Classes, training graph size, parameters; the network and the input options.
+  ModelDescription describe() const override;
 
   /// Initial weights drawn from SplitMix64(seed), as NodeClassifier::reset_parameters draws them.
   void initialize(std::uint64_t seed);
@@ -165,7 +110,7 @@ class NodeModel {
   /// ended with (same thread count); throws ArgumentError naming the first difference when the
   /// checkpoint was written for another configuration, other options, graph, features, labels or
   /// split, and ModelFormatError when it is not a valid checkpoint.
-  NodeTrainingResult fit(const NodeGraph& data, const NodeSplit& split, const NodeTrainingOptions& options,
+  NodeTrainingResult fit(const NodeGraph& data, const Split& split, const NodeTrainingOptions& options,
                          const std::function<void(const NodeEpochReport&)>& on_epoch = {},
                          const CheckpointOptions& checkpoints = {});
 
@@ -182,21 +127,15 @@ class NodeModel {
 
   /// The configuration, with the node names set by fit() or load().
   const NodeModelConfig& config() const { return config_; }
-  /// How the model was trained, saved with it and shown by `edgewise info`; absent unless set or
-  /// loaded from a file that has one.
-  const std::optional<TrainingSummary>& training_summary() const { return training_; }
-  /// Sets the summary that save() writes.
-  void set_training_summary(TrainingSummary summary) { training_ = std::move(summary); }
   /// Width of embed()'s rows: NodeClassifier::hidden_dim().
   Index embedding_dim() const;
   /// Trainable scalars.
-  Index num_parameters() const { return params_->size(); }
+  Index num_parameters() const override { return params_->size(); }
 
  private:
   NodeModelConfig config_;
   std::unique_ptr<Parameters<float>> params_;
   std::unique_ptr<NodeClassifier<float>> network_;
-  std::optional<TrainingSummary> training_;
 };
 
 }  // namespace edgewise

@@ -1,0 +1,53 @@
+/// \file
+/// Names of enum values, written once per enum as a table of (value, name) pairs: the name of a
+/// value, the value of a name, and the list of names that command-line options offer. Model files
+/// store these names, so a table's names never change.
+///
+///   inline constexpr std::pair<Readout, std::string_view> kReadoutNames[] = {{Readout::sum, "sum"}, ...};
+///   value_named(kReadoutNames, "mean", "readout");  // Readout::mean
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "edgewise/core/error.hpp"
+
+namespace edgewise {
+
+/// A table of an enum's values and their names.
+template <typename Enum, std::size_t N>
+using NameTable = std::pair<Enum, std::string_view>[N];
+
+/// Every name of the table, in its order.
+template <typename Enum, std::size_t N>
+std::vector<std::string> names_in(const NameTable<Enum, N>& table) {
+  std::vector<std::string> names;
+  for (const auto& [value, name] : table) names.emplace_back(name);
+  return names;
+}
+
+/// The name of `value`. Throws std::logic_error for a value the table lacks: a table left
+/// incomplete when the enum grew, a bug.
+template <typename Enum, std::size_t N>
+std::string name_of(const NameTable<Enum, N>& table, Enum value) {
+  for (const auto& [known, name] : table)
+    if (known == value) return std::string(name);
+  throw std::logic_error("a value of an enum has no name in its table");
+}
+
+/// The value named `name`. Throws ArgumentError "unknown <what> '<name>' (expected one of a, b, c)".
+template <typename Enum, std::size_t N>
+Enum value_named(const NameTable<Enum, N>& table, std::string_view name, std::string_view what) {
+  for (const auto& [value, known] : table)
+    if (known == name) return value;
+  std::string expected;
+  for (const auto& [value, known] : table) expected += (expected.empty() ? "" : ", ") + std::string(known);
+  throw ArgumentError("unknown " + std::string(what) + " '" + std::string(name) + "' (expected one of " + expected +
+                      ")");
+}
+
+}  // namespace edgewise

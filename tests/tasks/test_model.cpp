@@ -1,0 +1,110 @@
+// The interface both models share: loading a file of either task, its description and its
+// training summary.
+#include "edgewise/tasks/model.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/tasks/molecule_model.hpp"
+#include "edgewise/tasks/node_model.hpp"
+#include "support/untrained_model.hpp"
+
+namespace edgewise {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ModelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = fs::temp_directory_path() / ("edgewise_model_" + std::to_string(::getpid()));
+    fs::create_directories(folder_);
+  }
+  void TearDown() override { fs::remove_all(folder_); }
+  std::string path(const std::string& name) const { return (folder_ / name).string(); }
+
+  fs::path folder_;
+};
+
+// A two-class node classifier on a 4-node path with 3 features, untrained.
+NodeModel small_node_model() {
+  NodeInputOptions input;
+  input.features = {.format = FeatureFormat::dense, .dim = 3};
+  NodeModel model({.network = {.layers = 2, .heads = 2, .head_dim = 2}, .classes = {"a", "b"}, .input = input});
+  model.initialize(3);
+  return model;
+}
+
+// The value of a fact of a description, or null when it has none of that name.
+nlohmann::json fact(const ModelDescription& description, const std::string& name) {
+  for (const auto& [key, value] : description.facts)
+    if (key == name) return value;
+  return nullptr;
+}
+
+TEST_F(ModelTest, LoadsEitherTaskFromItsFile) {
+  testing::save_untrained_molecule_model(path("molecule.ew"));
+  small_node_model().save(path("node.ew"));
+  EXPECT_EQ(model_task(path("molecule.ew")), Task::molecule);
+  EXPECT_EQ(model_task(path("node.ew")), Task::node);
+
+  const std::unique_ptr<Model> molecule = load_any_model(path("molecule.ew"));
+  ASSERT_EQ(molecule->task(), Task::molecule);
+  EXPECT_EQ(molecule->num_parameters(), MoleculeModel::load(path("molecule.ew")).num_parameters());
+  const std::unique_ptr<Model> node = load_any_model(path("node.ew"));
+  ASSERT_EQ(node->task(), Task::node);
+  EXPECT_EQ(static_cast<const NodeModel&>(*node).config().classes, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(task_option_name(Task::molecule), "graph");
+  EXPECT_EQ(task_option_name(Task::node), "node");
+}
+
+TEST_F(ModelTest, SavingThroughTheInterfaceWritesTheSameBytes) {
+  testing::save_untrained_molecule_model(path("a.ew"));
+  load_any_model(path("a.ew"))->save(path("b.ew"));
+  EXPECT_EQ(read_file(path("a.ew")), read_file(path("b.ew")));
+}
+
+TEST_F(ModelTest, DescriptionsNameTheOutputsAndTheConfiguration) {
+  testing::save_untrained_molecule_model(path("molecule.ew"));
+  const ModelDescription molecule = load_any_model(path("molecule.ew"))->describe();
+  EXPECT_EQ(molecule.title, "molecule property model (train --task graph)");
+  EXPECT_EQ(fact(molecule, "targets"), nlohmann::json::array({"y"}));
+  EXPECT_EQ(fact(molecule, "task type"), "regression");
+  EXPECT_EQ(molecule.examples, "molecules");
+  ASSERT_EQ(molecule.sections.size(), 3u);
+  EXPECT_EQ(molecule.sections[0].first, "architecture");
+  EXPECT_EQ(molecule.sections[0].second.at("hidden"), 8);
+
+  const ModelDescription node = small_node_model().describe();
+  EXPECT_EQ(node.title, "node classification model (train --task node)");
+  EXPECT_EQ(fact(node, "classes"), nlohmann::json::array({"a", "b"}));
+  EXPECT_EQ(fact(node, "parameters"), small_node_model().num_parameters());
+  EXPECT_EQ(node.examples, "nodes");
+}
+
+TEST_F(ModelTest, TrainingSummaryTravelsWithTheFile) {
+  NodeModel model = small_node_model();
+  model.set_training_summary({.data = "edges.txt", .seed = 7});
+  model.save(path("node.ew"));
+  const std::unique_ptr<Model> loaded = load_any_model(path("node.ew"));
+  ASSERT_TRUE(loaded->training_summary().has_value());
+  EXPECT_EQ(loaded->training_summary()->data, "edges.txt");
+  EXPECT_EQ(loaded->training_summary()->seed, 7u);
+}
+
+TEST_F(ModelTest, RefusesAFileOfAnUnknownKind) {
+  save_model(path("other.ew"), {{"kind", "something-else"}}, Parameters<float>());
+  try {
+    model_task(path("other.ew"));
+    FAIL() << "expected ModelFormatError";
+  } catch (const ModelFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("kind 'something-else'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace edgewise
