@@ -62,11 +62,14 @@ class Model {
   void set_training_summary(TrainingSummary summary) { training_ = std::move(summary); }
 
  protected:
+  /// Only the models of the tasks are Models, and they move as a whole.
+  /// @{
   Model() = default;
   Model(Model&&) noexcept = default;
   Model& operator=(Model&&) noexcept = default;
+  /// @}
 
-  std::optional<TrainingSummary> training_;
+  std::optional<TrainingSummary> training_;  ///< set by load() or set_training_summary(), written by save()
 };
 
 /// The task of the model file at `path`, from its configuration's kind (the file is read and
