@@ -1,5 +1,6 @@
 // AtomicFile: an output appears complete or not at all. A failed or interrupted write keeps the old
-// file and leaves no temporary file; an existing file is kept under Overwrite::refuse.
+// file and leaves no temporary file; an existing file is kept under Overwrite::refuse. read_file
+// gives a file's bytes or an error naming it.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -115,6 +116,17 @@ TEST_F(AtomicFileTest, AnInterruptedWriteLeavesTheOldFileAndNoTemporary) {
   EXPECT_EQ(WTERMSIG(status), SIGTERM);
   EXPECT_EQ(contents(), "old contents");
   EXPECT_EQ(names(), std::vector<std::string>{"out.txt"});
+}
+
+TEST_F(AtomicFileTest, ReadFileGivesTheBytesOrNamesTheFile) {
+  EXPECT_EQ(edgewise::read_file(target()), "old contents");
+  try {
+    edgewise::read_file((folder_ / "missing.txt").string());
+    FAIL() << "expected edgewise::Error";
+  } catch (const edgewise::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("missing.txt: cannot open for reading: No such file"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
 // The thread count and parallel loops: every item runs exactly once, on a thread index below the
-// count; nested loops run on the calling thread; set_num_threads(0) restores the default.
+// count; a throwing item does not stop the others; nested loops run on the calling thread;
+// set_num_threads(0) restores the default.
 #include "edgewise/core/parallel.hpp"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -58,6 +61,25 @@ TEST_F(ParallelTest, NestedLoopsRunOnTheCallingThread) {
     });
   }, 1);
   EXPECT_EQ(inner_on_another_thread, 0);
+}
+
+TEST_F(ParallelTest, ThrowingBodiesRunEveryItemThenRethrowTheFirstInItemOrder) {
+  set_num_threads(2);
+  std::vector<std::atomic<int>> runs(100);
+  try {
+    parallel_for_rethrowing(
+        100,
+        [&](Index i) {
+          ++runs[static_cast<std::size_t>(i)];
+          if (i % 30 == 7) throw std::runtime_error("item " + std::to_string(i));
+        },
+        1);
+    FAIL() << "expected the items' exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "item 7");
+  }
+  for (const std::atomic<int>& count : runs) EXPECT_EQ(count.load(), 1);
+  EXPECT_NO_THROW(parallel_for_rethrowing(10, [](Index) {}));
 }
 
 TEST_F(ParallelTest, ZeroRestoresTheDefault) {
