@@ -138,8 +138,9 @@ MoleculeModel::MoleculeModel(MoleculeModel&&) noexcept = default;
 MoleculeModel& MoleculeModel::operator=(MoleculeModel&&) noexcept = default;
 MoleculeModel::~MoleculeModel() = default;
 
-MoleculeModel MoleculeModel::load(const std::string& path) {
-  const ModelFile file = load_model(path);
+MoleculeModel MoleculeModel::load(const std::string& path) { return load(load_model(path), path); }
+
+MoleculeModel MoleculeModel::load(const ModelFile& file, const std::string& path) {
   MoleculeModel model(config_from_json(file.config, path));
   const auto members = static_cast<Index>(model.members_.size());
   for (Index k = 0; k < members; ++k)

@@ -119,8 +119,9 @@ NodeModel::NodeModel(NodeModel&&) noexcept = default;
 NodeModel& NodeModel::operator=(NodeModel&&) noexcept = default;
 NodeModel::~NodeModel() = default;
 
-NodeModel NodeModel::load(const std::string& path) {
-  const ModelFile file = load_model(path);
+NodeModel NodeModel::load(const std::string& path) { return load(load_model(path), path); }
+
+NodeModel NodeModel::load(const ModelFile& file, const std::string& path) {
   NodeModel model(config_from_json(file.config, path));
   restore_parameters(*model.params_, file.parameters, path);
   model.training_ = file.training;

@@ -109,6 +109,8 @@ class MoleculeModel final : public Model {
 
   /// Reads a model file; throws ModelFormatError naming the file when it is not a valid molecule model.
   static MoleculeModel load(const std::string& path);
+  /// The same from a file load_model has read; `path` names it in errors.
+  static MoleculeModel load(const ModelFile& file, const std::string& path);
   /// Task::molecule.
   Task task() const override { return Task::molecule; }
   /// Writes atomically (see save_model).

@@ -90,6 +90,8 @@ class NodeModel final : public Model {
 
   /// Reads a model file; throws ModelFormatError naming the file when it is not a valid node model.
   static NodeModel load(const std::string& path);
+  /// The same from a file load_model has read; `path` names it in errors.
+  static NodeModel load(const ModelFile& file, const std::string& path);
   /// Task::node.
   Task task() const override { return Task::node; }
   /// Writes atomically (see save_model).
