@@ -10,6 +10,7 @@ namespace edgewise::cli {
 namespace {
 
 struct EmbedArgs {
+  std::string model;
   int threads = 0;
   NodeRunArgs nodes;
 };
@@ -22,7 +23,7 @@ void add_embed_command(CLI::App& app) {
   command->footer(
       "Writes TSV with a header: node id, then the node's final hidden representation (the input of the output "
       "layer), h0, h1, ...");
-  command->add_option("--model", args->nodes.model, "Node classification model written by 'edgewise train --task node'")
+  command->add_option("--model", args->model, "Node classification model written by 'edgewise train --task node'")
       ->required()
       ->check(CLI::ExistingFile);
   add_node_graph_options(*command, args->nodes, false);
@@ -31,7 +32,7 @@ void add_embed_command(CLI::App& app) {
   add_threads_option(*command, args->threads);
   command->callback([args] {
     apply_threads(args->threads);
-    embed_nodes(args->nodes);
+    embed_nodes(NodeModel::load(args->model), args->nodes);
   });
 }
 

@@ -12,21 +12,20 @@ namespace {
 struct EvalArgs {
   std::string model;
   int threads = 0;
-  MoleculeEvalArgs molecules;
+  MoleculeInput molecules;
   NodeRunArgs nodes;
 };
 
 void run(const CLI::App& command, const CLI::Option_group& node_options, EvalArgs& args) {
   apply_threads(args.threads);
-  if (model_task(args.model) == Task::node) {
+  const std::unique_ptr<Model> model = load_any_model(args.model);
+  if (model->task() == Task::node) {
     reject_given(options_except(command, {"--help", "--model", "--threads"}),
                  "applies to molecule models, and " + args.model + " is a node classification model");
-    args.nodes.model = args.model;
-    return eval_nodes(args.nodes);
+    return eval_nodes(static_cast<const NodeModel&>(*model), args.nodes);
   }
   reject_given(node_options.get_options(), "applies to node classification models, and " + args.model + " is not one");
-  args.molecules.model = args.model;
-  eval_molecules(args.molecules);
+  eval_molecules(static_cast<const MoleculeModel&>(*model), args.molecules);
 }
 
 }  // namespace
@@ -40,9 +39,9 @@ void add_eval_command(CLI::App& app) {
   command->add_option("--model", args->model, "Model file written by 'edgewise train'")
       ->required()
       ->check(CLI::ExistingFile);
-  add_molecule_input_options(*command, args->molecules.input,
+  add_molecule_input_options(*command, args->molecules,
                              "Target columns, comma-separated (default: the model's task names)");
-  command->add_flag("--force", args->molecules.input.force, "Replace an existing --skipped-list file");
+  command->add_flag("--force", args->molecules.force, "Replace an existing --skipped-list file");
   add_threads_option(*command, args->threads);
   const CLI::Option_group* node_options = add_node_graph_options(*command, args->nodes, true);
   command->callback([args, command, node_options] { run(*command, *node_options, *args); });

@@ -202,50 +202,34 @@ class SmilesSource {
 
 }  // namespace
 
-void add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args) {
-  add_molecule_input_options(command, args.input,
-                             "Target columns, comma-separated (default: every column but the SMILES one)");
-  command.add_option("--task-type", args.task_type, "What the targets are")
+CLI::Option_group* add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args) {
+  CLI::Option_group* group = command.add_option_group("Molecule properties (--task graph)");
+  add_molecule_input_options(*group, args.input, "Target columns, comma-separated (default: every column but the SMILES one)");
+  group->add_option("--task-type", args.task_type, "What the targets are")
       ->capture_default_str()
       ->check(CLI::IsMember(names_in(kTaskTypeNames)));
-  command.add_option("--split", args.split,
-                     "random, scaffold (Bemis-Murcko groups, largest to train), or a folder with train.txt, val.txt, "
-                     "test.txt (0-based data-row indices: header, comments and blank lines not counted; rows skipped by "
-                     "--skip-invalid are reported and left out)")
+  group->add_option("--split-sizes", args.split_sizes, "Train, validation and test fractions for random and scaffold splits")
       ->capture_default_str();
-  command.add_option("--split-sizes", args.split_sizes, "Train, validation and test fractions for random and scaffold splits")
-      ->capture_default_str();
-  command.add_option("--save-split", args.save_split, "Write the split used as train.txt, val.txt, test.txt (data-row indices, as --split reads them) into this folder");
-  command.add_option("--hidden", args.network.hidden, "Width of the node representations")->capture_default_str()->check(at_least(1, "POSITIVE"));
-  command.add_option("--layers", args.network.layers, "Attention blocks")->capture_default_str()->check(at_least(1, "POSITIVE"));
-  command.add_option("--heads", args.network.heads, "Attention heads per block (must divide --hidden)")->capture_default_str()->check(at_least(1, "POSITIVE"));
-  command.add_option("--score", args.score, "Attention score function")
-      ->capture_default_str()
-      ->check(CLI::IsMember(score_function_names()));
-  command.add_option("--readout", args.readout, "How node representations are pooled into one per molecule")
+  group->add_option("--readout", args.readout, "How node representations are pooled into one per molecule")
       ->capture_default_str()
       ->check(CLI::IsMember(names_in(kReadoutNames)));
-  command.add_flag("--descriptors,!--no-descriptors", args.descriptors,
-                   "Join RDKit's whole-molecule descriptors (logP, TPSA, ring counts...) to the readout, each "
-                   "standardized by its mean and standard deviation over the training molecules (default: on)");
-  command.add_flag("--atom-crippen,!--no-atom-crippen", args.crippen,
-                   "Give each atom its Wildman-Crippen logP and molar-refractivity contributions as features "
-                   "(default: on)");
-  command.add_option("--ensemble", args.ensemble,
-                     "Networks trained with different seeds whose predictions are averaged (default: 2)")
+  group->add_flag("--descriptors,!--no-descriptors", args.descriptors,
+                  "Join RDKit's whole-molecule descriptors (logP, TPSA, ring counts...) to the readout, each "
+                  "standardized by its mean and standard deviation over the training molecules (default: on)");
+  group->add_flag("--atom-crippen,!--no-atom-crippen", args.crippen,
+                  "Give each atom its Wildman-Crippen logP and molar-refractivity contributions as features "
+                  "(default: on)");
+  group->add_option("--ensemble", args.ensemble,
+                    "Networks trained with different seeds whose predictions are averaged (default: 2)")
       ->check(at_least(1, "POSITIVE"));
-  command.add_option("--head-hidden", args.network.head_hidden, "Width of the prediction head's hidden layer")->capture_default_str()->check(at_least(1, "POSITIVE"));
-  command.add_option("--dropout", args.network.dropout, "Dropout on node representations and in the head")->capture_default_str()->check(CLI::Range(0.0, 0.95));
-  command.add_option("--attention-dropout", args.network.attention_dropout, "Dropout on attention weights")->capture_default_str()->check(CLI::Range(0.0, 0.95));
-  command.add_option("--batch-size", args.training.batch_size, "Molecules per minibatch")->capture_default_str()->check(at_least(1, "POSITIVE"));
-  command.add_option("--lr", args.training.learning_rate, "Peak learning rate (AdamW)")->capture_default_str()->check(CLI::PositiveNumber);
-  command.add_option("--warmup-epochs", args.training.warmup_epochs, "Epochs of linear learning-rate warm-up from lr/10")->capture_default_str()->check(CLI::NonNegativeNumber);
-  command.add_option("--final-lr-ratio", args.training.final_lr_ratio, "Cosine decay ends at lr times this")->capture_default_str()->check(CLI::Range(0.0, 1.0));
-  command.add_option("--weight-decay", args.training.weight_decay, "AdamW's decoupled weight decay")->capture_default_str()->check(CLI::NonNegativeNumber);
-  command.add_option("--clip-norm", args.training.clip_norm, "Clip the global gradient norm to this (0: off)")->capture_default_str()->check(CLI::NonNegativeNumber);
-  command.add_option("--patience", args.training.patience, "Stop after this many epochs without validation improvement")->capture_default_str()->check(at_least(1, "POSITIVE"));
-  command.add_option("--metric", args.training.metric, "Early-stopping metric (default: rmse for regression, roc_auc for classification)")
+  group->add_option("--head-hidden", args.network.head_hidden, "Width of the prediction head's hidden layer")->capture_default_str()->check(at_least(1, "POSITIVE"));
+  group->add_option("--batch-size", args.training.batch_size, "Molecules per minibatch")->capture_default_str()->check(at_least(1, "POSITIVE"));
+  group->add_option("--warmup-epochs", args.training.warmup_epochs, "Epochs of linear learning-rate warm-up from lr/10")->capture_default_str()->check(CLI::NonNegativeNumber);
+  group->add_option("--final-lr-ratio", args.training.final_lr_ratio, "Cosine decay ends at lr times this")->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  group->add_option("--clip-norm", args.training.clip_norm, "Clip the global gradient norm to this (0: off)")->capture_default_str()->check(CLI::NonNegativeNumber);
+  group->add_option("--metric", args.training.metric, "Early-stopping metric (default: rmse for regression, roc_auc for classification)")
       ->check(CLI::IsMember({"rmse", "mae", "r2", "roc_auc", "pr_auc", "accuracy"}));
+  return group;
 }
 
 MoleculeModelConfig molecule_model_config(const MoleculeTrainArgs& args) {
@@ -348,11 +332,10 @@ void train_molecules(const MoleculeTrainArgs& args) {
   log.normal("\ntest metrics\n" + test_metrics.table);
 }
 
-void predict_molecules(const MoleculePredictArgs& args) {
+void predict_molecules(const MoleculeModel& model, const MoleculePredictArgs& args) {
   if (args.input.data.empty() == args.smiles.empty())
     throw ArgumentError("predict: give either --smiles or --data for a molecule model");
   if (!args.out.empty()) check_output_path(args.out, args.force);
-  const MoleculeModel model = MoleculeModel::load(args.model);
   SmilesSource source(args);
   std::optional<AtomicFile> file;
   if (!args.out.empty()) file.emplace(args.out, overwrite_for(args.force));
@@ -383,10 +366,9 @@ void predict_molecules(const MoleculePredictArgs& args) {
               << " molecules could not be read; their rows carry the reason in the error column\n";
 }
 
-void eval_molecules(const MoleculeEvalArgs& args) {
-  if (args.input.data.empty()) throw ArgumentError("eval: --data is required for a molecule model");
-  const MoleculeModel model = MoleculeModel::load(args.model);
-  const MoleculeDataset data = load_molecules(args.input, model.config().tasks, model.config().featurizer, std::cerr);
+void eval_molecules(const MoleculeModel& model, const MoleculeInput& input) {
+  if (input.data.empty()) throw ArgumentError("eval: --data is required for a molecule model");
+  const MoleculeDataset data = load_molecules(input, model.config().tasks, model.config().featurizer, std::cerr);
   std::cout << data.size() << " molecules\n";
   std::cout << set_metrics(model, molecule_set(data), "labelled").table << '\n';
 }

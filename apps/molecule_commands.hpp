@@ -31,8 +31,9 @@ struct MoleculeTrainArgs {
   bool force = false;
 };
 
-// Registers the molecule options of `train` on `command`.
-void add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args);
+// Registers the options of `train` that only --task graph reads in their own group of `command`
+// (train_options.hpp registers those both tasks read). Returns the group.
+CLI::Option_group* add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args);
 void train_molecules(const MoleculeTrainArgs& args);
 
 // The model the options describe, without its tasks (load_training_data sets them) and, unless
@@ -52,20 +53,14 @@ std::string metric_name(const TrainingOptions& training, TaskType type);
 double set_metric(const MoleculeModel& model, const MoleculeSet& set, const std::string& metric);
 
 struct MoleculePredictArgs {
-  std::string model;
   std::vector<std::string> smiles;
   MoleculeInput input;  // input.data empty: predict `smiles`
   std::string out;      // empty: standard output
   bool force = false;
 };
 
-void predict_molecules(const MoleculePredictArgs& args);
-
-struct MoleculeEvalArgs {
-  std::string model;
-  MoleculeInput input;
-};
-
-void eval_molecules(const MoleculeEvalArgs& args);
+void predict_molecules(const MoleculeModel& model, const MoleculePredictArgs& args);
+// Prints the model's metrics on the labelled molecules of `input`.
+void eval_molecules(const MoleculeModel& model, const MoleculeInput& input);
 
 }  // namespace edgewise::cli

@@ -17,55 +17,6 @@
 namespace edgewise::cli {
 namespace {
 
-// Options of `train` that both tasks read, with what they mean for --task node when the graph help
-// does not say it (the graph defaults are the ones shown).
-struct SharedOption {
-  const char* name;
-  const char* node_help;  // null: the same for both tasks
-};
-
-constexpr SharedOption kSharedTrainOptions[] = {
-    {"--out", nullptr},
-    {"--plot", nullptr},
-    {"--force", nullptr},
-    {"--seed", nullptr},
-    {"--epochs", "default 1000"},
-    {"--split",
-     "a folder whose train.txt, val.txt and test.txt list node ids as the edge list writes them; "
-     "per-class:K[,VAL,TEST]: K labeled nodes of each class to train on, then VAL and TEST more at random "
-     "(default 500 and 1000); or stratified:TRAIN,VAL,TEST: these fractions of each class's labeled nodes "
-     "(default stratified:0.6,0.2,0.2)"},
-    {"--save-split", "node ids as the edge list writes them"},
-    {"--layers", "attention layers, the output layer included; default 2"},
-    {"--heads", "heads of each hidden layer, each --head-dim wide; default 8"},
-    {"--score", "default additive (GAT)"},
-    {"--dropout",
-     "on the input of every attention layer; default 0.1 with structural features, else 0.6 for at most 25 "
-     "training labels a class (the GAT recipe), 0.5 above"},
-    {"--attention-dropout", "default 0.1 with structural features, else 0.6 for at most 25 training labels a class, "
-                            "0.1 above"},
-    {"--lr", "Adam's learning rate; default 0.005"},
-    {"--weight-decay", "an L2 term added to the gradient, as GAT trains; default 5e-4, or 0 above 25 training "
-                       "labels a class with features from a file"},
-    {"--patience", "epochs in which neither validation accuracy nor loss reaches its best so far; default 100"},
-    {"--checkpoint-every", nullptr},
-    {"--checkpoint", nullptr},
-    {"--resume", nullptr},
-};
-
-// Copies the value of option `name` when it was given; commands other than train may lack it.
-template <typename T>
-void take(const CLI::App& command, const char* name, T& value) {
-  const CLI::Option* option = command.get_option_no_throw(name);
-  if (option != nullptr && option->count() > 0) value = option->as<T>();
-}
-
-template <typename T>
-void take(const CLI::App& command, const char* name, std::optional<T>& value) {
-  const CLI::Option* option = command.get_option_no_throw(name);
-  if (option != nullptr && option->count() > 0) value = option->as<T>();
-}
-
 std::vector<double> numbers_option(const std::string& option, const std::string& text) {
   std::vector<double> numbers;
   for (const std::string& item : split_list(text)) {
@@ -323,11 +274,6 @@ NodeGraph read_for(const NodeModel& model, const NodeRunArgs& args) {
 }  // namespace
 
 CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args) {
-  for (const SharedOption& shared : kSharedTrainOptions) {
-    CLI::Option* option = command.get_option_no_throw(shared.name);
-    if (option != nullptr && shared.node_help)
-      option->description(option->get_description() + ". --task node: " + shared.node_help);
-  }
   CLI::Option_group* group = command.add_option_group("Node classification (--task node)");
   group->add_option("--edges", args.files.edges,
                     "Edge list: two node ids a line (further columns are ignored; '#' and '%' lines are comments; "
@@ -364,9 +310,6 @@ CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args
                   "Baseline: every layer attends to the node itself only, so the network is an MLP on the node "
                   "features; structural features are still computed from the whole graph. The model file records "
                   "it, so predict, embed and eval do the same");
-  group->add_option("--head-dim", args.network.head_dim, "Width of one head of a hidden layer")
-      ->capture_default_str()
-      ->check(at_least(1, "POSITIVE"));
   group->add_option("--output-heads", args.network.output_heads, "Heads of the output layer, averaged")
       ->capture_default_str()
       ->check(at_least(1, "POSITIVE"));
@@ -378,31 +321,6 @@ CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args
                   "Residual connections around hidden layers 2 and later (needs --layers 3 or more)");
   group->add_flag("--layer-norm", args.network.layer_norm, "Layer normalization after every hidden layer");
   return group;
-}
-
-void take_shared_train_options(const CLI::App& command, NodeTrainArgs& args, std::vector<std::string> own_options) {
-  own_options.insert(own_options.end(), {"--help", "--task", "--threads", "--quiet", "--verbose"});
-  for (const SharedOption& shared : kSharedTrainOptions) own_options.emplace_back(shared.name);
-  reject_given(options_except(command, own_options), "applies to --task graph only");
-
-  take(command, "--out", args.out);
-  take(command, "--plot", args.plot);
-  take(command, "--force", args.force);
-  take(command, "--seed", args.training.seed);
-  take(command, "--epochs", args.training.epochs);
-  take(command, "--split", args.split);
-  take(command, "--save-split", args.save_split);
-  take(command, "--layers", args.network.layers);
-  take(command, "--heads", args.network.heads);
-  take(command, "--score", args.score);
-  take(command, "--dropout", args.dropout);
-  take(command, "--attention-dropout", args.attention_dropout);
-  take(command, "--lr", args.training.learning_rate);
-  take(command, "--weight-decay", args.weight_decay);
-  take(command, "--patience", args.training.patience);
-  take(command, "--checkpoint-every", args.checkpoints.every);
-  take(command, "--checkpoint", args.checkpoints.path);
-  take(command, "--resume", args.checkpoints.resume);
 }
 
 std::string label_column_description(const NodeGraphFiles& files) {
@@ -553,9 +471,8 @@ CLI::Option_group* add_node_graph_options(CLI::App& command, NodeRunArgs& args, 
   return group;
 }
 
-void predict_nodes(const NodeRunArgs& args) {
+void predict_nodes(const NodeModel& model, const NodeRunArgs& args) {
   if (!args.out.empty()) check_output_path(args.out, args.force);
-  const NodeModel model = NodeModel::load(args.model);
   const NodeGraph data = read_for(model, args);
   const Matrix<float> probabilities = model.predict(data);
   const std::vector<std::string>& classes = model.config().classes;
@@ -570,9 +487,8 @@ void predict_nodes(const NodeRunArgs& args) {
   write_output(args.out, node_table(model, data, header, probabilities, predicted), args.force);
 }
 
-void embed_nodes(const NodeRunArgs& args) {
+void embed_nodes(const NodeModel& model, const NodeRunArgs& args) {
   check_output_path(args.out, args.force);
-  const NodeModel model = NodeModel::load(args.model);
   const NodeGraph data = read_for(model, args);
   std::string header = "node";
   for (Index column = 0; column < model.embedding_dim(); ++column) header += "\th" + std::to_string(column);
@@ -581,9 +497,8 @@ void embed_nodes(const NodeRunArgs& args) {
             << '\n';
 }
 
-void eval_nodes(const NodeRunArgs& args) {
+void eval_nodes(const NodeModel& model, const NodeRunArgs& args) {
   if (args.files.labels.empty()) throw ArgumentError("--labels is required for a node classification model");
-  const NodeModel model = NodeModel::load(args.model);
   const NodeGraph data = read_for(model, args);
   std::vector<Index> labeled;
   for (Index node = 0; node < data.nodes.size(); ++node)

@@ -35,14 +35,9 @@ struct NodeTrainArgs {
   bool force = false;
 };
 
-// Registers the options only --task node reads in their own group of `command`, and adds what they
-// mean for node classification to the help of the options it shares with --task graph (which must
-// be registered first). Returns the group.
+// Registers the options of `train` that only --task node reads in their own group of `command`
+// (train_options.hpp registers those both tasks read). Returns the group.
 CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args);
-// Throws ArgumentError when an option was given that is neither shared, in the node group nor one of
-// `own_options` (the command's own, beside train's); copies the values of the shared options that
-// were given into args, where the others keep the node classification defaults.
-void take_shared_train_options(const CLI::App& command, NodeTrainArgs& args, std::vector<std::string> own_options = {});
 void train_nodes(const NodeTrainArgs& args);
 
 // The graph train reads, with its labels checked (ArgumentError for a missing --edges or --labels, or
@@ -64,9 +59,8 @@ struct NodeInputArgs {
   bool no_self_loops = false;
 };
 
-// The inputs of predict, embed and eval: a model and the graph to apply it to.
+// The inputs of predict, embed and eval: the graph to apply a model to.
 struct NodeRunArgs {
-  std::string model;
   NodeGraphFiles files;
   NodeInputArgs input;
   std::string out;  // predict: empty for standard output; embed: required
@@ -81,8 +75,8 @@ void add_label_column_options(CLI::Option_group& group, NodeGraphFiles& files);
 // their own group of `command`.
 CLI::Option_group* add_node_graph_options(CLI::App& command, NodeRunArgs& args, bool labels);
 
-void predict_nodes(const NodeRunArgs& args);
-void embed_nodes(const NodeRunArgs& args);
-void eval_nodes(const NodeRunArgs& args);
+void predict_nodes(const NodeModel& model, const NodeRunArgs& args);
+void embed_nodes(const NodeModel& model, const NodeRunArgs& args);
+void eval_nodes(const NodeModel& model, const NodeRunArgs& args);
 
 }  // namespace edgewise::cli

@@ -20,19 +20,18 @@ struct PredictArgs {
 
 void run(const CLI::App& command, const CLI::Option_group& node_options, PredictArgs& args) {
   apply_threads(args.threads);
-  if (model_task(args.model) == Task::node) {
+  const std::unique_ptr<Model> model = load_any_model(args.model);
+  if (model->task() == Task::node) {
     reject_given(options_except(command, {"--help", "--model", "--out", "--force", "--threads"}),
                  "applies to molecule models, and " + args.model + " is a node classification model");
-    args.nodes.model = args.model;
     args.nodes.out = args.out;
     args.nodes.force = args.force;
-    return predict_nodes(args.nodes);
+    return predict_nodes(static_cast<const NodeModel&>(*model), args.nodes);
   }
   reject_given(node_options.get_options(), "applies to node classification models, and " + args.model + " is not one");
-  args.molecules.model = args.model;
   args.molecules.out = args.out;
   args.molecules.force = args.force;
-  predict_molecules(args.molecules);
+  predict_molecules(static_cast<const MoleculeModel&>(*model), args.molecules);
 }
 
 }  // namespace

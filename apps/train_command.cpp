@@ -10,6 +10,7 @@
 #include "molecule_commands.hpp"
 #include "node_commands.hpp"
 #include "options_file.hpp"
+#include "train_options.hpp"
 
 namespace edgewise::cli {
 namespace {
@@ -20,21 +21,24 @@ struct TrainArgs {
   int threads = 0;
   bool quiet = false;
   bool verbose = false;
+  SharedTrainArgs shared;
   MoleculeTrainArgs molecules;
   NodeTrainArgs nodes;
 };
 
-void run(CLI::App& command, const CLI::Option_group& node_options, TrainArgs& args) {
+void run(CLI::App& command, const TaskOptionGroups& task_options, TrainArgs& args) {
   apply_threads(args.threads);
   if (!args.options_file.empty()) apply_options(command, read_options_file(args.options_file, args.task), args.options_file);
-  args.molecules.training.log = args.nodes.training.log = console_log(args.quiet, args.verbose);
+  const LogSettings log = console_log(args.quiet, args.verbose);
   if (args.verbose) set_rdkit_warning_sink([](std::string_view line) { std::cerr << line << '\n'; });
+  reject_other_task_options(task_options, args.task);
   if (args.task == "graph") {
-    reject_given(node_options.get_options(), "applies to --task node only");
-    args.molecules.default_epochs = command.get_option("--epochs")->count() == 0;
+    apply_shared_options(args.shared, args.molecules);
+    args.molecules.training.log = log;
     return train_molecules(args.molecules);
   }
-  take_shared_train_options(command, args.nodes, {"--options"});
+  apply_shared_options(args.shared, args.nodes);
+  args.nodes.training.log = log;
   train_nodes(args.nodes);
 }
 
@@ -48,24 +52,23 @@ void add_train_command(CLI::App& app) {
                       "(edge list input)")
       ->required()
       ->check(CLI::IsMember({"graph", "node"}));
-  command->add_option("--out", args->molecules.out, "Model file to write")->required();
+  command->add_option("--out", args->shared.out, "Model file to write")->required();
   command->add_option("--options", args->options_file,
                       "Options file (JSON) as `edgewise tune` writes it; options given on the command line take "
                       "precedence")
       ->check(CLI::ExistingFile);
-  command->add_option("--plot", args->molecules.plot,
+  command->add_option("--plot", args->shared.plot,
                       "Write the training curve (train loss and validation metric per epoch) to this SVG file");
-  command->add_flag("--force", args->molecules.force, "Replace existing output files");
-  command->add_option("--seed", args->molecules.training.seed, "Seed for the split, initialization, shuffling and dropout")->capture_default_str();
-  command->add_option("--epochs", args->molecules.training.epochs,
-                      "Maximum number of epochs (default: 150, fewer above 10,000 training molecules)")
-      ->check(at_least(1, "POSITIVE"));
+  command->add_flag("--force", args->shared.force, "Replace existing output files");
+  command->add_option("--seed", args->shared.seed, "Seed for the split, initialization, shuffling and dropout")->capture_default_str();
+  command->add_option("--save-split", args->shared.save_split,
+                      "Write the split used into this folder as train.txt, val.txt and test.txt: data-row indices "
+                      "(--task graph) or node ids as the edge list writes them (--task node), as --split reads them");
   add_threads_option(*command, args->threads);
-  add_checkpoint_options(*command, args->molecules.checkpoints);
+  add_checkpoint_options(*command, args->shared.checkpoints);
   add_log_options(*command, args->quiet, args->verbose);
-  add_molecule_train_options(*command, args->molecules);
-  const CLI::Option_group* node_options = add_node_train_options(*command, args->nodes);
-  command->callback([args, command, node_options] { run(*command, *node_options, *args); });
+  const TaskOptionGroups task_options = add_train_options(*command, args->shared, args->molecules, args->nodes);
+  command->callback([args, command, task_options] { run(*command, task_options, *args); });
 }
 
 }  // namespace edgewise::cli

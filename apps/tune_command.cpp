@@ -14,32 +14,31 @@
 #include "molecule_commands.hpp"
 #include "node_commands.hpp"
 #include "options_file.hpp"
+#include "train_options.hpp"
 
 namespace edgewise::cli {
 namespace {
 
 struct TuneArgs {
   std::string task;
+  SharedTrainArgs shared;  // the options of both tasks that every candidate shares
   MoleculeTrainArgs base;  // --task graph: the data, the split and the options every candidate shares
   NodeTrainArgs nodes;     // --task node: the same
   std::string grid;
   std::string preset;
   Index folds = 5;
   std::string out;
-  bool force = false;
   int threads = 0;
-  bool quiet = false;
-  bool verbose = false;
 };
 
 // The options that candidates may set: those of the model and its training, not of the data.
 const std::vector<std::string> kTunable = {
-    "hidden", "layers", "heads", "score", "readout", "descriptors", "atom-crippen", "ensemble", "head-hidden",
-    "dropout", "attention-dropout", "batch-size", "lr", "warmup-epochs", "final-lr-ratio", "weight-decay",
-    "clip-norm", "patience", "epochs"};
+    "hidden", "head-dim", "layers", "heads", "score", "readout", "descriptors", "atom-crippen", "ensemble",
+    "head-hidden", "dropout", "attention-dropout", "batch-size", "lr", "warmup-epochs", "final-lr-ratio",
+    "weight-decay", "clip-norm", "patience", "epochs"};
 const std::vector<std::string> kTunableNode = {
-    "layers", "heads", "head-dim", "output-heads", "score", "dropout", "attention-dropout", "value-dropout",
-    "lr", "weight-decay", "patience", "epochs", "residual", "layer-norm"};
+    "hidden", "head-dim", "layers", "heads", "output-heads", "score", "dropout", "attention-dropout",
+    "value-dropout", "lr", "weight-decay", "patience", "epochs", "residual", "layer-norm"};
 
 // `--preset small`: one change at a time from the defaults, each a choice the defaults were made from.
 nlohmann::json small_preset(const std::string& task) {
@@ -198,7 +197,7 @@ nlohmann::json cross_validation_record(const TuneArgs& args, const std::string& 
                           {"mean", result.mean()},
                           {"sd", result.sd()},
                           {"seconds", result.seconds}});
-  return {{"data", data},     {"split", split},     {"folds", args.folds}, {"seed", args.base.training.seed},
+  return {{"data", data},     {"split", split},     {"folds", args.folds}, {"seed", args.shared.seed},
           {"metric", metric}, {"chosen", chosen}, {"candidates", candidates}};
 }
 
@@ -210,6 +209,20 @@ void check_grid(const CLI::App& command, const nlohmann::json& candidates) {
       if (option != nullptr && option->count() > 0)
         throw ArgumentError("tune: --" + name + " is given on the command line and varied by the grid; give one of them");
     }
+}
+
+// Sets `task_args` to `base` with the candidate's options and the shared options that every
+// candidate has; returns the options the candidate set, to clear once it has run.
+template <typename TaskArgs>
+std::vector<CLI::Option*> apply_candidate(CLI::App& command, TuneArgs& args, const SharedTrainArgs& shared,
+                                          const TaskArgs& base, TaskArgs& task_args, const nlohmann::json& candidate,
+                                          const std::vector<std::string>& tunable) {
+  args.shared = shared;
+  task_args = base;
+  std::vector<CLI::Option*> applied =
+      apply_options(command, candidate, args.grid.empty() ? "--preset" : args.grid, tunable);
+  apply_shared_options(args.shared, task_args);
+  return applied;
 }
 
 std::string candidate_label(const nlohmann::json& candidates, std::size_t c) {
@@ -235,24 +248,25 @@ void print_folds_header(std::size_t count, const char* what, const TuneArgs& arg
 // share them.
 nlohmann::json tune_molecules(CLI::App& command, TuneArgs& args, const nlohmann::json& candidates,
                               std::vector<CandidateResult>& results) {
+  apply_shared_options(args.shared, args.base);
   MoleculeModelConfig config = molecule_model_config(args.base);
   const MoleculeDataset data = load_training_data(args.base, config);
   const std::string metric = metric_name(args.base.training, config.task_type);
   const Split split = row_split(training_split(args.base, data), data);
   const std::vector<Split> folds = cross_validation_folds(training_and_validation(split.train, split.val), args.folds,
-                                                          0.1, args.base.training.seed);
+                                                          0.1, args.shared.seed);
   print_folds_header(split.train.size() + split.val.size(), "rows", args, split.test.size(), candidates.size(), metric);
+  const SharedTrainArgs shared = args.shared;
   MoleculeTrainArgs base = args.base;
   base.input.list_skipped = false;  // the first read listed them
   for (std::size_t c = 0; c < candidates.size(); ++c) {
-    args.base = base;
     const std::vector<CLI::Option*> applied =
-        apply_options(command, candidates[c], args.grid.empty() ? "--preset" : args.grid, kTunable);
-    args.base.default_epochs = command.get_option("--epochs")->count() == 0;
+        apply_candidate(command, args, shared, base, args.base, candidates[c], kTunable);
     results.push_back(cross_validate(args.base, folds, metric, candidate_label(candidates, c)));
     results.back().options = candidates[c];
     for (CLI::Option* option : applied) option->clear();
   }
+  args.shared = shared;
   args.base = base;
   return {{"data", args.base.input.data}, {"split", args.base.split}, {"metric", metric}};
 }
@@ -261,20 +275,18 @@ nlohmann::json tune_molecules(CLI::App& command, TuneArgs& args, const nlohmann:
 // test nodes (unlabelled to the model) stay as they are, as in train.
 nlohmann::json tune_nodes(CLI::App& command, TuneArgs& args, const nlohmann::json& candidates,
                           std::vector<CandidateResult>& results) {
-  take_shared_train_options(command, args.nodes, {"--grid", "--preset", "--folds"});
-  args.nodes.training.log = args.base.training.log;
+  apply_shared_options(args.shared, args.nodes);
   const NodeGraph data = read_training_graph(args.nodes);
   const Split split = training_node_split(args.nodes, data);
   const std::vector<Split> folds = cross_validation_folds(training_and_validation(split.train, split.val), args.folds,
-                                                          0.1, args.nodes.training.seed);
+                                                          0.1, args.shared.seed);
   print_folds_header(split.train.size() + split.val.size(), "nodes", args, split.test.size(), candidates.size(),
                      "accuracy");
+  const SharedTrainArgs shared = args.shared;
   const NodeTrainArgs base = args.nodes;
   for (std::size_t c = 0; c < candidates.size(); ++c) {
-    args.nodes = base;
     const std::vector<CLI::Option*> applied =
-        apply_options(command, candidates[c], args.grid.empty() ? "--preset" : args.grid, kTunableNode);
-    take_shared_train_options(command, args.nodes, {"--grid", "--preset", "--folds"});
+        apply_candidate(command, args, shared, base, args.nodes, candidates[c], kTunableNode);
     const std::string label = candidate_label(candidates, c);
     CandidateResult result;
     result.options = candidates[c];
@@ -291,13 +303,11 @@ nlohmann::json tune_nodes(CLI::App& command, TuneArgs& args, const nlohmann::jso
   return {{"data", args.nodes.files.edges.string()}, {"split", args.nodes.split}, {"metric", "accuracy"}};
 }
 
-void run(CLI::App& command, const CLI::Option_group& node_options, TuneArgs& args) {
+void run(CLI::App& command, const TaskOptionGroups& task_options, TuneArgs& args) {
   apply_threads(args.threads);
-  reject_given({command.get_option("--save-split")}, "applies to train only");
-  if (args.task == "graph") reject_given(node_options.get_options(), "applies to --task node only");
-  check_output_path(args.out, args.force);
-  args.base.force = args.force;  // --force also replaces the --skipped-list file
-  args.base.training.log = console_log(true, false);
+  reject_other_task_options(task_options, args.task);
+  check_output_path(args.out, args.shared.force);
+  args.base.training.log = args.nodes.training.log = console_log(true, false);
   const nlohmann::json candidates = read_grid(args);
   check_grid(command, candidates);
 
@@ -310,7 +320,7 @@ void run(CLI::App& command, const CLI::Option_group& node_options, TuneArgs& arg
   print_table(results, best, chosen, metric);
   write_options_file(args.out, args.task, results[chosen].options,
                      cross_validation_record(args, run.at("data"), run.at("split"), results, chosen, metric),
-                     args.force);
+                     args.shared.force);
   std::cout << "chose " << candidate_name(results[chosen].options) << "; options in " << args.out << '\n';
 }
 
@@ -333,15 +343,11 @@ void add_tune_command(CLI::App& app) {
       ->check(CLI::IsMember({"small"}));
   command->add_option("--folds", args->folds, "Cross-validation folds")->capture_default_str()->check(at_least(2, "INTEGER"));
   command->add_option("--out", args->out, "Options file to write (JSON; edgewise train --options reads it)")->required();
-  command->add_flag("--force", args->force, "Replace existing --out and --skipped-list files");
-  command->add_option("--seed", args->base.training.seed, "Seed for the split, the folds and the networks")->capture_default_str();
-  command->add_option("--epochs", args->base.training.epochs,
-                      "Maximum number of epochs (default: train's, which depends on the training set's size)")
-      ->check(at_least(1, "POSITIVE"));
+  command->add_flag("--force", args->shared.force, "Replace existing --out and --skipped-list files");
+  command->add_option("--seed", args->shared.seed, "Seed for the split, the folds and the networks")->capture_default_str();
   add_threads_option(*command, args->threads);
-  add_molecule_train_options(*command, args->base);
-  const CLI::Option_group* node_options = add_node_train_options(*command, args->nodes);
-  command->callback([args, command, node_options] { run(*command, *node_options, *args); });
+  const TaskOptionGroups task_options = add_train_options(*command, args->shared, args->base, args->nodes);
+  command->callback([args, command, task_options] { run(*command, task_options, *args); });
 }
 
 }  // namespace edgewise::cli

@@ -144,9 +144,9 @@ TEST_F(CliTuneTest, TunesNodeClassifiersOnTheTrainingAndValidationNodes) {
   EXPECT_EQ(graph_option.status, 1);
   EXPECT_NE(graph_option.output.find("--readout applies to --task graph only"), std::string::npos)
       << graph_option.output;
-  const CliRun node_option = tune("x.json", "--head-dim 4");
+  const CliRun node_option = tune("x.json", "--output-heads 2");
   EXPECT_EQ(node_option.status, 1);
-  EXPECT_NE(node_option.output.find("--head-dim applies to --task node only"), std::string::npos)
+  EXPECT_NE(node_option.output.find("--output-heads applies to --task node only"), std::string::npos)
       << node_option.output;
 }
 

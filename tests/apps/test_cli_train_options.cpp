@@ -1,0 +1,91 @@
+// The options of `train` that both tasks read: one meaning each, so that --hidden and --head-dim
+// set the same width for a molecule model and a node classifier, and the options of one task are
+// refused for the other.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "support/cli.hpp"
+
+namespace {
+
+using edgewise::testing::CliRun;
+
+class CliTrainOptionsTest : public edgewise::testing::CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    std::ofstream csv(path("molecules.csv"));
+    csv << "smiles,logS\n";
+    const char* smiles[] = {"CCO", "CCCO", "CCCCO", "c1ccccc1", "Cc1ccccc1", "CCN", "CCCN", "CC(C)O",
+                            "CCOC", "CCCl", "c1ccncc1", "OCCO", "CC(=O)O", "CCCCCC", "CCC(C)O", "NCCO"};
+    double value = -1.0;
+    for (const char* s : smiles) csv << s << ',' << (value += 0.3) << '\n';
+    std::ofstream edges(path("edges.txt")), labels(path("labels.txt"));
+    for (int community = 0; community < 2; ++community)
+      for (int i = 0; i < 4; ++i) {
+        const int node = 4 * community + i;
+        for (int j = i + 1; j < 4; ++j) edges << node << ' ' << 4 * community + j << '\n';
+        labels << node << ' ' << community << '\n';
+      }
+    edges << "0 4\n";
+  }
+
+  std::string molecule_training(const std::string& options, const std::string& out) const {
+    return "train --task graph --data " + path("molecules.csv") +
+           " --layers 1 --head-hidden 8 --epochs 2 --ensemble 1 --no-descriptors --batch-size 4 "
+           "--split-sizes 0.5,0.25,0.25 --quiet " +
+           options + " --out " + path(out);
+  }
+
+  std::string node_training(const std::string& options, const std::string& out) const {
+    return "train --task node --edges " + path("edges.txt") + " --labels " + path("labels.txt") +
+           " --split stratified:0.5,0.25,0.25 --epochs 3 --quiet " + options + " --out " + path(out);
+  }
+
+  void expect_error(const std::string& arguments, const std::string& message) const {
+    const CliRun run = run_cli(arguments);
+    EXPECT_EQ(run.status, 1) << arguments;
+    EXPECT_NE(run.output.find(message), std::string::npos) << run.output;
+  }
+};
+
+TEST_F(CliTrainOptionsTest, HiddenAndHeadDimGiveOneWidthForBothTasks) {
+  ASSERT_EQ(run_cli(molecule_training("--heads 2 --hidden 8", "hidden.ew")).status, 0);
+  ASSERT_EQ(run_cli(molecule_training("--heads 2 --head-dim 4", "head_dim.ew")).status, 0);
+  ASSERT_EQ(run_cli(molecule_training("--heads 2 --hidden 8 --head-dim 4", "both.ew")).status, 0);
+  EXPECT_EQ(read("hidden.ew"), read("head_dim.ew"));
+  EXPECT_EQ(read("hidden.ew"), read("both.ew"));
+
+  ASSERT_EQ(run_cli(node_training("--heads 2 --hidden 8", "nodes_hidden.ew")).status, 0);
+  ASSERT_EQ(run_cli(node_training("--heads 2 --head-dim 4", "nodes_head_dim.ew")).status, 0);
+  EXPECT_EQ(read("nodes_hidden.ew"), read("nodes_head_dim.ew"));
+  EXPECT_NE(read("nodes_hidden.ew"), read("hidden.ew"));
+}
+
+TEST_F(CliTrainOptionsTest, RefusesWidthsThatHeadsCannotSplit) {
+  expect_error(molecule_training("--heads 2 --hidden 9", "x.ew"), "--hidden 9 is not a multiple of --heads 2");
+  expect_error(node_training("--heads 2 --hidden 9", "x.ew"), "--hidden 9 is not a multiple of --heads 2");
+  expect_error(node_training("--heads 2 --hidden 8 --head-dim 8", "x.ew"),
+               "--hidden 8 and --head-dim 8 disagree: 2 heads of width 8 make 16");
+  expect_error(molecule_training("--heads 3", "x.ew"), "--heads 3 does not divide --task graph's default --hidden 64");
+}
+
+TEST_F(CliTrainOptionsTest, RefusesTheOtherTasksOptionsBothWays) {
+  expect_error(node_training("--readout mean", "x.ew"), "--readout applies to --task graph only");
+  expect_error(node_training("--data " + path("molecules.csv"), "x.ew"), "--data applies to --task graph only");
+  expect_error(molecule_training("--output-heads 2", "x.ew"), "--output-heads applies to --task node only");
+  expect_error(molecule_training("--edges " + path("edges.txt"), "x.ew"), "--edges applies to --task node only");
+}
+
+TEST_F(CliTrainOptionsTest, HelpGivesTheDefaultsOfBothTasks) {
+  const CliRun help = run_cli("train --help", 0);
+  ASSERT_EQ(help.status, 0);
+  EXPECT_NE(help.output.find("Attention heads of each hidden layer (--task graph: 4; --task node: 8)"),
+            std::string::npos)
+      << help.output;
+  EXPECT_NE(help.output.find("(--task graph: 0.001; --task node: 0.005)"), std::string::npos) << help.output;
+}
+
+}  // namespace
