@@ -14,6 +14,7 @@
 #include "edgewise/io/csv.hpp"
 #include "edgewise/io/explain.hpp"
 #include "edgewise/tasks/molecule_model.hpp"
+#include "edgewise/tasks/molecule_training.hpp"
 
 namespace edgewise::cli {
 namespace {
@@ -104,19 +105,6 @@ TrainingCurve molecule_curve(const std::vector<TrainingResult>& results, const s
     validation.series.push_back(std::move(val_series));
   }
   return {"Training of " + out, {std::move(loss), std::move(validation)}};
-}
-
-void check_classification_targets(const MoleculeDataset& data, const std::string& source) {
-  for (Index m = 0; m < data.targets.rows(); ++m) {
-    for (Index t = 0; t < data.targets.cols(); ++t) {
-      const float y = data.targets(m, t);
-      if (!std::isnan(y) && y != 0.0f && y != 1.0f) {
-        throw ParseError(source, data.lines[static_cast<std::size_t>(m)], std::to_string(y),
-                         "classification target '" + data.tasks[static_cast<std::size_t>(t)] +
-                             "' must be 0 or 1 (or empty for a missing label)");
-      }
-    }
-  }
 }
 
 std::string csv_field(const std::string& text) {
@@ -244,11 +232,11 @@ MoleculeModelConfig molecule_model_config(const MoleculeTrainArgs& args) {
   return config;
 }
 
-void with_budget(const MoleculeTrainArgs& args, Index training_molecules, MoleculeModelConfig& config,
-                 TrainingOptions& training) {
-  const TrainingBudget budget = default_training_budget(training_molecules);
-  if (args.ensemble == 0) config.ensemble = budget.ensemble;
-  if (args.default_epochs) training.epochs = budget.epochs;
+MoleculeTrainingPlan molecule_training_plan(const MoleculeTrainArgs& args, const MoleculeModelConfig& config) {
+  return {.config = config,
+          .training = args.training,
+          .budget_ensemble = args.ensemble == 0,
+          .budget_epochs = args.default_epochs};
 }
 
 MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelConfig& config) {
@@ -274,11 +262,6 @@ double set_metric(const MoleculeModel& model, const MoleculeSet& set, const std:
                       (model.config().task_type == TaskType::regression ? "regression" : "classification"));
 }
 
-std::string metric_name(const TrainingOptions& training, TaskType type) {
-  if (!training.metric.empty()) return training.metric;
-  return type == TaskType::regression ? "rmse" : "roc_auc";
-}
-
 void train_molecules(const MoleculeTrainArgs& args) {
   if (args.input.data.empty()) throw ArgumentError("--data is required with --task graph");
   check_output_path(args.out, args.force);
@@ -296,23 +279,14 @@ void train_molecules(const MoleculeTrainArgs& args) {
              std::to_string(validation.molecules.size()) + " / " + std::to_string(test.molecules.size()) +
              " (train / validation / test)");
 
-  TrainingOptions training = args.training;
-  with_budget(args, static_cast<Index>(train.molecules.size()), config, training);
-  const TrainingBudget budget = default_training_budget(static_cast<Index>(train.molecules.size()));
-  log.verbose("ensemble of " + std::to_string(config.ensemble) + ", up to " + std::to_string(training.epochs) +
-              " epochs each; the defaults for " + std::to_string(train.molecules.size()) + " training molecules: " +
-              std::to_string(budget.ensemble) + " and " + std::to_string(budget.epochs));
-  MoleculeModel model(config);
-  model.initialize(training.seed);
-  log.normal("model: " + std::to_string(model.num_parameters()) + " parameters");
-  const std::string metric = metric_name(training, config.task_type);
-  const std::vector<TrainingResult> results = fit_reporting_divergence(
-      checkpoints, [&] { return model.fit(train, validation, training, {}, checkpoints); });
-  for (const TrainingResult& result : results) {
-    std::ostringstream line;
-    line << "best epoch " << result.best_epoch << " (validation " << metric << " " << result.best_validation << ")";
-    log.normal(line.str());
-  }
+  MoleculeTrainingPlan plan = molecule_training_plan(args, config);
+  plan.checkpoints = checkpoints;
+  TrainedMoleculeModel trained =
+      fit_reporting_divergence(checkpoints, [&] { return train_molecule_model(data, split, plan); });
+  MoleculeModel& model = trained.model;
+  const TrainingOptions& training = trained.training;
+  const std::vector<TrainingResult>& results = trained.results;
+  const std::string metric = early_stopping_metric(training, config.task_type);
   TrainingSummary summary =
       training_summary(args, training, data, split_description(args, train, validation, test), results, metric);
   SetMetrics test_metrics;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "edgewise/tasks/molecule_model.hpp"
+#include "edgewise/tasks/molecule_training.hpp"
 #include "cli_support.hpp"
 #include "molecule_input.hpp"
 
@@ -37,18 +38,14 @@ CLI::Option_group* add_molecule_train_options(CLI::App& command, MoleculeTrainAr
 void train_molecules(const MoleculeTrainArgs& args);
 
 // The model the options describe, without its tasks (load_training_data sets them) and, unless
-// --ensemble was given, its ensemble size (with_budget sets it).
+// --ensemble was given, its ensemble size (train_molecule_model sets it by the training set's size).
 MoleculeModelConfig molecule_model_config(const MoleculeTrainArgs& args);
-// The ensemble size and epoch limit of default_training_budget for `training_molecules`, where the
-// options did not give them.
-void with_budget(const MoleculeTrainArgs& args, Index training_molecules, MoleculeModelConfig& config,
-                 TrainingOptions& training);
+// How train_molecule_model trains the model `config` with these options.
+MoleculeTrainingPlan molecule_training_plan(const MoleculeTrainArgs& args, const MoleculeModelConfig& config);
 // --data read with the model's featurizer, classification targets checked; sets config.tasks.
 MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelConfig& config);
 // The --split of the data, seeded by --seed; folder rows of skipped molecules are reported.
 Split training_split(const MoleculeTrainArgs& args, const MoleculeDataset& data);
-// The early-stopping metric: --metric, else rmse for regression and roc_auc for classification.
-std::string metric_name(const TrainingOptions& training, TaskType type);
 // `metric` (as --metric names it) of the model's predictions on `set`, the mean over tasks.
 double set_metric(const MoleculeModel& model, const MoleculeSet& set, const std::string& metric);
 

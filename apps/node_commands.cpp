@@ -182,27 +182,14 @@ void print_evaluation(std::ostream& out, const std::string& title, const NodeEva
 }
 
 // The network and training options of args, with the data's defaults where args leaves them open.
-struct NodeSettings {
-  NodeClassifierOptions network;
-  NodeTrainingOptions training;
-  std::string defaults;  // the settings the rule chose and why; empty when args gave them all
-};
-
-NodeSettings node_settings(const NodeTrainArgs& args, const NodeGraph& data, const Split& split) {
-  const NodeTrainingDefaults defaults = default_node_training(data, split);
-  NodeSettings settings{args.network, args.training, ""};
-  settings.network.score = parse_score_function(args.score);
-  settings.network.dropout = args.dropout.value_or(defaults.dropout);
-  settings.network.attention_dropout = args.attention_dropout.value_or(defaults.attention_dropout);
-  settings.network.value_dropout = args.value_dropout.value_or(settings.network.dropout);
-  settings.training.weight_decay = args.weight_decay.value_or(defaults.weight_decay);
-  std::ostringstream chosen;
-  if (!args.dropout) chosen << "dropout " << defaults.dropout << ", ";
-  if (!args.attention_dropout) chosen << "attention dropout " << defaults.attention_dropout << ", ";
-  if (!args.weight_decay) chosen << "weight decay " << defaults.weight_decay << ", ";
-  const std::string list = chosen.str();
-  if (!list.empty()) settings.defaults = list.substr(0, list.size() - 2) + " for " + defaults.reason;
-  return settings;
+NodeTrainingSettings node_settings(const NodeTrainArgs& args, const NodeGraph& data, const Split& split) {
+  NodeClassifierOptions network = args.network;
+  network.score = parse_score_function(args.score);
+  const NodeRegularization given{.dropout = args.dropout,
+                                 .attention_dropout = args.attention_dropout,
+                                 .value_dropout = args.value_dropout,
+                                 .weight_decay = args.weight_decay};
+  return node_training_settings(network, args.training, given, data, split);
 }
 
 void write_output(const std::string& path, const std::string& text, bool force) {
@@ -375,7 +362,7 @@ Split training_node_split(const NodeTrainArgs& args, const NodeGraph& data) {
 }
 
 double held_out_accuracy(const NodeTrainArgs& args, const NodeGraph& data, const Split& split) {
-  const NodeSettings settings = node_settings(args, data, split);
+  const NodeTrainingSettings settings = node_settings(args, data, split);
   NodeModel model({.network = settings.network, .classes = data.labels.class_names, .input = data.input});
   model.initialize(args.training.seed);
   model.fit(data, split, settings.training);
@@ -396,7 +383,7 @@ void train_nodes(const NodeTrainArgs& args) {
                             std::to_string(split.test.size()) + " (train / validation / test)";
   log.normal("split " + sizes);
 
-  const NodeSettings settings = node_settings(args, data, split);
+  const NodeTrainingSettings settings = node_settings(args, data, split);
   if (!settings.defaults.empty()) log.normal("defaults: " + settings.defaults);
   NodeModel model({.network = settings.network, .classes = data.labels.class_names, .input = data.input});
   model.initialize(args.training.seed);

@@ -130,12 +130,8 @@ CandidateResult cross_validate(const MoleculeTrainArgs& args, const std::vector<
   const auto start = std::chrono::steady_clock::now();
   for (std::size_t k = 0; k < row_folds.size(); ++k) {
     const Split fold = molecule_split(row_folds[k], data);
-    TrainingOptions training = args.training;
-    with_budget(args, static_cast<Index>(fold.train.size()), config, training);
-    MoleculeModel model(config);
-    model.initialize(training.seed);
-    model.fit(molecule_set(data, fold.train), molecule_set(data, fold.val), training);
-    result.folds.push_back(set_metric(model, molecule_set(data, fold.test), metric));
+    const TrainedMoleculeModel trained = train_molecule_model(data, fold, molecule_training_plan(args, config));
+    result.folds.push_back(set_metric(trained.model, molecule_set(data, fold.test), metric));
     print_fold(label, k, row_folds.size(), metric, result.folds.back());
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -251,7 +247,7 @@ nlohmann::json tune_molecules(CLI::App& command, TuneArgs& args, const nlohmann:
   apply_shared_options(args.shared, args.base);
   MoleculeModelConfig config = molecule_model_config(args.base);
   const MoleculeDataset data = load_training_data(args.base, config);
-  const std::string metric = metric_name(args.base.training, config.task_type);
+  const std::string metric = early_stopping_metric(args.base.training, config.task_type);
   const Split split = row_split(training_split(args.base, data), data);
   const std::vector<Split> folds = cross_validation_folds(training_and_validation(split.train, split.val), args.folds,
                                                           0.1, args.shared.seed);

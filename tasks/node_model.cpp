@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <unordered_map>
 
@@ -108,6 +109,22 @@ NodeTrainingDefaults default_node_training(const NodeGraph& data, const Split& s
                 per_class <= kFewLabelsPerClass ? "at most" : "more than", kFewLabelsPerClass);
   if (per_class <= kFewLabelsPerClass) return {.reason = figure};
   return {.dropout = 0.5, .attention_dropout = 0.1, .weight_decay = 0.0, .reason = figure};
+}
+
+NodeTrainingSettings node_training_settings(NodeClassifierOptions network, NodeTrainingOptions training,
+                                            const NodeRegularization& given, const NodeGraph& data,
+                                            const Split& split) {
+  const NodeTrainingDefaults defaults = default_node_training(data, split);
+  network.dropout = given.dropout.value_or(defaults.dropout);
+  network.attention_dropout = given.attention_dropout.value_or(defaults.attention_dropout);
+  network.value_dropout = given.value_dropout.value_or(network.dropout);
+  training.weight_decay = given.weight_decay.value_or(defaults.weight_decay);
+  std::ostringstream chosen;
+  if (!given.dropout) chosen << "dropout " << defaults.dropout << ", ";
+  if (!given.attention_dropout) chosen << "attention dropout " << defaults.attention_dropout << ", ";
+  if (!given.weight_decay) chosen << "weight decay " << defaults.weight_decay << ", ";
+  const std::string list = chosen.str();
+  return {network, training, list.empty() ? "" : list.substr(0, list.size() - 2) + " for " + defaults.reason};
 }
 
 NodeModel::NodeModel(NodeModelConfig config)

@@ -65,6 +65,29 @@ inline constexpr double kFewLabelsPerClass = 25;
 /// The defaults for training on split.train's labelled nodes of data.
 NodeTrainingDefaults default_node_training(const NodeGraph& data, const Split& split);
 
+/// Regularization a caller chose; default_node_training chooses what is left empty.
+struct NodeRegularization {
+  std::optional<double> dropout;            ///< NodeClassifierOptions::dropout
+  std::optional<double> attention_dropout;  ///< NodeClassifierOptions::attention_dropout
+  std::optional<double> value_dropout;      ///< default: the dropout, as the GAT reference code trains
+  std::optional<double> weight_decay;       ///< NodeTrainingOptions::weight_decay
+};
+
+/// Network and training options ready for NodeModel and NodeModel::fit.
+struct NodeTrainingSettings {
+  NodeClassifierOptions network;
+  NodeTrainingOptions training;
+  /// What default_node_training chose and why ("dropout 0.6, weight decay 0.0005 for ..."), for logs
+  /// and TrainingSummary::defaults; empty when `given` set all three.
+  std::string defaults;
+};
+
+/// `network` and `training` with the regularization `given`, and default_node_training's choice for
+/// data and split where it is empty; what `edgewise train --task node` trains with.
+NodeTrainingSettings node_training_settings(NodeClassifierOptions network, NodeTrainingOptions training,
+                                            const NodeRegularization& given, const NodeGraph& data,
+                                            const Split& split);
+
 /// Members left out of a designated initializer take their defaults.
 struct NodeModelConfig {
   NodeClassifierOptions network = {};     ///< in_dim and classes are set from input and classes

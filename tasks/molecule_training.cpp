@@ -1,0 +1,54 @@
+#include "edgewise/tasks/molecule_training.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/core/log.hpp"
+
+namespace edgewise {
+
+std::string early_stopping_metric(const TrainingOptions& training, TaskType type) {
+  if (!training.metric.empty()) return training.metric;
+  return type == TaskType::regression ? "rmse" : "roc_auc";
+}
+
+void check_classification_targets(const MoleculeDataset& data, const std::string& source) {
+  for (Index m = 0; m < data.targets.rows(); ++m) {
+    for (Index t = 0; t < data.targets.cols(); ++t) {
+      const float y = data.targets(m, t);
+      if (!std::isnan(y) && y != 0.0f && y != 1.0f) {
+        throw ParseError(source, data.lines[static_cast<std::size_t>(m)], std::to_string(y),
+                         "classification target '" + data.tasks[static_cast<std::size_t>(t)] +
+                             "' must be 0 or 1 (or empty for a missing label)");
+      }
+    }
+  }
+}
+
+TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Split& split, MoleculeTrainingPlan plan) {
+  const MoleculeSet train = molecule_set(data, split.train), validation = molecule_set(data, split.val);
+  const Index training_molecules = static_cast<Index>(train.molecules.size());
+  const TrainingBudget budget = default_training_budget(training_molecules);
+  plan.config.tasks = data.tasks;
+  if (plan.budget_ensemble) plan.config.ensemble = budget.ensemble;
+  if (plan.budget_epochs) plan.training.epochs = budget.epochs;
+  const Logger log(plan.training.log);
+  log.verbose("ensemble of " + std::to_string(plan.config.ensemble) + ", up to " +
+              std::to_string(plan.training.epochs) + " epochs each; the defaults for " +
+              std::to_string(training_molecules) + " training molecules: " + std::to_string(budget.ensemble) +
+              " and " + std::to_string(budget.epochs));
+  MoleculeModel model(plan.config);
+  model.initialize(plan.training.seed);
+  log.normal("model: " + std::to_string(model.num_parameters()) + " parameters");
+  std::vector<TrainingResult> results = model.fit(train, validation, plan.training, plan.on_epoch, plan.checkpoints);
+  const std::string metric = early_stopping_metric(plan.training, plan.config.task_type);
+  for (const TrainingResult& result : results) {
+    std::ostringstream line;
+    line << "best epoch " << result.best_epoch << " (validation " << metric << " " << result.best_validation << ")";
+    log.normal(line.str());
+  }
+  return {std::move(model), std::move(plan.training), std::move(results)};
+}
+
+}  // namespace edgewise
