@@ -43,22 +43,14 @@ struct SetMetrics {
 };
 
 SetMetrics set_metrics(const MoleculeModel& model, const MoleculeSet& set, const std::string& prefix) {
-  const Matrix<float> predictions = model.predict(set.molecules);
-  const MoleculeModelConfig& config = model.config();
+  const MoleculeMetrics metrics = molecule_metrics(model, set);
   std::ostringstream table;
-  SetMetrics result;
-  if (config.task_type == TaskType::regression) {
-    const RegressionMetrics metrics = regression_metrics(predictions, set.targets);
-    print_metrics(table, config.tasks, metrics);
-    result.means = {{prefix + " rmse", metrics.rmse}, {prefix + " mae", metrics.mae}, {prefix + " r2", metrics.r2}};
+  if (metrics.regression) {
+    print_metrics(table, model.config().tasks, *metrics.regression);
   } else {
-    const ClassificationMetrics metrics = classification_metrics(predictions, set.targets);
-    print_metrics(table, config.tasks, metrics);
-    result.means = {{prefix + " roc_auc", metrics.roc_auc},
-                    {prefix + " pr_auc", metrics.pr_auc},
-                    {prefix + " accuracy", metrics.accuracy}};
+    print_metrics(table, model.config().tasks, *metrics.classification);
   }
-  result.table = table.str();
+  SetMetrics result{table.str(), metrics.means(prefix)};
   if (!result.table.empty() && result.table.back() == '\n') result.table.pop_back();
   return result;
 }
@@ -71,26 +63,11 @@ std::string split_description(const MoleculeTrainArgs& args, const MoleculeSet& 
          " (train / validation / test)";
 }
 
-TrainingSummary training_summary(const MoleculeTrainArgs& args, const TrainingOptions& training,
-                                 const MoleculeDataset& data, const std::string& split,
-                                 const std::vector<TrainingResult>& results, const std::string& metric) {
-  TrainingSummary summary{.data = args.input.data,
-                          .examples = static_cast<Index>(data.size()),
-                          .split = split,
-                          .seed = training.seed,
-                          .max_epochs = training.epochs};
-  for (std::size_t k = 0; k < results.size(); ++k) {
-    summary.epochs_run.push_back(results[k].epochs_run);
-    summary.best_epochs.push_back(results[k].best_epoch);
-    const std::string member = results.size() > 1 ? " (member " + std::to_string(k + 1) + ")" : "";
-    summary.metrics.emplace_back("validation " + metric + member, results[k].best_validation);
-  }
-  return summary;
-}
-
 // Train loss above the validation metric, one line per ensemble member.
-TrainingCurve molecule_curve(const std::vector<TrainingResult>& results, const std::string& metric,
-                             TaskType type, const std::string& out) {
+TrainingCurve molecule_curve(const TrainedMoleculeModel& trained, const std::string& out) {
+  const std::vector<TrainingResult>& results = trained.results;
+  const TaskType type = trained.model.config().task_type;
+  const std::string metric = early_stopping_metric(trained.training, type);
   CurvePanel loss{type == TaskType::regression ? "train loss (MSE, standardized targets)" : "train loss (BCE)", {}};
   CurvePanel validation{"validation " + metric, {}};
   for (std::size_t k = 0; k < results.size(); ++k) {
@@ -284,11 +261,8 @@ void train_molecules(const MoleculeTrainArgs& args) {
   TrainedMoleculeModel trained =
       fit_reporting_divergence(checkpoints, [&] { return train_molecule_model(data, split, plan); });
   MoleculeModel& model = trained.model;
-  const TrainingOptions& training = trained.training;
-  const std::vector<TrainingResult>& results = trained.results;
-  const std::string metric = early_stopping_metric(training, config.task_type);
-  TrainingSummary summary =
-      training_summary(args, training, data, split_description(args, train, validation, test), results, metric);
+  TrainingSummary summary = molecule_training_summary(trained, args.input.data, data.size(),
+                                                      split_description(args, train, validation, test));
   SetMetrics test_metrics;
   if (!test.molecules.empty()) {
     test_metrics = set_metrics(model, test, "test");
@@ -298,8 +272,7 @@ void train_molecules(const MoleculeTrainArgs& args) {
   model.save(args.out, overwrite_for(args.force));
   log.normal("saved " + args.out);
   if (!args.plot.empty()) {
-    write_plot(args.plot, molecule_curve(results, metric, config.task_type, args.out),
-               args.force);
+    write_plot(args.plot, molecule_curve(trained, args.out), args.force);
     log.normal("training curve: " + args.plot);
   }
   if (test.molecules.empty()) return;

@@ -13,6 +13,7 @@
 #include "cli_support.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/models/model_file.hpp"
+#include "edgewise/tasks/node_training.hpp"
 
 namespace edgewise::cli {
 namespace {
@@ -124,19 +125,6 @@ std::string files_description(const NodeGraphFiles& files) {
   std::string text = "edges " + files.edges.string() + ", labels " + files.labels.string();
   if (!files.features.empty()) text += ", features " + files.features.string();
   return text;
-}
-
-TrainingSummary node_training_summary(const NodeTrainArgs& args, const NodeGraph& data, const std::string& split,
-                                      const NodeTrainingResult& result) {
-  return {.data = files_description(args.files),
-          .examples = data.nodes.size(),
-          .split = split,
-          .seed = args.training.seed,
-          .max_epochs = args.training.epochs,
-          .epochs_run = {result.epochs_run},
-          .best_epochs = {result.best_epoch},
-          .metrics = {{"validation accuracy", result.best_val_accuracy},
-                      {"validation loss", result.best_val_loss}}};
 }
 
 // Losses above accuracies, each for the training and the validation nodes.
@@ -362,11 +350,8 @@ Split training_node_split(const NodeTrainArgs& args, const NodeGraph& data) {
 }
 
 double held_out_accuracy(const NodeTrainArgs& args, const NodeGraph& data, const Split& split) {
-  const NodeTrainingSettings settings = node_settings(args, data, split);
-  NodeModel model({.network = settings.network, .classes = data.labels.class_names, .input = data.input});
-  model.initialize(args.training.seed);
-  model.fit(data, split, settings.training);
-  return model.evaluate(data, split.test).metrics.accuracy;
+  const TrainedNodeModel trained = train_node_model(data, split, node_settings(args, data, split));
+  return trained.model.evaluate(data, split.test).metrics.accuracy;
 }
 
 void train_nodes(const NodeTrainArgs& args) {
@@ -383,17 +368,10 @@ void train_nodes(const NodeTrainArgs& args) {
                             std::to_string(split.test.size()) + " (train / validation / test)";
   log.normal("split " + sizes);
 
-  const NodeTrainingSettings settings = node_settings(args, data, split);
-  if (!settings.defaults.empty()) log.normal("defaults: " + settings.defaults);
-  NodeModel model({.network = settings.network, .classes = data.labels.class_names, .input = data.input});
-  model.initialize(args.training.seed);
-  log.normal("model: " + std::to_string(model.num_parameters()) + " parameters");
-  const NodeTrainingResult result = fit_reporting_divergence(
-      checkpoints, [&] { return model.fit(data, split, settings.training, {}, checkpoints); });
-  log.normal("best epoch " + std::to_string(result.best_epoch) + " (validation accuracy " +
-             fixed(result.best_val_accuracy) + ")");
-  TrainingSummary summary = node_training_summary(args, data, args.split + ": " + sizes, result);
-  if (!settings.defaults.empty()) summary.defaults = settings.defaults;
+  TrainedNodeModel trained = fit_reporting_divergence(
+      checkpoints, [&] { return train_node_model(data, split, node_settings(args, data, split), {}, checkpoints); });
+  NodeModel& model = trained.model;
+  TrainingSummary summary = node_training_summary(trained, data, files_description(args.files), args.split + ": " + sizes);
   std::ostringstream test_report;
   if (!split.test.empty()) {
     const NodeEvaluation test = model.evaluate(data, split.test);
@@ -407,7 +385,7 @@ void train_nodes(const NodeTrainArgs& args) {
   model.save(args.out, overwrite_for(args.force));
   log.normal("saved " + args.out);
   if (!args.plot.empty()) {
-    write_plot(args.plot, node_curve(result, args.out), args.force);
+    write_plot(args.plot, node_curve(trained.result, args.out), args.force);
     log.normal("training curve: " + args.plot);
   }
   std::string report = test_report.str();

@@ -12,6 +12,10 @@ function(edgewise_library folder)
     target_link_libraries(edgewise_${folder} PUBLIC ${ARG_DEPENDS} PRIVATE $<BUILD_INTERFACE:edgewise_warnings> ${ARG_PRIVATE_DEPENDS})
     # The installed file name keeps the edgewise_ prefix: libedgewise_core.a, ...
     set_target_properties(edgewise_${folder} PROPERTIES EXPORT_NAME ${folder})
+    # The Python module links these static libraries into a shared object.
+    if(EDGEWISE_PYTHON)
+      set_target_properties(edgewise_${folder} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    endif()
   endif()
   add_library(edgewise::${folder} ALIAS edgewise_${folder})
 endfunction()

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Fails when a library folder includes a header of a folder above it. The layers, lowest first
 # (folders of one layer may not include each other):
-#   core < graph < attention, datasets < models, io < tasks < apps
+#   core < graph < attention, datasets < models, io < tasks < apps, python
 # Each folder's sources and its public headers (include/edgewise/<folder>/) are checked.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-declare -A layer=([core]=0 [graph]=1 [attention]=2 [datasets]=2 [models]=3 [io]=3 [tasks]=4 [apps]=5)
+declare -A layer=([core]=0 [graph]=1 [attention]=2 [datasets]=2 [models]=3 [io]=3 [tasks]=4 [apps]=5 [python]=5)
 status=0
 for folder in "${!layer[@]}"; do
   while IFS=: read -r file line included; do

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the dependencies, checks that no library folder includes one above it, builds edgewise in
-# Release with its tests into build/, and runs the tests.
+# Release with its tests and the Python module into build/, runs the C++ tests, then the Python
+# tests with Debian's /usr/bin/python3 (python3 on PATH may be another interpreter), and installs the
+# module where /usr/bin/python3 imports it.
 # Run as root on a fresh Debian bookworm machine; later runs rebuild incrementally.
 # EDGEWISE_BUILD_JOBS sets the number of compile jobs (default: the number of cores); ctest honours
 # CTEST_PARALLEL_LEVEL, and runs one test at a time otherwise, since each test uses every core.
@@ -12,3 +14,7 @@ scripts/check-layers.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DEDGEWISE_BUILD_TESTS=ON
 cmake --build build -j "${EDGEWISE_BUILD_JOBS:-$(nproc)}"
 ctest --test-dir build --output-on-failure
+PYTHONPATH=build/python PYTHONDONTWRITEBYTECODE=1 EDGEWISE_CLI=build/apps/edgewise \
+  /usr/bin/python3 -m pytest -q -p no:cacheprovider python/tests
+cmake --install build --component python
+/usr/bin/python3 -c "import edgewise; print('edgewise', edgewise.__version__, 'installed for', __import__('sys').executable)"

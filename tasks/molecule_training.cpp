@@ -13,6 +13,24 @@ std::string early_stopping_metric(const TrainingOptions& training, TaskType type
   return type == TaskType::regression ? "rmse" : "roc_auc";
 }
 
+std::vector<std::pair<std::string, double>> MoleculeMetrics::means(const std::string& prefix) const {
+  if (regression)
+    return {{prefix + " rmse", regression->rmse}, {prefix + " mae", regression->mae}, {prefix + " r2", regression->r2}};
+  return {{prefix + " roc_auc", classification->roc_auc},
+          {prefix + " pr_auc", classification->pr_auc},
+          {prefix + " accuracy", classification->accuracy}};
+}
+
+MoleculeMetrics molecule_metrics(const MoleculeModel& model, const MoleculeSet& set) {
+  MoleculeMetrics metrics{.predictions = model.predict(set.molecules)};
+  if (model.config().task_type == TaskType::regression) {
+    metrics.regression = regression_metrics(metrics.predictions, set.targets);
+  } else {
+    metrics.classification = classification_metrics(metrics.predictions, set.targets);
+  }
+  return metrics;
+}
+
 void check_classification_targets(const MoleculeDataset& data, const std::string& source) {
   for (Index m = 0; m < data.targets.rows(); ++m) {
     for (Index t = 0; t < data.targets.cols(); ++t) {
@@ -49,6 +67,24 @@ TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Spl
     log.normal(line.str());
   }
   return {std::move(model), std::move(plan.training), std::move(results)};
+}
+
+TrainingSummary molecule_training_summary(const TrainedMoleculeModel& trained, const std::string& data_name,
+                                          Index examples, const std::string& split) {
+  TrainingSummary summary{.data = data_name,
+                          .examples = examples,
+                          .split = split,
+                          .seed = trained.training.seed,
+                          .max_epochs = trained.training.epochs};
+  const std::string metric = early_stopping_metric(trained.training, trained.model.config().task_type);
+  const std::vector<TrainingResult>& results = trained.results;
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    summary.epochs_run.push_back(results[k].epochs_run);
+    summary.best_epochs.push_back(results[k].best_epoch);
+    const std::string member = results.size() > 1 ? " (member " + std::to_string(k + 1) + ")" : "";
+    summary.metrics.emplace_back("validation " + metric + member, results[k].best_validation);
+  }
+  return summary;
 }
 
 }  // namespace edgewise

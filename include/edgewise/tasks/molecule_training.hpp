@@ -11,10 +11,12 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "edgewise/datasets/splits.hpp"
+#include "edgewise/models/metrics.hpp"
 #include "edgewise/tasks/molecule_model.hpp"
 
 namespace edgewise {
@@ -42,9 +44,28 @@ struct TrainedMoleculeModel {
 /// classification.
 std::string early_stopping_metric(const TrainingOptions& training, TaskType type);
 
+/// How well a model predicts a set of molecules: the metrics of its task type.
+struct MoleculeMetrics {
+  Matrix<float> predictions;                      ///< [M, T], as MoleculeModel::predict gives them
+  std::optional<RegressionMetrics> regression = {};    ///< set for a regression model
+  std::optional<ClassificationMetrics> classification = {};  ///< set for a classification model
+
+  /// The means over tasks, each named "<prefix> <metric>": rmse, mae and r2, or roc_auc, pr_auc and
+  /// accuracy.
+  std::vector<std::pair<std::string, double>> means(const std::string& prefix) const;
+};
+
+/// The model's predictions on `set` scored against its targets.
+MoleculeMetrics molecule_metrics(const MoleculeModel& model, const MoleculeSet& set);
+
 /// Throws ParseError naming `source`, the molecule's line and the value for a classification target
 /// other than 0, 1 or missing.
 void check_classification_targets(const MoleculeDataset& data, const std::string& source);
+
+/// The model file's record of a training on `examples` molecules of `data_name`, split as `split`
+/// says: the seed, the epoch limit, and each member's epochs and best validation metric.
+TrainingSummary molecule_training_summary(const TrainedMoleculeModel& trained, const std::string& data_name,
+                                          Index examples, const std::string& split);
 
 /// Builds plan.config for data's tasks, initializes it from plan.training.seed and fits it on
 /// split.train, stopping early on split.val (positions among data's molecules). Logs on

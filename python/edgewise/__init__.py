@@ -1,0 +1,504 @@
+"""Graph attention for molecules and social graphs, computed along the edges.
+
+The same models as the ``edgewise`` command-line tool, from Python: a model file written by one
+opens in the other.
+
+- :class:`MoleculeModel`: molecule property prediction from SMILES (regression or classification,
+  several targets with missing labels).
+- :class:`NodeGraph` and :class:`NodeModel`: node classification on a graph given as NumPy arrays,
+  a NetworkX graph or the files ``edgewise train --task node`` reads.
+- :class:`GraphAttention`: one attention layer on NumPy inputs.
+- :mod:`edgewise.sklearn`: scikit-learn estimators.
+
+Long calls release the GIL, print progress on ``sys.stderr`` unless ``verbose=False``, and stop
+with ``KeyboardInterrupt`` on Ctrl-C. Errors in the data raise ``ValueError`` naming the file,
+line and value where there is one.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import _edgewise
+from ._edgewise import GraphAttention, num_threads, set_num_threads
+
+__version__: str = _edgewise.__version__
+
+__all__ = [
+    "GraphAttention",
+    "MoleculeModel",
+    "NodeGraph",
+    "NodeModel",
+    "num_threads",
+    "set_num_threads",
+    "__version__",
+]
+
+
+def _smiles_list(smiles: Any, what: str = "smiles") -> list[str]:
+    """A list of str from a list, tuple, NumPy array or pandas Series of SMILES."""
+    if isinstance(smiles, str):
+        raise TypeError(f"{what}: expected a sequence of SMILES, got one string; wrap it in a list")
+    values = list(smiles.tolist() if hasattr(smiles, "tolist") else smiles)
+    for index, value in enumerate(values):
+        if not isinstance(value, str):
+            raise TypeError(f"{what}[{index}]: expected a SMILES string, got {type(value).__name__}")
+    return values
+
+
+def _targets(targets: Any) -> tuple[np.ndarray, list[str]]:
+    """Targets as float [n, T] with NaN for missing labels, and the column names of a DataFrame."""
+    names: list[str] = []
+    if hasattr(targets, "columns"):  # a pandas DataFrame
+        names = [str(c) for c in targets.columns]
+    elif hasattr(targets, "name") and hasattr(targets, "to_numpy") and targets.name is not None:  # a Series
+        names = [str(targets.name)]
+    try:
+        values = np.asarray(targets.to_numpy(dtype=float) if hasattr(targets, "to_numpy") else targets, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"targets: expected an array of numbers ({error})") from None
+    if values.ndim == 1:
+        values = values[:, None]
+    if values.ndim != 2:
+        raise ValueError(f"targets: expected a 1-D or 2-D array, got {values.ndim} dimensions")
+    return values, names
+
+
+def _with_threads(threads: int | None) -> None:
+    if threads is not None:
+        set_num_threads(int(threads))
+
+
+def _csv_header(path: str) -> list[str]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return next(csv.reader(f), [])
+
+
+def _check_readable(path: str | os.PathLike[str], what: str) -> str:
+    text = os.fspath(path)
+    if not os.path.isfile(text):
+        raise FileNotFoundError(f"{what}: no such file: {text}")
+    return text
+
+
+class MoleculeModel:
+    """A trained molecule property model: featurizer, an ensemble of graph attention networks,
+    target names and scaling, as one model file.
+
+    Train with :meth:`train` (the defaults are those of ``edgewise train --task graph``), or open a
+    file with :meth:`load`. Safe to share between threads: calls on one model run one at a time,
+    with the GIL released.
+    """
+
+    def __init__(self, handle: _edgewise.MoleculeModel) -> None:
+        self._handle = handle
+
+    @classmethod
+    def train(
+        cls,
+        smiles: Sequence[str] | None = None,
+        targets: Any = None,
+        *,
+        data: str | os.PathLike[str] | None = None,
+        smiles_column: str | None = None,
+        target_columns: Sequence[str] | None = None,
+        task_names: Sequence[str] | None = None,
+        split: str | tuple[Any, Any, Any] = "random",
+        split_sizes: tuple[float, float, float] = (0.8, 0.1, 0.1),
+        skip_invalid: bool = False,
+        max_atoms: int = 1000,
+        verbose: bool = True,
+        threads: int | None = None,
+        **options: Any,
+    ) -> "MoleculeModel":
+        """Trains a model on SMILES and targets, or on a CSV or SDF file (``data``).
+
+        smiles, targets: a sequence of SMILES and a 1-D or 2-D array (or DataFrame) of targets,
+        NaN for a missing label. task_names name the targets (default: a DataFrame's columns, else
+        y or y0, y1, ...).
+        data: a CSV file (header, SMILES and target columns) or SDF file instead; smiles_column
+        (default: the column named smiles, in any case, else the first) and target_columns
+        (default: every other column) choose the columns.
+        split: "random", "scaffold" (Bemis-Murcko groups, largest to train) with split_sizes as
+        train, validation and test fractions, or a (train, val, test) tuple of row index arrays or
+        boolean masks. Training stops early on the validation rows; the test rows' metrics go
+        into the model's training summary.
+        skip_invalid: leave out SMILES RDKit cannot read instead of raising ValueError.
+        options: the command line's training options with underscores: hidden, heads, head_dim,
+        layers, score, readout, descriptors, atom_crippen, ensemble, head_hidden, dropout,
+        attention_dropout, batch_size, lr, warmup_epochs, final_lr_ratio, weight_decay, clip_norm,
+        patience, epochs, metric, seed, task_type ("regression" or "classification").
+        """
+        _with_threads(threads)
+        if not (0.0 <= split_sizes[0] and 0.0 <= split_sizes[1] and abs(sum(split_sizes) - 1.0) < 1e-6):
+            raise ValueError(f"split_sizes: expected three fractions adding up to 1, got {split_sizes}")
+        fractions = (float(split_sizes[0]), float(split_sizes[1]))
+        if data is not None:
+            if smiles is not None or targets is not None:
+                raise ValueError("give either smiles and targets, or data, not both")
+            path = _check_readable(data, "data")
+            column, columns = cls._file_columns(path, smiles_column, target_columns)
+            handle = _edgewise.MoleculeModel._train_file(
+                path, column, columns, max_atoms, skip_invalid, split, fractions, verbose, options
+            )
+            return cls(handle)
+        if smiles is None or targets is None:
+            raise ValueError("give smiles and targets, or data")
+        values, names = _targets(targets)
+        names = [str(n) for n in task_names] if task_names is not None else names
+        handle = _edgewise.MoleculeModel._train_smiles(
+            _smiles_list(smiles), values, names, max_atoms, skip_invalid, split, fractions, verbose, options
+        )
+        return cls(handle)
+
+    @staticmethod
+    def _file_columns(
+        path: str, smiles_column: str | None, target_columns: Sequence[str] | None
+    ) -> tuple[str, list[str]]:
+        if path.endswith(".sdf"):
+            if not target_columns:
+                raise ValueError("target_columns: name the SDF data fields to train on")
+            return "", list(target_columns)
+        header = _csv_header(path)
+        if smiles_column is None:
+            smiles_column = next((c for c in header if c.strip().lower() == "smiles"), header[0] if header else "")
+        if target_columns is None:
+            target_columns = [c for c in header if c != smiles_column]
+        return smiles_column, list(target_columns)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> "MoleculeModel":
+        """Opens a model file written by :meth:`save` or ``edgewise train --task graph``."""
+        return cls(_edgewise.MoleculeModel._load(_check_readable(path, "model")))
+
+    def save(self, path: str | os.PathLike[str], overwrite: bool = False) -> None:
+        """Writes the model file atomically; an existing file is replaced only with overwrite."""
+        self._handle._save(os.fspath(path), overwrite)
+
+    def predict(
+        self,
+        smiles: Sequence[str],
+        *,
+        on_invalid: str = "nan",
+        return_invalid: bool = False,
+        max_atoms: int = 1000,
+        threads: int | None = None,
+    ) -> Any:
+        """Predictions [n, tasks] as float32: target units for regression, probabilities of class 1
+        for classification.
+
+        A SMILES that RDKit cannot read gets a row of NaN (on_invalid="nan") or raises ValueError
+        naming it (on_invalid="raise"). With return_invalid, returns (predictions, invalid) where
+        invalid lists (index, SMILES, reason).
+        """
+        if on_invalid not in ("nan", "raise"):
+            raise ValueError(f"on_invalid: expected 'nan' or 'raise', got {on_invalid!r}")
+        _with_threads(threads)
+        values, invalid = self._handle._predict(_smiles_list(smiles), max_atoms)
+        if invalid and on_invalid == "raise":
+            index, text, reason = invalid[0]
+            raise ValueError(f"smiles[{index}]: cannot read '{text}': {reason}")
+        return (values, invalid) if return_invalid else values
+
+    def evaluate(self, smiles: Sequence[str], targets: Any) -> dict[str, Any]:
+        """The metrics of ``edgewise eval``: their means over tasks (rmse, mae, r2, or roc_auc,
+        pr_auc, accuracy) and, under "tasks", each task's. Targets as in :meth:`train`."""
+        values, _ = _targets(targets)
+        return self._handle._evaluate(_smiles_list(smiles), values)
+
+    def attention(self, smiles: str) -> dict[str, np.ndarray]:
+        """The last layer's attention on one molecule (first network of the ensemble):
+        edge_index [2, E] (source, target atoms; self-loops included), weights [E, heads],
+        bond_of_edge [E] (RDKit bond index, -1 for self-loops), and the attention each atom and
+        bond receives (atoms, bonds), as ``edgewise explain`` draws them."""
+        return self._handle._attention(smiles)
+
+    def explain_svg(self, smiles: str, title: str = "") -> str:
+        """The molecule drawn as SVG with atoms and bonds shaded by the attention they receive."""
+        return self._handle._explain_svg(smiles, title)
+
+    def describe(self) -> dict[str, Any]:
+        """What ``edgewise info`` prints: title, facts, configuration and training summary."""
+        return self._handle._describe()
+
+    @property
+    def tasks(self) -> list[str]:
+        """The target names, one per output column."""
+        return self._handle._tasks
+
+    @property
+    def task_type(self) -> str:
+        """"regression" or "classification"."""
+        return self._handle._task_type
+
+    @property
+    def num_parameters(self) -> int:
+        """Trainable scalars of each network of the ensemble."""
+        return self._handle._num_parameters
+
+    def __repr__(self) -> str:
+        return f"MoleculeModel({self.task_type}, tasks={self.tasks}, parameters={self.num_parameters})"
+
+
+def _dense_features(features: Any) -> Any:
+    if features is None:
+        return None
+    if hasattr(features, "toarray"):  # a SciPy sparse matrix
+        return features.toarray()
+    return features
+
+
+def _labels(labels: Any, num_nodes: int, class_names: Sequence[str] | None) -> tuple[Any, list[str]]:
+    """Class ids (-1: unlabelled) and class names from ids, names or a dict {node: label}."""
+    if labels is None:
+        return None, list(class_names or [])
+    if isinstance(labels, dict):
+        dense: list[Any] = [None] * num_nodes
+        for node, label in labels.items():
+            if not 0 <= int(node) < num_nodes:
+                raise ValueError(f"labels: node {node} is outside 0..{num_nodes - 1}")
+            dense[int(node)] = label
+        labels = dense
+    values = np.asarray(labels, dtype=object if isinstance(labels, list) else None)
+    if values.ndim != 1 or values.shape[0] != num_nodes:
+        raise ValueError(f"labels: expected one entry per node ({num_nodes}), got shape {values.shape}")
+    if values.dtype.kind in "iu":
+        ids = values.astype(np.int64)
+        count = int(ids.max()) + 1 if ids.size and ids.max() >= 0 else 0
+        names = list(class_names) if class_names is not None else [str(c) for c in range(count)]
+        return ids, names
+    present = [v for v in values if v is not None and not (isinstance(v, float) and np.isnan(v))]
+    names = list(class_names) if class_names is not None else sorted({str(v) for v in present})
+    index = {name: i for i, name in enumerate(names)}
+    ids = np.full(num_nodes, -1, dtype=np.int64)
+    for node, value in enumerate(values):
+        if value is None or (isinstance(value, float) and np.isnan(value)):
+            continue
+        if str(value) not in index:
+            raise ValueError(f"labels: node {node} has label {value!r}, which is not among class_names")
+        ids[node] = index[str(value)]
+    return ids, names
+
+
+class NodeGraph:
+    """A graph with node features and labels, built from arrays or read from files.
+
+    Each edge joins its nodes both ways unless directed, repeated edges count once, and every node
+    attends to itself (self_loops). Without features, the structural features of ``edgewise
+    train --task node`` (degree one-hot and random-walk return probabilities) are computed.
+    """
+
+    def __init__(self, handle: _edgewise.NodeGraph) -> None:
+        self._handle = handle
+
+    @classmethod
+    def from_edge_index(
+        cls,
+        edge_index: Any,
+        num_nodes: int | None = None,
+        *,
+        features: Any = None,
+        labels: Any = None,
+        class_names: Sequence[str] | None = None,
+        directed: bool = False,
+        self_loops: bool = True,
+    ) -> "NodeGraph":
+        """From an integer array edge_index [2, E] of (source, target) rows, PyTorch Geometric's
+        layout. num_nodes defaults to the number of feature rows, else the largest id + 1.
+        features: [N, F] dense array or SciPy sparse matrix. labels: class ids (-1: unlabelled),
+        label names (None: unlabelled), or a dict {node: label}."""
+        index = np.asarray(edge_index)
+        if index.ndim != 2 or index.shape[0] != 2:
+            raise ValueError(f"edge_index: expected shape [2, E], got {index.shape}")
+        return cls.from_edges(index[0], index[1], num_nodes, features=features, labels=labels,
+                              class_names=class_names, directed=directed, self_loops=self_loops)
+
+    @classmethod
+    def from_edges(
+        cls,
+        sources: Any,
+        targets: Any,
+        num_nodes: int | None = None,
+        *,
+        features: Any = None,
+        labels: Any = None,
+        class_names: Sequence[str] | None = None,
+        directed: bool = False,
+        self_loops: bool = True,
+    ) -> "NodeGraph":
+        """From parallel arrays of edge sources and targets; otherwise as :meth:`from_edge_index`."""
+        sources, targets = np.asarray(sources), np.asarray(targets)
+        dense = _dense_features(features)
+        if num_nodes is None:
+            if dense is not None:
+                num_nodes = int(np.shape(dense)[0])
+            else:
+                num_nodes = int(max(sources.max(initial=-1), targets.max(initial=-1))) + 1
+        ids, names = _labels(labels, num_nodes, class_names)
+        return cls(_edgewise.NodeGraph._from_arrays(num_nodes, sources, targets, dense, ids, names, directed,
+                                                    self_loops))
+
+    @classmethod
+    def from_networkx(
+        cls,
+        graph: Any,
+        *,
+        features: Any = None,
+        labels: Any = None,
+        class_names: Sequence[str] | None = None,
+        self_loops: bool = True,
+    ) -> "NodeGraph":
+        """From a NetworkX graph, its nodes numbered in graph.nodes order. labels may name a node
+        attribute; features may be an array in that order. A DiGraph keeps its directions."""
+        order = {node: i for i, node in enumerate(graph.nodes)}
+        pairs = np.array([(order[u], order[v]) for u, v in graph.edges], dtype=np.int64).reshape(-1, 2)
+        if isinstance(labels, str):
+            labels = [graph.nodes[node].get(labels) for node in graph.nodes]
+        return cls.from_edges(pairs[:, 0], pairs[:, 1], len(order), features=features, labels=labels,
+                              class_names=class_names, directed=graph.is_directed(), self_loops=self_loops)
+
+    @classmethod
+    def read(
+        cls,
+        edges: str | os.PathLike[str],
+        labels: str | os.PathLike[str] | None = None,
+        features: str | os.PathLike[str] | None = None,
+        *,
+        feature_format: str | None = None,
+        node_ids: str = "integer",
+        directed: bool = False,
+        self_loops: bool = True,
+        row_normalize: bool | None = None,
+    ) -> "NodeGraph":
+        """Reads the files of ``edgewise train --task node`` with its options (feature_format:
+        sparse, dense, musae-json or structural; node_ids: integer or string)."""
+        handle = _edgewise.NodeGraph._from_files(
+            _check_readable(edges, "edges"),
+            _check_readable(labels, "labels") if labels is not None else "",
+            _check_readable(features, "features") if features is not None else "",
+            feature_format or "", node_ids, directed, self_loops, row_normalize)
+        return cls(handle)
+
+    @property
+    def num_nodes(self) -> int:
+        return self._handle.num_nodes
+
+    @property
+    def num_edges(self) -> int:
+        """Edges attention runs on: both directions of each edge, and the self-loops."""
+        return self._handle.num_edges
+
+    @property
+    def num_features(self) -> int:
+        return self._handle.num_features
+
+    @property
+    def class_names(self) -> list[str]:
+        return self._handle.class_names
+
+    @property
+    def labels(self) -> np.ndarray:
+        """Class id of every node, -1 where unlabelled."""
+        return self._handle.labels
+
+    @property
+    def node_names(self) -> list[str]:
+        """Each node's id as the input named it, by index."""
+        return self._handle.node_names
+
+    @property
+    def features(self) -> np.ndarray:
+        """The node features the model sees [N, F] (a copy)."""
+        return self._handle.features
+
+    def __repr__(self) -> str:
+        return (f"NodeGraph({self.num_nodes} nodes, {self.num_edges} attention edges, "
+                f"{self.num_features} features, {len(self.class_names)} classes)")
+
+
+class NodeModel:
+    """A trained node classifier: the network, class names and how its graph was read, as one
+    model file. Train with :meth:`train` (the defaults are those of ``edgewise train --task node``)
+    or open a file with :meth:`load`."""
+
+    def __init__(self, handle: _edgewise.NodeModel) -> None:
+        self._handle = handle
+
+    @classmethod
+    def train(
+        cls,
+        graph: NodeGraph,
+        split: tuple[Any, Any, Any] | None = None,
+        *,
+        verbose: bool = True,
+        threads: int | None = None,
+        **options: Any,
+    ) -> "NodeModel":
+        """Trains on the graph's labels.
+
+        split: (train, val, test) node index arrays or boolean masks; default 60 / 20 / 20 % of
+        each class's labelled nodes. Training stops early on the validation nodes.
+        options: the command line's options with underscores: layers, heads, head_dim, hidden,
+        output_heads, score, dropout, attention_dropout, value_dropout, weight_decay, lr, epochs,
+        patience, residual, layer_norm, seed. Regularization left out is chosen from the data as
+        ``edgewise train`` chooses it.
+        """
+        _with_threads(threads)
+        return cls(_edgewise.NodeModel._train(graph._handle, split, verbose, options))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> "NodeModel":
+        """Opens a model file written by :meth:`save` or ``edgewise train --task node``."""
+        return cls(_edgewise.NodeModel._load(_check_readable(path, "model")))
+
+    def save(self, path: str | os.PathLike[str], overwrite: bool = False) -> None:
+        """Writes the model file atomically; an existing file is replaced only with overwrite."""
+        self._handle._save(os.fspath(path), overwrite)
+
+    def read_graph(
+        self,
+        edges: str | os.PathLike[str],
+        labels: str | os.PathLike[str] | None = None,
+        features: str | os.PathLike[str] | None = None,
+    ) -> NodeGraph:
+        """Reads graph files the way the model's training graph was read."""
+        return NodeGraph(self._handle._read_graph(
+            _check_readable(edges, "edges"),
+            _check_readable(labels, "labels") if labels is not None else "",
+            _check_readable(features, "features") if features is not None else ""))
+
+    def predict_proba(self, graph: NodeGraph) -> np.ndarray:
+        """Class probabilities of every node [N, classes], columns in :attr:`classes` order."""
+        return self._handle._predict(graph._handle)
+
+    def predict(self, graph: NodeGraph) -> list[str]:
+        """The most probable class name of every node."""
+        best = self.predict_proba(graph).argmax(axis=1)
+        return [self.classes[i] for i in best]
+
+    def embed(self, graph: NodeGraph) -> np.ndarray:
+        """Each node's final hidden representation [N, width], the output layer's input."""
+        return self._handle._embed(graph._handle)
+
+    def evaluate(self, graph: NodeGraph, nodes: Any = None) -> dict[str, float]:
+        """Accuracy, macro-F1 and loss on the listed labelled nodes (default: every labelled node)."""
+        return self._handle._evaluate(graph._handle, nodes)
+
+    def describe(self) -> dict[str, Any]:
+        """What ``edgewise info`` prints: title, facts, configuration and training summary."""
+        return self._handle._describe()
+
+    @property
+    def classes(self) -> list[str]:
+        return self._handle._classes
+
+    @property
+    def num_parameters(self) -> int:
+        return self._handle._num_parameters
+
+    def __repr__(self) -> str:
+        return f"NodeModel(classes={self.classes}, parameters={self.num_parameters})"

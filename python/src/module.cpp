@@ -1,0 +1,76 @@
+// edgewise._edgewise: the compiled part of the Python package. Errors of the library become Python
+// exceptions carrying its message (file, line and reason where it has them).
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <exception>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "bindings.hpp"
+#include "edgewise/core/error.hpp"
+#include "edgewise/core/parallel.hpp"
+#include "edgewise/version.hpp"
+
+namespace py = pybind11;
+
+namespace edgewise::python {
+namespace {
+
+// A JSON value as the Python object json.loads would give.
+py::object from_json(const nlohmann::json& value) {
+  return py::module_::import("json").attr("loads")(value.dump());
+}
+
+void translate(std::exception_ptr error) {
+  try {
+    if (error) std::rethrow_exception(error);
+  } catch (const DivergenceError& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (const ArgumentError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const ParseError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const ModelFormatError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const MoleculeError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const GraphError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const Error& e) {  // files that cannot be read or written
+    PyErr_SetString(PyExc_OSError, e.what());
+  }
+}
+
+}  // namespace
+
+py::dict describe(const Model& model) {
+  const ModelDescription description = model.describe();
+  py::dict facts, sections;
+  for (const auto& [name, value] : description.facts) facts[py::str(name)] = from_json(value);
+  for (const auto& [name, value] : description.sections) sections[py::str(name)] = from_json(value);
+  py::dict result;
+  result["title"] = description.title;
+  result["facts"] = facts;
+  result["sections"] = sections;
+  if (const std::optional<TrainingSummary>& training = model.training_summary()) {
+    nlohmann::json summary;
+    to_json(summary, *training);
+    result["training"] = from_json(summary);
+  }
+  return result;
+}
+
+}  // namespace edgewise::python
+
+PYBIND11_MODULE(_edgewise, m) {
+  m.doc() = "The compiled core of edgewise; use the edgewise package.";
+  m.attr("__version__") = std::string(edgewise::version());
+  py::register_exception_translator(&edgewise::python::translate);
+  m.def("set_num_threads", &edgewise::set_num_threads, py::arg("threads"),
+        "Threads every parallel loop of edgewise uses from now on.");
+  m.def("num_threads", &edgewise::num_threads, "Threads the parallel loops use.");
+  edgewise::python::bind_molecules(m);
+  edgewise::python::bind_nodes(m);
+  edgewise::python::bind_attention(m);
+}

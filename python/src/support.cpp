@@ -1,0 +1,133 @@
+#include "support.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include "edgewise/core/error.hpp"
+
+namespace edgewise::python {
+
+void check_interrupt() {
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
+namespace {
+
+// Writes to sys.stderr; an epoch line stays open so that the next one redraws it, as a terminal
+// progress line does (notebooks honour the carriage return too).
+class StderrSink {
+ public:
+  void operator()(const LogMessage& message) {
+    py::gil_scoped_acquire gil;
+    const py::object write = py::module_::import("sys").attr("stderr").attr("write");
+    std::string text(message.text);
+    if (message.progress != nullptr) {
+      write("\r" + text);
+      *open_line_ = true;
+      return;
+    }
+    if (*open_line_) text.insert(0, "\n");
+    *open_line_ = false;
+    write(text + "\n");
+  }
+
+ private:
+  std::shared_ptr<bool> open_line_ = std::make_shared<bool>(false);
+};
+
+}  // namespace
+
+LogSettings python_log(bool verbose) {
+  if (!verbose) return {.level = LogLevel::quiet, .sink = {}};
+  return {.level = LogLevel::normal, .sink = StderrSink()};
+}
+
+Matrix<float> float_matrix(const py::handle& array, const std::string& what, bool allow_nan) {
+  const auto values = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(array);
+  if (!values) throw py::type_error(what + ": expected an array of numbers");
+  if (values.ndim() != 1 && values.ndim() != 2)
+    throw py::value_error(what + ": expected a 1-D or 2-D array, got " + std::to_string(values.ndim()) + " dimensions");
+  const Index rows = values.shape(0), columns = values.ndim() == 2 ? values.shape(1) : 1;
+  Matrix<float> matrix(rows, columns);
+  if (matrix.size() > 0) std::memcpy(matrix.data(), values.data(), sizeof(float) * static_cast<std::size_t>(matrix.size()));
+  for (Index row = 0; row < rows; ++row)
+    for (Index column = 0; column < columns; ++column) {
+      const float value = matrix(row, column);
+      if (std::isinf(value) || (std::isnan(value) && !allow_nan))
+        throw py::value_error(what + ": entry [" + std::to_string(row) + ", " + std::to_string(column) + "] is " +
+                              (std::isnan(value) ? "NaN" : "infinite") + "; only finite numbers are accepted");
+    }
+  return matrix;
+}
+
+std::vector<Index> index_vector(const py::handle& array, const std::string& what) {
+  const py::array given = py::array::ensure(array);
+  if (!given) throw py::type_error(what + ": expected an array of integers");
+  if (given.size() > 0 && given.dtype().kind() != 'i' && given.dtype().kind() != 'u')
+    throw py::type_error(what + ": expected integers, got dtype " + std::string(py::str(given.dtype())));
+  const auto values = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(given);
+  if (values.ndim() > 1) throw py::value_error(what + ": expected a 1-D array");
+  return {values.data(), values.data() + values.size()};
+}
+
+py::array_t<float> to_numpy(const Matrix<float>& matrix) {
+  py::array_t<float> array({matrix.rows(), matrix.cols()});
+  if (matrix.size() > 0)
+    std::memcpy(array.mutable_data(), matrix.data(), sizeof(float) * static_cast<std::size_t>(matrix.size()));
+  return array;
+}
+
+namespace {
+
+// Index arrays or boolean masks over n items.
+std::vector<Index> split_part(const py::handle& part, Index n, const char* name) {
+  const py::array given = py::array::ensure(part);
+  if (!given) throw py::type_error(std::string("split ") + name + ": expected an index array or a boolean mask");
+  std::vector<Index> indices;
+  if (given.dtype().kind() == 'b') {
+    const auto mask = py::array_t<bool, py::array::c_style | py::array::forcecast>::ensure(given);
+    if (mask.ndim() != 1 || mask.shape(0) != n)
+      throw py::value_error(std::string("split ") + name + ": a boolean mask needs one entry per item (" +
+                            std::to_string(n) + ")");
+    for (Index i = 0; i < n; ++i)
+      if (mask.data()[i]) indices.push_back(i);
+    return indices;
+  }
+  indices = index_vector(given, std::string("split ") + name);
+  for (const Index i : indices)
+    if (i < 0 || i >= n)
+      throw py::value_error(std::string("split ") + name + ": index " + std::to_string(i) + " is outside 0.." +
+                            std::to_string(n - 1));
+  return indices;
+}
+
+}  // namespace
+
+Split split_from_python(const py::handle& parts, Index n) {
+  const py::tuple tuple = py::reinterpret_borrow<py::object>(parts).cast<py::tuple>();
+  if (tuple.size() != 3) throw py::value_error("split: expected (train, val, test)");
+  Split split{split_part(tuple[0], n, "train"), split_part(tuple[1], n, "val"), split_part(tuple[2], n, "test")};
+  std::vector<char> seen(static_cast<std::size_t>(n), 0);
+  for (const std::vector<Index>* part : {&split.train, &split.val, &split.test})
+    for (const Index i : *part) {
+      if (seen[static_cast<std::size_t>(i)]++ != 0)
+        throw py::value_error("split: item " + std::to_string(i) + " is in more than one part, or twice in one");
+    }
+  return split;
+}
+
+Options::Options(py::dict options, std::vector<std::string> known) : options_(std::move(options)) {
+  for (const auto& [key, value] : options_) {
+    const std::string name = py::str(key);
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw py::type_error("unknown option '" + name + "'; the options are " + list);
+    }
+  }
+}
+
+}  // namespace edgewise::python

@@ -1,0 +1,64 @@
+// What the bindings share: NumPy conversions, progress messages on Python's sys.stderr, Ctrl-C checks
+// while the GIL is released, and reading keyword options.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "edgewise/core/log.hpp"
+#include "edgewise/core/tensor.hpp"
+#include "edgewise/datasets/splits.hpp"
+
+namespace edgewise::python {
+
+namespace py = pybind11;
+
+// Takes the GIL and runs Python's signal handlers; throws py::error_already_set (KeyboardInterrupt
+// after Ctrl-C) when one raised. For loops that run with the GIL released.
+void check_interrupt();
+
+// verbose: messages on sys.stderr as the command-line tool prints them, each training epoch
+// redrawn on one line; otherwise nothing.
+LogSettings python_log(bool verbose);
+
+// A [rows, columns] float32 copy of a 1-D (one column) or 2-D array of any numeric dtype and
+// layout. NaN entries are kept when allow_nan, else ValueError; infinities are always refused.
+// `what` names the argument in errors.
+Matrix<float> float_matrix(const py::handle& array, const std::string& what, bool allow_nan);
+// A 1-D int64 copy of an integer array; `what` names it in errors.
+std::vector<Index> index_vector(const py::handle& array, const std::string& what);
+// A NumPy array holding a copy of `matrix`.
+py::array_t<float> to_numpy(const Matrix<float>& matrix);
+
+// A split from a (train, val, test) tuple of index arrays or boolean masks over n items.
+Split split_from_python(const py::handle& parts, Index n);
+
+// Reads the keyword options of a training call and refuses the ones it does not know.
+class Options {
+ public:
+  Options(py::dict options, std::vector<std::string> known);
+  template <typename T>
+  std::optional<T> get(const char* name) const {
+    if (!options_.contains(name) || options_[name].is_none()) return std::nullopt;
+    try {
+      return options_[name].cast<T>();
+    } catch (const py::cast_error&) {
+      throw py::type_error(std::string("option ") + name + ": " + std::string(py::str(options_[name].get_type())) +
+                           " is not of the expected type");
+    }
+  }
+  template <typename T>
+  void set(const char* name, T& value) const {
+    if (const std::optional<T> given = get<T>(name)) value = *given;
+  }
+
+ private:
+  py::dict options_;
+};
+
+}  // namespace edgewise::python

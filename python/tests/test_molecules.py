@@ -1,0 +1,239 @@
+"""MoleculeModel from Python: training, prediction and evaluation against the command-line tool and
+hand-computed metrics, and the errors that guard them."""
+
+from __future__ import annotations
+
+import math
+import os
+import pathlib
+import signal
+import sys
+import threading
+import time
+import tomllib
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import edgewise
+from conftest import REPOSITORY, SMILES, TARGETS, TINY, run_cli
+
+
+@pytest.fixture(scope="module")
+def model() -> edgewise.MoleculeModel:
+    return edgewise.MoleculeModel.train(SMILES, TARGETS, task_names=["logS"], verbose=False, threads=1, **TINY)
+
+
+def cli_training(cli: str, data: pathlib.Path, out: pathlib.Path) -> list[str]:
+    return [cli, "train", "--task", "graph", "--data", str(data), "--hidden", "8", "--heads", "2", "--layers", "1",
+            "--head-hidden", "8", "--epochs", "4", "--ensemble", "1", "--no-descriptors", "--no-atom-crippen",
+            "--batch-size", "4", "--seed", "5", "--threads", "1", "--quiet", "--out", str(out)]
+
+
+def test_version_is_the_projects_everywhere() -> None:
+    cmake = (REPOSITORY / "CMakeLists.txt").read_text()
+    assert f"project(edgewise VERSION {edgewise.__version__} " in cmake
+    with open(REPOSITORY / "pyproject.toml", "rb") as f:
+        assert tomllib.load(f)["project"]["version"] == edgewise.__version__
+
+
+def test_trains_the_same_model_file_as_the_command_line(cli: str, molecules_csv: pathlib.Path,
+                                                        tmp_path: pathlib.Path) -> None:
+    run_cli(cli, *cli_training(cli, molecules_csv, tmp_path / "cli.ew")[1:])
+    trained = edgewise.MoleculeModel.train(data=molecules_csv, verbose=False, threads=1, **TINY)
+    trained.save(tmp_path / "python.ew")
+    assert (tmp_path / "python.ew").read_bytes() == (tmp_path / "cli.ew").read_bytes()
+
+
+def test_a_loaded_file_saves_byte_for_byte_and_predicts_as_the_command_line(
+        cli: str, molecules_csv: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    run_cli(cli, *cli_training(cli, molecules_csv, tmp_path / "cli.ew")[1:])
+    loaded = edgewise.MoleculeModel.load(tmp_path / "cli.ew")
+    loaded.save(tmp_path / "again.ew")
+    assert (tmp_path / "again.ew").read_bytes() == (tmp_path / "cli.ew").read_bytes()
+
+    output = run_cli(cli, "predict", "--model", str(tmp_path / "cli.ew"), "--data", str(molecules_csv),
+                     "--threads", "1")
+    cli_values = [row.split(",")[1] for row in output.strip().splitlines()[1:]]
+    python_values = loaded.predict(SMILES, threads=1)[:, 0]
+    # The tool prints six significant digits of the same float.
+    assert cli_values == [f"{v:.6g}" for v in python_values]
+
+
+def test_predictions_do_not_depend_on_the_thread_count_or_a_reload(model: edgewise.MoleculeModel,
+                                                                   tmp_path: pathlib.Path) -> None:
+    one = model.predict(SMILES, threads=1)
+    two = model.predict(SMILES, threads=2)
+    model.save(tmp_path / "m.ew")
+    reloaded = edgewise.MoleculeModel.load(tmp_path / "m.ew").predict(SMILES, threads=1)
+    assert one.dtype == np.float32 and one.shape == (len(SMILES), 1)
+    assert np.array_equal(one, two) and np.array_equal(one, reloaded)
+
+
+def test_invalid_smiles_give_nan_rows_or_raise(model: edgewise.MoleculeModel) -> None:
+    values, invalid = model.predict(["CCO", "not a smiles", "c1ccccc1"], return_invalid=True)
+    assert np.isnan(values[1]).all() and np.isfinite(values[[0, 2]]).all()
+    assert [(i, s) for i, s, _ in invalid] == [(1, "not a smiles")]
+    assert invalid[0][2]  # RDKit's reason
+    with pytest.raises(ValueError, match=r"smiles\[1\]: cannot read 'not a smiles'"):
+        model.predict(["CCO", "not a smiles"], on_invalid="raise")
+
+
+def test_evaluate_matches_metrics_computed_by_hand(model: edgewise.MoleculeModel) -> None:
+    predicted = model.predict(SMILES)[:, 0].astype(np.float64)
+    metrics = model.evaluate(SMILES, TARGETS)
+    errors = predicted - TARGETS
+    assert metrics["rmse"] == pytest.approx(math.sqrt(np.mean(errors ** 2)), rel=1e-5)
+    assert metrics["mae"] == pytest.approx(np.mean(np.abs(errors)), rel=1e-5)
+    r2 = 1 - np.sum(errors ** 2) / np.sum((TARGETS - TARGETS.mean()) ** 2)
+    assert metrics["r2"] == pytest.approx(r2, rel=1e-4)
+    assert metrics["tasks"]["logS"]["count"] == len(SMILES)
+
+
+def test_targets_may_come_as_a_dataframe_with_missing_labels() -> None:
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.DataFrame({"a": TARGETS, "b": np.where(np.arange(len(SMILES)) % 3 == 0, np.nan, -TARGETS)})
+    trained = edgewise.MoleculeModel.train(pandas.Series(SMILES), frame, verbose=False, **TINY)
+    assert trained.tasks == ["a", "b"]
+    assert trained.predict(SMILES).shape == (len(SMILES), 2)
+
+
+def test_classification_gives_probabilities() -> None:
+    labels = (TARGETS > TARGETS.mean()).astype(float)
+    trained = edgewise.MoleculeModel.train(SMILES, labels, task_type="classification", verbose=False, **TINY)
+    probabilities = trained.predict(SMILES)
+    assert trained.task_type == "classification"
+    assert ((probabilities >= 0) & (probabilities <= 1)).all()
+    with pytest.raises(ValueError, match="must be 0 or 1"):
+        edgewise.MoleculeModel.train(SMILES, TARGETS, task_type="classification", verbose=False, **TINY)
+
+
+def test_splits_may_be_masks_or_index_arrays() -> None:
+    n = len(SMILES)
+    train, val, test = np.arange(0, 10), np.arange(10, 13), np.arange(13, n)
+    by_index = edgewise.MoleculeModel.train(SMILES, TARGETS, split=(train, val, test), verbose=False, **TINY)
+    masks = tuple(np.isin(np.arange(n), part) for part in (train, val, test))
+    by_mask = edgewise.MoleculeModel.train(SMILES, TARGETS, split=masks, verbose=False, **TINY)
+    assert np.array_equal(by_index.predict(SMILES), by_mask.predict(SMILES))
+    with pytest.raises(ValueError, match="more than one part"):
+        edgewise.MoleculeModel.train(SMILES, TARGETS, split=(train, train, test), verbose=False, **TINY)
+
+
+def test_bad_inputs_raise_python_errors(tmp_path: pathlib.Path, model: edgewise.MoleculeModel) -> None:
+    with pytest.raises(ValueError, match="SMILES list"):
+        edgewise.MoleculeModel.train(SMILES[:-1] + ["C1CC"], TARGETS, verbose=False, **TINY)
+    skipped = edgewise.MoleculeModel.train(SMILES[:-1] + ["C1CC"], TARGETS, skip_invalid=True, verbose=False, **TINY)
+    assert skipped.predict(["CCO"]).shape == (1, 1)
+    with pytest.raises(ValueError, match="infinite"):
+        edgewise.MoleculeModel.train(SMILES, np.where(TARGETS > 0, np.inf, TARGETS), verbose=False, **TINY)
+    with pytest.raises(ValueError):
+        edgewise.MoleculeModel.train(SMILES, TARGETS[:-2], verbose=False, **TINY)
+    with pytest.raises(ValueError, match="dimensions"):
+        edgewise.MoleculeModel.train(SMILES, np.zeros((len(SMILES), 1, 1)), verbose=False, **TINY)
+    with pytest.raises(TypeError, match="array of numbers"):
+        edgewise.MoleculeModel.train(SMILES, ["high"] * len(SMILES), verbose=False, **TINY)
+    with pytest.raises(TypeError, match=r"smiles\[0\]"):
+        model.predict([42])
+    with pytest.raises(TypeError, match="one string"):
+        model.predict("CCO")
+    with pytest.raises(TypeError, match="unknown option 'hiden'"):
+        edgewise.MoleculeModel.train(SMILES, TARGETS, hiden=8, verbose=False)
+    with pytest.raises(ValueError, match="not a multiple of heads"):
+        edgewise.MoleculeModel.train(SMILES, TARGETS, verbose=False, **{**TINY, "hidden": 9})
+    with pytest.raises(FileNotFoundError):
+        edgewise.MoleculeModel.load(tmp_path / "absent.ew")
+    (tmp_path / "garbage.ew").write_bytes(b"not a model file")
+    with pytest.raises(ValueError, match="garbage.ew"):
+        edgewise.MoleculeModel.load(tmp_path / "garbage.ew")
+    model.save(tmp_path / "kept.ew")
+    with pytest.raises(OSError, match="kept.ew"):
+        model.save(tmp_path / "kept.ew")
+    model.save(tmp_path / "kept.ew", overwrite=True)
+
+
+def test_non_contiguous_and_integer_targets_are_read_as_numbers() -> None:
+    wide = np.column_stack([TARGETS, np.zeros_like(TARGETS), TARGETS * 2])
+    strided = edgewise.MoleculeModel.train(SMILES, wide[:, ::2], verbose=False, **TINY)
+    copied = edgewise.MoleculeModel.train(SMILES, np.ascontiguousarray(wide[:, ::2]), verbose=False, **TINY)
+    assert np.array_equal(strided.predict(SMILES), copied.predict(SMILES))
+    integers = edgewise.MoleculeModel.train(SMILES, np.arange(len(SMILES)), verbose=False, **TINY)
+    assert integers.predict(["CCO"]).shape == (1, 1)
+
+
+def test_attention_weights_sum_to_one_over_each_atoms_in_edges(model: edgewise.MoleculeModel) -> None:
+    attention = model.attention("c1ccncc1")
+    edges, weights = attention["edge_index"], attention["weights"]
+    assert edges.shape[0] == 2 and weights.shape == (edges.shape[1], 2)
+    for atom in range(6):
+        assert weights[edges[1] == atom].sum(axis=0) == pytest.approx(np.ones(2), abs=1e-5)
+    assert attention["atoms"].shape == (6,)
+    assert "<svg" in model.explain_svg("c1ccncc1")
+    with pytest.raises(ValueError, match="cannot read SMILES"):
+        model.attention("C1CC")
+
+
+def test_two_threads_predict_at_once_with_the_gil_released(model: edgewise.MoleculeModel) -> None:
+    many = SMILES * 2000
+    expected = model.predict(many)
+    results: list[np.ndarray] = [np.empty(0), np.empty(0)]
+
+    def predict(slot: int) -> None:
+        results[slot] = model.predict(many)
+
+    threads = [threading.Thread(target=predict, args=(k,)) for k in range(2)]
+    for thread in threads:
+        thread.start()
+    spins = 0
+    while any(thread.is_alive() for thread in threads):
+        spins += 1  # runs only while the predicting threads let go of the GIL
+        time.sleep(0.001)
+    for thread in threads:
+        thread.join()
+    assert all(np.array_equal(r, expected) for r in results)
+    assert spins > 10
+
+
+def interrupt_after(seconds: float) -> threading.Timer:
+    timer = threading.Timer(seconds, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    return timer
+
+
+def test_ctrl_c_stops_training_and_prediction(tmp_path: pathlib.Path) -> None:
+    start = time.monotonic()
+    timer = interrupt_after(0.5)
+    with pytest.raises(KeyboardInterrupt):
+        edgewise.MoleculeModel.train(SMILES * 20, np.tile(TARGETS, 20), verbose=False,
+                                     **{**TINY, "epochs": 100000, "patience": 100000})
+    timer.join()
+    assert time.monotonic() - start < 20
+
+    model = edgewise.MoleculeModel.train(SMILES, TARGETS, verbose=False, **TINY)
+    timer = interrupt_after(0.2)
+    with pytest.raises(KeyboardInterrupt):
+        model.predict(SMILES * 200000)
+    timer.join()
+    assert not list(tmp_path.iterdir())  # nothing half-written
+
+
+def test_repeated_calls_do_not_leak(model: edgewise.MoleculeModel) -> None:
+    smiles = ["CCO", "c1ccccc1"]
+    for _ in range(100):
+        model.predict(smiles)
+    references = (sys.getrefcount(smiles), sys.getrefcount(smiles[0]))
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for _ in range(10000):
+        model.predict(smiles)
+    growth = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert growth < 100_000
+    assert (sys.getrefcount(smiles), sys.getrefcount(smiles[0])) == references
+
+
+def test_describe_is_what_info_prints(model: edgewise.MoleculeModel) -> None:
+    description = model.describe()
+    assert description["title"].startswith("molecule property model")
+    assert description["training"]["examples"] == len(SMILES)
+    assert "parameters" in description["facts"]

@@ -1,0 +1,134 @@
+"""NodeGraph and NodeModel from Python: graphs from arrays, SciPy and NetworkX, the same model as
+the command-line tool on the same files, and the errors that guard them."""
+
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pytest
+
+import edgewise
+from conftest import run_cli
+
+FAST = dict(epochs=30, seed=3, heads=2, head_dim=4)
+
+
+def two_communities() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Two 4-cliques joined by one edge; each community's nodes share a feature and a label."""
+    pairs = [(c * 4 + i, c * 4 + j) for c in range(2) for i in range(4) for j in range(i + 1, 4)] + [(0, 4)]
+    edge_index = np.array(pairs, dtype=np.int64).T
+    features = np.array([[c, 2 + i] for c in range(2) for i in range(4)], dtype=np.float32)
+    labels = np.repeat([0, 1], 4)
+    return edge_index, features, labels
+
+
+def test_graph_from_edge_index_counts_both_directions_and_self_loops() -> None:
+    edge_index, features, labels = two_communities()
+    graph = edgewise.NodeGraph.from_edge_index(edge_index, features=features, labels=labels)
+    assert graph.num_nodes == 8
+    assert graph.num_edges == 2 * edge_index.shape[1] + 8
+    assert graph.class_names == ["0", "1"]
+    assert np.array_equal(graph.labels, labels)
+    assert np.array_equal(graph.features, features)
+
+
+def test_trains_predicts_embeds_and_evaluates() -> None:
+    edge_index, features, labels = two_communities()
+    graph = edgewise.NodeGraph.from_edge_index(edge_index, features=features, labels=labels)
+    split = (np.array([0, 1, 2, 4, 5, 6]), np.array([3, 7]), np.array([], dtype=int))
+    model = edgewise.NodeModel.train(graph, split, verbose=False, **FAST)
+    probabilities = model.predict_proba(graph)
+    assert probabilities.shape == (8, 2)
+    assert probabilities.sum(axis=1) == pytest.approx(np.ones(8), abs=1e-5)
+    assert model.embed(graph).shape == (8, 8)
+    assert model.predict(graph) == [model.classes[i] for i in probabilities.argmax(axis=1)]
+    assert model.evaluate(graph)["count"] == 8
+
+
+def test_sparse_features_masks_and_index_arrays_give_the_same_model() -> None:
+    sparse = pytest.importorskip("scipy.sparse")
+    edge_index, features, labels = two_communities()
+    dense_graph = edgewise.NodeGraph.from_edge_index(edge_index, features=features, labels=labels)
+    sparse_graph = edgewise.NodeGraph.from_edge_index(edge_index, features=sparse.csr_matrix(features), labels=labels)
+    indices = (np.array([0, 1, 4, 5]), np.array([2, 6]), np.array([3, 7]))
+    masks = tuple(np.isin(np.arange(8), part) for part in indices)
+    by_index = edgewise.NodeModel.train(dense_graph, indices, verbose=False, **FAST)
+    by_mask = edgewise.NodeModel.train(sparse_graph, masks, verbose=False, **FAST)
+    assert np.array_equal(by_index.predict_proba(dense_graph), by_mask.predict_proba(sparse_graph))
+
+
+def test_labels_may_be_names_or_a_dict_with_unlabelled_nodes() -> None:
+    edge_index, features, _ = two_communities()
+    names = ["red"] * 4 + ["blue"] * 3 + [None]
+    graph = edgewise.NodeGraph.from_edge_index(edge_index, features=features, labels=names)
+    assert graph.class_names == ["blue", "red"]
+    assert graph.labels.tolist() == [1, 1, 1, 1, 0, 0, 0, -1]
+    as_dict = edgewise.NodeGraph.from_edge_index(edge_index, features=features, labels={0: "red", 5: "blue"})
+    assert as_dict.labels.tolist() == [1, -1, -1, -1, -1, 0, -1, -1]
+
+
+def test_networkx_graphs_with_structural_features() -> None:
+    networkx = pytest.importorskip("networkx")
+    karate = networkx.karate_club_graph()
+    graph = edgewise.NodeGraph.from_networkx(karate, labels="club")
+    assert graph.num_nodes == 34 and sorted(graph.class_names) == ["Mr. Hi", "Officer"]
+    assert graph.num_features == 33 + 16  # degree one-hot and random-walk return probabilities
+    model = edgewise.NodeModel.train(graph, verbose=False, epochs=50)
+    assert model.evaluate(graph)["accuracy"] > 0.5
+
+
+def test_the_same_files_train_the_same_model_as_the_command_line(cli: str, tmp_path: pathlib.Path) -> None:
+    edge_index, features, labels = two_communities()
+    np.savetxt(tmp_path / "edges.txt", edge_index.T, fmt="%d")
+    np.savetxt(tmp_path / "labels.txt", np.column_stack([np.arange(8), labels]), fmt="%d")
+    np.savetxt(tmp_path / "features.txt", np.column_stack([np.arange(8), features]), fmt="%g")
+    files = [str(tmp_path / name) for name in ("edges.txt", "labels.txt", "features.txt")]
+    run_cli(cli, "train", "--task", "node", "--edges", files[0], "--labels", files[1], "--features", files[2],
+            "--feature-format", "dense", "--epochs", "30", "--seed", "3", "--heads", "2", "--head-dim", "4",
+            "--threads", "1", "--quiet", "--out", str(tmp_path / "cli.ew"))
+    graph = edgewise.NodeGraph.read(*files, feature_format="dense")
+    trained = edgewise.NodeModel.train(graph, verbose=False, threads=1, **FAST)
+    loaded = edgewise.NodeModel.load(tmp_path / "cli.ew")
+    assert np.array_equal(trained.embed(graph), loaded.embed(loaded.read_graph(*files)))
+
+    output = run_cli(cli, "predict", "--model", str(tmp_path / "cli.ew"), "--edges", files[0], "--features", files[2],
+                     "--threads", "1")
+    rows = [line.split("\t") for line in output.strip().splitlines()[1:]]
+    probabilities = loaded.predict_proba(loaded.read_graph(files[0], features=files[2]))
+    assert [row[2:] for row in rows] == [[f"{p:.6g}" for p in probabilities[int(row[0])]] for row in rows]
+
+
+def test_bad_graphs_raise_python_errors() -> None:
+    edge_index, features, labels = two_communities()
+    with pytest.raises(ValueError, match=r"shape \[2, E\]"):
+        edgewise.NodeGraph.from_edge_index(edge_index.T, features=features)
+    with pytest.raises(TypeError, match="integers"):
+        edgewise.NodeGraph.from_edge_index(edge_index.astype(float), features=features)
+    with pytest.raises(ValueError, match="NaN"):
+        edgewise.NodeGraph.from_edge_index(edge_index, features=np.where(features > 3, np.nan, features))
+    with pytest.raises(ValueError, match="rows"):
+        edgewise.NodeGraph.from_edge_index(edge_index, 9, features=features)
+    with pytest.raises(ValueError, match="one entry per node"):
+        edgewise.NodeGraph.from_edge_index(edge_index, features=features, labels=labels[:-1])
+    with pytest.raises(ValueError):
+        edgewise.NodeGraph.from_edge_index(np.array([[0, 1], [1, 20]]), 8, features=features)
+    graph = edgewise.NodeGraph.from_edge_index(edge_index, features=features, labels=labels)
+    with pytest.raises(ValueError, match="outside"):
+        edgewise.NodeModel.train(graph, (np.array([0, 99]), np.array([1]), np.array([2])), verbose=False)
+    with pytest.raises(TypeError, match="unknown option 'epoch'"):
+        edgewise.NodeModel.train(graph, epoch=3)
+    with pytest.raises(FileNotFoundError):
+        edgewise.NodeGraph.read("absent-edges.txt")
+
+
+def test_cora_from_arrays_reaches_the_command_lines_accuracy_class(data_folder: pathlib.Path) -> None:
+    cora = data_folder / "cora"
+    if not cora.is_dir():
+        pytest.skip(f"Cora is absent from {data_folder}")
+    graph = edgewise.NodeGraph.read(cora / "edges.txt", cora / "labels.txt", cora / "features.txt")
+    names = {name: i for i, name in enumerate(graph.node_names)}
+    split = tuple(np.array([names[line.strip()] for line in (cora / f"{part}.txt").read_text().split()])
+                  for part in ("train", "val", "test"))
+    model = edgewise.NodeModel.train(graph, split, verbose=False, epochs=200)
+    assert model.evaluate(graph, split[2])["accuracy"] > 0.75

@@ -1,0 +1,49 @@
+#include "edgewise/tasks/node_training.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "edgewise/core/log.hpp"
+
+namespace edgewise {
+namespace {
+
+std::string four_decimals(double value) {
+  if (std::isnan(value)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f", value);
+  return text;
+}
+
+}  // namespace
+
+TrainedNodeModel train_node_model(const NodeGraph& data, const Split& split, const NodeTrainingSettings& settings,
+                                  const std::function<void(const NodeEpochReport&)>& on_epoch,
+                                  const CheckpointOptions& checkpoints) {
+  const Logger log(settings.training.log);
+  if (!settings.defaults.empty()) log.normal("defaults: " + settings.defaults);
+  NodeModel model({.network = settings.network, .classes = data.labels.class_names, .input = data.input});
+  model.initialize(settings.training.seed);
+  log.normal("model: " + std::to_string(model.num_parameters()) + " parameters");
+  NodeTrainingResult result = model.fit(data, split, settings.training, on_epoch, checkpoints);
+  log.normal("best epoch " + std::to_string(result.best_epoch) + " (validation accuracy " +
+             four_decimals(result.best_val_accuracy) + ")");
+  return {std::move(model), std::move(result), settings};
+}
+
+TrainingSummary node_training_summary(const TrainedNodeModel& trained, const NodeGraph& data,
+                                      const std::string& data_name, const std::string& split) {
+  TrainingSummary summary{.data = data_name,
+                          .examples = data.nodes.size(),
+                          .split = split,
+                          .seed = trained.settings.training.seed,
+                          .max_epochs = trained.settings.training.epochs,
+                          .epochs_run = {trained.result.epochs_run},
+                          .best_epochs = {trained.result.best_epoch},
+                          .metrics = {{"validation accuracy", trained.result.best_val_accuracy},
+                                      {"validation loss", trained.result.best_val_loss}}};
+  if (!trained.settings.defaults.empty()) summary.defaults = trained.settings.defaults;
+  return summary;
+}
+
+}  // namespace edgewise
