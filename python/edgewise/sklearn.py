@@ -2,8 +2,9 @@
 
 ``X`` is a sequence of SMILES (a list, array or pandas Series), ``y`` the targets: 1-D for one
 task, 2-D for several (NaN: a missing label). The constructor's parameters are the training
-options of ``edgewise train --task graph``; None keeps its default. So that ``cross_val_score``,
-``GridSearchCV`` and ``Pipeline`` work, every parameter is a plain attribute and fit trains anew.
+options of ``edgewise train --task graph`` (``attention_score`` is its ``--score``); None keeps its
+default. So that ``cross_val_score``, ``GridSearchCV`` and ``Pipeline`` work, every parameter is a
+plain attribute and fit trains anew.
 ``fit`` holds out ``validation_fraction`` of the rows (at random, by ``seed``) for early stopping.
 """
 
@@ -16,8 +17,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
 from . import MoleculeModel
 
-_OPTIONS = ("hidden", "heads", "layers", "score", "readout", "descriptors", "atom_crippen", "ensemble",
-            "dropout", "lr", "batch_size", "epochs", "patience", "seed")
+# Estimator parameters and the training options they set; the attention score function is
+# attention_score here, as score is scikit-learn's method.
+_OPTIONS = {"hidden": "hidden", "heads": "heads", "layers": "layers", "attention_score": "score",
+            "readout": "readout", "descriptors": "descriptors", "atom_crippen": "atom_crippen",
+            "ensemble": "ensemble", "dropout": "dropout", "lr": "lr", "batch_size": "batch_size",
+            "epochs": "epochs", "patience": "patience", "seed": "seed"}
 
 
 class _MoleculeEstimator(BaseEstimator):
@@ -28,7 +33,7 @@ class _MoleculeEstimator(BaseEstimator):
         hidden: int | None = None,
         heads: int | None = None,
         layers: int | None = None,
-        score: str | None = None,
+        attention_score: str | None = None,
         readout: str | None = None,
         descriptors: bool | None = None,
         atom_crippen: bool | None = None,
@@ -46,7 +51,7 @@ class _MoleculeEstimator(BaseEstimator):
         self.hidden = hidden
         self.heads = heads
         self.layers = layers
-        self.score = score
+        self.attention_score = attention_score
         self.readout = readout
         self.descriptors = descriptors
         self.atom_crippen = atom_crippen
@@ -62,7 +67,7 @@ class _MoleculeEstimator(BaseEstimator):
         self.verbose = verbose
 
     def fit(self, X: Any, y: Any) -> "_MoleculeEstimator":
-        options = {name: getattr(self, name) for name in _OPTIONS if getattr(self, name) is not None}
+        options = {option: getattr(self, name) for name, option in _OPTIONS.items() if getattr(self, name) is not None}
         fraction = float(self.validation_fraction)
         self.model_ = MoleculeModel.train(
             X, y, split="random", split_sizes=(1.0 - fraction, fraction, 0.0), task_type=self._task_type,
