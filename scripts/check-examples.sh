@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs edgewise from a build folder (default build/) into a temporary prefix, then configures,
 # builds and runs every project in examples/ against that installation, each in its own temporary
-# build folder, and builds one of them once more with pkg-config instead of CMake. Stops at the
+# build folder, builds one of them once more with pkg-config instead of CMake, and runs the Python
+# examples (examples/python) with the package installed there. Stops at the
 # first failure with a non-zero status. Nothing is left behind.
 #
 #   scripts/check-examples.sh [BUILD_DIR]
 #
-# The build folder is brought up to date first (the libraries and the edgewise tool only);
+# The build folder is brought up to date first (the libraries, the edgewise tool and the Python module);
 # EDGEWISE_BUILD_JOBS sets the number of compile jobs (default: the number of cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,11 +34,14 @@ quietly() {
 }
 
 prefix=$work/prefix
-quietly "$work/build.log" cmake --build "$build" -j "$jobs" --target edgewise_cli
+targets=(edgewise_cli)
+grep -q '^EDGEWISE_PYTHON:BOOL=ON' "$build/CMakeCache.txt" && targets+=(edgewise_python)
+quietly "$work/build.log" cmake --build "$build" -j "$jobs" --target "${targets[@]}"
 quietly "$work/install.log" cmake --install "$build" --prefix "$prefix"
 echo "installed edgewise $("$prefix/bin/edgewise" --version) into a temporary prefix"
 
 for example in examples/*/; do
+  [[ -f $example/CMakeLists.txt ]] || continue  # examples/python is run below
   name=$(basename "$example")
   echo "== $name (CMake, find_package)"
   quietly "$work/$name.configure.log" cmake -S "$example" -B "$work/$name" -DCMAKE_BUILD_TYPE=Release \
@@ -53,5 +57,16 @@ quietly "$work/pkg-config.log" c++ -std=c++20 -O2 examples/custom_model/main.cpp
   $(pkg-config --cflags --libs edgewise)
 "$work/custom_model_pc" > "$work/custom_model_pc.out"
 tail -n 1 "$work/custom_model_pc.out"
+
+# The Python examples, against the package as installed into the prefix, with Debian's interpreter.
+packages=$(find "$prefix" -path '*/python3*/*-packages' -type d -prune | head -n 1)
+if [[ -n $packages ]]; then
+  for script in examples/python/*.py; do
+    echo "== python/$(basename "$script")"
+    (cd "$work" && PYTHONPATH=$packages /usr/bin/python3 "$OLDPWD/$script")
+  done
+else
+  echo "== python: skipped, the build has no Python module (EDGEWISE_PYTHON is off)"
+fi
 
 echo "check-examples: every example built and ran in $((SECONDS - started)) s"

@@ -78,6 +78,15 @@ def _csv_header(path: str) -> list[str]:
         return next(csv.reader(f), [])
 
 
+def _writable(path: str | os.PathLike[str], overwrite: bool) -> str:
+    """The path, or FileExistsError when it exists and may not be replaced (the library refuses
+    it too, atomically; this gives the Python wording)."""
+    text = os.fspath(path)
+    if not overwrite and os.path.exists(text):
+        raise FileExistsError(f"{text} exists; pass overwrite=True to replace it")
+    return text
+
+
 def _check_readable(path: str | os.PathLike[str], what: str) -> str:
     text = os.fspath(path)
     if not os.path.isfile(text):
@@ -177,7 +186,7 @@ class MoleculeModel:
 
     def save(self, path: str | os.PathLike[str], overwrite: bool = False) -> None:
         """Writes the model file atomically; an existing file is replaced only with overwrite."""
-        self._handle._save(os.fspath(path), overwrite)
+        self._handle._save(_writable(path, overwrite), overwrite)
 
     def predict(
         self,
@@ -201,7 +210,7 @@ class MoleculeModel:
         values, invalid = self._handle._predict(_smiles_list(smiles), max_atoms)
         if invalid and on_invalid == "raise":
             index, text, reason = invalid[0]
-            raise ValueError(f"smiles[{index}]: cannot read '{text}': {reason}")
+            raise ValueError(f"smiles[{index}] (SMILES list:{index + 1}): cannot read '{text}': {reason}")
         return (values, invalid) if return_invalid else values
 
     def evaluate(self, smiles: Sequence[str], targets: Any) -> dict[str, Any]:
@@ -457,7 +466,7 @@ class NodeModel:
 
     def save(self, path: str | os.PathLike[str], overwrite: bool = False) -> None:
         """Writes the model file atomically; an existing file is replaced only with overwrite."""
-        self._handle._save(os.fspath(path), overwrite)
+        self._handle._save(_writable(path, overwrite), overwrite)
 
     def read_graph(
         self,

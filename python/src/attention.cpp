@@ -41,13 +41,10 @@ class AttentionLayer {
     if (x_.cols() != layer_.options().in_dim)
       throw py::value_error("x: " + std::to_string(x_.cols()) + " columns for a layer of in_dim " +
                             std::to_string(layer_.options().in_dim));
-    Matrix<float> output;
-    {
-      py::gil_scoped_release release;
-      graph_ = Graph::from_edges(x_.rows(), sources, targets);
-      output = layer_.forward(graph_, x_, nullptr);
-    }
-    return to_numpy(output);
+    // With the GIL held: the layer keeps the state of its last forward, and the GIL keeps two
+    // threads from running one layer at once.
+    graph_ = Graph::from_edges(x_.rows(), sources, targets);
+    return to_numpy(layer_.forward(graph_, x_, nullptr));
   }
 
   py::array_t<float> attention_weights() const {

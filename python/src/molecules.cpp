@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -239,14 +240,16 @@ py::dict evaluate(MoleculeHandle& handle, const std::vector<std::string>& smiles
   if (values.cols() != static_cast<Index>(config.tasks.size()))
     throw py::value_error("targets: " + std::to_string(values.cols()) + " columns for a model of " +
                           std::to_string(config.tasks.size()) + " tasks");
-  py::gil_scoped_release release;
-  const std::lock_guard lock(handle.mutex);
-  const MoleculeDataset data =
-      molecules_from_smiles(smiles, values, config.tasks, InvalidMoleculePolicy::fail, config.featurizer);
-  if (config.task_type == TaskType::classification) check_classification_targets(data, "targets");
-  const MoleculeMetrics metrics = molecule_metrics(handle.model, molecule_set(data));
-  py::gil_scoped_acquire gil;
-  return metrics_dict(metrics, config.tasks);
+  std::optional<MoleculeMetrics> metrics;
+  {
+    py::gil_scoped_release release;
+    const MoleculeDataset data =
+        molecules_from_smiles(smiles, values, config.tasks, InvalidMoleculePolicy::fail, config.featurizer);
+    if (config.task_type == TaskType::classification) check_classification_targets(data, "targets");
+    const std::lock_guard lock(handle.mutex);
+    metrics = molecule_metrics(handle.model, molecule_set(data));
+  }
+  return metrics_dict(*metrics, config.tasks);
 }
 
 // The molecule as the model featurizes it, or ValueError naming the SMILES.
@@ -257,10 +260,18 @@ std::pair<SmilesResult, MoleculeGraph> featurized(const MoleculeModel& model, co
   return {std::move(parsed), std::move(graph)};
 }
 
-py::dict attention(MoleculeHandle& handle, const std::string& smiles) {
+// The model's networks run with the GIL released and the model's lock held; a thread holding the
+// lock may take the GIL back (to check for Ctrl-C), so no thread may wait for the lock holding it.
+template <typename Run>
+auto locked(MoleculeHandle& handle, Run&& run) {
+  py::gil_scoped_release release;
   const std::lock_guard lock(handle.mutex);
+  return run();
+}
+
+py::dict attention(MoleculeHandle& handle, const std::string& smiles) {
   const auto [parsed, graph] = featurized(handle.model, smiles);
-  const Matrix<float> alpha = handle.model.attention(graph);
+  const Matrix<float> alpha = locked(handle, [&] { return handle.model.attention(graph); });
   const Index edges = graph.graph.num_edges();
   py::array_t<std::int64_t> edge_index({Index{2}, edges});
   py::array_t<std::int64_t> bonds(edges);
@@ -280,9 +291,9 @@ py::dict attention(MoleculeHandle& handle, const std::string& smiles) {
 }
 
 std::string explain_svg(MoleculeHandle& handle, const std::string& smiles, const std::string& title) {
-  const std::lock_guard lock(handle.mutex);
   const auto [parsed, graph] = featurized(handle.model, smiles);
-  const AttentionShading shading = attention_received(graph, handle.model.attention(graph));
+  const AttentionShading shading =
+      attention_received(graph, locked(handle, [&] { return handle.model.attention(graph); }));
   return attention_svg(*parsed.molecule, shading, title.empty() ? smiles : title);
 }
 

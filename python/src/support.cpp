@@ -16,15 +16,18 @@ void check_interrupt() {
 
 namespace {
 
-// Writes to sys.stderr; an epoch line stays open so that the next one redraws it, as a terminal
-// progress line does (notebooks honour the carriage return too).
+// Writes to sys.stderr. On a terminal or in a notebook an epoch line stays open so that the next one
+// redraws it, as the command-line tool's progress line does; elsewhere (a file, a pipe) every
+// message is a line of its own.
 class StderrSink {
  public:
+  explicit StderrSink(bool redraw) : redraw_(redraw) {}
+
   void operator()(const LogMessage& message) {
     py::gil_scoped_acquire gil;
     const py::object write = py::module_::import("sys").attr("stderr").attr("write");
     std::string text(message.text);
-    if (message.progress != nullptr) {
+    if (message.progress != nullptr && redraw_) {
       write("\r" + text);
       *open_line_ = true;
       return;
@@ -35,14 +38,21 @@ class StderrSink {
   }
 
  private:
+  bool redraw_;
   std::shared_ptr<bool> open_line_ = std::make_shared<bool>(false);
 };
+
+bool redraws() {
+  const py::object stderr_stream = py::module_::import("sys").attr("stderr");
+  const bool terminal = py::hasattr(stderr_stream, "isatty") && stderr_stream.attr("isatty")().cast<bool>();
+  return terminal || py::module_::import("sys").attr("modules").contains("ipykernel");
+}
 
 }  // namespace
 
 LogSettings python_log(bool verbose) {
   if (!verbose) return {.level = LogLevel::quiet, .sink = {}};
-  return {.level = LogLevel::normal, .sink = StderrSink()};
+  return {.level = LogLevel::normal, .sink = StderrSink(redraws())};
 }
 
 Matrix<float> float_matrix(const py::handle& array, const std::string& what, bool allow_nan) {
