@@ -28,14 +28,14 @@ struct MoleculeTrainingPlan {
   TrainingOptions training = {};  ///< task_type is set from config
   bool budget_ensemble = true;    ///< config.ensemble from default_training_budget of the training set's size
   bool budget_epochs = true;      ///< training.epochs likewise
-  CheckpointOptions checkpoints = {};
+  CheckpointOptions checkpoints = {};  ///< where and how often to write checkpoints, and one to resume
   /// Called after every epoch of every member, on the calling thread; may throw to stop training.
   std::function<void(Index member, const EpochReport&)> on_epoch = {};
 };
 
 /// A trained model and how its training went.
 struct TrainedMoleculeModel {
-  MoleculeModel model;
+  MoleculeModel model;                  ///< trained, without a training summary
   TrainingOptions training;             ///< as trained: the budget's epoch limit applied
   std::vector<TrainingResult> results;  ///< one per member of the ensemble
 };

@@ -75,8 +75,8 @@ struct NodeRegularization {
 
 /// Network and training options ready for NodeModel and NodeModel::fit.
 struct NodeTrainingSettings {
-  NodeClassifierOptions network;
-  NodeTrainingOptions training;
+  NodeClassifierOptions network;  ///< with the dropouts given or chosen
+  NodeTrainingOptions training;   ///< with the weight decay given or chosen
   /// What default_node_training chose and why ("dropout 0.6, weight decay 0.0005 for ..."), for logs
   /// and TrainingSummary::defaults; empty when `given` set all three.
   std::string defaults;

@@ -16,8 +16,8 @@ namespace edgewise {
 
 /// A trained node classifier and how its training went.
 struct TrainedNodeModel {
-  NodeModel model;
-  NodeTrainingResult result;
+  NodeModel model;                ///< trained, without a training summary
+  NodeTrainingResult result;      ///< its epochs and best validation figures
   NodeTrainingSettings settings;  ///< what it trained with
 };
 
