@@ -148,9 +148,7 @@ py::dict evaluate(NodeHandle& handle, const NodeGraph& data, const py::object& n
     for (Index node = 0; node < data.nodes.size(); ++node)
       if (data.labels.classes[static_cast<std::size_t>(node)] >= 0) listed.push_back(node);
   } else {
-    listed = split_from_python(py::make_tuple(nodes, py::array_t<std::int64_t>(0), py::array_t<std::int64_t>(0)),
-                               data.nodes.size())
-                 .train;
+    listed = item_list(nodes, data.nodes.size(), "nodes");
   }
   NodeEvaluation evaluation;
   {

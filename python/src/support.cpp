@@ -90,36 +90,30 @@ py::array_t<float> to_numpy(const Matrix<float>& matrix) {
   return array;
 }
 
-namespace {
-
-// Index arrays or boolean masks over n items.
-std::vector<Index> split_part(const py::handle& part, Index n, const char* name) {
+std::vector<Index> item_list(const py::handle& part, Index n, const std::string& name) {
   const py::array given = py::array::ensure(part);
-  if (!given) throw py::type_error(std::string("split ") + name + ": expected an index array or a boolean mask");
+  if (!given) throw py::type_error(name + ": expected an index array or a boolean mask");
   std::vector<Index> indices;
   if (given.dtype().kind() == 'b') {
     const auto mask = py::array_t<bool, py::array::c_style | py::array::forcecast>::ensure(given);
     if (mask.ndim() != 1 || mask.shape(0) != n)
-      throw py::value_error(std::string("split ") + name + ": a boolean mask needs one entry per item (" +
-                            std::to_string(n) + ")");
+      throw py::value_error(name + ": a boolean mask needs one entry per item (" + std::to_string(n) + ")");
     for (Index i = 0; i < n; ++i)
       if (mask.data()[i]) indices.push_back(i);
     return indices;
   }
-  indices = index_vector(given, std::string("split ") + name);
+  indices = index_vector(given, name);
   for (const Index i : indices)
     if (i < 0 || i >= n)
-      throw py::value_error(std::string("split ") + name + ": index " + std::to_string(i) + " is outside 0.." +
-                            std::to_string(n - 1));
+      throw py::value_error(name + ": index " + std::to_string(i) + " is outside 0.." + std::to_string(n - 1));
   return indices;
 }
-
-}  // namespace
 
 Split split_from_python(const py::handle& parts, Index n) {
   const py::tuple tuple = py::reinterpret_borrow<py::object>(parts).cast<py::tuple>();
   if (tuple.size() != 3) throw py::value_error("split: expected (train, val, test)");
-  Split split{split_part(tuple[0], n, "train"), split_part(tuple[1], n, "val"), split_part(tuple[2], n, "test")};
+  Split split{item_list(tuple[0], n, "split train"), item_list(tuple[1], n, "split val"),
+              item_list(tuple[2], n, "split test")};
   std::vector<char> seen(static_cast<std::size_t>(n), 0);
   for (const std::vector<Index>* part : {&split.train, &split.val, &split.test})
     for (const Index i : *part) {

@@ -35,6 +35,8 @@ std::vector<Index> index_vector(const py::handle& array, const std::string& what
 // A NumPy array holding a copy of `matrix`.
 py::array_t<float> to_numpy(const Matrix<float>& matrix);
 
+// The items an index array or a boolean mask over n items names; `name` names it in errors.
+std::vector<Index> item_list(const py::handle& part, Index n, const std::string& name);
 // A split from a (train, val, test) tuple of index arrays or boolean masks over n items.
 Split split_from_python(const py::handle& parts, Index n);
 

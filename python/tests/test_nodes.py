@@ -44,6 +44,10 @@ def test_trains_predicts_embeds_and_evaluates() -> None:
     assert model.embed(graph).shape == (8, 8)
     assert model.predict(graph) == [model.classes[i] for i in probabilities.argmax(axis=1)]
     assert model.evaluate(graph)["count"] == 8
+    mask = np.arange(8) >= 4
+    assert model.evaluate(graph, mask) == model.evaluate(graph, np.arange(4, 8))
+    with pytest.raises(ValueError, match="nodes: index 8"):
+        model.evaluate(graph, [8])
 
 
 def test_sparse_features_masks_and_index_arrays_give_the_same_model() -> None:
