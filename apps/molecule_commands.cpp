@@ -55,12 +55,9 @@ SetMetrics set_metrics(const MoleculeModel& model, const MoleculeSet& set, const
   return result;
 }
 
-std::string split_description(const MoleculeTrainArgs& args, const MoleculeSet& train, const MoleculeSet& validation,
-                              const MoleculeSet& test) {
+std::string split_description(const MoleculeTrainArgs& args, const Split& split) {
   const bool fractions = args.split == "random" || args.split == "scaffold";
-  return args.split + (fractions ? " " + args.split_sizes : "") + ": " + std::to_string(train.molecules.size()) +
-         " / " + std::to_string(validation.molecules.size()) + " / " + std::to_string(test.molecules.size()) +
-         " (train / validation / test)";
+  return args.split + (fractions ? " " + args.split_sizes : "") + ": " + part_sizes(split);
 }
 
 // Train loss above the validation metric, one line per ensemble member.
@@ -248,21 +245,15 @@ void train_molecules(const MoleculeTrainArgs& args) {
   const MoleculeDataset data = load_training_data(args, config);
   const Split split = training_split(args, data);
   if (!args.save_split.empty()) write_split_directory(args.save_split, row_split(split, data), args.force);
-  const MoleculeSet train = molecule_set(data, split.train), validation = molecule_set(data, split.val),
-                    test = molecule_set(data, split.test);
+  const MoleculeSet test = molecule_set(data, split.test);
   const Logger log(args.training.log);
-  log.normal(std::to_string(data.size()) + " molecules, " + std::to_string(data.tasks.size()) + " task" +
-             (data.tasks.size() == 1 ? "" : "s") + "; split " + std::to_string(train.molecules.size()) + " / " +
-             std::to_string(validation.molecules.size()) + " / " + std::to_string(test.molecules.size()) +
-             " (train / validation / test)");
-
   MoleculeTrainingPlan plan = molecule_training_plan(args, config);
   plan.checkpoints = checkpoints;
   TrainedMoleculeModel trained =
       fit_reporting_divergence(checkpoints, [&] { return train_molecule_model(data, split, plan); });
   MoleculeModel& model = trained.model;
   TrainingSummary summary = molecule_training_summary(trained, args.input.data, data.size(),
-                                                      split_description(args, train, validation, test));
+                                                      split_description(args, split));
   SetMetrics test_metrics;
   if (!test.molecules.empty()) {
     test_metrics = set_metrics(model, test, "test");

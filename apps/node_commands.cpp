@@ -364,8 +364,7 @@ void train_nodes(const NodeTrainArgs& args) {
   const Split split = training_node_split(args, data);
   if (!args.save_split.empty())
     write_node_split(args.save_split, split, args.force, [&](Index node) { return std::string(data.nodes.name(node)); });
-  const std::string sizes = std::to_string(split.train.size()) + " / " + std::to_string(split.val.size()) + " / " +
-                            std::to_string(split.test.size()) + " (train / validation / test)";
+  const std::string sizes = part_sizes(split);
   log.normal("split " + sizes);
 
   TrainedNodeModel trained = fit_reporting_divergence(

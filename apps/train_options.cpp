@@ -4,6 +4,7 @@
 
 #include "cli_support.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/tasks/layer_width.hpp"
 
 namespace edgewise::cli {
 namespace {
@@ -19,22 +20,10 @@ std::string both(const std::string& graph, const std::string& node) {
   return " (--task graph: " + graph + "; --task node: " + node + ")";
 }
 
-void check_multiple(Index hidden, Index heads) {
-  if (hidden % heads != 0)
-    throw ArgumentError("--hidden " + std::to_string(hidden) + " is not a multiple of --heads " + std::to_string(heads) +
-                        ": each head is hidden / heads wide");
-}
-
 // The width of a hidden layer where --hidden or --head-dim gives it, for `heads` heads.
 std::optional<Index> given_width(const SharedTrainArgs& shared, Index heads) {
-  if (shared.hidden) check_multiple(*shared.hidden, heads);
-  if (shared.hidden && shared.head_dim && *shared.hidden != heads * *shared.head_dim)
-    throw ArgumentError("--hidden " + std::to_string(*shared.hidden) + " and --head-dim " +
-                        std::to_string(*shared.head_dim) + " disagree: " + std::to_string(heads) + " heads of width " +
-                        std::to_string(*shared.head_dim) + " make " + std::to_string(heads * *shared.head_dim));
-  if (shared.hidden) return shared.hidden;
-  if (shared.head_dim) return heads * *shared.head_dim;
-  return std::nullopt;
+  return edgewise::given_width({.hidden = shared.hidden, .head_dim = shared.head_dim}, heads,
+                               {.hidden = "--hidden", .heads = "--heads", .head_dim = "--head-dim"});
 }
 
 template <typename T>

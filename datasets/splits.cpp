@@ -215,6 +215,11 @@ void write_split_files(const std::string& dir, const Split& split, bool overwrit
 
 }  // namespace
 
+std::string part_sizes(const Split& split) {
+  return std::to_string(split.train.size()) + " / " + std::to_string(split.val.size()) + " / " +
+         std::to_string(split.test.size()) + " (train / validation / test)";
+}
+
 Split random_split(Index n, double train_fraction, double val_fraction, std::uint64_t seed) {
   check_count(n, "row");
   check_fractions(train_fraction, val_fraction);

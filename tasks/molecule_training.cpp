@@ -52,6 +52,8 @@ TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Spl
   if (plan.budget_ensemble) plan.config.ensemble = budget.ensemble;
   if (plan.budget_epochs) plan.training.epochs = budget.epochs;
   const Logger log(plan.training.log);
+  log.normal(std::to_string(data.size()) + " molecules, " + std::to_string(data.tasks.size()) + " task" +
+             (data.tasks.size() == 1 ? "" : "s") + "; split " + part_sizes(split));
   log.verbose("ensemble of " + std::to_string(plan.config.ensemble) + ", up to " +
               std::to_string(plan.training.epochs) + " epochs each; the defaults for " +
               std::to_string(training_molecules) + " training molecules: " + std::to_string(budget.ensemble) +

@@ -15,6 +15,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/io/explain.hpp"
 #include "edgewise/io/scaffold.hpp"
+#include "edgewise/tasks/layer_width.hpp"
 #include "edgewise/tasks/molecule_training.hpp"
 #include "support.hpp"
 
@@ -37,14 +38,9 @@ const std::vector<std::string> kTrainOptions = {
 // The hidden width from hidden, heads and head_dim as `edgewise train` reads them.
 void set_width(const Options& options, GraphPredictorOptions& network) {
   options.set("heads", network.heads);
-  const std::optional<Index> hidden = options.get<Index>("hidden"), head_dim = options.get<Index>("head_dim");
-  if (hidden && head_dim && *hidden != network.heads * *head_dim)
-    throw ArgumentError("hidden " + std::to_string(*hidden) + " and head_dim " + std::to_string(*head_dim) +
-                        " disagree: " + std::to_string(network.heads) + " heads of width " +
-                        std::to_string(*head_dim) + " make " + std::to_string(network.heads * *head_dim));
-  if (hidden) network.hidden = *hidden;
-  if (head_dim) network.hidden = network.heads * *head_dim;
-  if (network.heads < 1 || network.hidden % network.heads != 0)
+  const GivenWidth given{.hidden = options.get<Index>("hidden"), .head_dim = options.get<Index>("head_dim")};
+  if (const std::optional<Index> width = given_width(given, network.heads)) network.hidden = *width;
+  if (network.hidden % network.heads != 0)  // the default width
     throw ArgumentError("hidden " + std::to_string(network.hidden) + " is not a multiple of heads " +
                         std::to_string(network.heads));
 }
@@ -140,11 +136,6 @@ Split molecule_training_split(const py::object& split, const std::pair<double, d
   return molecule_split(split_from_python(split, static_cast<Index>(data.source_rows)), data);
 }
 
-std::string part_sizes(const Split& parts) {
-  return std::to_string(parts.train.size()) + " / " + std::to_string(parts.val.size()) + " / " +
-         std::to_string(parts.test.size()) + " (train / validation / test)";
-}
-
 std::unique_ptr<MoleculeHandle> train(const MoleculeSource& source, const py::object& split,
                                       std::pair<double, double> fractions, bool verbose, const py::dict& keywords) {
   const Options options(keywords, kTrainOptions);
@@ -156,9 +147,6 @@ std::unique_ptr<MoleculeHandle> train(const MoleculeSource& source, const py::ob
   if (plan.config.task_type == TaskType::classification) check_classification_targets(data, source.name());
   std::string split_name;
   const Split parts = molecule_training_split(split, fractions, data, plan.training.seed, split_name);
-  const Logger log(plan.training.log);
-  log.normal(std::to_string(data.size()) + " molecules, " + std::to_string(data.tasks.size()) + " task" +
-             (data.tasks.size() == 1 ? "" : "s") + "; split " + part_sizes(parts));
   std::optional<TrainedMoleculeModel> trained;
   {
     py::gil_scoped_release release;

@@ -10,6 +10,7 @@
 #include "bindings.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/names.hpp"
+#include "edgewise/tasks/layer_width.hpp"
 #include "edgewise/tasks/node_training.hpp"
 #include "support.hpp"
 
@@ -73,16 +74,9 @@ NodeTrainingSettings training_settings(const Options& options, const NodeGraph& 
   NodeTrainingOptions training;
   options.set("layers", network.layers);
   options.set("heads", network.heads);
-  options.set("head_dim", network.head_dim);
-  if (const auto hidden = options.get<Index>("hidden")) {
-    if (network.heads < 1 || *hidden % network.heads != 0)
-      throw ArgumentError("hidden " + std::to_string(*hidden) + " is not a multiple of heads " +
-                          std::to_string(network.heads));
-    if (options.get<Index>("head_dim") && *hidden != network.heads * network.head_dim)
-      throw ArgumentError("hidden " + std::to_string(*hidden) + " and head_dim " + std::to_string(network.head_dim) +
-                          " disagree");
-    network.head_dim = *hidden / network.heads;
-  }
+  const GivenWidth width_given{.hidden = options.get<Index>("hidden"), .head_dim = options.get<Index>("head_dim")};
+  if (const std::optional<Index> width = given_width(width_given, network.heads))
+    network.head_dim = *width / network.heads;
   options.set("output_heads", network.output_heads);
   options.set("residual", network.residual);
   options.set("layer_norm", network.layer_norm);
@@ -115,8 +109,7 @@ std::unique_ptr<NodeHandle> train(const NodeGraph& data, const py::object& split
   py::gil_scoped_release release;
   TrainedNodeModel trained =
       train_node_model(data, split, settings, [](const NodeEpochReport&) { check_interrupt(); });
-  const std::string sizes = std::to_string(split.train.size()) + " / " + std::to_string(split.val.size()) + " / " +
-                            std::to_string(split.test.size()) + " (train / validation / test)";
+  const std::string sizes = part_sizes(split);
   TrainingSummary summary = node_training_summary(trained, data, "Python: a graph of " +
                                                                      std::to_string(data.nodes.size()) + " nodes",
                                                   split_name + ": " + sizes);

@@ -69,8 +69,8 @@ TrainingSummary molecule_training_summary(const TrainedMoleculeModel& trained, c
 
 /// Builds plan.config for data's tasks, initializes it from plan.training.seed and fits it on
 /// split.train, stopping early on split.val (positions among data's molecules). Logs on
-/// plan.training.log the ensemble size and epoch limit (verbose), the parameter count and each
-/// member's best epoch. Throws what MoleculeModel's constructor and fit throw.
+/// plan.training.log the data's size and split, the ensemble size and epoch limit (verbose), the
+/// parameter count and each member's best epoch. Throws what MoleculeModel's constructor and fit throw.
 TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Split& split, MoleculeTrainingPlan plan);
 
 }  // namespace edgewise
