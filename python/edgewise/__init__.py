@@ -94,7 +94,35 @@ def _check_readable(path: str | os.PathLike[str], what: str) -> str:
     return text
 
 
-class MoleculeModel:
+class _Model:
+    """What models of both tasks have: a model file to load and save, and a description."""
+
+    _core: Any  # the compiled class: _edgewise.MoleculeModel or _edgewise.NodeModel
+
+    def __init__(self, handle: Any) -> None:
+        self._handle = handle
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Any:
+        """Opens a model file written by :meth:`save` or ``edgewise train``; ValueError when it is
+        not a model of this kind."""
+        return cls(cls._core._load(_check_readable(path, "model")))
+
+    def save(self, path: str | os.PathLike[str], overwrite: bool = False) -> None:
+        """Writes the model file atomically; an existing file is replaced only with overwrite."""
+        self._handle._save(_writable(path, overwrite), overwrite)
+
+    def describe(self) -> dict[str, Any]:
+        """What ``edgewise info`` prints: title, facts, configuration and training summary."""
+        return self._handle._describe()
+
+    @property
+    def num_parameters(self) -> int:
+        """Trainable scalars (of each network of an ensemble)."""
+        return self._handle._num_parameters
+
+
+class MoleculeModel(_Model):
     """A trained molecule property model: featurizer, an ensemble of graph attention networks,
     target names and scaling, as one model file.
 
@@ -103,8 +131,7 @@ class MoleculeModel:
     with the GIL released.
     """
 
-    def __init__(self, handle: _edgewise.MoleculeModel) -> None:
-        self._handle = handle
+    _core = _edgewise.MoleculeModel
 
     @classmethod
     def train(
@@ -179,15 +206,6 @@ class MoleculeModel:
             target_columns = [c for c in header if c != smiles_column]
         return smiles_column, list(target_columns)
 
-    @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> "MoleculeModel":
-        """Opens a model file written by :meth:`save` or ``edgewise train --task graph``."""
-        return cls(_edgewise.MoleculeModel._load(_check_readable(path, "model")))
-
-    def save(self, path: str | os.PathLike[str], overwrite: bool = False) -> None:
-        """Writes the model file atomically; an existing file is replaced only with overwrite."""
-        self._handle._save(_writable(path, overwrite), overwrite)
-
     def predict(
         self,
         smiles: Sequence[str],
@@ -230,10 +248,6 @@ class MoleculeModel:
         """The molecule drawn as SVG with atoms and bonds shaded by the attention they receive."""
         return self._handle._explain_svg(smiles, title)
 
-    def describe(self) -> dict[str, Any]:
-        """What ``edgewise info`` prints: title, facts, configuration and training summary."""
-        return self._handle._describe()
-
     @property
     def tasks(self) -> list[str]:
         """The target names, one per output column."""
@@ -243,11 +257,6 @@ class MoleculeModel:
     def task_type(self) -> str:
         """"regression" or "classification"."""
         return self._handle._task_type
-
-    @property
-    def num_parameters(self) -> int:
-        """Trainable scalars of each network of the ensemble."""
-        return self._handle._num_parameters
 
     def __repr__(self) -> str:
         return f"MoleculeModel({self.task_type}, tasks={self.tasks}, parameters={self.num_parameters})"
@@ -429,13 +438,12 @@ class NodeGraph:
                 f"{self.num_features} features, {len(self.class_names)} classes)")
 
 
-class NodeModel:
+class NodeModel(_Model):
     """A trained node classifier: the network, class names and how its graph was read, as one
     model file. Train with :meth:`train` (the defaults are those of ``edgewise train --task node``)
     or open a file with :meth:`load`."""
 
-    def __init__(self, handle: _edgewise.NodeModel) -> None:
-        self._handle = handle
+    _core = _edgewise.NodeModel
 
     @classmethod
     def train(
@@ -458,15 +466,6 @@ class NodeModel:
         """
         _with_threads(threads)
         return cls(_edgewise.NodeModel._train(graph._handle, split, verbose, options))
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> "NodeModel":
-        """Opens a model file written by :meth:`save` or ``edgewise train --task node``."""
-        return cls(_edgewise.NodeModel._load(_check_readable(path, "model")))
-
-    def save(self, path: str | os.PathLike[str], overwrite: bool = False) -> None:
-        """Writes the model file atomically; an existing file is replaced only with overwrite."""
-        self._handle._save(_writable(path, overwrite), overwrite)
 
     def read_graph(
         self,
@@ -497,17 +496,9 @@ class NodeModel:
         """Accuracy, macro-F1 and loss on the listed labelled nodes (default: every labelled node)."""
         return self._handle._evaluate(graph._handle, nodes)
 
-    def describe(self) -> dict[str, Any]:
-        """What ``edgewise info`` prints: title, facts, configuration and training summary."""
-        return self._handle._describe()
-
     @property
     def classes(self) -> list[str]:
         return self._handle._classes
-
-    @property
-    def num_parameters(self) -> int:
-        return self._handle._num_parameters
 
     def __repr__(self) -> str:
         return f"NodeModel(classes={self.classes}, parameters={self.num_parameters})"

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,13 +21,7 @@
 namespace edgewise::python {
 namespace {
 
-// A model and the lock that keeps two Python threads from running its networks at once (they hold
-// the state of their last forward).
-struct MoleculeHandle {
-  explicit MoleculeHandle(MoleculeModel trained) : model(std::move(trained)) {}
-  MoleculeModel model;
-  std::mutex mutex;
-};
+using MoleculeHandle = ModelHandle<MoleculeModel>;
 
 const std::vector<std::string> kTrainOptions = {
     "hidden", "heads", "head_dim", "layers", "score", "readout", "descriptors", "atom_crippen", "ensemble",
@@ -170,9 +163,7 @@ py::tuple predict(MoleculeHandle& handle, const std::vector<std::string>& smiles
   py::array_t<float> values({smiles.size(), tasks});
   float* out = values.mutable_data();
   std::vector<std::pair<std::size_t, std::string>> invalid;
-  {
-    py::gil_scoped_release release;
-    const std::lock_guard lock(handle.mutex);
+  handle.locked([&] {
     std::size_t given = 0;
     handle.model.predict_smiles(
         [&](std::string& next) {
@@ -191,7 +182,7 @@ py::tuple predict(MoleculeHandle& handle, const std::vector<std::string>& smiles
           }
         },
         max_atoms);
-  }
+  });
   py::list reasons;
   for (const auto& [index, reason] : invalid) reasons.append(py::make_tuple(index, smiles[index], reason));
   return py::make_tuple(values, reasons);
@@ -228,16 +219,13 @@ py::dict evaluate(MoleculeHandle& handle, const std::vector<std::string>& smiles
   if (values.cols() != static_cast<Index>(config.tasks.size()))
     throw py::value_error("targets: " + std::to_string(values.cols()) + " columns for a model of " +
                           std::to_string(config.tasks.size()) + " tasks");
-  std::optional<MoleculeMetrics> metrics;
-  {
-    py::gil_scoped_release release;
+  const MoleculeMetrics metrics = handle.locked([&] {
     const MoleculeDataset data =
         molecules_from_smiles(smiles, values, config.tasks, InvalidMoleculePolicy::fail, config.featurizer);
     if (config.task_type == TaskType::classification) check_classification_targets(data, "targets");
-    const std::lock_guard lock(handle.mutex);
-    metrics = molecule_metrics(handle.model, molecule_set(data));
-  }
-  return metrics_dict(*metrics, config.tasks);
+    return molecule_metrics(handle.model, molecule_set(data));
+  });
+  return metrics_dict(metrics, config.tasks);
 }
 
 // The molecule as the model featurizes it, or ValueError naming the SMILES.
@@ -248,18 +236,9 @@ std::pair<SmilesResult, MoleculeGraph> featurized(const MoleculeModel& model, co
   return {std::move(parsed), std::move(graph)};
 }
 
-// The model's networks run with the GIL released and the model's lock held; a thread holding the
-// lock may take the GIL back (to check for Ctrl-C), so no thread may wait for the lock holding it.
-template <typename Run>
-auto locked(MoleculeHandle& handle, Run&& run) {
-  py::gil_scoped_release release;
-  const std::lock_guard lock(handle.mutex);
-  return run();
-}
-
 py::dict attention(MoleculeHandle& handle, const std::string& smiles) {
   const auto [parsed, graph] = featurized(handle.model, smiles);
-  const Matrix<float> alpha = locked(handle, [&] { return handle.model.attention(graph); });
+  const Matrix<float> alpha = handle.locked([&] { return handle.model.attention(graph); });
   const Index edges = graph.graph.num_edges();
   py::array_t<std::int64_t> edge_index({Index{2}, edges});
   py::array_t<std::int64_t> bonds(edges);
@@ -281,14 +260,17 @@ py::dict attention(MoleculeHandle& handle, const std::string& smiles) {
 std::string explain_svg(MoleculeHandle& handle, const std::string& smiles, const std::string& title) {
   const auto [parsed, graph] = featurized(handle.model, smiles);
   const AttentionShading shading =
-      attention_received(graph, locked(handle, [&] { return handle.model.attention(graph); }));
+      attention_received(graph, handle.locked([&] { return handle.model.attention(graph); }));
   return attention_svg(*parsed.molecule, shading, title.empty() ? smiles : title);
 }
 
 }  // namespace
 
 void bind_molecules(py::module_& m) {
-  py::class_<MoleculeHandle>(m, "MoleculeModel", "A trained molecule property model (see edgewise.MoleculeModel)")
+  py::class_<MoleculeHandle> model_class(m, "MoleculeModel",
+                                         "A trained molecule property model (see edgewise.MoleculeModel)");
+  bind_model_file(model_class);
+  model_class
       .def_static(
           "_train_smiles",
           [](std::vector<std::string> smiles, py::object targets, std::vector<std::string> tasks, Index max_atoms,
@@ -308,23 +290,13 @@ void bind_molecules(py::module_& m) {
                                   .max_atoms = max_atoms};
             return train(source, split, fractions, verbose, options);
           })
-      .def_static("_load", [](const std::string& path) {
-        py::gil_scoped_release release;
-        return std::make_unique<MoleculeHandle>(MoleculeModel::load(path));
-      })
-      .def("_save", [](MoleculeHandle& handle, const std::string& path, bool overwrite) {
-        py::gil_scoped_release release;
-        handle.model.save(path, overwrite ? Overwrite::allow : Overwrite::refuse);
-      })
       .def("_predict", &predict)
       .def("_evaluate", &evaluate)
       .def("_attention", &attention)
       .def("_explain_svg", &explain_svg)
-      .def("_describe", [](const MoleculeHandle& handle) { return describe(handle.model); })
       .def_property_readonly("_tasks", [](const MoleculeHandle& handle) { return handle.model.config().tasks; })
       .def_property_readonly("_task_type",
                              [](const MoleculeHandle& handle) { return to_string(handle.model.config().task_type); })
-      .def_property_readonly("_num_parameters", [](const MoleculeHandle& handle) { return handle.model.num_parameters(); })
       .def_property_readonly("_ensemble", [](const MoleculeHandle& handle) { return handle.model.config().ensemble; });
 }
 

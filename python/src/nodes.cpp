@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -17,11 +16,7 @@
 namespace edgewise::python {
 namespace {
 
-struct NodeHandle {
-  explicit NodeHandle(NodeModel trained) : model(std::move(trained)) {}
-  NodeModel model;
-  std::mutex mutex;  // the network holds the state of its last forward
-};
+using NodeHandle = ModelHandle<NodeModel>;
 
 // A graph from (sources, targets) arrays over nodes 0 .. num_nodes - 1: each edge joins its nodes both
 // ways unless directed, repeated edges count once, and every node attends to itself with self_loops.
@@ -123,18 +118,6 @@ std::unique_ptr<NodeHandle> train(const NodeGraph& data, const py::object& split
   return std::make_unique<NodeHandle>(std::move(trained.model));
 }
 
-// Rows of `values` in node id order: the model's outputs follow the graph's ids.
-template <typename Run>
-py::array_t<float> locked_matrix(NodeHandle& handle, Run&& run) {
-  Matrix<float> values;
-  {
-    py::gil_scoped_release release;
-    const std::lock_guard lock(handle.mutex);
-    values = run();
-  }
-  return to_numpy(values);
-}
-
 py::dict evaluate(NodeHandle& handle, const NodeGraph& data, const py::object& nodes) {
   std::vector<Index> listed;
   if (nodes.is_none()) {
@@ -143,12 +126,7 @@ py::dict evaluate(NodeHandle& handle, const NodeGraph& data, const py::object& n
   } else {
     listed = item_list(nodes, data.nodes.size(), "nodes");
   }
-  NodeEvaluation evaluation;
-  {
-    py::gil_scoped_release release;
-    const std::lock_guard lock(handle.mutex);
-    evaluation = handle.model.evaluate(data, listed);
-  }
+  const NodeEvaluation evaluation = handle.locked([&] { return handle.model.evaluate(data, listed); });
   py::dict result;
   result["count"] = evaluation.metrics.count;
   result["accuracy"] = evaluation.metrics.accuracy;
@@ -185,16 +163,9 @@ void bind_nodes(py::module_& m) {
       .def_property_readonly("features", [](const NodeGraph& g) { return to_numpy(g.features); },
                              "The node features as the model sees them (a copy)");
 
-  py::class_<NodeHandle>(m, "NodeModel", "A trained node classifier (see edgewise.NodeModel)")
-      .def_static("_train", &train)
-      .def_static("_load", [](const std::string& path) {
-        py::gil_scoped_release release;
-        return std::make_unique<NodeHandle>(NodeModel::load(path));
-      })
-      .def("_save", [](NodeHandle& handle, const std::string& path, bool overwrite) {
-        py::gil_scoped_release release;
-        handle.model.save(path, overwrite ? Overwrite::allow : Overwrite::refuse);
-      })
+  py::class_<NodeHandle> model_class(m, "NodeModel", "A trained node classifier (see edgewise.NodeModel)");
+  bind_model_file(model_class);
+  model_class.def_static("_train", &train)
       .def("_read_graph",
            [](const NodeHandle& handle, const std::string& edges, const std::string& labels,
               const std::string& features) {
@@ -203,16 +174,14 @@ void bind_nodes(py::module_& m) {
            })
       .def("_predict",
            [](NodeHandle& handle, const NodeGraph& data) {
-             return locked_matrix(handle, [&] { return handle.model.predict(data); });
+             return to_numpy(handle.locked([&] { return handle.model.predict(data); }));
            })
       .def("_embed",
            [](NodeHandle& handle, const NodeGraph& data) {
-             return locked_matrix(handle, [&] { return handle.model.embed(data); });
+             return to_numpy(handle.locked([&] { return handle.model.embed(data); }));
            })
       .def("_evaluate", &evaluate)
-      .def("_describe", [](const NodeHandle& handle) { return describe(handle.model); })
       .def_property_readonly("_classes", [](const NodeHandle& handle) { return handle.model.config().classes; })
-      .def_property_readonly("_num_parameters", [](const NodeHandle& handle) { return handle.model.num_parameters(); })
       .def_property_readonly("_input_format", [](const NodeHandle& handle) {
         return feature_format_name(handle.model.config().input.features.format);
       });
