@@ -21,22 +21,13 @@ class CliInfoTest : public edgewise::testing::CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
-    write_molecules();
+    write_small_molecules("molecules.csv");
     write_two_communities();
   }
 
   // For `info`, which runs no parallel loop and has no --threads. Output goes to a file, so the tool
   // sees no terminal and prints plain lines.
   CliRun run_plain(const std::string& arguments) const { return run_cli(arguments, 0); }
-
-  void write_molecules() const {
-    std::ofstream csv(path("molecules.csv"));
-    csv << "smiles,logS\n";
-    const char* smiles[] = {"CCO", "CCCO", "CCCCO", "c1ccccc1", "Cc1ccccc1", "CCN", "CCCN", "CC(C)O",
-                            "CCOC", "CCCl", "c1ccncc1", "OCCO", "CC(=O)O", "CCCCCC", "CCC(C)O", "NCCO"};
-    double value = -1.0;
-    for (const char* s : smiles) csv << s << ',' << (value += 0.3) << '\n';
-  }
 
   void write_two_communities() const {
     std::ofstream edges(path("edges.txt")), labels(path("labels.txt"));

@@ -16,12 +16,7 @@ class CliTrainOptionsTest : public edgewise::testing::CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
-    std::ofstream csv(path("molecules.csv"));
-    csv << "smiles,logS\n";
-    const char* smiles[] = {"CCO", "CCCO", "CCCCO", "c1ccccc1", "Cc1ccccc1", "CCN", "CCCN", "CC(C)O",
-                            "CCOC", "CCCl", "c1ccncc1", "OCCO", "CC(=O)O", "CCCCCC", "CCC(C)O", "NCCO"};
-    double value = -1.0;
-    for (const char* s : smiles) csv << s << ',' << (value += 0.3) << '\n';
+    write_small_molecules("molecules.csv");
     std::ofstream edges(path("edges.txt")), labels(path("labels.txt"));
     for (int community = 0; community < 2; ++community)
       for (int i = 0; i < 4; ++i) {

@@ -48,6 +48,17 @@ class CliTest : public ::testing::Test {
   // A file in the folder; an absolute `name` stays as it is.
   std::string path(const std::string& name) const { return (folder_ / name).string(); }
 
+  // Sixteen small molecules and a made-up target, "smiles,logS", in the folder's file `name`: enough
+  // to train a tiny molecule model in well under a second.
+  void write_small_molecules(const std::string& name) const {
+    std::ofstream csv(path(name));
+    csv << "smiles,logS\n";
+    const char* smiles[] = {"CCO", "CCCO", "CCCCO", "c1ccccc1", "Cc1ccccc1", "CCN", "CCCN", "CC(C)O",
+                            "CCOC", "CCCl", "c1ccncc1", "OCCO", "CC(=O)O", "CCCCCC", "CCC(C)O", "NCCO"};
+    double value = -1.0;
+    for (const char* s : smiles) csv << s << ',' << (value += 0.3) << '\n';
+  }
+
   std::string read(const std::string& name) const {
     std::ostringstream text;
     text << std::ifstream(path(name), std::ios::binary).rdbuf();
