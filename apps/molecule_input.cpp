@@ -14,11 +14,6 @@
 namespace edgewise::cli {
 namespace {
 
-bool is_sdf(const std::string& path) {
-  const std::string extension = std::filesystem::path(path).extension().string();
-  return extension == ".sdf" || extension == ".SDF" || extension == ".sd";
-}
-
 CsvColumn column_option(const MoleculeInput& input, const std::string& option, const std::string& text) {
   if (input.no_header) return static_cast<Index>(column_index_option(option, text));
   return text;
@@ -109,7 +104,7 @@ void add_molecule_input_options(CLI::App& command, MoleculeInput& input, const s
 
 CsvColumn smiles_column(const MoleculeInput& input) {
   if (!input.smiles_column.empty()) return column_option(input, "--smiles-column", input.smiles_column);
-  if (input.no_header || is_sdf(input.data)) return Index{0};
+  if (input.no_header || is_sdf_path(input.data)) return Index{0};
   CsvOptions options;
   options.comment_prefix = input.comment;
   const CsvReader reader(input.data, options);
@@ -138,7 +133,7 @@ MoleculeDataset load_molecules(const MoleculeInput& input, const std::vector<std
                                const FeaturizerSpec& featurizer, std::ostream& log) {
   const InvalidMoleculePolicy policy = input.skip_invalid ? InvalidMoleculePolicy::skip : InvalidMoleculePolicy::fail;
   MoleculeDataset data;
-  if (is_sdf(input.data)) {
+  if (is_sdf_path(input.data)) {
     const std::vector<std::string> properties = input.targets.empty() ? default_targets : split_list(input.targets);
     data = load_molecule_sdf(input.data, properties, policy, featurizer, input.max_atoms);
   } else {

@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cmath>
 #include <exception>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -303,6 +304,11 @@ MoleculeDataset load_molecule_csv(const std::string& path, const MoleculeCsvOpti
 
 MoleculeDataset parse_molecule_csv(std::string_view text, std::string source, const MoleculeCsvOptions& options) {
   return molecules_from_table(parse_csv(text, std::move(source), csv_options(options)), options);
+}
+
+bool is_sdf_path(const std::string& path) {
+  const std::string extension = std::filesystem::path(path).extension().string();
+  return extension == ".sdf" || extension == ".SDF" || extension == ".sd";
 }
 
 MoleculeDataset load_molecule_sdf(const std::string& path, const std::vector<std::string>& target_properties,

@@ -195,7 +195,7 @@ class MoleculeModel(_Model):
     def _file_columns(
         path: str, smiles_column: str | None, target_columns: Sequence[str] | None
     ) -> tuple[str, list[str]]:
-        if path.endswith(".sdf"):
+        if _edgewise.MoleculeModel._is_sdf(path):
             if not target_columns:
                 raise ValueError("target_columns: name the SDF data fields to train on")
             return "", list(target_columns)

@@ -99,7 +99,7 @@ MoleculeDataset read_molecules(const MoleculeSource& source, const FeaturizerSpe
     return molecules_from_smiles(*source.smiles, targets, tasks, policy, featurizer, source.max_atoms);
   }
   py::gil_scoped_release release;
-  if (source.path.ends_with(".sdf"))
+  if (is_sdf_path(source.path))
     return load_molecule_sdf(source.path, source.tasks, policy, featurizer, source.max_atoms);
   MoleculeCsvOptions options;
   options.smiles_column = source.smiles_column;
@@ -297,6 +297,7 @@ void bind_molecules(py::module_& m) {
       .def_property_readonly("_tasks", [](const MoleculeHandle& handle) { return handle.model.config().tasks; })
       .def_property_readonly("_task_type",
                              [](const MoleculeHandle& handle) { return to_string(handle.model.config().task_type); })
+      .def_static("_is_sdf", &is_sdf_path)
       .def_property_readonly("_ensemble", [](const MoleculeHandle& handle) { return handle.model.config().ensemble; });
 }
 

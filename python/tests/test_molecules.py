@@ -152,6 +152,14 @@ def test_bad_inputs_raise_python_errors(tmp_path: pathlib.Path, model: edgewise.
     model.save(tmp_path / "kept.ew", overwrite=True)
 
 
+def test_sd_files_are_told_by_their_extension_as_the_command_line_tells_them(tmp_path: pathlib.Path) -> None:
+    broken = (REPOSITORY / "tests" / "data" / "bad" / "sdf_valence.sdf").read_bytes()
+    for name in ("valence.sdf", "valence.SDF", "valence.sd"):
+        (tmp_path / name).write_bytes(broken)
+        with pytest.raises(ValueError, match=rf"{name}:15: .*SD record 2 cannot be read"):
+            edgewise.MoleculeModel.train(data=tmp_path / name, target_columns=["y"], verbose=False, **TINY)
+
+
 def test_non_contiguous_and_integer_targets_are_read_as_numbers() -> None:
     wide = np.column_stack([TARGETS, np.zeros_like(TARGETS), TARGETS * 2])
     strided = edgewise.MoleculeModel.train(SMILES, wide[:, ::2], verbose=False, **TINY)

@@ -79,6 +79,10 @@ MoleculeDataset load_molecule_csv(const std::string& path, const MoleculeCsvOpti
 /// The same for CSV text already in memory; `source` names it in errors.
 MoleculeDataset parse_molecule_csv(std::string_view text, std::string source, const MoleculeCsvOptions& options = {});
 
+/// Whether `path` names an SD file by its extension (.sdf, .SDF or .sd); the readers of molecule
+/// files take other files for CSV tables.
+bool is_sdf_path(const std::string& path);
+
 /// Reads an SD file with RDKit's SDMolSupplier (sanitized, hydrogens removed). Targets come from the
 /// records' data fields named in target_properties: an absent field is a missing label (NaN), a field
 /// that is not a finite number throws ParseError. A record RDKit cannot read is handled by the policy,
