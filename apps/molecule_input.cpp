@@ -21,17 +21,8 @@ CsvColumn column_option(const MoleculeInput& input, const std::string& option, c
 
 // Every column of the CSV header except the SMILES one.
 std::vector<CsvColumn> all_but_smiles(const MoleculeInput& input) {
-  CsvOptions options;
-  options.comment_prefix = input.comment;
-  const CsvTable table = read_csv(input.data, options);
-  const CsvColumn smiles = smiles_column(input);
-  const std::size_t smiles_index = std::holds_alternative<Index>(smiles)
-                                       ? static_cast<std::size_t>(std::get<Index>(smiles))
-                                       : table.column_index(std::get<std::string>(smiles));
-  std::vector<CsvColumn> columns;
-  for (std::size_t c = 0; c < table.num_columns(); ++c)
-    if (c != smiles_index) columns.emplace_back(table.column_name(c));
-  return columns;
+  const std::vector<std::string> names = default_molecule_columns(input.data, input.comment, input.smiles_column).targets;
+  return {names.begin(), names.end()};
 }
 
 void report_skipped(const MoleculeInput& input, const MoleculeDataset& data, std::ostream& log) {
@@ -105,16 +96,7 @@ void add_molecule_input_options(CLI::App& command, MoleculeInput& input, const s
 CsvColumn smiles_column(const MoleculeInput& input) {
   if (!input.smiles_column.empty()) return column_option(input, "--smiles-column", input.smiles_column);
   if (input.no_header || is_sdf_path(input.data)) return Index{0};
-  CsvOptions options;
-  options.comment_prefix = input.comment;
-  const CsvReader reader(input.data, options);
-  const CsvTable& columns = reader.columns();
-  for (std::size_t c = 0; c < columns.num_columns(); ++c) {
-    std::string name = columns.column_name(c);
-    std::ranges::transform(name, name.begin(), [](unsigned char ch) { return std::tolower(ch); });
-    if (name == "smiles") return columns.column_name(c);
-  }
-  return Index{0};
+  return default_molecule_columns(input.data, input.comment).smiles;
 }
 
 std::vector<CsvColumn> target_columns(const MoleculeInput& input, const std::vector<std::string>& default_targets) {

@@ -7,6 +7,7 @@
 #include <RDGeneral/BadFileException.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <exception>
@@ -304,6 +305,40 @@ MoleculeDataset load_molecule_csv(const std::string& path, const MoleculeCsvOpti
 
 MoleculeDataset parse_molecule_csv(std::string_view text, std::string source, const MoleculeCsvOptions& options) {
   return molecules_from_table(parse_csv(text, std::move(source), csv_options(options)), options);
+}
+
+namespace {
+
+// The header column whose name is "smiles" in any case, if any.
+std::optional<std::size_t> column_named_smiles(const CsvTable& header) {
+  for (std::size_t c = 0; c < header.num_columns(); ++c) {
+    std::string name = header.column_name(c);
+    std::ranges::transform(name, name.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    if (name == "smiles") return c;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+MoleculeColumns default_molecule_columns(const std::string& path, const std::string& comment_prefix,
+                                         const std::string& smiles) {
+  CsvOptions options;
+  options.comment_prefix = comment_prefix;
+  const CsvReader reader(path, options);
+  const CsvTable& header = reader.columns();
+  MoleculeColumns columns{.smiles = Index{0}, .targets = {}};
+  std::size_t smiles_index = 0;
+  if (!smiles.empty()) {
+    smiles_index = header.column_index(smiles);
+    columns.smiles = smiles;
+  } else if (const std::optional<std::size_t> named = column_named_smiles(header)) {
+    smiles_index = *named;
+    columns.smiles = header.column_name(*named);
+  }
+  for (std::size_t c = 0; c < header.num_columns(); ++c)
+    if (c != smiles_index) columns.targets.push_back(header.column_name(c));
+  return columns;
 }
 
 bool is_sdf_path(const std::string& path) {

@@ -17,7 +17,6 @@ line and value where there is one.
 
 from __future__ import annotations
 
-import csv
 import os
 from typing import Any, Sequence
 
@@ -71,11 +70,6 @@ def _targets(targets: Any) -> tuple[np.ndarray, list[str]]:
 def _with_threads(threads: int | None) -> None:
     if threads is not None:
         set_num_threads(int(threads))
-
-
-def _csv_header(path: str) -> list[str]:
-    with open(path, newline="", encoding="utf-8") as f:
-        return next(csv.reader(f), [])
 
 
 def _writable(path: str | os.PathLike[str], overwrite: bool) -> str:
@@ -176,10 +170,9 @@ class MoleculeModel(_Model):
         if data is not None:
             if smiles is not None or targets is not None:
                 raise ValueError("give either smiles and targets, or data, not both")
-            path = _check_readable(data, "data")
-            column, columns = cls._file_columns(path, smiles_column, target_columns)
             handle = _edgewise.MoleculeModel._train_file(
-                path, column, columns, max_atoms, skip_invalid, split, fractions, verbose, options
+                _check_readable(data, "data"), smiles_column or "", list(target_columns or []), max_atoms,
+                skip_invalid, split, fractions, verbose, options
             )
             return cls(handle)
         if smiles is None or targets is None:
@@ -190,21 +183,6 @@ class MoleculeModel(_Model):
             _smiles_list(smiles), values, names, max_atoms, skip_invalid, split, fractions, verbose, options
         )
         return cls(handle)
-
-    @staticmethod
-    def _file_columns(
-        path: str, smiles_column: str | None, target_columns: Sequence[str] | None
-    ) -> tuple[str, list[str]]:
-        if _edgewise.MoleculeModel._is_sdf(path):
-            if not target_columns:
-                raise ValueError("target_columns: name the SDF data fields to train on")
-            return "", list(target_columns)
-        header = _csv_header(path)
-        if smiles_column is None:
-            smiles_column = next((c for c in header if c.strip().lower() == "smiles"), header[0] if header else "")
-        if target_columns is None:
-            target_columns = [c for c in header if c != smiles_column]
-        return smiles_column, list(target_columns)
 
     def predict(
         self,

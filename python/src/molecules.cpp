@@ -79,7 +79,7 @@ struct MoleculeSource {
   py::object targets = {};              // [n] or [n, T]; NaN: missing label
   std::vector<std::string> tasks = {};  // names of the targets (SMILES list) or the columns to read (file)
   std::string path = {};                // a CSV or SDF file
-  std::string smiles_column = {};       // of a CSV file
+  std::string smiles_column = {};       // of a CSV file; empty: the command line's default
   bool skip_invalid = false;
   Index max_atoms = kDefaultMaxAtoms;
 
@@ -99,14 +99,19 @@ MoleculeDataset read_molecules(const MoleculeSource& source, const FeaturizerSpe
     return molecules_from_smiles(*source.smiles, targets, tasks, policy, featurizer, source.max_atoms);
   }
   py::gil_scoped_release release;
-  if (is_sdf_path(source.path))
+  if (is_sdf_path(source.path)) {
+    if (source.tasks.empty()) throw ArgumentError("target_columns: name the SDF data fields to train on");
     return load_molecule_sdf(source.path, source.tasks, policy, featurizer, source.max_atoms);
+  }
+  // The command line's defaults: the column named smiles, else the first; every other as a target.
+  const MoleculeColumns defaults = default_molecule_columns(source.path, {}, source.smiles_column);
   MoleculeCsvOptions options;
-  options.smiles_column = source.smiles_column;
+  options.smiles_column = defaults.smiles;
   options.invalid_molecules = policy;
   options.featurizer = featurizer;
   options.max_atoms = source.max_atoms;
-  for (const std::string& task : source.tasks) options.target_columns.emplace_back(task);
+  for (const std::string& task : source.tasks.empty() ? defaults.targets : source.tasks)
+    options.target_columns.emplace_back(task);
   return load_molecule_csv(source.path, options);
 }
 

@@ -46,6 +46,17 @@ def test_trains_the_same_model_file_as_the_command_line(cli: str, molecules_csv:
     assert (tmp_path / "python.ew").read_bytes() == (tmp_path / "cli.ew").read_bytes()
 
 
+def test_default_columns_are_the_command_lines(cli: str, tmp_path: pathlib.Path) -> None:
+    data = tmp_path / "columns.csv"
+    rows = ["size,SMILES,logS"] + [f"{len(s)},{s},{t:g}" for s, t in zip(SMILES, TARGETS)]
+    data.write_text("\n".join(rows) + "\n")
+    run_cli(cli, *cli_training(cli, data, tmp_path / "cli.ew")[1:])
+    trained = edgewise.MoleculeModel.train(data=data, verbose=False, threads=1, **TINY)
+    assert trained.tasks == ["size", "logS"]
+    trained.save(tmp_path / "python.ew")
+    assert (tmp_path / "python.ew").read_bytes() == (tmp_path / "cli.ew").read_bytes()
+
+
 def test_a_loaded_file_saves_byte_for_byte_and_predicts_as_the_command_line(
         cli: str, molecules_csv: pathlib.Path, tmp_path: pathlib.Path) -> None:
     run_cli(cli, *cli_training(cli, molecules_csv, tmp_path / "cli.ew")[1:])

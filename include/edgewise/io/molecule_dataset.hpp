@@ -79,6 +79,18 @@ MoleculeDataset load_molecule_csv(const std::string& path, const MoleculeCsvOpti
 /// The same for CSV text already in memory; `source` names it in errors.
 MoleculeDataset parse_molecule_csv(std::string_view text, std::string source, const MoleculeCsvOptions& options = {});
 
+/// The columns a molecule table with a header is read by when they are not named.
+struct MoleculeColumns {
+  CsvColumn smiles;                  ///< the column named smiles, in any case, else the first (index 0)
+  std::vector<std::string> targets;  ///< every other column, by header name
+};
+
+/// The default columns of the CSV file `path`, from its header alone (lines starting with
+/// comment_prefix skipped); with `smiles` named, that column and every other as targets. Throws
+/// ArgumentError when `smiles` names no column, and what CsvReader throws.
+MoleculeColumns default_molecule_columns(const std::string& path, const std::string& comment_prefix = {},
+                                         const std::string& smiles = {});
+
 /// Whether `path` names an SD file by its extension (.sdf, .SDF or .sd); the readers of molecule
 /// files take other files for CSV tables.
 bool is_sdf_path(const std::string& path);
