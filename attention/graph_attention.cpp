@@ -5,6 +5,7 @@
 #include "edgewise/attention/kernels.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
+#include "edgewise/core/products.hpp"
 
 namespace edgewise {
 
@@ -152,9 +153,7 @@ const Matrix<Scalar>& GraphAttention<Scalar>::project_and_attend(const Graph& gr
   graph_ = &graph;
   edge_features_ = options_.edge_dim > 0 ? edge_features : nullptr;
 
-  if (!in_parallel_region()) Eigen::setNbThreads(num_threads());  // a global: never set from two threads
-  projected_.resize(x.rows(), projection_width());
-  projected_.noalias() = x * params_.value(w_in_);
+  multiply(projected_, x, params_.value(w_in_));
   compute_score_terms();
   aggregated_.resize(graph.num_nodes(), width());
   fused_ = options_.normalization == Normalization::softmax && !(mode.training && options_.attention_dropout > 0);
@@ -183,8 +182,8 @@ void GraphAttention<Scalar>::compute_score_terms() {
   if (options_.score == ScoreFunction::bilinear) {
     query_map_.resize(g.num_nodes(), width());
     for (Index head = 0; head < h; ++head)
-      query_map_.middleCols(head * d, d).noalias() =
-          projected_.middleCols(head * d, d) * ConstMatrixMap<Scalar>(params_.value(bilinear_).row(head).data(), d, d);
+      multiply(query_map_.middleCols(head * d, d), projected_.middleCols(head * d, d),
+               ConstMatrixMap<Scalar>(params_.value(bilinear_).row(head).data(), d, d));
   }
   if (options_.score == ScoreFunction::additive) {
     src_terms_.resize(g.num_nodes(), h);
@@ -251,8 +250,7 @@ void GraphAttention<Scalar>::compute_scores() {
 // scores[p, h] = (or +=, when accumulate) (edge_features . W_e)[e, h] for the edge e at position p.
 template <typename Scalar>
 void GraphAttention<Scalar>::place_edge_bias(bool accumulate) {
-  edge_bias_.resize(graph_->num_edges(), options_.heads);
-  edge_bias_.noalias() = *edge_features_ * params_.value(w_edge_);
+  multiply(edge_bias_, *edge_features_, params_.value(w_edge_));
   scores_.resize(graph_->num_edges(), options_.heads);
   const auto positions = graph_->edge_positions();
   parallel_for(
@@ -307,8 +305,7 @@ void GraphAttention<Scalar>::combine_heads_and_project() {
     combined = &combined_;
   }
   if (options_.output_projection) {
-    output_.resize(combined->rows(), out_dim());
-    output_.noalias() = *combined * params_.value(w_out_);
+    multiply(output_, *combined, params_.value(w_out_));
   } else {
     output_ = *combined;
   }
@@ -318,8 +315,7 @@ void GraphAttention<Scalar>::combine_heads_and_project() {
 template <typename Scalar>
 const Matrix<Scalar>& GraphAttention<Scalar>::backward(const Matrix<Scalar>& dy) {
   backward_parameters(dy);
-  dx_.resize(graph_->num_nodes(), options_.in_dim);
-  dx_.noalias() = dprojected_ * params_.value(w_in_).transpose();
+  multiply(dx_, dprojected_, params_.value(w_in_).transpose());
   return dx_;
 }
 
@@ -328,7 +324,6 @@ void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
   EDGEWISE_CHECK(graph_ != nullptr && (x_ != nullptr || sparse_x_ != nullptr));
   if (dy.rows() != output_.rows() || dy.cols() != output_.cols())
     throw ArgumentError("GraphAttention: output gradient has the wrong shape");
-  if (!in_parallel_region()) Eigen::setNbThreads(num_threads());  // a global: never set from two threads
   backward_output(dy);
 
   // Through the aggregation and the normalization: d(scores) per edge (in dalpha_) and d(values) per
@@ -353,10 +348,11 @@ void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
   dprojected_.resize(g.num_nodes(), projection_width());
   backward_scores();
 
+  // A transposed sparse product scatters into the rows of its result: one thread, in Eigen.
   if (sparse_x_ != nullptr)
     params_.grad(w_in_).noalias() += sparse_x_->transpose() * dprojected_;
   else
-    params_.grad(w_in_).noalias() += x_->transpose() * dprojected_;
+    multiply(params_.grad(w_in_), x_->transpose(), dprojected_, Product::add);
 }
 
 template <typename Scalar>
@@ -365,9 +361,8 @@ void GraphAttention<Scalar>::backward_output(const Matrix<Scalar>& dy) {
   const Matrix<Scalar>& combined = options_.concat_heads ? aggregated_ : combined_;
   const Matrix<Scalar>* dcombined = &dy;
   if (options_.output_projection) {
-    params_.grad(w_out_).noalias() += combined.transpose() * dy;
-    dcombined_.resize(dy.rows(), combined_dim());
-    dcombined_.noalias() = dy * params_.value(w_out_).transpose();
+    multiply(params_.grad(w_out_), combined.transpose(), dy, Product::add);
+    multiply(dcombined_, dy, params_.value(w_out_).transpose());
     dcombined = &dcombined_;
   }
   if (options_.concat_heads) {
@@ -392,7 +387,7 @@ void GraphAttention<Scalar>::backward_edge_bias() {
   const auto positions = graph_->edge_positions();
   dedge_bias_.resize(graph_->num_edges(), options_.heads);
   parallel_for(graph_->num_edges(), [&](Index e) { dedge_bias_.row(e) = dalpha_.row(positions[e]); }, 4096);
-  params_.grad(w_edge_).noalias() += edge_features_->transpose() * dedge_bias_;
+  multiply(params_.grad(w_edge_), edge_features_->transpose(), dedge_bias_, Product::add);
 }
 
 template <typename Scalar>
@@ -417,8 +412,9 @@ void GraphAttention<Scalar>::backward_scores() {
       for (Index head = 0; head < h; ++head) {
         ConstMatrixMap<Scalar> w_h(params_.value(bilinear_).row(head).data(), d, d);
         MatrixMap<Scalar> dw_h(params_.grad(bilinear_).row(head).data(), d, d);
-        dw_h.noalias() += projected_.middleCols(head * d, d).transpose() * dquery_map_.middleCols(head * d, d);
-        dprojected_.middleCols(head * d, d).noalias() = dquery_map_.middleCols(head * d, d) * w_h.transpose();
+        multiply(dw_h, projected_.middleCols(head * d, d).transpose(), dquery_map_.middleCols(head * d, d),
+                 Product::add);
+        multiply(dprojected_.middleCols(head * d, d), dquery_map_.middleCols(head * d, d), w_h.transpose());
       }
       dprojected_.middleCols(2 * w, w) = dvalues_;
       break;

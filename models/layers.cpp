@@ -9,6 +9,7 @@
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
+#include "edgewise/core/products.hpp"
 
 namespace edgewise {
 namespace {
@@ -86,9 +87,9 @@ const Matrix<Scalar>& Linear<Scalar>::forward(const Matrix<Scalar>& x) {
   // would take a second pass over y.
   if (bias_.slot >= 0) {
     y_.rowwise() = params_.value(bias_).row(0);
-    y_.noalias() += x * params_.value(weight_);
+    multiply(y_, x, params_.value(weight_), Product::add);
   } else {
-    y_.noalias() = x * params_.value(weight_);
+    multiply(y_, x, params_.value(weight_));
   }
   return y_;
 }
@@ -96,10 +97,9 @@ const Matrix<Scalar>& Linear<Scalar>::forward(const Matrix<Scalar>& x) {
 template <typename Scalar>
 const Matrix<Scalar>& Linear<Scalar>::backward(const Matrix<Scalar>& dy) {
   require_output_shape("Linear", dy, y_.rows(), y_.cols());
-  params_.grad(weight_).noalias() += x_->transpose() * dy;
+  multiply(params_.grad(weight_), x_->transpose(), dy, Product::add);
   if (bias_.slot >= 0) add_row_sums(params_.grad(bias_).row(0), dy);
-  dx_.resize(dy.rows(), in_dim_);
-  dx_.noalias() = dy * params_.value(weight_).transpose();
+  multiply(dx_, dy, params_.value(weight_).transpose());
   return dx_;
 }
 

@@ -173,6 +173,27 @@ TEST(MoleculeModelTest, SameSeedGivesTheSameModel) {
   EXPECT_NE(first, train(4));
 }
 
+// Batches of 100 molecules, about 1,450 atoms: the projections are cut into row blocks and the
+// weight gradients along the atoms.
+TEST(MoleculeModelTest, EveryThreadCountTrainsTheSameModel) {
+  std::vector<std::pair<std::string, float>> molecules;
+  for (int copy = 0; copy < 5; ++copy) molecules.insert(molecules.end(), kMolecules.begin(), kMolecules.end());
+  Matrix<float> at_one_thread;
+  for (const int threads : {1, 2, 3}) {
+    set_num_threads(threads);
+    MoleculeModel model(small_config());
+    model.initialize(3);
+    const Featurized data = featurize_all(model, molecules);
+    TrainingOptions options = quick_training(3);
+    options.batch_size = 100;
+    model.fit(data.set, {}, options);
+    const Matrix<float> predictions = model.predict(data.set.molecules);
+    if (threads == 1) at_one_thread = predictions;
+    EXPECT_EQ(predictions, at_one_thread) << threads << " threads";
+  }
+  set_num_threads(0);
+}
+
 TEST(MoleculeModelTest, KeepsTheWeightsOfTheBestValidationEpoch) {
   set_num_threads(2);
   MoleculeModel model(small_config());

@@ -128,6 +128,21 @@ TEST_F(NodeModelTest, LearnsAStochasticBlockModel) {
   EXPECT_GE(test.metrics.accuracy, 0.9);
 }
 
+// 1,200 nodes: the projections are cut into row blocks and the weight gradients along the nodes.
+TEST_F(NodeModelTest, EveryThreadCountTrainsTheSameModel) {
+  const NodeGraphFiles files =
+      write_sbm({.nodes = 1200, .communities = 4, .p_in = 0.02, .p_out = 0.002, .seed = 12});
+  const NodeGraph data = read_node_graph(files, kDenseInput);
+  const Split split = stratified_split(data.labels.classes, 0.2, 0.2, 1);
+  Matrix<float> at_one_thread;
+  for (const int threads : {1, 2, 3}) {
+    set_num_threads(threads);
+    const Matrix<float> probabilities = trained(data, split, 10).predict(data);
+    if (threads == 1) at_one_thread = probabilities;
+    EXPECT_EQ(probabilities, at_one_thread) << threads << " threads";
+  }
+}
+
 TEST_F(NodeModelTest, SaveAndLoadGiveIdenticalProbabilities) {
   const NodeGraphFiles files = write_sbm({.nodes = 120, .communities = 3, .p_in = 0.1, .seed = 2});
   const NodeGraph data = read_node_graph(files, kDenseInput);

@@ -1,0 +1,64 @@
+/// \file
+/// Matrix products run in parallel with results that never depend on the thread count. Eigen's own
+/// threaded products size their blocking by the thread count, so the same seed trained different
+/// weights at 1 and 2 threads. edgewise keeps Eigen on one thread (set_num_threads() sees to it) and
+/// cuts products here instead, into blocks fixed by the shapes alone, each block a one-thread Eigen
+/// product: any number of threads runs the same blocks and sums them in the same order.
+#pragma once
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "edgewise/core/parallel.hpp"
+#include "edgewise/core/sparse.hpp"
+
+namespace edgewise {
+
+/// Result rows per block of a product cut by rows.
+inline constexpr Index kProductRowBlock = 256;
+/// Inner-dimension entries per block of a product cut along it (a short, wide result such as a weight
+/// gradient, whose inner dimension runs over the nodes).
+inline constexpr Index kProductDepthBlock = 512;
+
+enum class Product { assign, add };
+
+/// dst = lhs * rhs (Product::add: dst += lhs * rhs), dst aliasing neither operand. A result of at
+/// least two row blocks is cut into blocks of rows; else a dense lhs with an inner dimension of at
+/// least two depth blocks is cut along it, the blocks' products added to dst in block order; else it
+/// is one product.
+template <typename Dst, typename Lhs, typename Rhs>
+void multiply(Dst&& dst, const Lhs& lhs, const Rhs& rhs, Product mode = Product::assign) {
+  using Scalar = typename std::decay_t<Dst>::Scalar;
+  const Index rows = lhs.rows(), depth = lhs.cols();
+  if (mode == Product::assign) dst.resize(rows, rhs.cols());  // a block of the right shape stays as it is
+  if (rows >= 2 * kProductRowBlock) {
+    parallel_for_blocks(rows, kProductRowBlock, [&](Index begin, Index end) {
+      auto block = dst.middleRows(begin, end - begin);
+      if (mode == Product::add) {
+        block.noalias() += lhs.middleRows(begin, end - begin) * rhs;
+      } else {
+        block.noalias() = lhs.middleRows(begin, end - begin) * rhs;
+      }
+    });
+    return;
+  }
+  constexpr bool sparse_lhs = std::is_base_of_v<Eigen::SparseMatrixBase<Lhs>, Lhs>;
+  if (!sparse_lhs && depth >= 2 * kProductDepthBlock) {
+    std::vector<Matrix<Scalar>> partial(static_cast<std::size_t>((depth + kProductDepthBlock - 1) / kProductDepthBlock));
+    parallel_for_blocks(depth, kProductDepthBlock, [&](Index begin, Index end) {
+      partial[static_cast<std::size_t>(begin / kProductDepthBlock)].noalias() =
+          lhs.middleCols(begin, end - begin) * rhs.middleRows(begin, end - begin);
+    });
+    if (mode == Product::assign) dst.setZero();
+    for (const Matrix<Scalar>& block : partial) dst += block;
+    return;
+  }
+  if (mode == Product::add) {
+    dst.noalias() += lhs * rhs;
+  } else {
+    dst.noalias() = lhs * rhs;
+  }
+}
+
+}  // namespace edgewise
