@@ -1,13 +1,26 @@
 #include "edgewise/core/parallel.hpp"
 
 #include <omp.h>
+#include <sys/resource.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <thread>
 
 namespace edgewise {
 namespace {
+
+// Preemptions per thread and second above which a window counts as preempted. An idle machine
+// preempts a busy thread a few times a second (timers, kernel threads); one other CPU-bound process
+// on two cores preempts each of two threads over a hundred times a second.
+constexpr double kPreemptedRate = 40;
+constexpr double kFirstWait = 0.5;
+constexpr double kLongestWait = 8;
+constexpr auto kWindow = std::chrono::milliseconds(100);
 
 int default_threads() {
   if (const char* env = std::getenv("EDGEWISE_NUM_THREADS")) {
@@ -26,16 +39,116 @@ int& requested_threads() {
   return n;
 }
 
+double process_preemptions() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_nivcsw);
+}
+
+// The governor of the process, and the window it is measuring. Loops may start on several threads at
+// once (a program's own threads, each running edgewise): whichever finds the window over closes it.
+class LoopThreads {
+ public:
+  LoopThreads() { publish(); }
+
+  int next() {
+    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+    if (now - window_start_.load(std::memory_order_relaxed) >= kWindowTicks) close_window(now);
+    return threads_.load(std::memory_order_relaxed);
+  }
+
+  void reset(int requested) {
+    const std::lock_guard lock(mutex_);
+    governor_ = ThreadGovernor(requested);
+    start_window(std::chrono::steady_clock::now().time_since_epoch().count());
+    publish();
+  }
+
+ private:
+  static constexpr auto kWindowTicks = std::chrono::duration_cast<std::chrono::steady_clock::duration>(kWindow).count();
+
+  void close_window(std::chrono::steady_clock::rep now) {
+    const std::unique_lock lock(mutex_, std::try_to_lock);
+    if (!lock.owns_lock() || now - window_start_.load(std::memory_order_relaxed) < kWindowTicks) return;
+    const double preemptions = process_preemptions();
+    const auto elapsed = std::chrono::steady_clock::duration(now - window_start_.load(std::memory_order_relaxed));
+    const double seconds = std::chrono::duration<double>(elapsed).count();
+    governor_.observe({.seconds = seconds, .preemptions = preemptions - window_preemptions_});
+    start_window(now, preemptions);
+    publish();
+  }
+
+  void start_window(std::chrono::steady_clock::rep now, double preemptions = process_preemptions()) {
+    window_start_.store(now, std::memory_order_relaxed);
+    window_preemptions_ = preemptions;
+  }
+
+  void publish() { threads_.store(governor_.threads(), std::memory_order_relaxed); }
+
+  std::mutex mutex_;
+  ThreadGovernor governor_{num_threads()};
+  std::atomic<std::chrono::steady_clock::rep> window_start_{std::chrono::steady_clock::now().time_since_epoch().count()};
+  double window_preemptions_ = process_preemptions();
+  std::atomic<int> threads_{0};
+};
+
+// Eigen's threaded products size their blocking by the thread count, which would make results
+// depend on it: Eigen runs on one thread, and multiply() (core/products.hpp) cuts products instead.
+const bool eigen_on_one_thread = [] {
+  Eigen::setNbThreads(1);
+  return true;
+}();
+
+LoopThreads& loop_thread_count() {
+  static LoopThreads instance;
+  return instance;
+}
+
 }  // namespace
+
+ThreadGovernor::ThreadGovernor(int requested)
+    : requested_(std::max(1, requested)), threads_(requested_), wait_(kFirstWait) {}
+
+bool ThreadGovernor::preempted(const Window& window) const {
+  return window.preemptions > kPreemptedRate * threads_ * window.seconds;
+}
+
+void ThreadGovernor::observe(const Window& window) {
+  if (preempted(window)) {
+    if (threads_ > 1) {
+      wait_ = trying_ ? std::min(2 * wait_, kLongestWait) : kFirstWait;
+      threads_ = std::max(1, threads_ / 2);
+      trying_ = false;
+    }
+    waited_ = 0;  // busy even at this count: more threads would be slower still
+    return;
+  }
+  if (trying_) {
+    trying_ = false;
+    wait_ = kFirstWait;
+  }
+  if (threads_ == requested_) return;
+  waited_ += window.seconds;
+  if (waited_ < wait_) return;
+  threads_ = std::min(requested_, 2 * threads_);
+  trying_ = true;
+  waited_ = 0;
+}
 
 void set_num_threads(int n) {
   requested_threads() = n > 0 ? n : 0;
   omp_set_num_threads(num_threads());
+  loop_thread_count().reset(num_threads());
 }
 
 int num_threads() {
   static const int fallback = default_threads();
   return requested_threads() > 0 ? requested_threads() : fallback;
+}
+
+int loop_threads() {
+  if (in_parallel_region()) return 1;
+  return loop_thread_count().next();
 }
 
 int thread_index() { return omp_get_thread_num(); }

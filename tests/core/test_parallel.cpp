@@ -1,6 +1,7 @@
 // The thread count and parallel loops: every item runs exactly once, on a thread index below the
 // count; a throwing item does not stop the others; nested loops run on the calling thread;
-// set_num_threads(0) restores the default.
+// set_num_threads(0) restores the default; the governor lowers the loops' thread count while the
+// process is preempted and tries the higher count again after a growing wait.
 #include "edgewise/core/parallel.hpp"
 
 #include <gtest/gtest.h>
@@ -90,6 +91,81 @@ TEST_F(ParallelTest, ZeroRestoresTheDefault) {
   EXPECT_EQ(num_threads(), 3);
   set_num_threads(0);
   EXPECT_EQ(num_threads(), by_default);
+}
+
+// Windows of 1/8 s (so that their sums are exact): a quiet one, and one with 40 preemptions (320 a
+// second, as when another CPU-bound process shares two cores with two threads).
+constexpr ThreadGovernor::Window kQuiet{.seconds = 0.125, .preemptions = 0};
+constexpr ThreadGovernor::Window kPreempted{.seconds = 0.125, .preemptions = 40};
+
+void observe(ThreadGovernor& governor, const ThreadGovernor::Window& window, int times) {
+  for (int i = 0; i < times; ++i) governor.observe(window);
+}
+
+TEST(ThreadGovernorTest, KeepsTheRequestedCountWhileUndisturbed) {
+  ThreadGovernor governor(2);
+  EXPECT_EQ(governor.threads(), 2);
+  observe(governor, kQuiet, 100);
+  // A few preemptions a second, as an idle machine's timers cause, are no reason to slow down.
+  observe(governor, {.seconds = 0.125, .preemptions = 2}, 100);
+  EXPECT_EQ(governor.threads(), 2);
+}
+
+TEST(ThreadGovernorTest, HalvesWhenPreemptedAndTriesAgainAfterHalfASecond) {
+  ThreadGovernor governor(2);
+  governor.observe(kPreempted);
+  EXPECT_EQ(governor.threads(), 1);
+  observe(governor, kQuiet, 3);
+  EXPECT_EQ(governor.threads(), 1);
+  governor.observe(kQuiet);  // 0.5 s at one thread
+  EXPECT_EQ(governor.threads(), 2);
+  observe(governor, kQuiet, 50);  // the try went well: stay
+  EXPECT_EQ(governor.threads(), 2);
+}
+
+TEST(ThreadGovernorTest, WaitsTwiceAsLongAfterEachFailedTryUpToEightSeconds) {
+  ThreadGovernor governor(2);
+  governor.observe(kPreempted);
+  for (const int windows : {4, 8, 16, 32, 64, 64, 64}) {
+    observe(governor, kQuiet, windows - 1);
+    EXPECT_EQ(governor.threads(), 1) << windows;
+    governor.observe(kQuiet);
+    EXPECT_EQ(governor.threads(), 2) << windows;
+    governor.observe(kPreempted);  // the try failed
+    EXPECT_EQ(governor.threads(), 1) << windows;
+  }
+}
+
+TEST(ThreadGovernorTest, NeverTriesMoreThreadsWhileEvenOneIsPreempted) {
+  ThreadGovernor governor(2);
+  governor.observe(kPreempted);
+  // At one thread, 20 preemptions in 1/8 s: every core is busy with other work.
+  observe(governor, {.seconds = 0.125, .preemptions = 20}, 100);
+  EXPECT_EQ(governor.threads(), 1);
+  observe(governor, kQuiet, 4);
+  EXPECT_EQ(governor.threads(), 2);
+}
+
+TEST(ThreadGovernorTest, StepsDownByHalvingAndUpByDoubling) {
+  ThreadGovernor governor(6);
+  governor.observe({.seconds = 0.125, .preemptions = 100});
+  EXPECT_EQ(governor.threads(), 3);
+  governor.observe({.seconds = 0.125, .preemptions = 100});
+  EXPECT_EQ(governor.threads(), 1);
+  observe(governor, kQuiet, 4);
+  EXPECT_EQ(governor.threads(), 2);
+  observe(governor, kQuiet, 4);  // the try held; after another 0.5 s, the next one
+  EXPECT_EQ(governor.threads(), 4);
+  observe(governor, kQuiet, 4);
+  EXPECT_EQ(governor.threads(), 6);
+}
+
+TEST_F(ParallelTest, LoopsUseTheRequestedCountAndEigenOneThread) {
+  set_num_threads(2);
+  EXPECT_EQ(loop_threads(), 2);
+  set_num_threads(1);
+  EXPECT_EQ(loop_threads(), 1);
+  EXPECT_EQ(Eigen::nbThreads(), 1);  // multiply() cuts the products instead
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 /// \file
 /// The thread count used by every parallel loop in edgewise. OpenMP's own default may be 1 on some
 /// machines, so edgewise sets it explicitly: from set_num_threads(), else EDGEWISE_NUM_THREADS, else
-/// the number of hardware threads.
+/// the number of hardware threads. That count is an upper bound: while other processes keep the
+/// cores busy, loops run on fewer threads (ThreadGovernor).
 #pragma once
 
 #include <exception>
@@ -17,6 +18,43 @@ void set_num_threads(int n);
 /// The number of threads parallel loops will use.
 int num_threads();
 
+/// The threads the next parallel loop runs on: num_threads(), or fewer while this process's threads
+/// are being preempted, as ThreadGovernor decides from the process's involuntary context switches in
+/// windows of about 0.1 s. Which thread runs which item never changes a result, so the count changes
+/// timings only.
+int loop_threads();
+
+/// Decides how many threads parallel loops use, from what each window of work saw. A loop's end
+/// waits for its slowest thread, so a loop of 40 us whose thread another process preempts for a
+/// scheduler slice (a few ms) takes 100 times longer: with more runnable threads than free cores,
+/// two threads run many times slower than one. So while the process's threads are preempted often,
+/// the governor halves the thread count, down to 1; after a wait at the lower count (0.5 s,
+/// doubling after each failed try, up to 8 s) it tries the higher count for a window again.
+class ThreadGovernor {
+ public:
+  /// What one window of parallel work saw: its wall time and the process's involuntary context
+  /// switches (getrusage's ru_nivcsw) in it.
+  struct Window {
+    double seconds = 0;
+    double preemptions = 0;
+  };
+
+  explicit ThreadGovernor(int requested);
+
+  int threads() const { return threads_; }
+  /// Takes one window's measurements and sets threads() for the next window.
+  void observe(const Window& window);
+
+ private:
+  bool preempted(const Window& window) const;
+
+  int requested_;
+  int threads_;
+  double wait_;         // seconds to run at a lowered count before trying more threads
+  double waited_ = 0;   // seconds run at the lowered count, undisturbed, since it was set
+  bool trying_ = false; // whether threads() is a try at a higher count
+};
+
 /// The calling thread's index in the innermost enclosing parallel loop, in [0, num_threads()); 0
 /// outside one. Lets loop bodies pick per-thread workspaces.
 int thread_index();
@@ -29,7 +67,7 @@ bool in_parallel_region();
 /// scheduling in chunks balances the skewed degree distributions of real graphs.
 template <typename Body>
 void parallel_for(Index n, Body&& body, Index chunk = 64) {
-#pragma omp parallel for schedule(dynamic, chunk) num_threads(num_threads())
+#pragma omp parallel for schedule(dynamic, chunk) num_threads(loop_threads())
   for (Index i = 0; i < n; ++i) body(i);
 }
 
