@@ -1,6 +1,5 @@
 #include "edgewise/io/molecule.hpp"
 
-#include <GraphMol/Descriptors/Crippen.h>
 #include <GraphMol/Descriptors/Property.h>
 #include <GraphMol/GraphMol.h>
 #include <GraphMol/MolOps.h>
@@ -18,6 +17,7 @@
 #include <sstream>
 #include <streambuf>
 
+#include "descriptors.hpp"
 #include "edgewise/core/error.hpp"
 
 namespace edgewise {
@@ -362,7 +362,7 @@ DescriptorCalculator::DescriptorCalculator(const std::vector<std::string>& names
     : size_(static_cast<Index>(names.size())), values_(values) {
   if (names.empty()) return;
   check_descriptors(names);
-  properties_ = std::make_unique<RDKit::Descriptors::Properties>(names);
+  descriptors_ = std::make_unique<const detail::DescriptorSet>(names);
 }
 
 DescriptorCalculator::DescriptorCalculator(DescriptorCalculator&&) noexcept = default;
@@ -370,9 +370,8 @@ DescriptorCalculator& DescriptorCalculator::operator=(DescriptorCalculator&&) no
 DescriptorCalculator::~DescriptorCalculator() = default;
 
 void DescriptorCalculator::compute(const RDKit::ROMol& molecule, float* out) const {
-  if (!properties_) return;
-  const std::vector<double> values =
-      rdkit_step("descriptors", [&] { return properties_->computeProperties(molecule); });
+  if (!descriptors_) return;
+  const std::vector<double> values = rdkit_step("descriptors", [&] { return descriptors_->compute(molecule); });
   EDGEWISE_CHECK(static_cast<Index>(values.size()) == size_);
   for (std::size_t i = 0; i < values.size(); ++i) out[i] = descriptor_value(values[i], values_);
 }
@@ -380,22 +379,16 @@ void DescriptorCalculator::compute(const RDKit::ROMol& molecule, float* out) con
 namespace {
 
 // Writes each heavy atom's logP and molar-refractivity/10 contributions, its hydrogens' included, to
-// out[atom * stride] and out[atom * stride + 1].
+// out[atom * stride] and out[atom * stride + 1]. The atom typing is the one the Crippen descriptors
+// kept on the molecule when they were computed first, else a new one that is not kept: the molecule
+// may be shared with other threads here.
 void write_crippen_contributions(const RDKit::ROMol& molecule, float* out, Index stride) {
-  std::unique_ptr<RDKit::ROMol> with_hydrogens;
-  std::vector<double> logp, refractivity;
-  rdkit_step("Crippen contributions", [&] {
-    with_hydrogens.reset(RDKit::MolOps::addHs(molecule));
-    logp.resize(with_hydrogens->getNumAtoms());
-    refractivity.resize(with_hydrogens->getNumAtoms());
-    RDKit::Descriptors::getCrippenAtomContribs(*with_hydrogens, logp, refractivity, true);
-  });
-  for (const RDKit::Atom* atom : with_hydrogens->atoms()) {
-    const auto heavy = static_cast<Index>(atom->getIdx() < molecule.getNumAtoms()
-                                              ? atom->getIdx()
-                                              : *with_hydrogens->getAtomNeighbors(atom).first);
-    out[heavy * stride] += static_cast<float>(logp[atom->getIdx()]);
-    out[heavy * stride + 1] += static_cast<float>(refractivity[atom->getIdx()] / 10.0);
+  const std::shared_ptr<const detail::CrippenContributions> contributions = rdkit_step(
+      "Crippen contributions", [&] { return detail::crippen_contributions(molecule, detail::KeepOnMolecule::no); });
+  for (std::size_t i = 0; i < contributions->heavy_atom.size(); ++i) {
+    const auto heavy = static_cast<Index>(contributions->heavy_atom[i]);
+    out[heavy * stride] += static_cast<float>(contributions->logp[i]);
+    out[heavy * stride + 1] += static_cast<float>(contributions->refractivity[i] / 10.0);
   }
 }
 
@@ -448,12 +441,15 @@ MoleculeGraph featurize_graph(const RDKit::ROMol& molecule, const FeaturizerSpec
 
 MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec,
                         const DescriptorCalculator& descriptors) {
-  MoleculeGraph result = featurize_graph(molecule, spec);
+  // Descriptors first: the Crippen ones keep their atom typing on the molecule for the atom columns.
+  Matrix<float> graph_features;
   if (!spec.descriptors.empty()) {
     EDGEWISE_CHECK(descriptors.size() == spec.graph_dim());
-    result.graph_features.resize(1, spec.graph_dim());
-    descriptors.compute(molecule, result.graph_features.data());
+    graph_features.resize(1, spec.graph_dim());
+    descriptors.compute(molecule, graph_features.data());
   }
+  MoleculeGraph result = featurize_graph(molecule, spec);
+  result.graph_features = std::move(graph_features);
   return result;
 }
 

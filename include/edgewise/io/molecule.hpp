@@ -21,12 +21,12 @@
 
 namespace RDKit {
 class ROMol;
-namespace Descriptors {
-class Properties;
-}
 }  // namespace RDKit
 
 namespace edgewise {
+namespace detail {
+class DescriptorSet;
+}
 
 /// The outcome of parse_smiles: a molecule or RDKit's reason for refusing the SMILES.
 struct SmilesResult {
@@ -121,8 +121,9 @@ std::vector<std::string> available_descriptors();
 /// Throws ArgumentError naming the first descriptor this RDKit build does not know.
 void check_descriptors(const std::vector<std::string>& names);
 
-/// A FeaturizerSpec's descriptors, looked up in RDKit's registry once. compute() may run on many
-/// threads at once.
+/// A FeaturizerSpec's descriptors, looked up in RDKit's registry once. Those that share work (the
+/// Crippen and the path-based chi and kappa descriptors) are computed together, with RDKit's values.
+/// compute() may run on many threads at once, each on its own molecules.
 class DescriptorCalculator {
  public:
   /// Throws ArgumentError naming the first descriptor this RDKit build does not know.
@@ -142,7 +143,7 @@ class DescriptorCalculator {
   void compute(const RDKit::ROMol& molecule, float* out) const;
 
  private:
-  std::unique_ptr<RDKit::Descriptors::Properties> properties_;  // null when there are none
+  std::unique_ptr<const detail::DescriptorSet> descriptors_;  // null when there are none
   Index size_ = 0;
   DescriptorValues values_ = DescriptorValues::raw;
 };

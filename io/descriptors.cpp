@@ -1,0 +1,290 @@
+#include "descriptors.hpp"
+
+#include <GraphMol/Descriptors/ConnectivityDescriptors.h>
+#include <GraphMol/Descriptors/Crippen.h>
+#include <GraphMol/Descriptors/Property.h>
+#include <GraphMol/GraphMol.h>
+#include <GraphMol/MolOps.h>
+#include <GraphMol/SmilesParse/SmilesParse.h>
+
+#include <algorithm>
+#include <array>
+#include <numeric>
+#include <optional>
+#include <string_view>
+
+// Matching RDKit bit for bit needs its rounding: this file is built without fused multiply-add
+// (io/CMakeLists.txt), which -march=native would otherwise put into the sums of products.
+
+namespace edgewise::detail {
+namespace {
+
+// The computed property that keeps a molecule's contributions. RDKit's own (_crippenLogPContribs)
+// lands on the molecule with hydrogens, which it then discards.
+const std::string kCrippenProperty = "_edgewise_CrippenContributions";
+
+std::shared_ptr<const CrippenContributions> type_crippen_atoms(const RDKit::ROMol& molecule) {
+  // The molecule calcCrippenDescriptors types: all hydrogens explicit, no coordinates.
+  const std::unique_ptr<RDKit::ROMol> with_hydrogens(RDKit::MolOps::addHs(molecule));
+  auto result = std::make_shared<CrippenContributions>();
+  const unsigned int atoms = with_hydrogens->getNumAtoms();
+  result->logp.resize(atoms);
+  result->refractivity.resize(atoms);
+  RDKit::Descriptors::getCrippenAtomContribs(*with_hydrogens, result->logp, result->refractivity, /*force=*/true);
+  result->molecule_atoms = molecule.getNumAtoms();
+  for (const RDKit::Atom* atom : with_hydrogens->atoms()) {
+    const bool added_hydrogen = atom->getIdx() >= result->molecule_atoms;
+    result->heavy_atom.push_back(
+        added_hydrogen ? static_cast<unsigned int>(*with_hydrogens->getAtomNeighbors(atom).first) : atom->getIdx());
+  }
+  return result;
+}
+
+// What an earlier call kept on this molecule; null if nothing, or if atoms were added or removed since.
+std::shared_ptr<const CrippenContributions> kept_crippen_contributions(const RDKit::ROMol& molecule) {
+  std::shared_ptr<const CrippenContributions> kept;
+  if (!molecule.getPropIfPresent(kCrippenProperty, kept)) return nullptr;
+  return kept->molecule_atoms == molecule.getNumAtoms() ? kept : nullptr;
+}
+
+// The left-to-right sum from 0, the order RDKit's Crippen descriptors add in.
+double sum_in_order(const std::vector<double>& values) { return std::accumulate(values.begin(), values.end(), 0.0); }
+
+// Connectivity (chi) and shape (kappa) terms of the paths of 2, 3 and 4 bonds, in slot length - 2.
+struct PathTerms {
+  std::array<double, 3> chi_n{}, chi_v{};  // sums over the paths of the products of the atoms' terms
+  std::array<double, 3> count{};           // the number of paths
+};
+
+constexpr std::size_t kMaxPathBonds = 4;
+
+// RDKit's paths (findAllPathsOfLengthN, without hydrogens) are walks along bonds between non-hydrogen
+// atoms: each atom new, except that the last step of a walk may return to an atom other than the
+// one before last (ring closure: a ring of its length, or a ring with a tail). RDKit walks from each
+// atom in index order, to each neighbor in index order, so the walks of one length come in
+// lexicographic order of their atom indices; of the walks along the same set of bonds it keeps the
+// first. Each chi sums its paths' products in that order, and this enumeration follows it exactly.
+class PathWalker {
+ public:
+  PathWalker(const RDKit::ROMol& molecule, std::vector<double> n_terms, std::vector<double> v_terms)
+      : neighbors_(molecule.getNumAtoms()), n_terms_(std::move(n_terms)), v_terms_(std::move(v_terms)) {
+    for (const RDKit::Bond* bond : molecule.bonds()) {
+      const RDKit::Atom* begin = bond->getBeginAtom();
+      const RDKit::Atom* end = bond->getEndAtom();
+      if (begin->getAtomicNum() == 1 || end->getAtomicNum() == 1) continue;
+      neighbors_[begin->getIdx()].push_back(end->getIdx());
+      neighbors_[end->getIdx()].push_back(begin->getIdx());
+    }
+    for (std::vector<unsigned int>& list : neighbors_) std::sort(list.begin(), list.end());
+  }
+
+  PathTerms walk() {
+    for (unsigned int start = 0; start < neighbors_.size(); ++start) {
+      path_[0] = start;
+      extend(1);
+    }
+    return terms_;
+  }
+
+ private:
+  // Extends the simple walk path_[0 .. atoms) by one step in every way, in neighbor order.
+  void extend(std::size_t atoms) {
+    const unsigned int last = path_[atoms - 1];
+    for (const unsigned int next : neighbors_[last]) {
+      path_[atoms] = next;
+      const auto visited_end = path_.begin() + static_cast<std::ptrdiff_t>(atoms);
+      const auto earlier = std::find(path_.begin(), visited_end, next);
+      if (earlier == visited_end) {
+        if (atoms >= 2) add_if_first(atoms + 1, std::nullopt);
+        if (atoms < kMaxPathBonds) extend(atoms + 1);
+      } else if (atoms >= 3 && next != path_[atoms - 2]) {
+        add_if_first(atoms + 1, static_cast<std::size_t>(earlier - path_.begin()));
+      }
+    }
+  }
+
+  // path_[0 .. atoms) is a walk; closes_at is the index of the atom its last step returns to, if any.
+  // Adds it when it is the first of its set of bonds.
+  void add_if_first(std::size_t atoms, std::optional<std::size_t> closes_at) {
+    if (!first_of_its_bonds(atoms, closes_at)) return;
+    const std::size_t slot = atoms - 3;
+    terms_.chi_n[slot] += product_along(atoms, n_terms_);
+    terms_.chi_v[slot] += product_along(atoms, v_terms_);
+    terms_.count[slot] += 1.0;
+  }
+
+  // The walks along the same bonds: a simple path read from either end; a ring read from any of its
+  // atoms in either direction; a ring with a tail read from the tail's end around either way. The
+  // first in lexicographic order is the one checked here.
+  bool first_of_its_bonds(std::size_t atoms, std::optional<std::size_t> closes_at) const {
+    const std::size_t last = atoms - 1;
+    if (!closes_at) return path_[0] < path_[last];
+    const bool ring_starts_at_smallest =
+        *closes_at > 0 || *std::min_element(path_.begin(), path_.begin() + static_cast<std::ptrdiff_t>(last)) == path_[0];
+    return ring_starts_at_smallest && path_[*closes_at + 1] < path_[last - 1];
+  }
+
+  // The product of the atoms' terms along the walk, multiplied in walk order, the atom a ring
+  // closes at counted once only when it is the walk's first atom (as RDKit does).
+  double product_along(std::size_t atoms, const std::vector<double>& terms) const {
+    const std::size_t last = atoms - 1;
+    double product = 1.0;
+    for (std::size_t i = 0; i < last; ++i) product *= terms[path_[i]];
+    if (path_[last] != path_[0]) product *= terms[path_[last]];
+    return product;
+  }
+
+  std::vector<std::vector<unsigned int>> neighbors_;  // non-hydrogen neighbors, ascending
+  std::vector<double> n_terms_, v_terms_;  // per atom
+  std::array<unsigned int, kMaxPathBonds + 1> path_{};
+  PathTerms terms_;
+};
+
+// The intermediate results of one molecule, each computed on first use.
+class MoleculeTerms {
+ public:
+  explicit MoleculeTerms(const RDKit::ROMol& molecule) : molecule_(molecule) {}
+
+  const RDKit::ROMol& molecule() const { return molecule_; }
+
+  const CrippenContributions& crippen() {
+    if (!crippen_) crippen_ = crippen_contributions(molecule_, KeepOnMolecule::yes);
+    return *crippen_;
+  }
+
+  const PathTerms& paths() {
+    if (!paths_) paths_ = PathWalker(molecule_, chi_n_terms(), chi_v_terms()).walk();
+    return *paths_;
+  }
+
+  double heavy_atoms() const { return molecule_.getNumHeavyAtoms(); }
+
+  double alpha() {
+    if (!alpha_) alpha_ = RDKit::Descriptors::calcHallKierAlpha(molecule_);
+    return *alpha_;
+  }
+
+ private:
+  // RDKit's per-atom terms of the chi-n and chi-v indices (1 / sqrt(delta); 0 for delta 0), from
+  // RDKit itself and its cache on the molecule: it exports the function for the chi-v terms, and
+  // calcChi0n computes and keeps the chi-n terms.
+  std::vector<double> chi_n_terms() const {
+    RDKit::Descriptors::calcChi0n(molecule_);
+    return molecule_.getProp<std::vector<double>>(RDKit::common_properties::_connectivityNVals);
+  }
+  std::vector<double> chi_v_terms() const {
+    std::vector<double> deltas(molecule_.getNumAtoms());
+    RDKit::Descriptors::detail::hkDeltas(molecule_, deltas, /*force=*/false);
+    return deltas;
+  }
+
+  const RDKit::ROMol& molecule_;
+  std::shared_ptr<const CrippenContributions> crippen_;
+  std::optional<PathTerms> paths_;
+  std::optional<double> alpha_;
+};
+
+// Hall and Kier's shape indices from path counts (Rev. Comp. Chem. 2, 367-422, 1991, eq. 58-62), in
+// RDKit's order of operations; 0 where the denominator is.
+double kappa2_from(double paths, double atoms, double alpha) {
+  const double denominator = (paths + alpha) * (paths + alpha);
+  if (denominator == 0.0) return 0.0;
+  return (atoms + alpha - 1) * (atoms + alpha - 2) * (atoms + alpha - 2) / denominator;
+}
+
+double kappa3_from(double paths, double atoms, double alpha) {
+  const double denominator = (paths + alpha) * (paths + alpha);
+  if (denominator == 0.0) return 0.0;
+  const bool odd = static_cast<long>(atoms) % 2 != 0;
+  return (atoms + alpha - (odd ? 1 : 2)) * (atoms + alpha - 3) * (atoms + alpha - 3) / denominator;
+}
+
+// RDKit 2022.09 registers the chi3n and chi3v functions under the names chi2n and chi2v as well, so
+// its "chi2n" and "chi2v" are the 3-bond indices. Whichever this build does is found once, by asking
+// its registry on a molecule where the two differ.
+std::size_t registered_slot(const std::string& name, double (*two_bond_index)(const RDKit::ROMol&, bool)) {
+  const std::unique_ptr<RDKit::ROMol> probe(RDKit::SmilesToMol("CCC(C)CC"));
+  const double registered = (*RDKit::Descriptors::Properties::getProperty(name))(*probe);
+  return registered == two_bond_index(*probe, /*force=*/false) ? 0 : 1;
+}
+
+double chi2n(MoleculeTerms& terms) {
+  static const std::size_t slot = registered_slot("chi2n", RDKit::Descriptors::calcChi2n);
+  return terms.paths().chi_n[slot];
+}
+
+double chi2v(MoleculeTerms& terms) {
+  static const std::size_t slot = registered_slot("chi2v", RDKit::Descriptors::calcChi2v);
+  return terms.paths().chi_v[slot];
+}
+
+double kappa2(MoleculeTerms& terms) { return kappa2_from(terms.paths().count[0], terms.heavy_atoms(), terms.alpha()); }
+
+// Kier's flexibility index, kappa1 kappa2 / heavy atoms; 0 without heavy atoms.
+double phi(MoleculeTerms& terms) {
+  if (terms.heavy_atoms() == 0) return 0.0;
+  return RDKit::Descriptors::calcKappa1(terms.molecule()) * kappa2(terms) / terms.heavy_atoms();
+}
+
+using SharedDescriptor = double (*)(MoleculeTerms&);
+
+// The descriptors computed here, under RDKit's names.
+constexpr std::pair<std::string_view, SharedDescriptor> kSharedDescriptors[] = {
+    {"CrippenClogP", [](MoleculeTerms& t) { return sum_in_order(t.crippen().logp); }},
+    {"CrippenMR", [](MoleculeTerms& t) { return sum_in_order(t.crippen().refractivity); }},
+    {"chi2n", chi2n},
+    {"chi3n", [](MoleculeTerms& t) { return t.paths().chi_n[1]; }},
+    {"chi4n", [](MoleculeTerms& t) { return t.paths().chi_n[2]; }},
+    {"chi2v", chi2v},
+    {"chi3v", [](MoleculeTerms& t) { return t.paths().chi_v[1]; }},
+    {"chi4v", [](MoleculeTerms& t) { return t.paths().chi_v[2]; }},
+    {"kappa2", kappa2},
+    {"kappa3", [](MoleculeTerms& t) { return kappa3_from(t.paths().count[1], t.heavy_atoms(), t.alpha()); }},
+    {"Phi", phi},
+};
+
+std::optional<SharedDescriptor> shared_descriptor(std::string_view name) {
+  for (const auto& [known, compute] : kSharedDescriptors)
+    if (known == name) return compute;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::shared_ptr<const CrippenContributions> crippen_contributions(const RDKit::ROMol& molecule,
+                                                                  KeepOnMolecule keep) {
+  if (auto kept = kept_crippen_contributions(molecule)) return kept;
+  std::shared_ptr<const CrippenContributions> computed = type_crippen_atoms(molecule);
+  if (keep == KeepOnMolecule::yes) molecule.setProp(kCrippenProperty, computed, /*computed=*/true);
+  return computed;
+}
+
+// One output column: computed here, or the index of RDKit's value.
+struct DescriptorSet::Column {
+  SharedDescriptor shared = nullptr;
+  std::size_t rdkit_index = 0;
+};
+
+DescriptorSet::DescriptorSet(const std::vector<std::string>& names) {
+  std::vector<std::string> rdkit_names;
+  for (const std::string& name : names) {
+    const std::optional<SharedDescriptor> shared = shared_descriptor(name);
+    columns_.push_back(shared ? Column{*shared, 0} : Column{nullptr, rdkit_names.size()});
+    if (!shared) rdkit_names.push_back(name);
+  }
+  if (!rdkit_names.empty()) rdkit_ = std::make_unique<RDKit::Descriptors::Properties>(rdkit_names);
+}
+
+DescriptorSet::~DescriptorSet() = default;
+
+std::vector<double> DescriptorSet::compute(const RDKit::ROMol& molecule) const {
+  const std::vector<double> rdkit_values = rdkit_ ? rdkit_->computeProperties(molecule) : std::vector<double>{};
+  MoleculeTerms terms(molecule);
+  std::vector<double> values;
+  values.reserve(columns_.size());
+  for (const Column& column : columns_)
+    values.push_back(column.shared ? column.shared(terms) : rdkit_values[column.rdkit_index]);
+  return values;
+}
+
+}  // namespace edgewise::detail
