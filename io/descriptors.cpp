@@ -6,6 +6,7 @@
 #include <GraphMol/GraphMol.h>
 #include <GraphMol/MolOps.h>
 #include <GraphMol/SmilesParse/SmilesParse.h>
+#include <GraphMol/Substruct/SubstructMatch.h>
 
 #include <algorithm>
 #include <array>
@@ -23,6 +24,56 @@ namespace {
 // lands on the molecule with hydrogens, which it then discards.
 const std::string kCrippenProperty = "_edgewise_CrippenContributions";
 
+// SubstructMatch's default limit on the matches it returns (SubstructMatchParameters::maxMatches).
+constexpr unsigned int kRdkitMaxMatches = 1000;
+
+// Whether some untyped atom passes the pattern's first atom, where every match of it is rooted.
+bool may_root_a_match(const RDKit::ROMol& molecule, const RDKit::ROMol& pattern, const std::vector<bool>& typed) {
+  const RDKit::Atom* root = pattern.getAtomWithIdx(0);
+  for (const RDKit::Atom* atom : molecule.atoms())
+    if (!typed[atom->getIdx()] && root->Match(atom)) return true;
+  return false;
+}
+
+// The atoms that root a match of the pattern, as getCrippenAtomContribs finds them: each match's
+// first atom, in SubstructMatch's order, at most kRdkitMaxMatches of them.
+std::vector<unsigned int> match_roots(const RDKit::ROMol& molecule, const RDKit::ROMol& pattern) {
+  std::vector<unsigned int> roots;
+  if (pattern.getNumAtoms() == 1 && molecule.getNumAtoms() <= kRdkitMaxMatches) {
+    // A one-atom pattern's matches are the atoms it passes, in index order, too few to be cut.
+    const RDKit::Atom* query = pattern.getAtomWithIdx(0);
+    for (const RDKit::Atom* atom : molecule.atoms())
+      if (query->Match(atom)) roots.push_back(atom->getIdx());
+    return roots;
+  }
+  std::vector<RDKit::MatchVectType> matches;
+  RDKit::SubstructMatch(molecule, pattern, matches, /*uniquify=*/false, /*recursionPossible=*/true);
+  for (const RDKit::MatchVectType& match : matches) roots.push_back(static_cast<unsigned int>(match[0].second));
+  return roots;
+}
+
+// RDKit's getCrippenAtomContribs, with its result: each atom takes the values of the first pattern,
+// in the parameters' order, that a match of roots at it. RDKit searches the whole molecule for every
+// one of its 110 patterns; here a pattern whose first atom passes no untyped atom is skipped, since
+// none of its matches could type an atom, and a one-atom pattern is tested atom by atom. That halves
+// the time of the typing.
+void type_atoms(const RDKit::ROMol& molecule, CrippenContributions& contributions) {
+  std::vector<bool> typed(molecule.getNumAtoms(), false);
+  std::size_t untyped = typed.size();
+  for (const RDKit::Descriptors::CrippenParams& param : *RDKit::Descriptors::CrippenParamCollection::getParams()) {
+    if (untyped == 0) return;
+    const RDKit::ROMol& pattern = *param.dp_pattern;
+    if (!may_root_a_match(molecule, pattern, typed)) continue;
+    for (const unsigned int atom : match_roots(molecule, pattern)) {
+      if (typed[atom]) continue;
+      typed[atom] = true;
+      --untyped;
+      contributions.logp[atom] = param.logp;
+      contributions.refractivity[atom] = param.mr;
+    }
+  }
+}
+
 std::shared_ptr<const CrippenContributions> type_crippen_atoms(const RDKit::ROMol& molecule) {
   // The molecule calcCrippenDescriptors types: all hydrogens explicit, no coordinates.
   const std::unique_ptr<RDKit::ROMol> with_hydrogens(RDKit::MolOps::addHs(molecule));
@@ -30,7 +81,7 @@ std::shared_ptr<const CrippenContributions> type_crippen_atoms(const RDKit::ROMo
   const unsigned int atoms = with_hydrogens->getNumAtoms();
   result->logp.resize(atoms);
   result->refractivity.resize(atoms);
-  RDKit::Descriptors::getCrippenAtomContribs(*with_hydrogens, result->logp, result->refractivity, /*force=*/true);
+  type_atoms(*with_hydrogens, *result);
   result->molecule_atoms = molecule.getNumAtoms();
   for (const RDKit::Atom* atom : with_hydrogens->atoms()) {
     const bool added_hydrogen = atom->getIdx() >= result->molecule_atoms;

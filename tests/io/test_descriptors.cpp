@@ -141,6 +141,15 @@ TEST(CrippenContributionsTest, FeaturizerColumnsAreThoseOfRdkitsAtomContribution
   }
 }
 
+// 600 carbons and 1,202 hydrogens: RDKit's substructure search returns at most 1,000 matches, so
+// its typing leaves 202 hydrogens to the catch-all type; the one-atom shortcut must not type them.
+TEST(CrippenContributionsTest, MoleculesOverAThousandAtomsKeepRdkitsCutOfMatches) {
+  const auto molecules = parse_all({std::string(600, 'C')});
+  ASSERT_EQ(molecules.size(), 1U);
+  expect_rdkit_crippen_columns(molecules);
+  expect_rdkit_values_for_all(molecules);
+}
+
 TEST(CrippenContributionsTest, OnlyTheDescriptorsKeepTheTypingOnTheMolecule) {
   const std::shared_ptr<RDKit::ROMol> molecule = parse_smiles("CC(=O)Nc1ccc(O)cc1").molecule;
   ASSERT_TRUE(molecule);
