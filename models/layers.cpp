@@ -105,10 +105,19 @@ const Matrix<Scalar>& Linear<Scalar>::backward(const Matrix<Scalar>& dy) {
 
 // ---- Element-wise activations ----
 
+// e^x - 1 for x <= 0, vectorized: Eigen's expm1 calls the scalar expm1f lane by lane, which took
+// 8 % of Cora's training. Above -1/4, where e^x - 1 would cancel to fewer correct bits, the Taylor
+// polynomial to x^6 / 720: its error, under |x|^7 / 5040, is below 6e-8 of the value there.
+FloatBlock exp_minus_one(const FloatBlock& x) {
+  FloatBlock taylor = 1.0f + x * (1.0f / 6.0f);
+  for (const float k : {5.0f, 4.0f, 3.0f, 2.0f}) taylor = 1.0f + x * (1.0f / k) * taylor;
+  return (x > -0.25f).select(x * taylor, x.exp() - 1.0f);
+}
+
 void activation::Elu::values(const float* x, float* y, Index n) const {
   const auto scale = static_cast<float>(alpha);
   in_float_blocks(x, x, y, n, [scale](const auto& in, const auto&) -> FloatBlock {
-    return (in > 0.0f).select(in, scale * in.expm1());
+    return (in > 0.0f).select(in, scale * exp_minus_one(in.min(0.0f)));
   });
 }
 

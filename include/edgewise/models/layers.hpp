@@ -91,7 +91,7 @@ S one_value(const Function& f, S x) {
 }
 
 /// alpha (e^x - 1) for x <= 0, whose derivative alpha e^x equals y + alpha. In float, e^x - 1 is
-/// Eigen's vectorized expm1; in double, std::expm1.
+/// Eigen's vectorized exp, or a Taylor polynomial near 0; in double, std::expm1.
 struct Elu {
   double alpha = 1.0;  ///< Saturation value for large negative inputs is -alpha.
   /// f(x), bit for bit what values() gives for x.
