@@ -12,6 +12,7 @@
 
 #include "bindings.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/interrupt.hpp"
 #include "edgewise/io/explain.hpp"
 #include "edgewise/io/scaffold.hpp"
 #include "edgewise/tasks/layer_width.hpp"
@@ -140,6 +141,7 @@ std::unique_ptr<MoleculeHandle> train(const MoleculeSource& source, const py::ob
   MoleculeTrainingPlan plan = training_plan(options);
   plan.training.log = python_log(verbose);
   plan.on_epoch = [](Index, const EpochReport&) { check_interrupt(); };
+  const InterruptCheck interruptible(check_interrupt);  // while the molecules are featurized
   const MoleculeDataset data = read_molecules(source, plan.config.featurizer);
   if (data.tasks.empty()) throw ArgumentError("no targets to train on");
   if (plan.config.task_type == TaskType::classification) check_classification_targets(data, source.name());

@@ -277,3 +277,18 @@ def test_describe_is_what_info_prints(model: edgewise.MoleculeModel) -> None:
     assert description["title"].startswith("molecule property model")
     assert description["training"]["examples"] == len(SMILES)
     assert "parameters" in description["facts"]
+
+
+def test_ctrl_c_stops_featurizing_before_training() -> None:
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        start = time.monotonic()
+        timer = interrupt_after(0.3)
+        copies = 100_000 // len(SMILES)  # with RDKit's descriptors, 15 s of featurizing at 2 threads
+        with pytest.raises(KeyboardInterrupt):
+            edgewise.MoleculeModel.train(SMILES * copies, np.tile(TARGETS, copies), verbose=False,
+                                         **{**TINY, "descriptors": True, "atom_crippen": True})
+        timer.join()
+        assert time.monotonic() - start < 5
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -11,8 +11,12 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/interrupt.hpp"
 #include "edgewise/io/csv.hpp"
 #include "support/shared_data.hpp"
 #include "support/thrown.hpp"
@@ -148,6 +152,18 @@ TEST_F(MoleculeFileTest, UnknownColumnsAreArgumentErrors) {
   EXPECT_THROW(load_molecule_csv(path, options), ArgumentError);
   options.smiles_column = Index{-1};
   EXPECT_THROW(load_molecule_csv(path, options), ArgumentError);
+}
+
+// Featurization polls the caller's interrupt check between windows of molecules: a check that
+// throws on its second poll stops the reading after the first window, with its exception.
+TEST(MoleculeListTest, AnInterruptCheckStopsFeaturizingBetweenWindows) {
+  const std::vector<std::string> smiles(5000, "c1ccccc1O");
+  int polls = 0;
+  const InterruptCheck stop_on_second([&] {
+    if (++polls == 2) throw std::runtime_error("interrupted");
+  });
+  EXPECT_THROW(molecules_from_smiles(smiles), std::runtime_error);
+  EXPECT_EQ(polls, 2);
 }
 
 TEST_F(MoleculeFileTest, MissingFileIsAnError) {

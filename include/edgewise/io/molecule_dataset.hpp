@@ -113,7 +113,8 @@ MoleculeDataset parse_molecule_sdf(const std::string& text, const std::string& s
 /// featurized as load_molecule_csv does. The dataset's `lines` are 1-based positions in `smiles`, and
 /// with InvalidMoleculePolicy::fail an invalid SMILES throws ParseError naming "SMILES list", that
 /// position, the SMILES and RDKit's reason. Throws ArgumentError when the shapes disagree or a target
-/// is infinite.
+/// is infinite. Like every reader here, it calls poll_interrupt() (core/interrupt.hpp) on the calling
+/// thread between blocks of 1,024 molecules, so that a caller's check can stop a long read.
 MoleculeDataset molecules_from_smiles(const std::vector<std::string>& smiles, const Matrix<float>& targets = {},
                                       std::vector<std::string> tasks = {},
                                       InvalidMoleculePolicy invalid_molecules = InvalidMoleculePolicy::fail,
