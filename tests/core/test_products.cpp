@@ -53,6 +53,7 @@ struct Shape {
 constexpr Shape kShapes[] = {
     {2 * kProductRowBlock + 37, 64, 48, "rows"},
     {64, 2 * kProductDepthBlock + 101, 48, "inner dimension"},
+    {40, (kProductPartialSums + 1) * kProductDepthBlock + 5, 24, "inner dimension, more blocks than partial sums"},
     {kProductRowBlock, 2 * kProductDepthBlock - 1, 1, "none"},
     {13, 7, 5, "none"},
 };

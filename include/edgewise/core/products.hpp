@@ -20,13 +20,16 @@ inline constexpr Index kProductRowBlock = 256;
 /// Inner-dimension entries per block of a product cut along it (a short, wide result such as a weight
 /// gradient, whose inner dimension runs over the nodes).
 inline constexpr Index kProductDepthBlock = 512;
+/// Partial sums of a product cut along its inner dimension: block b goes to sum b mod 16, so that
+/// the memory they take does not grow with the inner dimension.
+inline constexpr Index kProductPartialSums = 16;
 
 enum class Product { assign, add };
 
 /// dst = lhs * rhs (Product::add: dst += lhs * rhs), dst aliasing neither operand. A result of at
 /// least two row blocks is cut into blocks of rows; else a dense lhs with an inner dimension of at
-/// least two depth blocks is cut along it, the blocks' products added to dst in block order; else it
-/// is one product.
+/// least two depth blocks is cut along it, each block's product added to its partial sum in block
+/// order and the partial sums to dst in their order; else it is one product.
 template <typename Dst, typename Lhs, typename Rhs>
 void multiply(Dst&& dst, const Lhs& lhs, const Rhs& rhs, Product mode = Product::assign) {
   using Scalar = typename std::decay_t<Dst>::Scalar;
@@ -45,13 +48,18 @@ void multiply(Dst&& dst, const Lhs& lhs, const Rhs& rhs, Product mode = Product:
   }
   constexpr bool sparse_lhs = std::is_base_of_v<Eigen::SparseMatrixBase<Lhs>, Lhs>;
   if (!sparse_lhs && depth >= 2 * kProductDepthBlock) {
-    std::vector<Matrix<Scalar>> partial(static_cast<std::size_t>((depth + kProductDepthBlock - 1) / kProductDepthBlock));
-    parallel_for_blocks(depth, kProductDepthBlock, [&](Index begin, Index end) {
-      partial[static_cast<std::size_t>(begin / kProductDepthBlock)].noalias() =
-          lhs.middleCols(begin, end - begin) * rhs.middleRows(begin, end - begin);
-    });
+    const Index blocks = (depth + kProductDepthBlock - 1) / kProductDepthBlock;
+    std::vector<Matrix<Scalar>> partial(static_cast<std::size_t>(std::min(blocks, kProductPartialSums)));
+    parallel_for(static_cast<Index>(partial.size()), [&](Index sum) {
+      Matrix<Scalar>& into = partial[static_cast<std::size_t>(sum)];
+      into.setZero(rows, rhs.cols());
+      for (Index block = sum; block < blocks; block += kProductPartialSums) {
+        const Index begin = block * kProductDepthBlock, count = std::min(kProductDepthBlock, depth - begin);
+        into.noalias() += lhs.middleCols(begin, count) * rhs.middleRows(begin, count);
+      }
+    }, 1);
     if (mode == Product::assign) dst.setZero();
-    for (const Matrix<Scalar>& block : partial) dst += block;
+    for (const Matrix<Scalar>& sum : partial) dst += sum;
     return;
   }
   if (mode == Product::add) {
