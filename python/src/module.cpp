@@ -68,11 +68,15 @@ py::dict describe(const Model& model) {
 PYBIND11_MODULE(_edgewise, m) {
   m.doc() = "The compiled core of edgewise; use the edgewise package.";
   // The command-line tool allocates through jemalloc; Python uses glibc's malloc, which by default
-  // gives the top of its heap back to the kernel after every large free and touches fresh pages
-  // again on the next batch (11 us a page here). Keeping 64 MiB of padding at the heap's top made
-  // default ESOL training from Python as fast as the tool's (bench/python_train), where without it
-  // it took about 20 % longer. The cost: the process may keep up to that much freed memory.
+  // gives the top of its heaps back to the kernel after large frees and touches fresh pages again on
+  // the next batch (11 us a page here). So its heaps keep 64 MiB of padding at the top and trim
+  // only above 128 MiB free. Setting any of these turns off glibc's sliding mmap threshold, which
+  // would leave every block over 128 KiB (a batch's activations) to its own mmap and munmap, each
+  // page faulted in again: blocks up to 32 MiB, the most glibc allows, come from the heaps too.
+  // The cost: the process may keep up to 128 MiB of freed memory per heap.
   mallopt(M_TOP_PAD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 128 << 20);
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
   m.attr("__version__") = std::string(edgewise::version());
   py::register_exception_translator(&edgewise::python::translate);
   m.def("set_num_threads", &edgewise::set_num_threads, py::arg("threads"),
