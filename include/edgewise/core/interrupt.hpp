@@ -9,9 +9,10 @@
 
 namespace edgewise {
 
-/// Installs `check` on the calling thread for the guard's lifetime, then restores the one before.
+/// Installs a check on the calling thread for the guard's lifetime, then restores the one before.
 class InterruptCheck {
  public:
+  /// `check` runs at each poll_interrupt() on this thread; what it throws stops the work.
   explicit InterruptCheck(std::function<void()> check);
   ~InterruptCheck();
   InterruptCheck(const InterruptCheck&) = delete;

@@ -35,12 +35,14 @@ class ThreadGovernor {
   /// What one window of parallel work saw: its wall time and the process's involuntary context
   /// switches (getrusage's ru_nivcsw) in it.
   struct Window {
-    double seconds = 0;
-    double preemptions = 0;
+    double seconds = 0;      ///< wall time
+    double preemptions = 0;  ///< involuntary context switches of the whole process
   };
 
+  /// Starts at `requested` threads (at least 1), never more.
   explicit ThreadGovernor(int requested);
 
+  /// The threads for the next window.
   int threads() const { return threads_; }
   /// Takes one window's measurements and sets threads() for the next window.
   void observe(const Window& window);

@@ -24,6 +24,7 @@ inline constexpr Index kProductDepthBlock = 512;
 /// the memory they take does not grow with the inner dimension.
 inline constexpr Index kProductPartialSums = 16;
 
+/// Whether multiply() overwrites its destination or adds to it.
 enum class Product { assign, add };
 
 /// dst = lhs * rhs (Product::add: dst += lhs * rhs), dst aliasing neither operand. A result of at
