@@ -289,6 +289,6 @@ def test_ctrl_c_stops_featurizing_before_training() -> None:
             edgewise.MoleculeModel.train(SMILES * copies, np.tile(TARGETS, copies), verbose=False,
                                          **{**TINY, "descriptors": True, "atom_crippen": True})
         timer.join()
-        assert time.monotonic() - start < 5
+        assert time.monotonic() - start < 10  # a window of 1,024 molecules: 0.3 s, some seconds under ASan
     finally:
         signal.signal(signal.SIGINT, previous)
