@@ -16,10 +16,10 @@
 namespace edgewise {
 
 /// Result rows per block of a product cut by rows.
-inline constexpr Index kProductRowBlock = 256;
+inline constexpr Index kProductRowBlock = 128;
 /// Inner-dimension entries per block of a product cut along it (a short, wide result such as a weight
 /// gradient, whose inner dimension runs over the nodes).
-inline constexpr Index kProductDepthBlock = 512;
+inline constexpr Index kProductDepthBlock = 256;
 /// Partial sums of a product cut along its inner dimension: block b goes to sum b mod 16, so that
 /// the memory they take does not grow with the inner dimension.
 inline constexpr Index kProductPartialSums = 16;
