@@ -55,8 +55,8 @@ std::vector<unsigned int> match_roots(const RDKit::ROMol& molecule, const RDKit:
 // RDKit's getCrippenAtomContribs, with its result: each atom takes the values of the first pattern,
 // in the parameters' order, that a match of roots at it. RDKit searches the whole molecule for every
 // one of its 110 patterns; here a pattern whose first atom passes no untyped atom is skipped, since
-// none of its matches could type an atom, and a one-atom pattern is tested atom by atom. That halves
-// the time of the typing.
+// none of its matches could type an atom, and a one-atom pattern is tested atom by atom. On HIV's
+// molecules that saved 70 us a molecule, of the typing's 200 or so.
 void type_atoms(const RDKit::ROMol& molecule, CrippenContributions& contributions) {
   std::vector<bool> typed(molecule.getNumAtoms(), false);
   std::size_t untyped = typed.size();
