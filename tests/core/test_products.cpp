@@ -38,6 +38,12 @@ void expect_close(const Matrix<float>& a, const Matrix<double>& reference, Index
     for (Index j = 0; j < a.cols(); ++j) ASSERT_NEAR(a(i, j), reference(i, j), tolerance) << i << ", " << j;
 }
 
+// Keeps the 1-thread result (the first run) and expects every later one to equal it bit for bit.
+void expect_bits_of_one_thread(const Matrix<float>& result, int threads, Matrix<float>& one_thread) {
+  if (threads == 1) one_thread = result;
+  EXPECT_TRUE(same_bits(result, one_thread)) << threads << " threads";
+}
+
 class ProductTest : public ::testing::Test {
  protected:
   void TearDown() override { set_num_threads(0); }
@@ -76,12 +82,8 @@ TEST_F(ProductTest, EveryThreadCountGivesTheSameBitsCloseToTheExactProduct) {
       multiply(added, lhs, rhs, Product::add);
       expect_close(assigned, exact, shape.depth);
       expect_close(added, exact + start.cast<double>(), shape.depth);
-      if (threads == 1) {
-        assigned_once = assigned;
-        added_once = added;
-      }
-      EXPECT_TRUE(same_bits(assigned, assigned_once));
-      EXPECT_TRUE(same_bits(added, added_once));
+      expect_bits_of_one_thread(assigned, threads, assigned_once);
+      expect_bits_of_one_thread(added, threads, added_once);
     }
   }
 }
@@ -101,12 +103,8 @@ TEST_F(ProductTest, TransposedOperandsAndBlocksAsDestination) {
     expect_close(gradient.leftCols(24), x.cast<double>().transpose() * dy.cast<double>(), x.rows());
     EXPECT_TRUE(gradient.rightCols(6).isZero(0.0f)) << "multiply wrote outside its block";
     expect_close(dx, dy.cast<double>() * w.cast<double>().transpose(), w.cols());
-    if (threads == 1) {
-      first_gradient = gradient;
-      first_dx = dx;
-    }
-    EXPECT_TRUE(same_bits(gradient, first_gradient));
-    EXPECT_TRUE(same_bits(dx, first_dx));
+    expect_bits_of_one_thread(gradient, threads, first_gradient);
+    expect_bits_of_one_thread(dx, threads, first_dx);
   }
 }
 
@@ -121,8 +119,7 @@ TEST_F(ProductTest, SparseRowsAreCutLikeDenseOnes) {
     Matrix<float> product;
     multiply(product, sparse, w);
     expect_close(product, dense.cast<double>() * w.cast<double>(), dense.cols());
-    if (threads == 1) first = product;
-    EXPECT_TRUE(same_bits(product, first));
+    expect_bits_of_one_thread(product, threads, first);
   }
 }
 

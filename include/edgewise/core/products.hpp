@@ -1,9 +1,10 @@
 /// \file
 /// Matrix products run in parallel with results that never depend on the thread count. Eigen's own
 /// threaded products size their blocking by the thread count, so the same seed trained different
-/// weights at 1 and 2 threads. edgewise keeps Eigen on one thread (set_num_threads() sees to it) and
-/// cuts products here instead, into blocks fixed by the shapes alone, each block a one-thread Eigen
-/// product: any number of threads runs the same blocks and sums them in the same order.
+/// weights at 1 and 2 threads. edgewise keeps Eigen on one thread (core/parallel.cpp sets it when
+/// the library loads) and cuts products here instead, into blocks fixed by the shapes alone, each
+/// block a one-thread Eigen product: any number of threads runs the same blocks and sums them in
+/// the same order.
 #pragma once
 
 #include <algorithm>
