@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <unordered_set>
 
@@ -168,6 +169,28 @@ Graph Graph::from_edge_arrays(Index num_nodes, std::vector<NodeId> sources, std:
   check_sizes(num_nodes, sources.size());
   for (std::size_t k = 0; k < sources.size(); ++k) check_pair(num_nodes, k, sources[k], targets[k]);
   return Graph(num_nodes, std::move(sources), std::move(targets));
+}
+
+Graph Graph::from_in_edges(const InEdges& in_edges) {
+  const Index num_nodes = in_edges.num_nodes();
+  check_sizes(num_nodes, in_edges.sources.size());
+  if (in_edges.offsets.empty() || in_edges.offsets.front() != 0 || in_edges.offsets.back() != in_edges.num_edges())
+    throw GraphError("graph: in-edge offsets must run from 0 to the number of edges, " +
+                     std::to_string(in_edges.num_edges()));
+  Graph graph;
+  graph.num_nodes_ = num_nodes;
+  graph.in_offsets_.assign(in_edges.offsets.begin(), in_edges.offsets.end());
+  graph.in_sources_.assign(in_edges.sources.begin(), in_edges.sources.end());
+  for (Index i = 0; i < num_nodes; ++i)
+    if (graph.in_offsets_[i + 1] < graph.in_offsets_[i])
+      throw GraphError("graph: in-edge offsets decrease at node " + std::to_string(i));
+  for (Index i = 0; i < num_nodes; ++i)
+    for (Index p = graph.in_offsets_[i]; p < graph.in_offsets_[i + 1]; ++p)
+      check_pair(num_nodes, static_cast<std::size_t>(p), graph.in_sources_[p], i);
+  graph.edge_positions_.resize(graph.in_sources_.size());
+  std::iota(graph.edge_positions_.begin(), graph.edge_positions_.end(), NodeId{0});
+  graph.build_out_edges();
+  return graph;
 }
 
 void Graph::assign(Index num_nodes, std::span<const NodeId> sources, std::span<const NodeId> targets) {

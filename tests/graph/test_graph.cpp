@@ -194,6 +194,32 @@ TEST(GraphBuilder, AssignRejectsWhatFromEdgesRejects) {
   EXPECT_NE(lengths.find("3 sources but 2 targets"), std::string::npos) << lengths;
 }
 
+TEST(GraphBuilder, FromInEdgesKeepsTheCsrAndOrdersEdgesByIt) {
+  SplitMix64 rng(12);
+  const Pairs edges = random_pairs(40, 200, rng);
+  const Graph original = Graph::from_pairs(40, edges);
+  const Graph copy = Graph::from_in_edges(original.in_edges());
+  EXPECT_TRUE(std::ranges::equal(copy.in_offsets(), original.in_offsets()));
+  EXPECT_TRUE(std::ranges::equal(copy.in_sources(), original.in_sources()));
+  for (Index e = 0; e < copy.num_edges(); ++e) EXPECT_EQ(copy.edge_positions()[e], e);
+  expect_indices_match_edges(copy);
+}
+
+TEST(GraphBuilder, FromInEdgesRejectsBrokenOffsetsAndSources) {
+  const std::vector<NodeId> sources = {1, 0, 2};
+  const std::vector<Index> good = {0, 1, 3, 3}, not_from_zero = {1, 1, 3, 3}, short_end = {0, 1, 2, 2},
+                           decreasing = {0, 2, 1, 3};
+  EXPECT_EQ(Graph::from_in_edges({good, sources}).num_edges(), 3);
+  for (const auto* offsets : {&not_from_zero, &short_end})
+    EXPECT_NE(graph_error_message([&] { Graph::from_in_edges({*offsets, sources}); }).find("from 0 to the number"),
+              std::string::npos);
+  EXPECT_NE(graph_error_message([&] { Graph::from_in_edges({decreasing, sources}); }).find("decrease at node 1"),
+            std::string::npos);
+  const std::vector<NodeId> out_of_range = {1, 0, 3};
+  EXPECT_NE(graph_error_message([&] { Graph::from_in_edges({good, out_of_range}); }).find("(3 -> 1)"),
+            std::string::npos);
+}
+
 TEST(GraphOptions, AddSelfLoopsAppendsMissingLoopsInNodeOrder) {
   const Pairs edges = {{0, 1}, {2, 2}, {1, 0}};
   const Graph g = Graph::from_pairs(4, edges, {.add_self_loops = true});

@@ -31,6 +31,18 @@ struct GraphOptions {
   bool drop_duplicates = false;  ///< keep only the first of repeated (source, target) pairs
 };
 
+/// The in-edges of every node in CSR by destination, viewing memory owned elsewhere: a Graph, or a
+/// memory-mapped graph store. Node i's in-edges come from sources[offsets[i]] .. sources[offsets[i+1] - 1].
+struct InEdges {
+  std::span<const Index> offsets;   ///< [N + 1], from 0, non-decreasing, ending at E
+  std::span<const NodeId> sources;  ///< [E]
+
+  /// N.
+  Index num_nodes() const { return offsets.empty() ? 0 : static_cast<Index>(offsets.size()) - 1; }
+  /// E.
+  Index num_edges() const { return static_cast<Index>(sources.size()); }
+};
+
 /// A directed graph in CSR by destination, with its transpose by source. Immutable once built
 /// (except through assign), so it may be shared by threads. See the file's description for the
 /// edge order.
@@ -50,6 +62,10 @@ class Graph {
   /// Builds a graph that takes over `sources` and `targets` without copying them, and without options:
   /// for large graphs assembled by a reader. Throws GraphError as from_edges does.
   static Graph from_edge_arrays(Index num_nodes, std::vector<NodeId> sources, std::vector<NodeId> targets);
+
+  /// Builds a graph whose edge order is the CSR order of `in_edges`, copying them. Throws GraphError
+  /// when the offsets do not run from 0 to E without decreasing or a source is out of range.
+  static Graph from_in_edges(const InEdges& in_edges);
 
   /// Rebuilds this graph in place as from_edges(num_nodes, sources, targets) without options would
   /// build it, reusing its memory: no allocation once the buffers are large enough. Throws GraphError
@@ -73,6 +89,8 @@ class Graph {
   std::span<const Index> in_offsets() const { return in_offsets_; }
   std::span<const NodeId> in_sources() const { return in_sources_; }
   Index in_degree(Index i) const { return in_offsets_[i + 1] - in_offsets_[i]; }
+  /// Both, as one view.
+  InEdges in_edges() const { return {in_offsets_, in_sources_}; }
   /// @}
 
   /// edge_positions: [E] in the graph's edge order, the CSR-by-destination position of each edge.
