@@ -184,6 +184,51 @@ void NodeClassifier<Scalar>::backward(const Matrix<Scalar>& dlogits) {
 }
 
 template <typename Scalar>
+const Matrix<Scalar>& NodeClassifier<Scalar>::forward_blocks(std::span<const Graph> blocks,
+                                                             const Matrix<Scalar>& features, Mode mode) {
+  if (static_cast<Index>(blocks.size()) != options_.layers)
+    throw ArgumentError("NodeClassifier: " + std::to_string(blocks.size()) + " blocks for " +
+                        std::to_string(options_.layers) + " layers");
+  for (std::size_t k = 1; k < blocks.size(); ++k)
+    if (blocks[k].num_nodes() > blocks[k - 1].num_nodes())
+      throw ArgumentError("NodeClassifier: block " + std::to_string(k) + " has more nodes than the block before it");
+  check_features(blocks.front(), features.rows(), features.cols());
+  kept_rows_.resize(hidden_layers_.size());
+  block_rows_.clear();
+  for (const Graph& block : blocks) block_rows_.push_back(block.num_nodes());
+  const Matrix<Scalar>* h = &features;
+  for (std::size_t l = 0; l < hidden_layers_.size(); ++l) {
+    kept_rows_[l] = hidden_layers_[l]->forward(blocks[l], *h, mode).topRows(blocks[l + 1].num_nodes());
+    h = &kept_rows_[l];
+  }
+  hidden_ = h;
+  return output_.forward(blocks.back(), output_dropout_.forward(*h, mode), nullptr, mode);
+}
+
+template <typename Scalar>
+void NodeClassifier<Scalar>::backward_blocks(const Matrix<Scalar>& dlogits) {
+  const Matrix<Scalar>& dinput = output_.backward(dlogits);
+  if (hidden_layers_.empty()) return;
+  const Matrix<Scalar>* dkept = &output_dropout_.backward(dinput);
+  padded_grads_.resize(hidden_layers_.size());
+  for (std::size_t l = hidden_layers_.size(); l-- > 0;) {
+    Matrix<Scalar>& padded = padded_grads_[l];
+    padded.setZero(block_rows_[l], dkept->cols());
+    padded.topRows(dkept->rows()) = *dkept;
+    dkept = hidden_layers_[l]->backward(padded, l > 0);
+  }
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& NodeClassifier<Scalar>::forward_layer(Index layer, const Graph& graph,
+                                                            const Matrix<Scalar>& input) {
+  if (layer < 0 || layer >= options_.layers)
+    throw ArgumentError("NodeClassifier: no layer " + std::to_string(layer) + " in " + std::to_string(options_.layers));
+  if (layer + 1 == options_.layers) return output_.forward(graph, input, nullptr, Mode::inference());
+  return hidden_layers_[layer]->forward(graph, input, Mode::inference());
+}
+
+template <typename Scalar>
 const Matrix<Scalar>& NodeClassifier<Scalar>::hidden() const {
   if (hidden_ == nullptr) throw ArgumentError("NodeClassifier: no hidden representation before the first forward");
   return *hidden_;

@@ -1,7 +1,6 @@
 #include "edgewise/models/node_training.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -15,6 +14,7 @@
 #include "edgewise/models/losses.hpp"
 #include "edgewise/models/optimizers.hpp"
 #include "edgewise/models/training_state.hpp"
+#include "node_epochs.hpp"
 
 namespace edgewise {
 
@@ -28,14 +28,10 @@ void to_json(nlohmann::json& j, const NodeTrainingOptions& options) {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-void check_options(const NodeTrainingOptions& options) {
-  if (options.epochs < 1) throw ArgumentError("node training: epochs must be at least 1");
-  if (!(options.learning_rate > 0)) throw ArgumentError("node training: learning rate must be positive");
-  if (!(options.weight_decay >= 0)) throw ArgumentError("node training: weight decay must not be negative");
-  if (options.patience < 1) throw ArgumentError("node training: patience must be at least 1");
-}
+using detail::accuracy;
+using detail::argmax;
+using detail::kNaN;
+using detail::part_targets;
 
 void check_inputs(const NodeClassifier<float>& model, const Graph& graph, const Matrix<float>& features,
                   std::span<const Index> labels) {
@@ -48,80 +44,6 @@ void check_inputs(const NodeClassifier<float>& model, const Graph& graph, const 
     throw ArgumentError("node classification: " + std::to_string(labels.size()) + " labels for " + std::to_string(n) +
                         " nodes");
 }
-
-// [N] holding the label of each listed node and -1 elsewhere, the form cross_entropy_loss ignores
-// rows by. Throws ArgumentError for a listed node out of range, unlabeled, or of a class >= classes.
-std::vector<Index> part_targets(std::span<const Index> labels, std::span<const Index> nodes, Index classes,
-                                const char* part) {
-  std::vector<Index> targets(labels.size(), -1);
-  for (const Index node : nodes) {
-    if (node < 0 || node >= static_cast<Index>(labels.size()))
-      throw ArgumentError(std::string("node classification: ") + part + " node " + std::to_string(node) +
-                          " is not a node of the graph");
-    const Index label = labels[static_cast<std::size_t>(node)];
-    if (label < 0 || label >= classes)
-      throw ArgumentError(std::string("node classification: ") + part + " node " + std::to_string(node) +
-                          " has label " + std::to_string(label) + ", expected a class in [0, " +
-                          std::to_string(classes) + ")");
-    targets[static_cast<std::size_t>(node)] = label;
-  }
-  return targets;
-}
-
-Index argmax(const Matrix<float>& logits, Index row) {
-  Index best = 0;
-  logits.row(row).maxCoeff(&best);
-  return best;
-}
-
-// Fraction of the rows with a target whose largest logit is the target's; NaN without targets.
-double accuracy(const Matrix<float>& logits, std::span<const Index> targets) {
-  Index scored = 0, correct = 0;
-  for (std::size_t node = 0; node < targets.size(); ++node) {
-    if (targets[node] < 0) continue;
-    ++scored;
-    if (argmax(logits, static_cast<Index>(node)) == targets[node]) ++correct;
-  }
-  return scored > 0 ? static_cast<double>(correct) / static_cast<double>(scored) : kNaN;
-}
-
-// The stopping rule of the GAT reference code: an epoch makes progress, restarting the patience count,
-// when its validation accuracy or its validation loss is at least as good as the best of any earlier
-// epoch; its weights are kept only when both are.
-class ValidationRecord {
- public:
-  bool progresses(const NodeEpochReport& epoch) const {
-    return std::isnan(epoch.val_accuracy) || epoch.val_accuracy >= accuracy_ || epoch.val_loss <= loss_;
-  }
-  bool improves(const NodeEpochReport& epoch) const {
-    return std::isnan(epoch.val_accuracy) || (epoch.val_accuracy >= accuracy_ && epoch.val_loss <= loss_);
-  }
-  void update(const NodeEpochReport& epoch) {
-    if (!progresses(epoch)) return;
-    last_progress_ = epoch.epoch;
-    if (std::isnan(epoch.val_accuracy)) return;
-    accuracy_ = std::max(accuracy_, epoch.val_accuracy);
-    loss_ = std::min(loss_, epoch.val_loss);
-  }
-  Index last_progress() const { return last_progress_; }
-
-  // A checkpoint holds the record with NaN for "no epoch yet", since JSON has no infinities.
-  void save(TrainingState& state) const {
-    state.progress_accuracy = std::isinf(accuracy_) ? kNaN : accuracy_;
-    state.progress_loss = std::isinf(loss_) ? kNaN : loss_;
-    state.last_progress = last_progress_;
-  }
-  void restore(const TrainingState& state) {
-    if (!std::isnan(state.progress_accuracy)) accuracy_ = state.progress_accuracy;
-    if (!std::isnan(state.progress_loss)) loss_ = state.progress_loss;
-    last_progress_ = state.last_progress;
-  }
-
- private:
-  double accuracy_ = -std::numeric_limits<double>::infinity();
-  double loss_ = std::numeric_limits<double>::infinity();
-  Index last_progress_ = 0;
-};
 
 // Below this fraction of non-zeros, training runs on a sparse copy of the features.
 constexpr double kSparseFeatureDensity = 0.1;
@@ -206,27 +128,6 @@ std::string accuracy_text(double value) {
   return text;
 }
 
-void log_setup(const Logger& log, const Split& split, const NodeTrainingOptions& options) {
-  log.verbose("training on " + std::to_string(split.train.size()) + " nodes, validating on " +
-              std::to_string(split.val.size()) + " by accuracy; at most " + std::to_string(options.epochs) +
-              " epochs, patience " + std::to_string(options.patience));
-}
-
-void log_epoch(const Logger& log, const NodeEpochReport& report, Index epochs) {
-  if (!log.enabled(LogLevel::normal)) return;
-  const EpochProgress progress{.epoch = report.epoch,
-                               .epochs = epochs,
-                               .train_loss = report.train_loss,
-                               .metric = "accuracy",
-                               .validation = report.val_accuracy,
-                               .seconds = report.seconds};
-  log.normal(node_epoch_line(report), &progress);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 }  // namespace
 
 std::string node_epoch_line(const NodeEpochReport& report) {
@@ -242,68 +143,13 @@ NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameter
                                          const Split& split, const NodeTrainingOptions& options,
                                          const std::function<void(const NodeEpochReport&)>& on_epoch,
                                          const TrainingCheckpoints& checkpoints) {
-  check_options(options);
+  detail::check_node_training_options(options);
   check_inputs(model, graph, features, labels);
   if (split.train.empty()) throw ArgumentError("node training: the training split is empty");
   const Index classes = model.options().classes;
-  FullBatchTrainer trainer(model, params, graph, features, part_targets(labels, split.train, classes, "training"),
-                           part_targets(labels, split.val, classes, "validation"), options);
-
-  NodeTrainingResult result;
-  result.best_val_accuracy = result.best_val_loss = kNaN;
-  Vector<float> best_weights = params.values();
-  ValidationRecord record;
-  Index first_epoch = 1;
-  if (checkpoints.resume) {
-    const TrainingState& state = *checkpoints.resume;
-    check_resumable(state, params.size(), options.epochs);
-    trainer.restore(state);
-    record.restore(state);
-    best_weights = state.best_weights;
-    result.best_epoch = state.best_epoch;
-    result.best_val_accuracy = state.best_validation;
-    result.best_val_loss = state.best_loss;
-    first_epoch = state.epoch + 1;
-  }
-  const Logger log(options.log);
-  log_setup(log, split, options);
-  const auto start = std::chrono::steady_clock::now();
-  for (Index epoch = first_epoch; epoch <= options.epochs; ++epoch) {
-    NodeEpochReport report;
-    report.epoch = epoch;
-    report.train_loss = trainer.step(epoch);
-    trainer.score(report);
-    report.improved = record.improves(report);
-    record.update(report);
-    if (report.improved) {
-      result.best_epoch = epoch;
-      result.best_val_accuracy = report.val_accuracy;
-      result.best_val_loss = report.val_loss;
-      best_weights = params.values();
-    }
-    report.seconds = seconds_since(start);
-    result.history.push_back(report);
-    result.epochs_run = epoch;
-    if (on_epoch) on_epoch(report);
-    log_epoch(log, report, options.epochs);
-    if (epoch - record.last_progress() >= options.patience) {
-      log.verbose("stopping early: no improvement on the validation nodes for " + std::to_string(options.patience) +
-                  " epochs; keeping epoch " + std::to_string(result.best_epoch));
-      break;
-    }
-    if (checkpoint_due(checkpoints, epoch)) {
-      TrainingState state{.epoch = epoch,
-                          .best_weights = best_weights,
-                          .best_epoch = result.best_epoch,
-                          .best_validation = result.best_val_accuracy,
-                          .best_loss = result.best_val_loss};
-      trainer.save(state);
-      record.save(state);
-      checkpoints.save(state);
-    }
-  }
-  params.values() = best_weights;
-  return result;
+  FullBatchTrainer trainer(model, params, graph, features, detail::part_targets(labels, split.train, classes, "training"),
+                           detail::part_targets(labels, split.val, classes, "validation"), options);
+  return detail::run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
 }
 
 Matrix<float> predict_node_probabilities(NodeClassifier<float>& model, const Graph& graph,

@@ -22,6 +22,7 @@
 
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <span>
 #include <vector>
 
 #include "edgewise/attention/graph_attention.hpp"
@@ -77,6 +78,22 @@ class NodeClassifier {
   /// dlogits: [N, classes]; accumulates every parameter gradient. The features get no gradient.
   void backward(const Matrix<Scalar>& dlogits);
 
+  /// Forward over sampled blocks (graph/sampling.hpp): layer k runs on blocks[k], whose node count is
+  /// the rows of its input, and passes on the first blocks[k + 1].num_nodes() rows of its output.
+  /// features: [blocks[0].num_nodes(), in_dim], kept by pointer until backward_blocks, like the blocks.
+  /// Returns logits [blocks.back().num_nodes(), classes], of which the batch's seeds are the first
+  /// rows. Throws ArgumentError unless there is one block per layer and each has no more nodes than the
+  /// one before.
+  const Matrix<Scalar>& forward_blocks(std::span<const Graph> blocks, const Matrix<Scalar>& features, Mode mode);
+  /// Backward of forward_blocks: dlogits [blocks.back().num_nodes(), classes]; accumulates every
+  /// parameter gradient.
+  void backward_blocks(const Matrix<Scalar>& dlogits);
+
+  /// One layer alone, for inference layer by layer: `input` [graph.num_nodes(), the layer's input
+  /// width] (the features for layer 0, else the previous layer's output) gives layer `layer`'s output
+  /// over the same rows: hidden rows [.., hidden_dim()], or logits for the last layer.
+  const Matrix<Scalar>& forward_layer(Index layer, const Graph& graph, const Matrix<Scalar>& input);
+
   /// The input of the output layer in the last forward, before its dropout: [N, hidden_dim()], or
   /// the features themselves when layers == 1. Node embeddings. Throws ArgumentError before the
   /// first forward.
@@ -99,6 +116,9 @@ class NodeClassifier {
   GraphAttention<Scalar> output_;
   const Matrix<Scalar>* hidden_ = nullptr;
   Matrix<Scalar> dense_features_;  // a sparse input made dense, when layers == 1
+  std::vector<Index> block_rows_;             // [layers]: the rows of each layer in the last forward_blocks
+  std::vector<Matrix<Scalar>> kept_rows_;     // [layers - 1]: the rows each hidden layer passes on, in forward_blocks
+  std::vector<Matrix<Scalar>> padded_grads_;  // [layers - 1]: their gradients, zero-padded to the layer's rows
 };
 
 }  // namespace edgewise

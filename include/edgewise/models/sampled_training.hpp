@@ -1,0 +1,76 @@
+/// \file
+/// Node classification on graphs too large to run whole: mini-batch training on sampled neighbourhoods
+/// (graph/sampling.hpp), and exact inference layer by layer.
+///
+/// Training: each epoch shuffles the training nodes and takes them batch_size at a time as seeds. A
+/// batch samples its blocks, gathers the features of their nodes, runs the network over the blocks
+/// (NodeClassifier::forward_blocks) and takes one Adam step on the seeds' mean cross-entropy. A
+/// background thread samples and gathers the next batch while the network runs on this one. The
+/// validation nodes are scored the same way in inference mode, with fixed draws, after every epoch;
+/// early stopping, checkpoints and logs are full-batch training's (models/node_training.hpp). The
+/// training accuracy reported is that of the epoch's batches, with dropout, which costs no extra pass.
+/// Every draw comes from seeds derived from options.seed, the epoch and the batch, so the same seed,
+/// data and thread count give the same weights, resumed or not.
+///
+/// Inference runs one layer at a time over all nodes, in batches of nodes whose in-edges add up to
+/// about inference_edges: each batch gathers its nodes' in-neighbours' rows of the previous layer's
+/// output (or of the features) and runs the layer on exactly those edges. It gives the full-batch
+/// forward's outputs up to the order of float sums, holding two [N, width] matrices and one batch
+/// instead of every layer's activations.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "edgewise/core/tensor.hpp"
+#include "edgewise/datasets/splits.hpp"
+#include "edgewise/graph/graph.hpp"
+#include "edgewise/models/node_classifier.hpp"
+#include "edgewise/models/node_training.hpp"
+
+namespace edgewise {
+
+/// The graph mini-batches read: its in-edges, and node features by rows, from memory or a
+/// memory-mapped store. gather_features fills [nodes.size(), feature_dim] row-major and may be called
+/// from a background thread.
+struct NodeSource {
+  InEdges in_edges;       ///< the graph attention runs on
+  Index feature_dim = 0;  ///< width of a feature row
+  std::function<void(std::span<const NodeId> nodes, float* out)> gather_features;  ///< rows of `nodes`
+  bool self_loops = true;  ///< whether the graph gives every node a self-loop (NeighborSampler)
+};
+
+/// A NodeSource viewing `graph` and `features` [N, feature_dim], which must outlive it.
+NodeSource node_source(const Graph& graph, const Matrix<float>& features, bool self_loops = true);
+
+/// Settings of sampled training and layer-wise inference.
+struct SamplingOptions {
+  Index batch_size = 1024;          ///< seed nodes a training step
+  std::vector<Index> fanouts = {};  ///< one per layer, seeds first (NeighborSampler); empty: default_fanouts
+  Index inference_edges = Index{1} << 20;  ///< in-edges per batch of layer-wise inference
+};
+
+/// 15 neighbours of each seed and 10 at every further hop, as PyTorch Geometric's examples sample.
+std::vector<Index> default_fanouts(Index layers);
+
+/// Trains `model` as train_node_classifier does (same options, callbacks, checkpoints and result), on
+/// sampled mini-batches of `graph`. labels: [N]. Throws ArgumentError on inconsistent inputs or
+/// sampling options (a fan-out list whose length is not the number of layers, a batch size below 1),
+/// and DivergenceError as train_node_classifier does.
+NodeTrainingResult train_node_classifier_sampled(NodeClassifier<float>& model, Parameters<float>& params,
+                                                 const NodeSource& graph, std::span<const Index> labels,
+                                                 const Split& split, const NodeTrainingOptions& options = {},
+                                                 const SamplingOptions& sampling = {},
+                                                 const std::function<void(const NodeEpochReport&)>& on_epoch = {},
+                                                 const TrainingCheckpoints& checkpoints = {});
+
+/// The logits of every node, [N, classes], layer by layer (see the file comment).
+Matrix<float> layerwise_logits(NodeClassifier<float>& model, const NodeSource& graph,
+                               const SamplingOptions& sampling = {});
+
+/// The hidden representation of every node (NodeClassifier::hidden), [N, hidden_dim()], layer by layer.
+Matrix<float> layerwise_hidden(NodeClassifier<float>& model, const NodeSource& graph,
+                               const SamplingOptions& sampling = {});
+
+}  // namespace edgewise

@@ -1,0 +1,87 @@
+#include "node_epochs.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "edgewise/core/error.hpp"
+
+namespace edgewise::detail {
+
+void check_node_training_options(const NodeTrainingOptions& options) {
+  if (options.epochs < 1) throw ArgumentError("node training: epochs must be at least 1");
+  if (!(options.learning_rate > 0)) throw ArgumentError("node training: learning rate must be positive");
+  if (!(options.weight_decay >= 0)) throw ArgumentError("node training: weight decay must not be negative");
+  if (options.patience < 1) throw ArgumentError("node training: patience must be at least 1");
+}
+
+std::vector<Index> part_targets(std::span<const Index> labels, std::span<const Index> nodes, Index classes,
+                                const char* part) {
+  std::vector<Index> targets(labels.size(), -1);
+  for (const Index node : nodes) {
+    if (node < 0 || node >= static_cast<Index>(labels.size()))
+      throw ArgumentError(std::string("node classification: ") + part + " node " + std::to_string(node) +
+                          " is not a node of the graph");
+    const Index label = labels[static_cast<std::size_t>(node)];
+    if (label < 0 || label >= classes)
+      throw ArgumentError(std::string("node classification: ") + part + " node " + std::to_string(node) +
+                          " has label " + std::to_string(label) + ", expected a class in [0, " +
+                          std::to_string(classes) + ")");
+    targets[static_cast<std::size_t>(node)] = label;
+  }
+  return targets;
+}
+
+Index argmax(const Matrix<float>& logits, Index row) {
+  Index best = 0;
+  logits.row(row).maxCoeff(&best);
+  return best;
+}
+
+double accuracy(const Matrix<float>& logits, std::span<const Index> targets) {
+  Index scored = 0, correct = 0;
+  for (std::size_t node = 0; node < targets.size(); ++node) {
+    if (targets[node] < 0) continue;
+    ++scored;
+    if (argmax(logits, static_cast<Index>(node)) == targets[node]) ++correct;
+  }
+  return scored > 0 ? static_cast<double>(correct) / static_cast<double>(scored) : kNaN;
+}
+
+void ValidationRecord::update(const NodeEpochReport& epoch) {
+  if (!progresses(epoch)) return;
+  last_progress_ = epoch.epoch;
+  if (std::isnan(epoch.val_accuracy)) return;
+  accuracy_ = std::max(accuracy_, epoch.val_accuracy);
+  loss_ = std::min(loss_, epoch.val_loss);
+}
+
+void ValidationRecord::save(TrainingState& state) const {
+  state.progress_accuracy = std::isinf(accuracy_) ? kNaN : accuracy_;
+  state.progress_loss = std::isinf(loss_) ? kNaN : loss_;
+  state.last_progress = last_progress_;
+}
+
+void ValidationRecord::restore(const TrainingState& state) {
+  if (!std::isnan(state.progress_accuracy)) accuracy_ = state.progress_accuracy;
+  if (!std::isnan(state.progress_loss)) loss_ = state.progress_loss;
+  last_progress_ = state.last_progress;
+}
+
+void log_node_setup(const Logger& log, const Split& split, const NodeTrainingOptions& options) {
+  log.verbose("training on " + std::to_string(split.train.size()) + " nodes, validating on " +
+              std::to_string(split.val.size()) + " by accuracy; at most " + std::to_string(options.epochs) +
+              " epochs, patience " + std::to_string(options.patience));
+}
+
+void log_node_epoch(const Logger& log, const NodeEpochReport& report, Index epochs) {
+  if (!log.enabled(LogLevel::normal)) return;
+  const EpochProgress progress{.epoch = report.epoch,
+                               .epochs = epochs,
+                               .train_loss = report.train_loss,
+                               .metric = "accuracy",
+                               .validation = report.val_accuracy,
+                               .seconds = report.seconds};
+  log.normal(node_epoch_line(report), &progress);
+}
+
+}  // namespace edgewise::detail

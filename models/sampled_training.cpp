@@ -1,0 +1,335 @@
+#include "edgewise/models/sampled_training.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/graph/sampling.hpp"
+#include "edgewise/models/losses.hpp"
+#include "edgewise/models/optimizers.hpp"
+#include "node_epochs.hpp"
+
+namespace edgewise {
+namespace {
+
+// Mixes the run's seed with a purpose and up to two counters (epoch, batch) into an independent seed.
+std::uint64_t derived_seed(std::uint64_t seed, std::uint64_t purpose, std::uint64_t a, std::uint64_t b = 0) {
+  SplitMix64 mix(seed ^ (purpose * 0x9E3779B97F4A7C15ULL));
+  mix = SplitMix64(mix.next() ^ a);
+  return SplitMix64(mix.next() ^ b).next();
+}
+
+constexpr std::uint64_t kShuffle = 1, kTrainDraws = 2, kValidationDraws = 3;
+
+// One sampled batch: its blocks and the features of their nodes.
+struct Batch {
+  SampledBlocks blocks;
+  Matrix<float> features;  // [blocks.nodes.size(), feature_dim]
+};
+
+// Samples batches on a thread of its own, one ahead of the caller: request(b) starts batch b while the
+// caller works on b - 1, and take() waits for it. Two slots alternate, so the batch being sampled is
+// never the one in use.
+class BatchPrefetcher {
+ public:
+  BatchPrefetcher(const NodeSource& graph, std::vector<Index> fanouts)
+      : graph_(graph), sampler_(graph.in_edges, std::move(fanouts), graph.self_loops), worker_([this] { run(); }) {}
+
+  ~BatchPrefetcher() {
+    {
+      const std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    worker_.join();
+  }
+
+  BatchPrefetcher(const BatchPrefetcher&) = delete;
+  BatchPrefetcher& operator=(const BatchPrefetcher&) = delete;
+
+  // Starts sampling `seeds` (which must stay valid until take()) with draws from `seed`.
+  void request(std::span<const NodeId> seeds, std::uint64_t seed) {
+    {
+      const std::lock_guard lock(mutex_);
+      pending_ = Request{seeds, seed, next_slot_};
+      next_slot_ ^= 1;
+    }
+    wake_.notify_all();
+  }
+
+  // The batch of the oldest request not yet taken; rethrows what sampling it threw.
+  const Batch& take() {
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [this] { return !pending_ && !busy_; });
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+    return slots_[ready_slot_];
+  }
+
+ private:
+  struct Request {
+    std::span<const NodeId> seeds;
+    std::uint64_t seed = 0;
+    int slot = 0;
+  };
+
+  void run() {
+    std::unique_lock lock(mutex_);
+    while (true) {
+      wake_.wait(lock, [this] { return stopping_ || pending_; });
+      if (stopping_) return;
+      const Request request = *std::exchange(pending_, std::nullopt);
+      busy_ = true;
+      lock.unlock();
+      std::exception_ptr error;
+      try {
+        fill(slots_[request.slot], request);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      lock.lock();
+      busy_ = false;
+      ready_slot_ = request.slot;
+      error_ = error;
+      done_.notify_all();
+    }
+  }
+
+  void fill(Batch& batch, const Request& request) {
+    sampler_.sample(request.seeds, request.seed, batch.blocks);
+    batch.features.resize(static_cast<Index>(batch.blocks.nodes.size()), graph_.feature_dim);
+    graph_.gather_features(batch.blocks.nodes, batch.features.data());
+  }
+
+  const NodeSource& graph_;
+  NeighborSampler sampler_;
+  Batch slots_[2];
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::optional<Request> pending_;
+  bool busy_ = false;
+  bool stopping_ = false;
+  int next_slot_ = 0;
+  int ready_slot_ = 0;
+  std::exception_ptr error_;
+  std::thread worker_;  // last: started once everything it reads is constructed
+};
+
+// The seeds' targets in the rows of a batch's logits: their labels first, -1 for the other rows.
+void batch_targets(std::span<const NodeId> seeds, std::span<const Index> labels, Index rows,
+                   std::vector<Index>& targets) {
+  targets.assign(static_cast<std::size_t>(rows), -1);
+  for (std::size_t i = 0; i < seeds.size(); ++i) targets[i] = labels[static_cast<std::size_t>(seeds[i])];
+}
+
+// Counts and summed loss of scored rows, for means over many batches.
+struct Tally {
+  double loss_sum = 0;
+  Index correct = 0, scored = 0;
+
+  void add(double mean_loss, const Matrix<float>& logits, std::span<const Index> targets, Index seeds) {
+    loss_sum += mean_loss * static_cast<double>(seeds);
+    scored += seeds;
+    for (Index row = 0; row < seeds; ++row) correct += detail::argmax(logits, row) == targets[row] ? 1 : 0;
+  }
+  double loss() const { return scored > 0 ? loss_sum / static_cast<double>(scored) : detail::kNaN; }
+  double accuracy() const {
+    return scored > 0 ? static_cast<double>(correct) / static_cast<double>(scored) : detail::kNaN;
+  }
+};
+
+std::vector<NodeId> node_ids(std::span<const Index> nodes) { return {nodes.begin(), nodes.end()}; }
+
+class SampledTrainer {
+ public:
+  SampledTrainer(NodeClassifier<float>& model, Parameters<float>& params, const NodeSource& graph,
+                 std::span<const Index> labels, const Split& split, const NodeTrainingOptions& options,
+                 const SamplingOptions& sampling)
+      : model_(model),
+        params_(params),
+        labels_(labels),
+        train_nodes_(node_ids(split.train)),
+        val_nodes_(node_ids(split.val)),
+        batch_size_(sampling.batch_size),
+        seed_(options.seed),
+        prefetcher_(graph, sampling.fanouts.empty() ? default_fanouts(model.options().layers) : sampling.fanouts),
+        optimizer_(params, AdamOptions{.lr = options.learning_rate, .weight_decay = options.weight_decay}),
+        dropout_rng_(options.seed ^ 0xD50FULL) {}
+
+  double step(Index epoch) {
+    order_ = train_nodes_;
+    SplitMix64 shuffle(derived_seed(seed_, kShuffle, static_cast<std::uint64_t>(epoch)));
+    for (std::size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[shuffle.below(i)]);
+    train_tally_ = {};
+    for_each_batch(order_, kTrainDraws, epoch, [&](const Batch& batch, std::span<const NodeId> seeds, Index b) {
+      params_.zero_grad();
+      const Matrix<float>& logits = model_.forward_blocks(batch.blocks.blocks, batch.features, Mode::train(dropout_rng_));
+      batch_targets(seeds, labels_, logits.rows(), targets_);
+      const double loss = cross_entropy_loss(dlogits_, logits, targets_);
+      model_.backward_blocks(dlogits_);
+      check_finite_step(params_, loss, epoch, b + 1);
+      optimizer_.step();
+      train_tally_.add(loss, logits, targets_, static_cast<Index>(seeds.size()));
+    });
+    return train_tally_.loss();
+  }
+
+  void score(NodeEpochReport& report) {
+    report.train_accuracy = train_tally_.accuracy();
+    Tally val;
+    // The same draws every epoch, so that epochs are compared on the same neighbourhoods.
+    for_each_batch(val_nodes_, kValidationDraws, 0, [&](const Batch& batch, std::span<const NodeId> seeds, Index) {
+      const Matrix<float>& logits = model_.forward_blocks(batch.blocks.blocks, batch.features, Mode::inference());
+      batch_targets(seeds, labels_, logits.rows(), targets_);
+      val.add(cross_entropy_loss(dscratch_, logits, targets_), logits, targets_, static_cast<Index>(seeds.size()));
+    });
+    report.val_accuracy = val.accuracy();
+    report.val_loss = val.loss();
+  }
+
+  void save(TrainingState& state) const {
+    state.optimizer = optimizer_.state();
+    state.dropout_rng = dropout_rng_.state();
+  }
+
+  void restore(const TrainingState& state) {
+    optimizer_.restore(state.optimizer);
+    dropout_rng_ = SplitMix64(state.dropout_rng);
+  }
+
+ private:
+  // Calls work(batch, seeds, index) on each batch of `nodes` in order, sampling the next batch meanwhile.
+  template <typename Work>
+  void for_each_batch(std::span<const NodeId> nodes, std::uint64_t purpose, Index epoch, Work&& work) {
+    const auto total = static_cast<Index>(nodes.size());
+    const Index batches = (total + batch_size_ - 1) / batch_size_;
+    const auto seeds_of = [&](Index b) { return nodes.subspan(b * batch_size_, std::min(batch_size_, total - b * batch_size_)); };
+    const auto draws = [&](Index b) {
+      return derived_seed(seed_, purpose, static_cast<std::uint64_t>(epoch), static_cast<std::uint64_t>(b));
+    };
+    if (batches > 0) prefetcher_.request(seeds_of(0), draws(0));
+    for (Index b = 0; b < batches; ++b) {
+      const Batch& batch = prefetcher_.take();
+      if (b + 1 < batches) prefetcher_.request(seeds_of(b + 1), draws(b + 1));
+      work(batch, seeds_of(b), b);
+    }
+  }
+
+  NodeClassifier<float>& model_;
+  Parameters<float>& params_;
+  std::span<const Index> labels_;
+  std::vector<NodeId> train_nodes_, val_nodes_, order_;
+  Index batch_size_;
+  std::uint64_t seed_;
+  BatchPrefetcher prefetcher_;
+  Adam<float> optimizer_;
+  SplitMix64 dropout_rng_;
+  Tally train_tally_;
+  std::vector<Index> targets_;
+  Matrix<float> dlogits_, dscratch_;
+};
+
+void check_sampled_inputs(const NodeClassifier<float>& model, const NodeSource& graph, std::span<const Index> labels,
+                          const SamplingOptions& sampling) {
+  if (graph.feature_dim != model.options().in_dim)
+    throw ArgumentError("node classification: features have " + std::to_string(graph.feature_dim) +
+                        " columns, the model takes " + std::to_string(model.options().in_dim));
+  if (static_cast<Index>(labels.size()) != graph.in_edges.num_nodes())
+    throw ArgumentError("node classification: " + std::to_string(labels.size()) + " labels for " +
+                        std::to_string(graph.in_edges.num_nodes()) + " nodes");
+  if (sampling.batch_size < 1)
+    throw ArgumentError("sampled training: the batch size must be at least 1, got " + std::to_string(sampling.batch_size));
+  if (!sampling.fanouts.empty() && static_cast<Index>(sampling.fanouts.size()) != model.options().layers)
+    throw ArgumentError("sampled training: " + std::to_string(sampling.fanouts.size()) + " fan-outs for a network of " +
+                        std::to_string(model.options().layers) + " layers; give one per layer");
+}
+
+// Runs layers 0 .. last of the network over every node, one layer at a time.
+Matrix<float> run_layers(NodeClassifier<float>& model, const NodeSource& graph, Index last,
+                         const SamplingOptions& sampling) {
+  const Index n = graph.in_edges.num_nodes();
+  NeighborSampler neighbors(graph.in_edges, {kAllNeighbors}, graph.self_loops);
+  SampledBlocks block;
+  std::vector<NodeId> targets;
+  Matrix<float> input, current, next;
+  for (Index layer = 0; layer <= last; ++layer) {
+    for (Index first = 0; first < n;) {
+      Index end = first + 1;  // at least one node, whatever its degree
+      while (end < n && graph.in_edges.offsets[end + 1] - graph.in_edges.offsets[first] <= sampling.inference_edges) ++end;
+      targets.resize(static_cast<std::size_t>(end - first));
+      for (Index i = first; i < end; ++i) targets[i - first] = static_cast<NodeId>(i);
+      neighbors.sample(targets, 0, block);
+      if (layer == 0) {
+        input.resize(static_cast<Index>(block.nodes.size()), graph.feature_dim);
+        graph.gather_features(block.nodes, input.data());
+      } else {
+        input.resize(static_cast<Index>(block.nodes.size()), current.cols());
+        for (Index r = 0; r < input.rows(); ++r) input.row(r) = current.row(block.nodes[r]);
+      }
+      const Matrix<float>& out = model.forward_layer(layer, block.blocks[0], input);
+      if (first == 0) next.resize(n, out.cols());
+      next.middleRows(first, end - first) = out.topRows(end - first);
+      first = end;
+    }
+    std::swap(current, next);
+  }
+  return current;
+}
+
+}  // namespace
+
+NodeSource node_source(const Graph& graph, const Matrix<float>& features, bool self_loops) {
+  return {.in_edges = graph.in_edges(),
+          .feature_dim = features.cols(),
+          .gather_features =
+              [&features](std::span<const NodeId> nodes, float* out) {
+                const Index dim = features.cols();
+                for (std::size_t i = 0; i < nodes.size(); ++i)
+                  std::copy_n(features.row(nodes[i]).data(), dim, out + static_cast<Index>(i) * dim);
+              },
+          .self_loops = self_loops};
+}
+
+std::vector<Index> default_fanouts(Index layers) {
+  std::vector<Index> fanouts(static_cast<std::size_t>(std::max<Index>(layers, 0)), 10);
+  if (!fanouts.empty()) fanouts.front() = 15;
+  return fanouts;
+}
+
+NodeTrainingResult train_node_classifier_sampled(NodeClassifier<float>& model, Parameters<float>& params,
+                                                 const NodeSource& graph, std::span<const Index> labels,
+                                                 const Split& split, const NodeTrainingOptions& options,
+                                                 const SamplingOptions& sampling,
+                                                 const std::function<void(const NodeEpochReport&)>& on_epoch,
+                                                 const TrainingCheckpoints& checkpoints) {
+  detail::check_node_training_options(options);
+  check_sampled_inputs(model, graph, labels, sampling);
+  if (split.train.empty()) throw ArgumentError("node training: the training split is empty");
+  const Index classes = model.options().classes;
+  detail::part_targets(labels, split.train, classes, "training");  // checks the labels of both parts
+  detail::part_targets(labels, split.val, classes, "validation");
+  SampledTrainer trainer(model, params, graph, labels, split, options, sampling);
+  return detail::run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
+}
+
+Matrix<float> layerwise_logits(NodeClassifier<float>& model, const NodeSource& graph, const SamplingOptions& sampling) {
+  return run_layers(model, graph, model.options().layers - 1, sampling);
+}
+
+Matrix<float> layerwise_hidden(NodeClassifier<float>& model, const NodeSource& graph, const SamplingOptions& sampling) {
+  if (model.options().layers == 1) {
+    Matrix<float> features(graph.in_edges.num_nodes(), graph.feature_dim);
+    std::vector<NodeId> all(static_cast<std::size_t>(features.rows()));
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<NodeId>(i);
+    graph.gather_features(all, features.data());
+    return features;
+  }
+  return run_layers(model, graph, model.options().layers - 2, sampling);
+}
+
+}  // namespace edgewise

@@ -1,0 +1,192 @@
+// Sampled mini-batch training and layer-wise inference: blocks of every in-neighbour give the
+// full-batch forward and gradients of the seeds exactly (in double), layer-wise inference gives the
+// full-batch logits and hidden rows, and sampled training learns, repeats itself and resumes.
+#include "edgewise/models/sampled_training.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/datasets/sbm.hpp"
+#include "edgewise/graph/sampling.hpp"
+#include "support/gradcheck.hpp"
+
+namespace edgewise {
+namespace {
+
+using testing::random_matrix;
+
+// A random graph with self-loops and reverse edges, with degrees from 1 up.
+Graph random_graph(Index nodes, Index edges, std::uint64_t seed) {
+  SplitMix64 rng(seed);
+  std::vector<std::pair<Index, Index>> pairs;
+  for (Index e = 0; e < edges; ++e)
+    pairs.emplace_back(static_cast<Index>(rng.below(nodes)), static_cast<Index>(rng.below(nodes)));
+  return Graph::from_pairs(nodes, pairs, {.add_self_loops = true, .symmetrize = true, .drop_duplicates = true});
+}
+
+NodeClassifierOptions network(Index layers, bool residual_and_norm) {
+  return {.in_dim = 5, .classes = 3, .layers = layers, .heads = 2, .head_dim = 3, .output_heads = 2,
+          .score = ScoreFunction::additive, .dropout = 0, .attention_dropout = 0, .value_dropout = 0,
+          .residual = residual_and_norm, .layer_norm = residual_and_norm};
+}
+
+// The rows of `all` for `nodes`, in their order.
+Matrix<double> rows_of_nodes(const Matrix<double>& all, std::span<const NodeId> nodes) {
+  Matrix<double> rows(static_cast<Index>(nodes.size()), all.cols());
+  for (std::size_t i = 0; i < nodes.size(); ++i) rows.row(static_cast<Index>(i)) = all.row(nodes[i]);
+  return rows;
+}
+
+class BlocksTest : public ::testing::TestWithParam<std::tuple<Index, bool>> {};
+
+TEST_P(BlocksTest, EveryNeighbourGivesTheFullBatchLogitsAndGradientsOfTheSeeds) {
+  const auto [layers, residual_and_norm] = GetParam();
+  const Graph graph = random_graph(60, 150, 3);
+  Parameters<double> params;
+  NodeClassifier<double> model(params, network(layers, residual_and_norm));
+  SplitMix64 rng(4);
+  params.values() = random_matrix(params.size(), 1, rng).col(0);
+  const Matrix<double> features = random_matrix(graph.num_nodes(), 5, rng);
+  const Matrix<double> r = random_matrix(graph.num_nodes(), 3, rng);
+
+  NeighborSampler sampler(graph.in_edges(), std::vector<Index>(static_cast<std::size_t>(layers), kAllNeighbors));
+  SampledBlocks batch;
+  const std::vector<NodeId> seeds = {7, 3, 41, 0, 59};
+  sampler.sample(seeds, 0, batch);
+
+  // Full batch, with a loss on the seeds' rows only.
+  Matrix<double> full_logits = model.forward(graph, features);
+  Matrix<double> dfull = Matrix<double>::Zero(graph.num_nodes(), 3);
+  for (const NodeId seed : seeds) dfull.row(seed) = r.row(seed);
+  params.zero_grad();
+  model.backward(dfull);
+  const Vector<double> full_grads = params.grads();
+
+  const Matrix<double> batch_features = rows_of_nodes(features, batch.nodes);
+  const Matrix<double>& logits = model.forward_blocks(batch.blocks, batch_features, Mode::inference());
+  ASSERT_EQ(logits.rows(), batch.hop_sizes[1]);
+  Matrix<double> dblocks = Matrix<double>::Zero(logits.rows(), 3);
+  for (std::size_t i = 0; i < seeds.size(); ++i) {
+    EXPECT_LT((logits.row(static_cast<Index>(i)) - full_logits.row(seeds[i])).cwiseAbs().maxCoeff(), 1e-12);
+    dblocks.row(static_cast<Index>(i)) = r.row(seeds[i]);
+  }
+  params.zero_grad();
+  model.backward_blocks(dblocks);
+  EXPECT_LT((params.grads() - full_grads).cwiseAbs().maxCoeff(), 1e-12);
+}
+
+INSTANTIATE_TEST_SUITE_P(Networks, BlocksTest,
+                         ::testing::Values(std::tuple<Index, bool>{1, false}, std::tuple<Index, bool>{2, false},
+                                           std::tuple<Index, bool>{3, true}),
+                         [](const auto& test) {
+                           return std::to_string(std::get<0>(test.param)) + "_layers" +
+                                  (std::get<1>(test.param) ? "_residual_layer_norm" : "");
+                         });
+
+TEST(NodeClassifierBlocksTest, RejectsBlocksThatDoNotFitTheNetwork) {
+  const Graph graph = random_graph(10, 20, 1);
+  Parameters<float> params;
+  NodeClassifier<float> model(params, {.in_dim = 2, .classes = 2, .layers = 2});
+  const Matrix<float> features = Matrix<float>::Zero(10, 2);
+  const std::vector<Graph> one = {graph};
+  EXPECT_THROW(model.forward_blocks(one, features, Mode::inference()), ArgumentError);
+  const Graph small = random_graph(5, 5, 2);
+  const std::vector<Graph> growing = {small, graph};
+  EXPECT_THROW(model.forward_blocks(growing, Matrix<float>::Zero(5, 2), Mode::inference()), ArgumentError);
+}
+
+struct Sbm {
+  SbmGraph data = stochastic_block_model(
+      {.nodes = 600, .communities = 3, .p_in = 0.03, .p_out = 0.003, .feature_dim = 8, .feature_noise = 2.0, .seed = 5});
+  Split split = per_class_split(data.labels, {.train_per_class = 40, .val = 100, .test = 300, .seed = 1});
+  NodeClassifierOptions options{.in_dim = 8, .classes = 3, .heads = 4, .head_dim = 4, .dropout = 0.2,
+                                .attention_dropout = 0.2, .value_dropout = 0.2};
+};
+
+TEST(LayerwiseInferenceTest, GivesTheFullBatchLogitsAndHiddenRows) {
+  const Sbm sbm;
+  for (const Index budget : {Index{1}, Index{50}, Index{1} << 20}) {
+    SCOPED_TRACE("inference edges " + std::to_string(budget));
+    Parameters<float> params;
+    NodeClassifier<float> model(params, sbm.options);
+    SplitMix64 rng(2);
+    model.reset_parameters(rng);
+    const Matrix<float> full = model.forward(sbm.data.graph, sbm.data.features);
+    const Matrix<float> hidden = model.hidden();
+    const NodeSource source = node_source(sbm.data.graph, sbm.data.features);
+    const Matrix<float> logits = layerwise_logits(model, source, {.inference_edges = budget});
+    EXPECT_LT((logits - full).cwiseAbs().maxCoeff(), 1e-4);
+    EXPECT_LT((layerwise_hidden(model, source, {.inference_edges = budget}) - hidden).cwiseAbs().maxCoeff(), 1e-4);
+  }
+}
+
+TEST(SampledTrainingTest, LearnsRepeatsItselfAndResumes) {
+  const Sbm sbm;
+  const NodeSource source = node_source(sbm.data.graph, sbm.data.features);
+  const NodeTrainingOptions options{
+      .epochs = 30, .learning_rate = 0.01, .weight_decay = 0, .patience = 100, .seed = 3, .log = {.level = LogLevel::quiet}};
+  const SamplingOptions sampling{.batch_size = 32, .fanouts = {5, 3}};
+  Parameters<float> params;
+  NodeClassifier<float> model(params, sbm.options);
+  const auto initialize = [&] {
+    SplitMix64 init(1);
+    model.reset_parameters(init);
+  };
+  initialize();
+  std::vector<std::pair<Vector<float>, TrainingState>> saved;
+  const TrainingCheckpoints every_ten{
+      .every = 10, .save = [&](const TrainingState& state) { saved.emplace_back(params.values(), state); }};
+  const NodeTrainingResult result =
+      train_node_classifier_sampled(model, params, source, sbm.data.labels, sbm.split, options, sampling, {}, every_ten);
+  const Vector<float> weights = params.values();
+  const Matrix<float> logits = layerwise_logits(model, source);
+  Index correct = 0;
+  for (const Index node : sbm.split.test) {
+    Index predicted = 0;
+    logits.row(node).maxCoeff(&predicted);
+    correct += predicted == sbm.data.labels[node] ? 1 : 0;
+  }
+  const double accuracy = static_cast<double>(correct) / static_cast<double>(sbm.split.test.size());
+  std::printf("sampled training on a block model: test accuracy %.3f, best epoch %lld\n", accuracy,
+              static_cast<long long>(result.best_epoch));
+  EXPECT_GE(accuracy, 0.85);
+  EXPECT_LT(result.history.back().train_loss, result.history.front().train_loss);
+
+  initialize();
+  train_node_classifier_sampled(model, params, source, sbm.data.labels, sbm.split, options, sampling);
+  EXPECT_EQ(std::memcmp(params.values().data(), weights.data(), sizeof(float) * weights.size()), 0)
+      << "the same seed gives the same weights";
+  ASSERT_EQ(saved.size(), 3u);
+  initialize();
+  params.values() = saved[1].first;
+  train_node_classifier_sampled(model, params, source, sbm.data.labels, sbm.split, options, sampling, {},
+                                {.resume = &saved[1].second});
+  EXPECT_EQ(std::memcmp(params.values().data(), weights.data(), sizeof(float) * weights.size()), 0)
+      << "resumed after epoch 20";
+}
+
+TEST(SampledTrainingTest, RejectsFanoutsAndBatchSizesThatDoNotFit) {
+  const Sbm sbm;
+  const NodeSource source = node_source(sbm.data.graph, sbm.data.features);
+  Parameters<float> params;
+  NodeClassifier<float> model(params, sbm.options);
+  EXPECT_THROW(train_node_classifier_sampled(model, params, source, sbm.data.labels, sbm.split, {},
+                                             {.fanouts = {5, 5, 5}}),
+               ArgumentError);
+  EXPECT_THROW(train_node_classifier_sampled(model, params, source, sbm.data.labels, sbm.split, {}, {.batch_size = 0}),
+               ArgumentError);
+  const std::vector<Index> short_labels(10, 0);
+  EXPECT_THROW(train_node_classifier_sampled(model, params, source, short_labels, sbm.split), ArgumentError);
+}
+
+TEST(SampledTrainingTest, DefaultFanoutsAreFifteenThenTen) {
+  EXPECT_EQ(default_fanouts(1), (std::vector<Index>{15}));
+  EXPECT_EQ(default_fanouts(3), (std::vector<Index>{15, 10, 10}));
+}
+
+}  // namespace
+}  // namespace edgewise
