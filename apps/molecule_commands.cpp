@@ -185,7 +185,6 @@ CLI::Option_group* add_molecule_train_options(CLI::App& command, MoleculeTrainAr
                     "Networks trained with different seeds whose predictions are averaged (default: 2)")
       ->check(at_least(1, "POSITIVE"));
   group->add_option("--head-hidden", args.network.head_hidden, "Width of the prediction head's hidden layer")->capture_default_str()->check(at_least(1, "POSITIVE"));
-  group->add_option("--batch-size", args.training.batch_size, "Molecules per minibatch")->capture_default_str()->check(at_least(1, "POSITIVE"));
   group->add_option("--warmup-epochs", args.training.warmup_epochs, "Epochs of linear learning-rate warm-up from lr/10")->capture_default_str()->check(CLI::NonNegativeNumber);
   group->add_option("--final-lr-ratio", args.training.final_lr_ratio, "Cosine decay ends at lr times this")->capture_default_str()->check(CLI::Range(0.0, 1.0));
   group->add_option("--clip-norm", args.training.clip_norm, "Clip the global gradient norm to this (0: off)")->capture_default_str()->check(CLI::NonNegativeNumber);

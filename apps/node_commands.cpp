@@ -12,6 +12,7 @@
 
 #include "cli_support.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/graph/sampling.hpp"
 #include "edgewise/models/model_file.hpp"
 #include "edgewise/tasks/node_training.hpp"
 
@@ -80,20 +81,6 @@ FeatureFormat feature_format(const NodeTrainArgs& args) {
   if (format != FeatureFormat::structural && args.files.features.empty())
     throw ArgumentError("--feature-format " + args.feature_format + " needs --features");
   return format;
-}
-
-NodeInputOptions input_options(const NodeTrainArgs& args) {
-  NodeInputOptions input;
-  input.ids = args.node_ids == "string" ? NodeIds::string : NodeIds::integer;
-  input.directed = args.directed;
-  input.add_self_loops = !args.no_self_loops;
-  if (args.mlp && args.no_self_loops)
-    throw ArgumentError("--mlp: every node attends to its self-loop only, which --no-self-loops removes");
-  input.self_loops_only = args.mlp;
-  input.features.format = feature_format(args);
-  input.normalize_rows =
-      args.row_normalize == "auto" ? normalizes_rows_by_default(input.features.format) : args.row_normalize == "on";
-  return input;
 }
 
 std::string fixed(double value, int decimals = 4) {
@@ -177,7 +164,7 @@ NodeTrainingSettings node_settings(const NodeTrainArgs& args, const NodeGraph& d
                                  .attention_dropout = args.attention_dropout,
                                  .value_dropout = args.value_dropout,
                                  .weight_decay = args.weight_decay};
-  return node_training_settings(network, args.training, given, data, split);
+  return node_training_settings(network, args.training, given, data, split, args.batching);
 }
 
 void write_output(const std::string& path, const std::string& text, bool force) {
@@ -248,8 +235,21 @@ NodeGraph read_for(const NodeModel& model, const NodeRunArgs& args) {
 
 }  // namespace
 
-CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args) {
-  CLI::Option_group* group = command.add_option_group("Node classification (--task node)");
+NodeInputOptions input_options(const NodeTrainArgs& args) {
+  NodeInputOptions input;
+  input.ids = args.node_ids == "string" ? NodeIds::string : NodeIds::integer;
+  input.directed = args.directed;
+  input.add_self_loops = !args.no_self_loops;
+  if (args.mlp && args.no_self_loops)
+    throw ArgumentError("--mlp: every node attends to its self-loop only, which --no-self-loops removes");
+  input.self_loops_only = args.mlp;
+  input.features.format = feature_format(args);
+  input.normalize_rows =
+      args.row_normalize == "auto" ? normalizes_rows_by_default(input.features.format) : args.row_normalize == "on";
+  return input;
+}
+
+void add_node_input_options(CLI::Option_group* group, NodeTrainArgs& args) {
   group->add_option("--edges", args.files.edges,
                     "Edge list: two node ids a line (further columns are ignored; '#' and '%' lines are comments; "
                     "a header such as id_1,id_2 is detected)")
@@ -285,6 +285,11 @@ CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args
                   "Baseline: every layer attends to the node itself only, so the network is an MLP on the node "
                   "features; structural features are still computed from the whole graph. The model file records "
                   "it, so predict, embed and eval do the same");
+}
+
+CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args) {
+  CLI::Option_group* group = command.add_option_group("Node classification (--task node)");
+  add_node_input_options(group, args);
   group->add_option("--output-heads", args.network.output_heads, "Heads of the output layer, averaged")
       ->capture_default_str()
       ->check(at_least(1, "POSITIVE"));
@@ -292,6 +297,17 @@ CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args
                     "Dropout on the projected values that every attention layer aggregates (the scores see them "
                     "whole), as the GAT reference code trains; default: the --dropout rate")
       ->check(CLI::Range(0.0, 0.95));
+  group->add_option("--fanout", args.batching.fanouts,
+                    "Train on sampled mini-batches: the in-neighbours drawn for each node, one number per layer, "
+                    "the seeds' first (-1: all); default 15, then 10 for every further layer")
+      ->delimiter(',')
+      ->check(CLI::Validator(
+          [](const std::string& value) -> std::string {
+            Index fanout = 0;
+            if (CLI::detail::lexical_cast(value, fanout) && (fanout >= 1 || fanout == kAllNeighbors)) return "";
+            return "a fan-out is a number of neighbours, at least 1, or -1 for all of them; got " + value;
+          },
+          "FANOUT"));
   group->add_flag("--residual", args.network.residual,
                   "Residual connections around hidden layers 2 and later (needs --layers 3 or more)");
   group->add_flag("--layer-norm", args.network.layer_norm, "Layer normalization after every hidden layer");

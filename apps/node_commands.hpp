@@ -29,6 +29,7 @@ struct NodeTrainArgs {
   std::string split = "stratified:0.6,0.2,0.2";
   std::string save_split;  // folder to write the split's node files to
   NodeTrainingOptions training;
+  NodeBatching batching;  // sampled mini-batches where given
   CheckpointArgs checkpoints;
   std::string out;
   std::string plot;  // training curve image (SVG); empty: none
@@ -38,6 +39,13 @@ struct NodeTrainArgs {
 // Registers the options of `train` that only --task node reads in their own group of `command`
 // (train_options.hpp registers those both tasks read). Returns the group.
 CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args);
+// Registers the options that say how the graph is read (--edges, --labels and its columns,
+// --features, --feature-format, --row-normalize, --node-ids, --directed, --no-self-loops, --mlp) in
+// `group`: train's, which `graph build` shares.
+void add_node_input_options(CLI::Option_group* group, NodeTrainArgs& args);
+// The NodeInputOptions those options ask for. Throws ArgumentError for --mlp with --no-self-loops,
+// an unknown --feature-format, or a format that needs --features without it.
+NodeInputOptions input_options(const NodeTrainArgs& args);
 void train_nodes(const NodeTrainArgs& args);
 
 // The graph train reads, with its labels checked (ArgumentError for a missing --edges or --labels, or

@@ -101,6 +101,13 @@ void add_shared_train_options(CLI::App& command, SharedTrainArgs& args) {
                              text(node.training.weight_decay) +
                                  ", or 0 above 25 training labels a class with features from a file"))
       ->check(CLI::NonNegativeNumber);
+  group->add_option("--batch-size", args.batch_size,
+                    "graph: molecules a step; node: seed nodes a step of sampled mini-batches, which this turns on "
+                    "(see --fanout)" +
+                        both(std::to_string(graph.training.batch_size),
+                             "full batch while it fits in a quarter of the memory, else " +
+                                 std::to_string(SamplingOptions{}.batch_size)))
+      ->check(at_least(1, "POSITIVE"));
   group->add_option("--patience", args.patience,
                     "Stop after this many epochs without improvement: graph: of the validation metric; node: of "
                     "neither validation accuracy nor loss" +
@@ -143,6 +150,7 @@ void apply_shared_options(const SharedTrainArgs& shared, MoleculeTrainArgs& args
   set_given(shared.learning_rate, args.training.learning_rate);
   set_given(shared.weight_decay, args.training.weight_decay);
   set_given(shared.patience, args.training.patience);
+  set_given(shared.batch_size, args.training.batch_size);
 }
 
 void apply_shared_options(const SharedTrainArgs& shared, NodeTrainArgs& args) {
@@ -158,6 +166,7 @@ void apply_shared_options(const SharedTrainArgs& shared, NodeTrainArgs& args) {
   if (shared.attention_dropout) args.attention_dropout = shared.attention_dropout;
   set_given(shared.learning_rate, args.training.learning_rate);
   if (shared.weight_decay) args.weight_decay = shared.weight_decay;
+  if (shared.batch_size) args.batching.batch_size = shared.batch_size;
   set_given(shared.patience, args.training.patience);
 }
 

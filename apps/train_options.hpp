@@ -34,6 +34,7 @@ struct SharedTrainArgs {
   std::optional<double> learning_rate;
   std::optional<double> weight_decay;
   std::optional<Index> patience;
+  std::optional<Index> batch_size;  // graph: molecules a step; node: seed nodes of a sampled step
 };
 
 // The option groups of `train` and `tune` that only one task reads.

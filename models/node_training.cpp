@@ -152,14 +152,18 @@ NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameter
   return detail::run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
 }
 
-Matrix<float> predict_node_probabilities(NodeClassifier<float>& model, const Graph& graph,
-                                         const Matrix<float>& features) {
-  Matrix<float> probabilities = model.forward(graph, features);
-  for (Index i = 0; i < probabilities.rows(); ++i) {
-    auto row = probabilities.row(i);
+void softmax_rows(Matrix<float>& logits) {
+  for (Index i = 0; i < logits.rows(); ++i) {
+    auto row = logits.row(i);
     row = (row.array() - row.maxCoeff()).exp().matrix();
     row /= row.sum();
   }
+}
+
+Matrix<float> predict_node_probabilities(NodeClassifier<float>& model, const Graph& graph,
+                                         const Matrix<float>& features) {
+  Matrix<float> probabilities = model.forward(graph, features);
+  softmax_rows(probabilities);
   return probabilities;
 }
 
@@ -168,13 +172,13 @@ Matrix<float> embed_nodes(NodeClassifier<float>& model, const Graph& graph, cons
   return model.hidden();
 }
 
-NodeEvaluation evaluate_node_classifier(NodeClassifier<float>& model, const Graph& graph,
-                                        const Matrix<float>& features, std::span<const Index> labels,
-                                        std::span<const Index> nodes) {
-  check_inputs(model, graph, features, labels);
-  const Index classes = model.options().classes;
+NodeEvaluation evaluate_node_logits(const Matrix<float>& logits, std::span<const Index> labels,
+                                    std::span<const Index> nodes, Index classes) {
+  if (logits.rows() != static_cast<Index>(labels.size()) || logits.cols() != classes)
+    throw ArgumentError("node classification: logits are [" + std::to_string(logits.rows()) + ", " +
+                        std::to_string(logits.cols()) + "] for " + std::to_string(labels.size()) + " labels and " +
+                        std::to_string(classes) + " classes");
   const std::vector<Index> targets = part_targets(labels, nodes, classes, "evaluated");
-  const Matrix<float>& logits = model.forward(graph, features);
   std::vector<Index> predicted(targets.size());
   for (std::size_t node = 0; node < predicted.size(); ++node)
     predicted[node] = argmax(logits, static_cast<Index>(node));
@@ -183,6 +187,13 @@ NodeEvaluation evaluate_node_classifier(NodeClassifier<float>& model, const Grap
   evaluation.loss = cross_entropy_loss(dlogits, logits, targets);
   evaluation.metrics = node_classification_metrics(predicted, targets, classes);
   return evaluation;
+}
+
+NodeEvaluation evaluate_node_classifier(NodeClassifier<float>& model, const Graph& graph,
+                                        const Matrix<float>& features, std::span<const Index> labels,
+                                        std::span<const Index> nodes) {
+  check_inputs(model, graph, features, labels);
+  return evaluate_node_logits(model.forward(graph, features), labels, nodes, model.options().classes);
 }
 
 }  // namespace edgewise

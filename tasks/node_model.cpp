@@ -11,46 +11,19 @@
 #include <string>
 #include <unordered_map>
 
+#include <unistd.h>
+
 #include "edgewise/core/error.hpp"
 #include "edgewise/models/model_file.hpp"
 
 namespace edgewise {
 namespace {
 
-nlohmann::json input_json(const NodeInputOptions& input) {
-  const FeatureSpec& spec = input.features;
-  return {{"node_ids", name_of(kNodeIdsNames, input.ids)},
-          {"directed", input.directed},
-          {"add_self_loops", input.add_self_loops},
-          {"self_loops_only", input.self_loops_only},
-          {"features",
-           {{"format", feature_format_name(spec.format)},
-            {"dim", spec.dim},
-            {"max_degree", spec.max_degree},
-            {"walk_steps", spec.walk_steps},
-            {"normalize_rows", input.normalize_rows}}}};
-}
-
-NodeInputOptions input_from_json(const nlohmann::json& j) {
-  NodeInputOptions input;
-  input.ids = value_named(kNodeIdsNames, j.at("node_ids").get<std::string>(), "node id type");
-  j.at("directed").get_to(input.directed);
-  j.at("add_self_loops").get_to(input.add_self_loops);
-  input.self_loops_only = j.value("self_loops_only", false);  // absent from files written before it existed
-  const nlohmann::json& features = j.at("features");
-  input.features.format = feature_format_from_name(features.at("format").get<std::string>());
-  features.at("dim").get_to(input.features.dim);
-  features.at("max_degree").get_to(input.features.max_degree);
-  features.at("walk_steps").get_to(input.features.walk_steps);
-  features.at("normalize_rows").get_to(input.normalize_rows);
-  return input;
-}
-
 nlohmann::json config_json(const NodeModelConfig& config) {
   return {{"kind", kNodeModelKind},
           {"network", config.network},
           {"classes", config.classes},
-          {"input", input_json(config.input)},
+          {"input", config.input},
           {"nodes", config.nodes}};
 }
 
@@ -61,7 +34,7 @@ NodeModelConfig config_from_json(const nlohmann::json& j, const std::string& pat
   try {
     j.at("network").get_to(config.network);
     j.at("classes").get_to(config.classes);
-    config.input = input_from_json(j.at("input"));
+    j.at("input").get_to(config.input);
     j.at("nodes").get_to(config.nodes);
   } catch (const std::exception& e) {
     throw ModelFormatError(path + ": invalid model configuration: " + e.what());
@@ -113,7 +86,7 @@ NodeTrainingDefaults default_node_training(const NodeGraph& data, const Split& s
 
 NodeTrainingSettings node_training_settings(NodeClassifierOptions network, NodeTrainingOptions training,
                                             const NodeRegularization& given, const NodeGraph& data,
-                                            const Split& split) {
+                                            const Split& split, const NodeBatching& batching) {
   const NodeTrainingDefaults defaults = default_node_training(data, split);
   network.dropout = given.dropout.value_or(defaults.dropout);
   network.attention_dropout = given.attention_dropout.value_or(defaults.attention_dropout);
@@ -124,7 +97,65 @@ NodeTrainingSettings node_training_settings(NodeClassifierOptions network, NodeT
   if (!given.attention_dropout) chosen << "attention dropout " << defaults.attention_dropout << ", ";
   if (!given.weight_decay) chosen << "weight decay " << defaults.weight_decay << ", ";
   const std::string list = chosen.str();
-  return {network, training, list.empty() ? "" : list.substr(0, list.size() - 2) + " for " + defaults.reason};
+  BatchingChoice batches = choose_node_batching(data.graph.num_nodes(), data.graph.num_edges(), network, batching);
+  return {network, training, std::move(batches),
+          list.empty() ? "" : list.substr(0, list.size() - 2) + " for " + defaults.reason};
+}
+
+double full_batch_bytes(Index nodes, Index edges, const NodeClassifierOptions& network) {
+  const auto layer_bytes = [&](Index heads, Index width) {
+    return 48.0 * static_cast<double>(nodes) * static_cast<double>(width) +
+           16.0 * static_cast<double>(edges) * static_cast<double>(heads);
+  };
+  double bytes = 4.0 * static_cast<double>(nodes) * static_cast<double>(network.in_dim);
+  for (Index l = 0; l + 1 < network.layers; ++l) bytes += layer_bytes(network.heads, network.heads * network.head_dim);
+  return bytes + layer_bytes(network.output_heads, network.output_heads * network.classes);
+}
+
+double full_batch_budget_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return 4e9;  // unknown: as on a machine of 16 GB
+  return static_cast<double>(pages) * static_cast<double>(page_size) / 4;
+}
+
+namespace {
+
+std::string gigabytes(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g GB", bytes / 1e9);
+  return text;
+}
+
+std::string fanout_text(const std::vector<Index>& fanouts) {
+  std::string text;
+  for (const Index fanout : fanouts) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(fanout);
+  }
+  return text;
+}
+
+}  // namespace
+
+BatchingChoice choose_node_batching(Index nodes, Index edges, const NodeClassifierOptions& network,
+                                    const NodeBatching& given) {
+  BatchingChoice choice;
+  choice.sampling.batch_size = given.batch_size.value_or(choice.sampling.batch_size);
+  choice.sampling.fanouts = given.fanouts.empty() ? default_fanouts(network.layers) : given.fanouts;
+  const std::string sampling = "sampled mini-batches of " + std::to_string(choice.sampling.batch_size) +
+                               " nodes, fan-out " + fanout_text(choice.sampling.fanouts);
+  const double needed = full_batch_bytes(nodes, edges, network), budget = full_batch_budget_bytes();
+  const std::string estimate = "full-batch training holds about " + gigabytes(needed) + ", ";
+  if (given.batch_size || !given.fanouts.empty()) {
+    choice.sampled = true;
+    choice.reason = sampling + ", as asked";
+  } else if (needed > budget) {
+    choice.sampled = true;
+    choice.reason = sampling + ": " + estimate + "over a quarter of this machine's memory (" + gigabytes(budget) + ")";
+  } else {
+    choice.reason = estimate + "within a quarter of this machine's memory (" + gigabytes(budget) + ")";
+  }
+  return choice;
 }
 
 NodeModel::NodeModel(NodeModelConfig config)
@@ -167,7 +198,8 @@ namespace {
 
 // What a checkpoint must match to be continued: the training options and a digest of the graph,
 // features, labels and split.
-nlohmann::json run_identity(const NodeGraph& data, const Split& split, const NodeTrainingOptions& options) {
+nlohmann::json run_identity(const NodeGraph& data, const Split& split, const NodeTrainingOptions& options,
+                            const BatchingChoice& batching) {
   Sha256 digest;
   fingerprint(digest, data.graph);
   fingerprint(digest, data.features);
@@ -177,15 +209,20 @@ nlohmann::json run_identity(const NodeGraph& data, const Split& split, const Nod
     digest.update(values.data(), values.size() * sizeof(Index));
   };
   for (const std::vector<Index>* values : {&data.labels.classes, &split.train, &split.val, &split.test}) update(*values);
-  return {{"training", options}, {"data_sha256", digest.hex_digest()}};
+  nlohmann::json identity = {{"training", options}, {"data_sha256", digest.hex_digest()}};
+  if (batching.sampled)  // absent for full batches, so that earlier checkpoints still resume
+    identity["sampling"] = {{"batch_size", batching.sampling.batch_size}, {"fanouts", batching.sampling.fanouts}};
+  return identity;
 }
+
+NodeSource source_of(const NodeGraph& data) { return node_source(data.graph, data.features, data.input.add_self_loops); }
 
 }  // namespace
 
 NodeTrainingResult NodeModel::fit(const NodeGraph& data, const Split& split, const NodeTrainingOptions& options,
                                   const std::function<void(const NodeEpochReport&)>& on_epoch,
-                                  const CheckpointOptions& checkpoints) {
-  const nlohmann::json identity = run_identity(data, split, options);
+                                  const CheckpointOptions& checkpoints, const BatchingChoice& batching) {
+  const nlohmann::json identity = run_identity(data, split, options, batching);
   TrainingCheckpoints hooks{.every = checkpoints.every};
   if (checkpoints.every > 0) {
     hooks.save = [&](const TrainingState& state) {
@@ -200,22 +237,37 @@ NodeTrainingResult NodeModel::fit(const NodeGraph& data, const Split& split, con
     restore_parameters(*params_, resumed->weights, checkpoints.resume);
     hooks.resume = &resumed->state;
   }
-  NodeTrainingResult result = train_node_classifier(*network_, *params_, data.graph, data.features,
-                                                    data.labels.classes, split, options, on_epoch, hooks);
+  NodeTrainingResult result =
+      batching.sampled
+          ? train_node_classifier_sampled(*network_, *params_, source_of(data), data.labels.classes, split, options,
+                                          batching.sampling, on_epoch, hooks)
+          : train_node_classifier(*network_, *params_, data.graph, data.features, data.labels.classes, split, options,
+                                  on_epoch, hooks);
   config_.nodes = data.nodes.names();
   return result;
 }
 
+bool NodeModel::runs_layerwise(const NodeGraph& data) const {
+  return full_batch_bytes(data.graph.num_nodes(), data.graph.num_edges(), config_.network) / 2 > full_batch_budget_bytes();
+}
+
 Matrix<float> NodeModel::predict(const NodeGraph& data) const {
-  return predict_node_probabilities(*network_, data.graph, data.features);
+  if (!runs_layerwise(data)) return predict_node_probabilities(*network_, data.graph, data.features);
+  Matrix<float> probabilities = layerwise_logits(*network_, source_of(data));
+  softmax_rows(probabilities);
+  return probabilities;
 }
 
 Matrix<float> NodeModel::embed(const NodeGraph& data) const {
-  return embed_nodes(*network_, data.graph, data.features);
+  if (!runs_layerwise(data)) return embed_nodes(*network_, data.graph, data.features);
+  return layerwise_hidden(*network_, source_of(data));
 }
 
 NodeEvaluation NodeModel::evaluate(const NodeGraph& data, std::span<const Index> nodes) const {
-  return evaluate_node_classifier(*network_, data.graph, data.features, data.labels.classes, nodes);
+  if (!runs_layerwise(data))
+    return evaluate_node_classifier(*network_, data.graph, data.features, data.labels.classes, nodes);
+  return evaluate_node_logits(layerwise_logits(*network_, source_of(data)), data.labels.classes, nodes,
+                              config_.network.classes);
 }
 
 std::vector<Index> NodeModel::output_order(const NodeIndex& nodes) const {

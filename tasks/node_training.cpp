@@ -25,7 +25,8 @@ TrainedNodeModel train_node_model(const NodeGraph& data, const Split& split, con
   NodeModel model({.network = settings.network, .classes = data.labels.class_names, .input = data.input});
   model.initialize(settings.training.seed);
   log.normal("model: " + std::to_string(model.num_parameters()) + " parameters");
-  NodeTrainingResult result = model.fit(data, split, settings.training, on_epoch, checkpoints);
+  log.verbose(settings.batching.reason);
+  NodeTrainingResult result = model.fit(data, split, settings.training, on_epoch, checkpoints, settings.batching);
   log.normal("best epoch " + std::to_string(result.best_epoch) + " (validation accuracy " +
              four_decimals(result.best_val_accuracy) + ")");
   return {std::move(model), std::move(result), settings};

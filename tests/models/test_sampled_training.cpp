@@ -128,7 +128,7 @@ TEST(SampledTrainingTest, LearnsRepeatsItselfAndResumes) {
   const Sbm sbm;
   const NodeSource source = node_source(sbm.data.graph, sbm.data.features);
   const NodeTrainingOptions options{
-      .epochs = 30, .learning_rate = 0.01, .weight_decay = 0, .patience = 100, .seed = 3, .log = {.level = LogLevel::quiet}};
+      .epochs = 30, .learning_rate = 0.01, .weight_decay = 0, .patience = 100, .seed = 3, .log = {.level = LogLevel::quiet, .sink = {}}};
   const SamplingOptions sampling{.batch_size = 32, .fanouts = {5, 3}};
   Parameters<float> params;
   NodeClassifier<float> model(params, sbm.options);

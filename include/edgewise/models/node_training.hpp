@@ -79,6 +79,9 @@ NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameter
                                          const std::function<void(const NodeEpochReport&)>& on_epoch = {},
                                          const TrainingCheckpoints& checkpoints = {});
 
+/// Replaces each row of logits by its softmax, in place.
+void softmax_rows(Matrix<float>& logits);
+
 /// Class probabilities of every node in inference mode: the row-wise softmax of the logits,
 /// [N, classes].
 Matrix<float> predict_node_probabilities(NodeClassifier<float>& model, const Graph& graph,
@@ -93,6 +96,11 @@ struct NodeEvaluation {
   double loss = 0;  ///< mean cross-entropy over the scored nodes
   NodeClassificationMetrics metrics;  ///< Accuracy, macro-F1 and per-class scores.
 };
+
+/// Scores the given nodes by logits already computed, [N, classes]. labels: [N]; every listed node
+/// must be labeled.
+NodeEvaluation evaluate_node_logits(const Matrix<float>& logits, std::span<const Index> labels,
+                                    std::span<const Index> nodes, Index classes);
 
 /// Scores the given nodes in inference mode. labels: [N]; every listed node must be labeled.
 NodeEvaluation evaluate_node_classifier(NodeClassifier<float>& model, const Graph& graph,

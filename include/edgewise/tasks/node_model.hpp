@@ -36,6 +36,7 @@
 #include "edgewise/models/checkpoint.hpp"
 #include "edgewise/models/model_file.hpp"
 #include "edgewise/models/node_training.hpp"
+#include "edgewise/models/sampled_training.hpp"
 #include "edgewise/tasks/model.hpp"
 
 namespace edgewise {
@@ -73,20 +74,50 @@ struct NodeRegularization {
   std::optional<double> weight_decay;       ///< NodeTrainingOptions::weight_decay
 };
 
+/// Sampled mini-batches a caller asked for; asking for either turns sampling on, and what is left
+/// empty takes SamplingOptions' default.
+struct NodeBatching {
+  std::optional<Index> batch_size;  ///< seed nodes a step
+  std::vector<Index> fanouts = {};  ///< one per layer, seeds first; -1 takes every neighbour
+};
+
+/// Whether node training runs on the whole graph or on sampled mini-batches, and why.
+struct BatchingChoice {
+  bool sampled = false;       ///< mini-batches of sampled neighbourhoods
+  SamplingOptions sampling;   ///< their settings, when sampled
+  std::string reason = {};    ///< what chose it, for --verbose logs
+};
+
+/// The memory full-batch training holds at once, in bytes: every layer's activations and their
+/// gradients (about 48 bytes per node and output column, 16 per edge and head) and the features.
+/// Inference holds about half of it.
+double full_batch_bytes(Index nodes, Index edges, const NodeClassifierOptions& network);
+
+/// What full-batch runs may hold: a quarter of the machine's physical memory, so that the graph, the
+/// features and the rest of the process fit beside it.
+double full_batch_budget_bytes();
+
+/// Full-batch training where full_batch_bytes is within full_batch_budget_bytes, sampled mini-batches
+/// above it or whenever `given` asks for them.
+BatchingChoice choose_node_batching(Index nodes, Index edges, const NodeClassifierOptions& network,
+                                    const NodeBatching& given = {});
+
 /// Network and training options ready for NodeModel and NodeModel::fit.
 struct NodeTrainingSettings {
   NodeClassifierOptions network;  ///< with the dropouts given or chosen
   NodeTrainingOptions training;   ///< with the weight decay given or chosen
+  BatchingChoice batching;        ///< full batch or sampled mini-batches, given or chosen
   /// What default_node_training chose and why ("dropout 0.6, weight decay 0.0005 for ..."), for logs
   /// and TrainingSummary::defaults; empty when `given` set all three.
   std::string defaults;
 };
 
 /// `network` and `training` with the regularization `given`, and default_node_training's choice for
-/// data and split where it is empty; what `edgewise train --task node` trains with.
+/// data and split where it is empty, batched as choose_node_batching decides; what `edgewise train
+/// --task node` trains with.
 NodeTrainingSettings node_training_settings(NodeClassifierOptions network, NodeTrainingOptions training,
                                             const NodeRegularization& given, const NodeGraph& data,
-                                            const Split& split);
+                                            const Split& split, const NodeBatching& batching = {});
 
 /// Members left out of a designated initializer take their defaults.
 struct NodeModelConfig {
@@ -135,13 +166,16 @@ class NodeModel final : public Model {
   /// ended with (same thread count); throws ArgumentError naming the first difference when the
   /// checkpoint was written for another configuration, other options, graph, features, labels or
   /// split, and ModelFormatError when it is not a valid checkpoint.
+  /// With batching.sampled, trains on sampled mini-batches (train_node_classifier_sampled).
   NodeTrainingResult fit(const NodeGraph& data, const Split& split, const NodeTrainingOptions& options,
                          const std::function<void(const NodeEpochReport&)>& on_epoch = {},
-                         const CheckpointOptions& checkpoints = {});
+                         const CheckpointOptions& checkpoints = {}, const BatchingChoice& batching = {});
 
-  /// Class probabilities of every node, [N, classes].
+  /// Class probabilities of every node, [N, classes]. A graph whose full-batch inference would not
+  /// fit in full_batch_budget_bytes runs layer by layer (layerwise_logits), with the same results up
+  /// to the order of float sums.
   Matrix<float> predict(const NodeGraph& data) const;
-  /// The final hidden representation of every node, [N, embedding_dim()].
+  /// The final hidden representation of every node, [N, embedding_dim()]; layer by layer as predict.
   Matrix<float> embed(const NodeGraph& data) const;
   /// Scores the listed nodes, which must be labeled.
   NodeEvaluation evaluate(const NodeGraph& data, std::span<const Index> nodes) const;
@@ -158,6 +192,8 @@ class NodeModel final : public Model {
   Index num_parameters() const override { return params_->size(); }
 
  private:
+  bool runs_layerwise(const NodeGraph& data) const;
+
   NodeModelConfig config_;
   std::unique_ptr<Parameters<float>> params_;
   std::unique_ptr<NodeClassifier<float>> network_;
