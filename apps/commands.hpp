@@ -23,5 +23,7 @@ void add_embed_command(CLI::App& app);
 void add_info_command(CLI::App& app);
 // `edgewise explain`: a molecule drawn with the attention it receives.
 void add_explain_command(CLI::App& app);
+// `edgewise graph build|info|generate`: binary graph stores (.ewg).
+void add_graph_command(CLI::App& app);
 
 }  // namespace edgewise::cli

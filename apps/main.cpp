@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   edgewise::cli::add_embed_command(app);
   edgewise::cli::add_info_command(app);
   edgewise::cli::add_explain_command(app);
+  edgewise::cli::add_graph_command(app);
   edgewise::cli::add_bench_command(app);
 
   try {

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/names.hpp"
 
 namespace edgewise {
 namespace {
@@ -36,6 +38,34 @@ NodeFeatures features_of(const std::filesystem::path& path, const NodeInputOptio
 }
 
 }  // namespace
+
+void to_json(nlohmann::json& j, const NodeInputOptions& input) {
+  const FeatureSpec& spec = input.features;
+  j = {{"node_ids", name_of(kNodeIdsNames, input.ids)},
+       {"directed", input.directed},
+       {"add_self_loops", input.add_self_loops},
+       {"self_loops_only", input.self_loops_only},
+       {"features",
+        {{"format", feature_format_name(spec.format)},
+         {"dim", spec.dim},
+         {"max_degree", spec.max_degree},
+         {"walk_steps", spec.walk_steps},
+         {"normalize_rows", input.normalize_rows}}}};
+}
+
+void from_json(const nlohmann::json& j, NodeInputOptions& input) {
+  input = {};
+  input.ids = value_named(kNodeIdsNames, j.at("node_ids").get<std::string>(), "node id type");
+  j.at("directed").get_to(input.directed);
+  j.at("add_self_loops").get_to(input.add_self_loops);
+  input.self_loops_only = j.value("self_loops_only", false);  // absent from files written before it existed
+  const nlohmann::json& features = j.at("features");
+  input.features.format = feature_format_from_name(features.at("format").get<std::string>());
+  features.at("dim").get_to(input.features.dim);
+  features.at("max_degree").get_to(input.features.max_degree);
+  features.at("walk_steps").get_to(input.features.walk_steps);
+  features.at("normalize_rows").get_to(input.normalize_rows);
+}
 
 bool normalizes_rows_by_default(FeatureFormat format) {
   return format == FeatureFormat::sparse || format == FeatureFormat::musae_json;

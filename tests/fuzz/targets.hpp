@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -18,7 +19,9 @@
 #include "edgewise/core/checksum.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/io/graph_files.hpp"
+#include "edgewise/io/graph_store.hpp"
 #include "edgewise/io/molecule_dataset.hpp"
+#include "edgewise/io/npy.hpp"
 #include "edgewise/tasks/molecule_model.hpp"
 #include "edgewise/models/model_file.hpp"
 
@@ -138,6 +141,75 @@ inline std::string with_valid_checksum(std::string_view input) {
 
 inline void model_file(std::string_view input) { parse_model(with_valid_checksum(input), "fuzz.ew"); }
 
+// The same for graph stores (io/graph_store.cpp describes the layout), whose 56-byte preamble holds
+// the JSON header's length at byte 16 and its SHA-256 at byte 24, and whose header lists the digest
+// of every 64 MiB chunk of every section. Where the header is JSON, each section's digests are
+// recomputed from the bytes it names (when they lie in the input), the header is written back, and
+// the preamble's length and digest are set to match: the reader then sees the fuzzed contents of the
+// sections and of the header's values rather than stopping at a checksum.
+inline std::string with_valid_store_checksums(std::string_view input) {
+  constexpr std::size_t kPreamble = 56, kLengthAt = 16, kDigestAt = 24;
+  constexpr std::uint64_t kChunk = std::uint64_t{64} << 20;
+  std::string bytes(input);
+  if (bytes.size() < kPreamble) return bytes;
+  std::uint64_t length = 0;
+  std::memcpy(&length, bytes.data() + kLengthAt, 8);
+  if (length > bytes.size() - kPreamble) return bytes;
+  nlohmann::json header = nlohmann::json::parse(input.substr(kPreamble, length), nullptr, false);
+  if (header.is_discarded() || !header.is_object() || !header.contains("sections") || !header["sections"].is_array())
+    return bytes;
+  for (nlohmann::json& section : header["sections"]) {
+    if (!section.is_object() || !section.contains("offset") || !section.contains("bytes") ||
+        !section["offset"].is_number_unsigned() || !section["bytes"].is_number_unsigned())
+      continue;
+    const auto offset = section["offset"].get<std::uint64_t>(), size = section["bytes"].get<std::uint64_t>();
+    if (offset > bytes.size() || size > bytes.size() - offset) continue;
+    nlohmann::json digests = nlohmann::json::array();
+    for (std::uint64_t begin = 0; begin < size; begin += kChunk)
+      digests.push_back(sha256_hex(bytes.data() + offset + begin, std::min(kChunk, size - begin)));
+    section["sha256"] = digests;
+  }
+  // Written over the old header, without moving the sections: padded with spaces (JSON allows them)
+  // when shorter, spilling into the bytes after it when longer.
+  std::string text = header.dump();
+  text.resize(std::max<std::size_t>(text.size(), length), ' ');
+  bytes.replace(kPreamble, std::min(text.size(), bytes.size() - kPreamble), text);
+  const std::uint64_t new_length = text.size();
+  std::memcpy(bytes.data() + kLengthAt, &new_length, 8);
+  const std::string digest = sha256_hex(text.data(), text.size());
+  const auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+  for (std::size_t i = 0; i < 32; ++i)
+    bytes[kDigestAt + i] = static_cast<char>(nibble(digest[2 * i]) * 16 + nibble(digest[2 * i + 1]));
+  return bytes;
+}
+
+// A store is opened from memory, then read through every accessor; to_node_graph only where its
+// dense copy stays small, as the fuzzer's memory limit asks.
+inline void graph_store(std::string_view input) {
+  const GraphStore store = GraphStore::from_bytes(with_valid_store_checksums(input), "fuzz.ewg");
+  const Index n = store.num_nodes(), dim = store.feature_dim();
+  const Index shown = std::min<Index>(n, 16);
+  std::vector<NodeId> nodes;
+  for (Index id = 0; id < shown; ++id) {
+    store.node_name(id);
+    nodes.push_back(static_cast<NodeId>(id));
+  }
+  if (dim <= (Index{1} << 16)) {
+    std::vector<float> rows(static_cast<std::size_t>(shown * dim));
+    store.gather_features(nodes, rows.data());
+  }
+  if (n <= (Index{1} << 12) && n * dim <= (Index{1} << 20)) store.to_node_graph();
+}
+
+// A .npy file read from memory, its first rows copied out as float32.
+inline void npy(std::string_view input) {
+  const NpyMatrix matrix = NpyMatrix::from_bytes(input, "fuzz.npy");
+  const Index rows = std::min<Index>(matrix.rows(), 64);
+  std::vector<float> values(static_cast<std::size_t>(rows * matrix.cols()));
+  matrix.copy_rows(0, rows, values.data());
+  static_cast<void>(matrix.view());
+}
+
 struct Target {
   std::string_view name;  // also the folder of its seed corpus and of its regression inputs
   EntryPoint entry;
@@ -154,6 +226,8 @@ inline const std::vector<Target>& targets() {
       {"features_sparse", features_sparse},
       {"features_musae_json", features_musae_json},
       {"model_file", model_file},
+      {"graph_store", graph_store},
+      {"npy", npy},
   };
   return all;
 }

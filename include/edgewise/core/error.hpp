@@ -32,6 +32,12 @@ class ModelFormatError : public Error {
   using Error::Error;
 };
 
+/// A graph store (.ewg) that cannot be used: not a store, truncated, corrupted, or of a newer format.
+class StoreFormatError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// RDKit failed on one molecule while it was featurized (a descriptor, the Crippen contributions):
 /// that molecule's error, not the run's.
 class MoleculeError : public Error {

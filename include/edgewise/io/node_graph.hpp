@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json_fwd.hpp>
 
 #include "edgewise/core/tensor.hpp"
 #include "edgewise/graph/graph.hpp"
@@ -34,6 +35,15 @@ struct NodeInputOptions {
   /// the edges. Needs add_self_loops.
   bool self_loops_only = false;
 };
+
+/// JSON form that model files and graph stores record: node_ids, directed, add_self_loops,
+/// self_loops_only and a features object (format, dim, max_degree, walk_steps, normalize_rows).
+/// from_json throws for a missing field (self_loops_only, absent from files written before it
+/// existed, defaults to false) and ArgumentError for an unknown node id type or feature format.
+/// @{
+void to_json(nlohmann::json& j, const NodeInputOptions& input);
+void from_json(const nlohmann::json& j, NodeInputOptions& input);
+/// @}
 
 /// Whether features of this format are row-normalized unless said otherwise: the bag-of-words formats
 /// (sparse, musae_json).
