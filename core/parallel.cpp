@@ -146,8 +146,15 @@ int num_threads() {
   return requested_threads() > 0 ? requested_threads() : fallback;
 }
 
+namespace {
+thread_local int serial_scopes = 0;  // SerialLoopsOnThisThread objects alive on this thread
+}  // namespace
+
+SerialLoopsOnThisThread::SerialLoopsOnThisThread() { ++serial_scopes; }
+SerialLoopsOnThisThread::~SerialLoopsOnThisThread() { --serial_scopes; }
+
 int loop_threads() {
-  if (in_parallel_region()) return 1;
+  if (in_parallel_region() || serial_scopes > 0) return 1;
   return loop_thread_count().next();
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/parallel.hpp"
 #include "edgewise/graph/sampling.hpp"
 #include "edgewise/models/losses.hpp"
 #include "edgewise/models/optimizers.hpp"
@@ -79,6 +80,7 @@ class BatchPrefetcher {
   };
 
   void run() {
+    const SerialLoopsOnThisThread serial;  // the network's loops have the cores
     std::unique_lock lock(mutex_);
     while (true) {
       wake_.wait(lock, [this] { return stopping_ || pending_; });

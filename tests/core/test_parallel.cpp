@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <stdexcept>
 #include <string>
@@ -62,6 +63,26 @@ TEST_F(ParallelTest, NestedLoopsRunOnTheCallingThread) {
     });
   }, 1);
   EXPECT_EQ(inner_on_another_thread, 0);
+}
+
+TEST_F(ParallelTest, LoopsOfAThreadMarkedSerialRunOnItAlone) {
+  set_num_threads(2);
+  const auto threads_used = [] {
+    std::vector<int> used(64, 0);
+    parallel_for(64, [&](Index i) { used[static_cast<std::size_t>(i)] = thread_index(); }, 1);
+    return *std::max_element(used.begin(), used.end()) + 1;
+  };
+  int background = 0;
+  std::thread worker([&] {
+    const SerialLoopsOnThisThread serial;
+    background = threads_used();
+  });
+  worker.join();
+  EXPECT_EQ(background, 1);
+  // The main thread's count is the governor's (which a busy machine may lower), so only the marked
+  // scope is certain.
+  const SerialLoopsOnThisThread serial;
+  EXPECT_EQ(loop_threads(), 1);
 }
 
 TEST_F(ParallelTest, ThrowingBodiesRunEveryItemThenRethrowTheFirstInItemOrder) {

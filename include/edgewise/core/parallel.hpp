@@ -64,6 +64,17 @@ int thread_index();
 /// Whether the caller runs inside a parallel loop. Loops nested in one run on the calling thread alone.
 bool in_parallel_region();
 
+/// While alive, every parallel loop the constructing thread starts runs on that thread alone: for a
+/// background thread (the sampler of mini-batch training) whose loops must not take cores from the
+/// loops of the thread it works for. Not movable; destroy it on the thread that made it.
+class SerialLoopsOnThisThread {
+ public:
+  SerialLoopsOnThisThread();
+  ~SerialLoopsOnThisThread();
+  SerialLoopsOnThisThread(const SerialLoopsOnThisThread&) = delete;
+  SerialLoopsOnThisThread& operator=(const SerialLoopsOnThisThread&) = delete;
+};
+
 /// Runs body(i) for i in [0, n) across num_threads() threads. Each i runs on exactly one thread, so
 /// a body that writes only to slot i gives results independent of the thread count. Dynamic
 /// scheduling in chunks balances the skewed degree distributions of real graphs.
