@@ -6,6 +6,7 @@
 // `edgewise bench edge-list`: the time and peak memory of reading an edge list into a graph, next to
 // the size of the graph's arrays.
 #include <algorithm>
+#include <span>
 #include <chrono>
 #include <filesystem>
 #include <cstdint>
@@ -24,7 +25,9 @@
 #include "edgewise/core/memory.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/datasets/uniform.hpp"
+#include "edgewise/graph/sampling.hpp"
 #include "edgewise/io/graph_files.hpp"
+#include "edgewise/io/graph_store.hpp"
 
 namespace edgewise::cli {
 namespace {
@@ -307,6 +310,66 @@ void add_edge_list_command(CLI::App& bench) {
   command->callback([path] { run_edge_list_bench(*path); });
 }
 
+struct SamplingBenchOptions {
+  std::string graph;
+  Index batch_size = 1024;
+  std::vector<Index> fanouts = {15, 10};
+  Index batches = 200;
+};
+
+// Samples batches of random seeds from a store on this one thread, as the trainer's sampling thread
+// does, and reports sampled edges a second: the edges of every batch's blocks, self-loops included.
+void run_sampling_bench(const SamplingBenchOptions& options) {
+  const GraphStore store = GraphStore::open(options.graph);
+  NeighborSampler sampler(store.in_edges(), options.fanouts, store.input().add_self_loops);
+  SplitMix64 rng(0);
+  std::vector<NodeId> nodes(static_cast<std::size_t>(store.num_nodes()));
+  for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i] = static_cast<NodeId>(i);
+  SampledBlocks batch;
+  Index edges = 0, sampled_nodes = 0;
+  double seconds = 0;
+  for (Index b = 0; b < options.batches; ++b) {
+    // Distinct random seeds: the first batch_size of a partial shuffle.
+    const auto seeds = std::min<Index>(options.batch_size, store.num_nodes());
+    for (Index i = 0; i < seeds; ++i) std::swap(nodes[i], nodes[i + rng.below(nodes.size() - i)]);
+    const Clock::time_point start = Clock::now();
+    sampler.sample(std::span(nodes).first(static_cast<std::size_t>(seeds)), rng.next(), batch);
+    seconds += elapsed_ms(start) / 1000;
+    edges += batch.num_edges();
+    sampled_nodes += static_cast<Index>(batch.nodes.size());
+  }
+  const nlohmann::json row = {{"benchmark", "sampling"},
+                              {"graph", options.graph},
+                              {"nodes", store.num_nodes()},
+                              {"edges", store.num_edges()},
+                              {"batch_size", options.batch_size},
+                              {"fanouts", options.fanouts},
+                              {"batches", options.batches},
+                              {"seconds", seconds},
+                              {"ms_per_batch", 1000 * seconds / static_cast<double>(options.batches)},
+                              {"sampled_edges_per_batch", edges / options.batches},
+                              {"sampled_nodes_per_batch", sampled_nodes / options.batches},
+                              {"sampled_edges_per_second", static_cast<double>(edges) / seconds}};
+  std::cout << row.dump() << std::endl;
+}
+
+void add_sampling_command(CLI::App& bench) {
+  auto options = std::make_shared<SamplingBenchOptions>();
+  CLI::App* command = bench.add_subcommand(
+      "sampling",
+      "Time neighbour sampling alone on one thread: batches of random seed nodes of a graph store, sampled as "
+      "sampled training samples them. Prints one JSON line with the sampled edges a second.");
+  command->add_option("--graph", options->graph, "Graph store (.ewg)")->required()->check(CLI::ExistingFile);
+  command->add_option("--batch-size", options->batch_size, "Seed nodes a batch")
+      ->capture_default_str()
+      ->check(at_least(1, "POSITIVE"));
+  command->add_option("--fanout", options->fanouts, "Neighbours drawn a node, one number a hop, seeds first")
+      ->delimiter(',')
+      ->capture_default_str();
+  command->add_option("--batches", options->batches, "Batches to time")->capture_default_str()->check(at_least(1, "POSITIVE"));
+  command->callback([options] { run_sampling_bench(*options); });
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
@@ -319,6 +382,7 @@ void add_bench_command(CLI::App& app) {
   add_gather_command(*bench);
   add_triad_command(*bench);
   add_edge_list_command(*bench);
+  add_sampling_command(*bench);
 }
 
 }  // namespace edgewise::cli

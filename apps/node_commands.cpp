@@ -1,12 +1,14 @@
 #include "node_commands.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <unordered_map>
 #include <unordered_set>
 #include <variant>
 
@@ -42,7 +44,7 @@ Index count_option(const std::string& option, double value) {
   return static_cast<Index>(value);
 }
 
-Split per_class(const std::string& sizes, const NodeGraph& data, std::uint64_t seed) {
+Split per_class(const std::string& sizes, std::span<const Index> labels, std::uint64_t seed) {
   const std::vector<double> numbers = numbers_option("--split per-class", sizes);
   if (numbers.size() != 1 && numbers.size() != 3)
     throw ArgumentError("--split: expected per-class:K or per-class:K,VAL,TEST, got 'per-class:" + sizes + "'");
@@ -51,25 +53,54 @@ Split per_class(const std::string& sizes, const NodeGraph& data, std::uint64_t s
     options.val = count_option("--split", numbers[1]);
     options.test = count_option("--split", numbers[2]);
   }
-  return per_class_split(data.labels.classes, options);
+  return per_class_split(labels, options);
 }
 
-Split stratified(const std::string& fractions, const NodeGraph& data, std::uint64_t seed) {
+Split stratified(const std::string& fractions, std::span<const Index> labels, std::uint64_t seed) {
   const std::vector<double> numbers = numbers_option("--split stratified", fractions);
   if (numbers.size() != 3 || std::abs(numbers[0] + numbers[1] + numbers[2] - 1.0) > 1e-6)
     throw ArgumentError("--split: expected stratified:TRAIN,VAL,TEST with fractions adding up to 1, got 'stratified:" +
                         fractions + "'");
-  return stratified_split(data.labels.classes, numbers[0], numbers[1], seed);
+  return stratified_split(labels, numbers[0], numbers[1], seed);
+}
+
+// The split named by --split of the nodes with `labels`; a folder's files name nodes as `lookup` finds them.
+Split node_split(const std::string& split, std::span<const Index> labels, const NodeLookup& lookup,
+                 std::uint64_t seed) {
+  constexpr std::string_view per_class_prefix = "per-class:", stratified_prefix = "stratified:";
+  if (split.starts_with(per_class_prefix)) return per_class(split.substr(per_class_prefix.size()), labels, seed);
+  if (split.starts_with(stratified_prefix)) return stratified(split.substr(stratified_prefix.size()), labels, seed);
+  if (!std::filesystem::is_directory(split))
+    throw ArgumentError("--split: '" + split + "' is not per-class:K, stratified:TRAIN,VAL,TEST or a folder");
+  return read_node_split(split, static_cast<Index>(labels.size()), lookup);
 }
 
 Split node_split(const std::string& split, const NodeGraph& data, std::uint64_t seed) {
-  constexpr std::string_view per_class_prefix = "per-class:", stratified_prefix = "stratified:";
-  if (split.starts_with(per_class_prefix)) return per_class(split.substr(per_class_prefix.size()), data, seed);
-  if (split.starts_with(stratified_prefix)) return stratified(split.substr(stratified_prefix.size()), data, seed);
-  if (!std::filesystem::is_directory(split))
-    throw ArgumentError("--split: '" + split + "' is not per-class:K, stratified:TRAIN,VAL,TEST or a folder");
-  const NodeLookup lookup = [&](std::string_view name) { return data.nodes.find(name).value_or(-1); };
-  return read_node_split(split, data.nodes.size(), lookup);
+  return node_split(split, data.labels.classes,
+                    [&](std::string_view name) { return data.nodes.find(name).value_or(-1); }, seed);
+}
+
+std::vector<Index> labeled_nodes(std::span<const Index> labels) {
+  std::vector<Index> labeled;
+  for (std::size_t node = 0; node < labels.size(); ++node)
+    if (labels[node] >= 0) labeled.push_back(static_cast<Index>(node));
+  return labeled;
+}
+
+// Finds a store's nodes by name: by value for a store named by ids, else through an index built once.
+NodeLookup store_lookup(const GraphStore& store) {
+  if (store.named_by_id())
+    return [&store](std::string_view name) -> Index {
+      Index id = -1;
+      const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), id);
+      return error == std::errc() && end == name.data() + name.size() && id < store.num_nodes() ? id : -1;
+    };
+  auto ids = std::make_shared<std::unordered_map<std::string, Index>>();
+  for (Index node = 0; node < store.num_nodes(); ++node) ids->emplace(store.node_name(node), node);
+  return [ids](std::string_view name) {
+    const auto found = ids->find(std::string(name));
+    return found == ids->end() ? Index{-1} : found->second;
+  };
 }
 
 FeatureFormat feature_format(const NodeTrainArgs& args) {
@@ -156,15 +187,23 @@ void print_evaluation(std::ostream& out, const std::string& title, const NodeEva
   print_class_table(out, metrics, classes);
 }
 
-// The network and training options of args, with the data's defaults where args leaves them open.
-NodeTrainingSettings node_settings(const NodeTrainArgs& args, const NodeGraph& data, const Split& split) {
+NodeClassifierOptions node_network(const NodeTrainArgs& args) {
   NodeClassifierOptions network = args.network;
   network.score = parse_score_function(args.score);
-  const NodeRegularization given{.dropout = args.dropout,
-                                 .attention_dropout = args.attention_dropout,
-                                 .value_dropout = args.value_dropout,
-                                 .weight_decay = args.weight_decay};
-  return node_training_settings(network, args.training, given, data, split, args.batching);
+  return network;
+}
+
+NodeRegularization node_regularization(const NodeTrainArgs& args) {
+  return {.dropout = args.dropout,
+          .attention_dropout = args.attention_dropout,
+          .value_dropout = args.value_dropout,
+          .weight_decay = args.weight_decay};
+}
+
+// The network and training options of args, with the data's defaults where args leaves them open.
+NodeTrainingSettings node_settings(const NodeTrainArgs& args, const NodeGraph& data, const Split& split) {
+  return node_training_settings(node_network(args), args.training, node_regularization(args), data, split,
+                                args.batching);
 }
 
 void write_output(const std::string& path, const std::string& text, bool force) {
@@ -193,6 +232,32 @@ std::string node_table(const NodeModel& model, const NodeGraph& data, const std:
     out << '\n';
   }
   return out.str();
+}
+
+// node_table for a graph store: its nodes in store order.
+std::string store_table(const GraphStore& store, const std::string& header, const Matrix<float>& values,
+                        const std::vector<std::string>& first = {}) {
+  std::ostringstream out;
+  out << header << '\n';
+  for (Index node = 0; node < store.num_nodes(); ++node) {
+    out << store.node_name(node);
+    if (!first.empty()) out << '\t' << first[static_cast<std::size_t>(node)];
+    for (Index column = 0; column < values.cols(); ++column) out << '\t' << format_value(values(node, column));
+    out << '\n';
+  }
+  return out.str();
+}
+
+GraphStore open_store_for(const NodeModel& model, const NodeRunArgs& args) {
+  if (!args.files.edges.empty() || !args.files.features.empty() || !args.files.labels.empty())
+    throw ArgumentError("--graph reads the edges, features and labels from the store; leave out --edges, "
+                        "--features and --labels");
+  GraphStore store = GraphStore::open(args.graph);
+  if (store.input().features.format != model.config().input.features.format ||
+      store.input().ids != model.config().input.ids)
+    throw ArgumentError(args.graph + ": its features or node ids were made otherwise than the model's training "
+                        "graph; build the store with the options the model was trained with");
+  return store;
 }
 
 void report_new_nodes(const NodeModel& model, const NodeGraph& data) {
@@ -297,6 +362,10 @@ CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args
                     "Dropout on the projected values that every attention layer aggregates (the scores see them "
                     "whole), as the GAT reference code trains; default: the --dropout rate")
       ->check(CLI::Range(0.0, 0.95));
+  group->add_option("--graph", args.graph,
+                    "Train on a graph store (.ewg, from 'edgewise graph build' or 'graph generate') instead of "
+                    "--edges, --labels and --features: memory-mapped, with sampled mini-batches when it does not fit")
+      ->check(CLI::ExistingFile);
   group->add_option("--fanout", args.batching.fanouts,
                     "Train on sampled mini-batches: the in-neighbours drawn for each node, one number per layer, "
                     "the seeds' first (-1: all); default 15, then 10 for every further layer")
@@ -370,26 +439,17 @@ double held_out_accuracy(const NodeTrainArgs& args, const NodeGraph& data, const
   return trained.model.evaluate(data, split.test).metrics.accuracy;
 }
 
-void train_nodes(const NodeTrainArgs& args) {
-  check_output_path(args.out, args.force);
-  const CheckpointOptions checkpoints = checkpoint_options(args.checkpoints, args.out, args.force);
-  if (!args.plot.empty()) check_plot_path(args.plot, args.out, args.force);
-  const Logger log(args.training.log);
-  const NodeGraph data = read_training_graph(args);
-  log_graph_summary(log, data);
-  const Split split = training_node_split(args, data);
-  if (!args.save_split.empty())
-    write_node_split(args.save_split, split, args.force, [&](Index node) { return std::string(data.nodes.name(node)); });
-  const std::string sizes = part_sizes(split);
-  log.normal("split " + sizes);
+namespace {
 
-  TrainedNodeModel trained = fit_reporting_divergence(
-      checkpoints, [&] { return train_node_model(data, split, node_settings(args, data, split), {}, checkpoints); });
+// Evaluates the test nodes (when there are any), records the summary, saves the model and its plot,
+// and logs the test report. evaluate_test(model) scores split.test.
+template <typename EvaluateTest>
+void finish_node_training(const NodeTrainArgs& args, const Logger& log, TrainedNodeModel& trained,
+                          TrainingSummary summary, const Split& split, EvaluateTest&& evaluate_test) {
   NodeModel& model = trained.model;
-  TrainingSummary summary = node_training_summary(trained, data, files_description(args.files), args.split + ": " + sizes);
   std::ostringstream test_report;
   if (!split.test.empty()) {
-    const NodeEvaluation test = model.evaluate(data, split.test);
+    const NodeEvaluation test = evaluate_test(model);
     summary.metrics.insert(summary.metrics.end(), {{"test accuracy", test.metrics.accuracy},
                                                    {"test macro_f1", test.metrics.macro_f1},
                                                    {"test loss", test.loss}});
@@ -407,6 +467,54 @@ void train_nodes(const NodeTrainArgs& args) {
   if (report.empty()) return;
   report.pop_back();  // the sink ends the message's last line
   log.normal(report);
+}
+
+void train_nodes_on_store(const NodeTrainArgs& args, const CheckpointOptions& checkpoints, const Logger& log) {
+  if (!args.files.edges.empty() || !args.files.labels.empty() || !args.files.features.empty())
+    throw ArgumentError("--graph reads the edges, labels and features from the store; leave out --edges, "
+                        "--labels and --features");
+  const GraphStore store = GraphStore::open(args.graph);
+  if (store.labels().empty())
+    throw ArgumentError(args.graph + ": the store has no labels to train on; build it with --labels");
+  log.normal(std::to_string(store.num_nodes()) + " nodes, " + std::to_string(store.num_edges()) + " edges, " +
+             std::to_string(labeled_nodes(store.labels()).size()) + " labeled in " +
+             std::to_string(store.class_names().size()) + " classes; features [" + std::to_string(store.num_nodes()) +
+             ", " + std::to_string(store.feature_dim()) + "] (graph store " + args.graph + ")");
+  const Split split = node_split(args.split, store.labels(), store_lookup(store), args.training.seed);
+  if (!args.save_split.empty())
+    write_node_split(args.save_split, split, args.force, [&](Index node) { return store.node_name(node); });
+  const std::string sizes = part_sizes(split);
+  log.normal("split " + sizes);
+  const NodeTrainingSettings settings =
+      node_training_settings(node_network(args), args.training, node_regularization(args), store, split, args.batching);
+  TrainedNodeModel trained =
+      fit_reporting_divergence(checkpoints, [&] { return train_node_model(store, split, settings, {}, checkpoints); });
+  TrainingSummary summary = node_training_summary(trained, store.num_nodes(), args.graph, args.split + ": " + sizes);
+  finish_node_training(args, log, trained, std::move(summary), split,
+                       [&](const NodeModel& model) { return model.evaluate(store, split.test); });
+}
+
+}  // namespace
+
+void train_nodes(const NodeTrainArgs& args) {
+  check_output_path(args.out, args.force);
+  const CheckpointOptions checkpoints = checkpoint_options(args.checkpoints, args.out, args.force);
+  if (!args.plot.empty()) check_plot_path(args.plot, args.out, args.force);
+  const Logger log(args.training.log);
+  if (!args.graph.empty()) return train_nodes_on_store(args, checkpoints, log);
+  const NodeGraph data = read_training_graph(args);
+  log_graph_summary(log, data);
+  const Split split = training_node_split(args, data);
+  if (!args.save_split.empty())
+    write_node_split(args.save_split, split, args.force, [&](Index node) { return std::string(data.nodes.name(node)); });
+  const std::string sizes = part_sizes(split);
+  log.normal("split " + sizes);
+
+  TrainedNodeModel trained = fit_reporting_divergence(
+      checkpoints, [&] { return train_node_model(data, split, node_settings(args, data, split), {}, checkpoints); });
+  TrainingSummary summary = node_training_summary(trained, data, files_description(args.files), args.split + ": " + sizes);
+  finish_node_training(args, log, trained, std::move(summary), split,
+                       [&](const NodeModel& model) { return model.evaluate(data, split.test); });
 }
 
 void add_label_column_options(CLI::Option_group& group, NodeGraphFiles& files) {
@@ -432,6 +540,10 @@ CLI::Option_group* add_node_graph_options(CLI::App& command, NodeRunArgs& args, 
                     "Edge list of the graph, read as the model's training graph was (node id type, direction, "
                     "self-loops)")
       ->check(CLI::ExistingFile);
+  group->add_option("--graph", args.graph,
+                    "A graph store (.ewg, from 'edgewise graph build' or 'graph generate') instead of --edges, "
+                    "--features and --labels: memory-mapped, and run layer by layer")
+      ->check(CLI::ExistingFile);
   if (labels) {
     group->add_option("--labels", files.labels, "Node labels ('node label' a line); unlabeled nodes are not scored")
         ->check(CLI::ExistingFile);
@@ -451,10 +563,10 @@ CLI::Option_group* add_node_graph_options(CLI::App& command, NodeRunArgs& args, 
   return group;
 }
 
-void predict_nodes(const NodeModel& model, const NodeRunArgs& args) {
-  if (!args.out.empty()) check_output_path(args.out, args.force);
-  const NodeGraph data = read_for(model, args);
-  const Matrix<float> probabilities = model.predict(data);
+namespace {
+
+// The class of each row's largest probability, by name.
+std::vector<std::string> predicted_classes(const NodeModel& model, const Matrix<float>& probabilities) {
   const std::vector<std::string>& classes = model.config().classes;
   std::vector<std::string> predicted(static_cast<std::size_t>(probabilities.rows()));
   for (Index node = 0; node < probabilities.rows(); ++node) {
@@ -462,28 +574,69 @@ void predict_nodes(const NodeModel& model, const NodeRunArgs& args) {
     probabilities.row(node).maxCoeff(&best);
     predicted[static_cast<std::size_t>(node)] = classes[static_cast<std::size_t>(best)];
   }
+  return predicted;
+}
+
+std::string prediction_header(const NodeModel& model) {
   std::string header = "node\tpredicted";
-  for (const std::string& name : classes) header += '\t' + name;
-  write_output(args.out, node_table(model, data, header, probabilities, predicted), args.force);
+  for (const std::string& name : model.config().classes) header += '\t' + name;
+  return header;
+}
+
+std::string embedding_header(const NodeModel& model) {
+  std::string header = "node";
+  for (Index column = 0; column < model.embedding_dim(); ++column) header += "\th" + std::to_string(column);
+  return header;
+}
+
+}  // namespace
+
+void predict_nodes(const NodeModel& model, const NodeRunArgs& args) {
+  if (!args.out.empty()) check_output_path(args.out, args.force);
+  if (!args.graph.empty()) {
+    const GraphStore store = open_store_for(model, args);
+    const Matrix<float> probabilities = model.predict(store);
+    write_output(args.out,
+                 store_table(store, prediction_header(model), probabilities, predicted_classes(model, probabilities)),
+                 args.force);
+    return;
+  }
+  const NodeGraph data = read_for(model, args);
+  const Matrix<float> probabilities = model.predict(data);
+  write_output(args.out,
+               node_table(model, data, prediction_header(model), probabilities, predicted_classes(model, probabilities)),
+               args.force);
 }
 
 void embed_nodes(const NodeModel& model, const NodeRunArgs& args) {
   check_output_path(args.out, args.force);
-  const NodeGraph data = read_for(model, args);
-  std::string header = "node";
-  for (Index column = 0; column < model.embedding_dim(); ++column) header += "\th" + std::to_string(column);
-  write_file_atomically(args.out, node_table(model, data, header, model.embed(data)), overwrite_for(args.force));
-  std::cout << "wrote " << data.nodes.size() << " embeddings of width " << model.embedding_dim() << " to " << args.out
-            << '\n';
+  Index nodes = 0;
+  if (!args.graph.empty()) {
+    const GraphStore store = open_store_for(model, args);
+    write_file_atomically(args.out, store_table(store, embedding_header(model), model.embed(store)),
+                          overwrite_for(args.force));
+    nodes = store.num_nodes();
+  } else {
+    const NodeGraph data = read_for(model, args);
+    write_file_atomically(args.out, node_table(model, data, embedding_header(model), model.embed(data)),
+                          overwrite_for(args.force));
+    nodes = data.nodes.size();
+  }
+  std::cout << "wrote " << nodes << " embeddings of width " << model.embedding_dim() << " to " << args.out << '\n';
 }
 
 void eval_nodes(const NodeModel& model, const NodeRunArgs& args) {
+  if (!args.graph.empty()) {
+    const GraphStore store = open_store_for(model, args);
+    if (store.labels().empty()) throw ArgumentError(args.graph + ": the store has no labels to evaluate against");
+    print_evaluation(std::cout, "labeled", model.evaluate(store, labeled_nodes(store.labels())),
+                     model.config().classes);
+    return;
+  }
   if (args.files.labels.empty()) throw ArgumentError("--labels is required for a node classification model");
   const NodeGraph data = read_for(model, args);
-  std::vector<Index> labeled;
-  for (Index node = 0; node < data.nodes.size(); ++node)
-    if (data.labels.classes[static_cast<std::size_t>(node)] >= 0) labeled.push_back(node);
-  print_evaluation(std::cout, "labeled", model.evaluate(data, labeled), model.config().classes);
+  print_evaluation(std::cout, "labeled", model.evaluate(data, labeled_nodes(data.labels.classes)),
+                   model.config().classes);
 }
 
 }  // namespace edgewise::cli

@@ -30,6 +30,7 @@ struct NodeTrainArgs {
   std::string save_split;  // folder to write the split's node files to
   NodeTrainingOptions training;
   NodeBatching batching;  // sampled mini-batches where given
+  std::string graph;      // a graph store instead of the files
   CheckpointArgs checkpoints;
   std::string out;
   std::string plot;  // training curve image (SVG); empty: none
@@ -70,6 +71,7 @@ struct NodeInputArgs {
 // The inputs of predict, embed and eval: the graph to apply a model to.
 struct NodeRunArgs {
   NodeGraphFiles files;
+  std::string graph;  // a graph store instead of the files
   NodeInputArgs input;
   std::string out;  // predict: empty for standard output; embed: required
   bool force = false;

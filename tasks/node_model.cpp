@@ -73,9 +73,13 @@ std::vector<Index> class_ids_by_name(const NodeLabels& labels, const std::vector
 }  // namespace
 
 NodeTrainingDefaults default_node_training(const NodeGraph& data, const Split& split) {
-  if (data.input.features.format == FeatureFormat::structural)
+  return default_node_training(data.input.features.format, data.labels.num_classes(), split);
+}
+
+NodeTrainingDefaults default_node_training(FeatureFormat format, Index num_classes, const Split& split) {
+  if (format == FeatureFormat::structural)
     return {.dropout = 0.1, .attention_dropout = 0.1, .reason = "structural features"};
-  const Index classes = std::max<Index>(data.labels.num_classes(), 1);
+  const Index classes = std::max<Index>(num_classes, 1);
   const double per_class = static_cast<double>(split.train.size()) / static_cast<double>(classes);
   char figure[96];
   std::snprintf(figure, sizeof figure, "%.4g training labels a class (%s %g)", per_class,
@@ -84,10 +88,11 @@ NodeTrainingDefaults default_node_training(const NodeGraph& data, const Split& s
   return {.dropout = 0.5, .attention_dropout = 0.1, .weight_decay = 0.0, .reason = figure};
 }
 
-NodeTrainingSettings node_training_settings(NodeClassifierOptions network, NodeTrainingOptions training,
-                                            const NodeRegularization& given, const NodeGraph& data,
-                                            const Split& split, const NodeBatching& batching) {
-  const NodeTrainingDefaults defaults = default_node_training(data, split);
+namespace {
+
+NodeTrainingSettings settings_with(NodeClassifierOptions network, NodeTrainingOptions training,
+                                   const NodeRegularization& given, const NodeTrainingDefaults& defaults,
+                                   BatchingChoice batching) {
   network.dropout = given.dropout.value_or(defaults.dropout);
   network.attention_dropout = given.attention_dropout.value_or(defaults.attention_dropout);
   network.value_dropout = given.value_dropout.value_or(network.dropout);
@@ -97,9 +102,33 @@ NodeTrainingSettings node_training_settings(NodeClassifierOptions network, NodeT
   if (!given.attention_dropout) chosen << "attention dropout " << defaults.attention_dropout << ", ";
   if (!given.weight_decay) chosen << "weight decay " << defaults.weight_decay << ", ";
   const std::string list = chosen.str();
-  BatchingChoice batches = choose_node_batching(data.graph.num_nodes(), data.graph.num_edges(), network, batching);
-  return {network, training, std::move(batches),
+  return {network, training, std::move(batching),
           list.empty() ? "" : list.substr(0, list.size() - 2) + " for " + defaults.reason};
+}
+
+}  // namespace
+
+NodeTrainingSettings node_training_settings(NodeClassifierOptions network, NodeTrainingOptions training,
+                                            const NodeRegularization& given, const NodeGraph& data,
+                                            const Split& split, const NodeBatching& batching) {
+  BatchingChoice batches = choose_node_batching(data.graph.num_nodes(), data.graph.num_edges(), network, batching);
+  return settings_with(network, training, given, default_node_training(data, split), std::move(batches));
+}
+
+NodeTrainingSettings node_training_settings(NodeClassifierOptions network, NodeTrainingOptions training,
+                                            const NodeRegularization& given, const GraphStore& store,
+                                            const Split& split, const NodeBatching& batching) {
+  BatchingChoice batches = choose_node_batching(store.num_nodes(), store.num_edges(), network, batching);
+  const auto classes = static_cast<Index>(store.class_names().size());
+  return settings_with(network, training, given, default_node_training(store.input().features.format, classes, split),
+                       std::move(batches));
+}
+
+NodeSource store_source(const GraphStore& store) {
+  return {.in_edges = store.in_edges(),
+          .feature_dim = store.feature_dim(),
+          .gather_features = [&store](std::span<const NodeId> nodes, float* out) { store.gather_features(nodes, out); },
+          .self_loops = store.input().add_self_loops};
 }
 
 double full_batch_bytes(Index nodes, Index edges, const NodeClassifierOptions& network) {
@@ -198,17 +227,25 @@ namespace {
 
 // What a checkpoint must match to be continued: the training options and a digest of the graph,
 // features, labels and split.
+void digest_values(Sha256& digest, const std::vector<Index>& values) {
+  const auto count = static_cast<std::int64_t>(values.size());
+  digest.update(&count, sizeof count);
+  digest.update(values.data(), values.size() * sizeof(Index));
+}
+
+std::string split_digest(const Split& split) {
+  Sha256 digest;
+  for (const std::vector<Index>* values : {&split.train, &split.val, &split.test}) digest_values(digest, *values);
+  return digest.hex_digest();
+}
+
 nlohmann::json run_identity(const NodeGraph& data, const Split& split, const NodeTrainingOptions& options,
                             const BatchingChoice& batching) {
   Sha256 digest;
   fingerprint(digest, data.graph);
   fingerprint(digest, data.features);
-  const auto update = [&](const std::vector<Index>& values) {
-    const auto count = static_cast<std::int64_t>(values.size());
-    digest.update(&count, sizeof count);
-    digest.update(values.data(), values.size() * sizeof(Index));
-  };
-  for (const std::vector<Index>* values : {&data.labels.classes, &split.train, &split.val, &split.test}) update(*values);
+  for (const std::vector<Index>* values : {&data.labels.classes, &split.train, &split.val, &split.test})
+    digest_values(digest, *values);
   nlohmann::json identity = {{"training", options}, {"data_sha256", digest.hex_digest()}};
   if (batching.sampled)  // absent for full batches, so that earlier checkpoints still resume
     identity["sampling"] = {{"batch_size", batching.sampling.batch_size}, {"fanouts", batching.sampling.fanouts}};
@@ -219,17 +256,14 @@ NodeSource source_of(const NodeGraph& data) { return node_source(data.graph, dat
 
 }  // namespace
 
-NodeTrainingResult NodeModel::fit(const NodeGraph& data, const Split& split, const NodeTrainingOptions& options,
-                                  const std::function<void(const NodeEpochReport&)>& on_epoch,
-                                  const CheckpointOptions& checkpoints, const BatchingChoice& batching) {
-  const nlohmann::json identity = run_identity(data, split, options, batching);
+TrainingCheckpoints NodeModel::checkpoint_hooks(const CheckpointOptions& checkpoints, const nlohmann::json& identity,
+                                                std::optional<Checkpoint>& resumed) {
   TrainingCheckpoints hooks{.every = checkpoints.every};
   if (checkpoints.every > 0) {
-    hooks.save = [&](const TrainingState& state) {
-      save_checkpoint(checkpoints.path, {config_json(config_), *params_, state, identity});
+    hooks.save = [this, path = checkpoints.path, identity](const TrainingState& state) {
+      save_checkpoint(path, {config_json(config_), *params_, state, identity});
     };
   }
-  std::optional<Checkpoint> resumed;
   if (!checkpoints.resume.empty()) {
     resumed = load_checkpoint(checkpoints.resume);
     check_same_run(checkpoints.resume, {{"model", resumed->config}, {"run", resumed->run}},
@@ -237,6 +271,15 @@ NodeTrainingResult NodeModel::fit(const NodeGraph& data, const Split& split, con
     restore_parameters(*params_, resumed->weights, checkpoints.resume);
     hooks.resume = &resumed->state;
   }
+  return hooks;
+}
+
+NodeTrainingResult NodeModel::fit(const NodeGraph& data, const Split& split, const NodeTrainingOptions& options,
+                                  const std::function<void(const NodeEpochReport&)>& on_epoch,
+                                  const CheckpointOptions& checkpoints, const BatchingChoice& batching) {
+  std::optional<Checkpoint> resumed;
+  const TrainingCheckpoints hooks =
+      checkpoint_hooks(checkpoints, run_identity(data, split, options, batching), resumed);
   NodeTrainingResult result =
       batching.sampled
           ? train_node_classifier_sampled(*network_, *params_, source_of(data), data.labels.classes, split, options,
@@ -245,6 +288,52 @@ NodeTrainingResult NodeModel::fit(const NodeGraph& data, const Split& split, con
                                   on_epoch, hooks);
   config_.nodes = data.nodes.names();
   return result;
+}
+
+NodeTrainingResult NodeModel::fit(const GraphStore& store, const Split& split, const NodeTrainingOptions& options,
+                                  const std::function<void(const NodeEpochReport&)>& on_epoch,
+                                  const CheckpointOptions& checkpoints, const BatchingChoice& batching) {
+  if (!batching.sampled) return fit(store.to_node_graph(), split, options, on_epoch, checkpoints, batching);
+  const nlohmann::json identity = {
+      {"training", options},
+      {"store_sha256", store.fingerprint()},
+      {"split_sha256", split_digest(split)},
+      {"sampling", {{"batch_size", batching.sampling.batch_size}, {"fanouts", batching.sampling.fanouts}}}};
+  std::optional<Checkpoint> resumed;
+  const TrainingCheckpoints hooks = checkpoint_hooks(checkpoints, identity, resumed);
+  NodeTrainingResult result = train_node_classifier_sampled(*network_, *params_, checked_source(store), store.labels(),
+                                                            split, options, batching.sampling, on_epoch, hooks);
+  config_.nodes.clear();
+  if (!store.named_by_id())
+    for (Index node = 0; node < store.num_nodes(); ++node) config_.nodes.push_back(store.node_name(node));
+  return result;
+}
+
+NodeSource NodeModel::checked_source(const GraphStore& store) const {
+  if (store.feature_dim() != config_.network.in_dim)
+    throw ArgumentError(store.path().string() + ": features have " + std::to_string(store.feature_dim()) +
+                        " columns, the model takes " + std::to_string(config_.network.in_dim));
+  return store_source(store);
+}
+
+Matrix<float> NodeModel::predict(const GraphStore& store) const {
+  Matrix<float> probabilities = layerwise_logits(*network_, checked_source(store));
+  softmax_rows(probabilities);
+  return probabilities;
+}
+
+Matrix<float> NodeModel::embed(const GraphStore& store) const {
+  return layerwise_hidden(*network_, checked_source(store));
+}
+
+NodeEvaluation NodeModel::evaluate(const GraphStore& store, std::span<const Index> nodes) const {
+  const NodeLabels names{.classes = {}, .class_names = store.class_names()};
+  const std::vector<Index> class_ids = class_ids_by_name(names, config_.classes, store.path());
+  std::vector<Index> labels(store.labels().begin(), store.labels().end());
+  for (Index& label : labels)
+    if (label >= 0) label = class_ids[static_cast<std::size_t>(label)];
+  return evaluate_node_logits(layerwise_logits(*network_, checked_source(store)), labels, nodes,
+                              config_.network.classes);
 }
 
 bool NodeModel::runs_layerwise(const NodeGraph& data) const {

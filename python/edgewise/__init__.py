@@ -439,8 +439,10 @@ class NodeModel(_Model):
         each class's labelled nodes. Training stops early on the validation nodes.
         options: the command line's options with underscores: layers, heads, head_dim, hidden,
         output_heads, score, dropout, attention_dropout, value_dropout, weight_decay, lr, epochs,
-        patience, residual, layer_norm, seed. Regularization left out is chosen from the data as
-        ``edgewise train`` chooses it.
+        patience, residual, layer_norm, seed, batch_size, fanout (a list, one per layer, seeds
+        first). Regularization left out is chosen from the data as ``edgewise train`` chooses it;
+        batch_size or fanout trains on sampled mini-batches, which also turn on by themselves for a
+        graph whose full-batch training would not fit in a quarter of the memory.
         """
         _with_threads(threads)
         return cls(_edgewise.NodeModel._train(graph._handle, split, verbose, options))

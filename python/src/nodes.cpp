@@ -62,7 +62,8 @@ NodeGraph graph_from_files(const std::string& edges, const std::string& labels, 
 
 const std::vector<std::string> kTrainOptions = {
     "layers", "heads", "head_dim", "hidden", "output_heads", "score", "dropout", "attention_dropout",
-    "value_dropout", "weight_decay", "lr", "epochs", "patience", "residual", "layer_norm", "seed"};
+    "value_dropout", "weight_decay", "lr", "epochs", "patience", "residual", "layer_norm", "seed", "batch_size",
+    "fanout"};
 
 NodeTrainingSettings training_settings(const Options& options, const NodeGraph& data, const Split& split) {
   NodeClassifierOptions network;
@@ -84,7 +85,9 @@ NodeTrainingSettings training_settings(const Options& options, const NodeGraph& 
                                  .attention_dropout = options.get<double>("attention_dropout"),
                                  .value_dropout = options.get<double>("value_dropout"),
                                  .weight_decay = options.get<double>("weight_decay")};
-  return node_training_settings(network, training, given, data, split);
+  const NodeBatching batching{.batch_size = options.get<Index>("batch_size"),
+                              .fanouts = options.get<std::vector<Index>>("fanout").value_or(std::vector<Index>{})};
+  return node_training_settings(network, training, given, data, split, batching);
 }
 
 // A split of the labelled nodes: (train, val, test) index arrays or masks, or, with None, the

@@ -50,6 +50,18 @@ def test_trains_predicts_embeds_and_evaluates() -> None:
         model.evaluate(graph, [8])
 
 
+def test_sampled_mini_batches_train_and_refuse_a_fanout_per_layer_mismatch() -> None:
+    edge_index, features, labels = two_communities()
+    graph = edgewise.NodeGraph.from_edge_index(edge_index, features=features, labels=labels)
+    split = (np.array([0, 1, 2, 4, 5, 6]), np.array([3, 7]), np.array([], dtype=int))
+    sampled = edgewise.NodeModel.train(graph, split, verbose=False, batch_size=2, fanout=[3, 2], **FAST)
+    assert sampled.predict_proba(graph).shape == (8, 2)
+    again = edgewise.NodeModel.train(graph, split, verbose=False, batch_size=2, fanout=[3, 2], **FAST)
+    assert np.array_equal(again.predict_proba(graph), sampled.predict_proba(graph))
+    with pytest.raises(ValueError, match="3 fan-outs for a network of 2 layers"):
+        edgewise.NodeModel.train(graph, split, verbose=False, fanout=[3, 2, 1], **FAST)
+
+
 def test_sparse_features_masks_and_index_arrays_give_the_same_model() -> None:
     sparse = pytest.importorskip("scipy.sparse")
     edge_index, features, labels = two_communities()

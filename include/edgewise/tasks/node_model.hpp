@@ -32,6 +32,7 @@
 
 #include "edgewise/core/files.hpp"
 #include "edgewise/datasets/splits.hpp"
+#include "edgewise/io/graph_store.hpp"
 #include "edgewise/io/node_graph.hpp"
 #include "edgewise/models/checkpoint.hpp"
 #include "edgewise/models/model_file.hpp"
@@ -63,7 +64,11 @@ struct NodeTrainingDefaults {
 /// Training labels per class up to which the GAT recipe's regularization is the default.
 inline constexpr double kFewLabelsPerClass = 25;
 
-/// The defaults for training on split.train's labelled nodes of data.
+/// The defaults for training on split.train's labelled nodes of a graph whose features have `format`
+/// and whose labels fall into `classes` classes.
+NodeTrainingDefaults default_node_training(FeatureFormat format, Index classes, const Split& split);
+
+/// The same for data.
 NodeTrainingDefaults default_node_training(const NodeGraph& data, const Split& split);
 
 /// Regularization a caller chose; default_node_training chooses what is left empty.
@@ -119,6 +124,14 @@ NodeTrainingSettings node_training_settings(NodeClassifierOptions network, NodeT
                                             const NodeRegularization& given, const NodeGraph& data,
                                             const Split& split, const NodeBatching& batching = {});
 
+/// The same for a graph store, whose size and defaults are read from its header.
+NodeTrainingSettings node_training_settings(NodeClassifierOptions network, NodeTrainingOptions training,
+                                            const NodeRegularization& given, const GraphStore& store,
+                                            const Split& split, const NodeBatching& batching = {});
+
+/// A NodeSource viewing a store's graph and features; the store must outlive it.
+NodeSource store_source(const GraphStore& store);
+
 /// Members left out of a designated initializer take their defaults.
 struct NodeModelConfig {
   NodeClassifierOptions network = {};     ///< in_dim and classes are set from input and classes
@@ -171,6 +184,13 @@ class NodeModel final : public Model {
                          const std::function<void(const NodeEpochReport&)>& on_epoch = {},
                          const CheckpointOptions& checkpoints = {}, const BatchingChoice& batching = {});
 
+  /// Trains on a graph store: full batch on a copy in memory (GraphStore::to_node_graph), or sampled
+  /// mini-batches read from the mapped file. A store whose nodes are named by their ids records no
+  /// node names in the model. Throws as the other fit does.
+  NodeTrainingResult fit(const GraphStore& store, const Split& split, const NodeTrainingOptions& options,
+                         const std::function<void(const NodeEpochReport&)>& on_epoch = {},
+                         const CheckpointOptions& checkpoints = {}, const BatchingChoice& batching = {});
+
   /// Class probabilities of every node, [N, classes]. A graph whose full-batch inference would not
   /// fit in full_batch_budget_bytes runs layer by layer (layerwise_logits), with the same results up
   /// to the order of float sums.
@@ -179,6 +199,15 @@ class NodeModel final : public Model {
   Matrix<float> embed(const NodeGraph& data) const;
   /// Scores the listed nodes, which must be labeled.
   NodeEvaluation evaluate(const NodeGraph& data, std::span<const Index> nodes) const;
+
+  /// predict, embed and evaluate for a store, layer by layer from the mapped file. Its labels are
+  /// mapped to the model's classes by name. Throws ArgumentError when its features do not have the
+  /// model's width or a label is not one of the model's classes.
+  /// @{
+  Matrix<float> predict(const GraphStore& store) const;
+  Matrix<float> embed(const GraphStore& store) const;
+  NodeEvaluation evaluate(const GraphStore& store, std::span<const Index> nodes) const;
+  /// @}
 
   /// The ids of `nodes` in the order outputs list them: integer names in increasing order; string
   /// names in the order of the training graph, then the names new to the model in their own order.
@@ -193,6 +222,9 @@ class NodeModel final : public Model {
 
  private:
   bool runs_layerwise(const NodeGraph& data) const;
+  TrainingCheckpoints checkpoint_hooks(const CheckpointOptions& checkpoints, const nlohmann::json& identity,
+                                       std::optional<Checkpoint>& resumed);
+  NodeSource checked_source(const GraphStore& store) const;
 
   NodeModelConfig config_;
   std::unique_ptr<Parameters<float>> params_;

@@ -29,9 +29,17 @@ TrainedNodeModel train_node_model(const NodeGraph& data, const Split& split, con
                                   const std::function<void(const NodeEpochReport&)>& on_epoch = {},
                                   const CheckpointOptions& checkpoints = {});
 
+/// The same on a graph store (NodeModel::fit's store overload).
+TrainedNodeModel train_node_model(const GraphStore& store, const Split& split, const NodeTrainingSettings& settings,
+                                  const std::function<void(const NodeEpochReport&)>& on_epoch = {},
+                                  const CheckpointOptions& checkpoints = {});
+
 /// The model file's record of the training: the data (named `data_name`) and its size, the split
 /// (described by `split`), seed, epochs, best validation accuracy and loss, and the defaults chosen.
 TrainingSummary node_training_summary(const TrainedNodeModel& trained, const NodeGraph& data,
                                       const std::string& data_name, const std::string& split);
+/// The same for a model trained on a graph of `nodes` nodes held elsewhere (a graph store).
+TrainingSummary node_training_summary(const TrainedNodeModel& trained, Index nodes, const std::string& data_name,
+                                      const std::string& split);
 
 }  // namespace edgewise
