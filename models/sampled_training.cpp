@@ -251,6 +251,14 @@ void check_sampled_inputs(const NodeClassifier<float>& model, const NodeSource& 
                         std::to_string(model.options().layers) + " layers; give one per layer");
 }
 
+// The rows of `nodes` into out ([nodes.size(), rows.cols()]), in blocks across threads.
+void gather_rows(const Matrix<float>& rows, std::span<const NodeId> nodes, float* out) {
+  const Index dim = rows.cols();
+  parallel_for_blocks(static_cast<Index>(nodes.size()), 512, [&](Index begin, Index end) {
+    for (Index i = begin; i < end; ++i) std::copy_n(rows.row(nodes[i]).data(), dim, out + i * dim);
+  });
+}
+
 // Runs layers 0 .. last of the network over every node, one layer at a time.
 Matrix<float> run_layers(NodeClassifier<float>& model, const NodeSource& graph, Index last,
                          const SamplingOptions& sampling) {
@@ -271,7 +279,7 @@ Matrix<float> run_layers(NodeClassifier<float>& model, const NodeSource& graph, 
         graph.gather_features(block.nodes, input.data());
       } else {
         input.resize(static_cast<Index>(block.nodes.size()), current.cols());
-        for (Index r = 0; r < input.rows(); ++r) input.row(r) = current.row(block.nodes[r]);
+        gather_rows(current, block.nodes, input.data());
       }
       const Matrix<float>& out = model.forward_layer(layer, block.blocks[0], input);
       if (first == 0) next.resize(n, out.cols());
@@ -288,12 +296,7 @@ Matrix<float> run_layers(NodeClassifier<float>& model, const NodeSource& graph, 
 NodeSource node_source(const Graph& graph, const Matrix<float>& features, bool self_loops) {
   return {.in_edges = graph.in_edges(),
           .feature_dim = features.cols(),
-          .gather_features =
-              [&features](std::span<const NodeId> nodes, float* out) {
-                const Index dim = features.cols();
-                for (std::size_t i = 0; i < nodes.size(); ++i)
-                  std::copy_n(features.row(nodes[i]).data(), dim, out + static_cast<Index>(i) * dim);
-              },
+          .gather_features = [&features](std::span<const NodeId> nodes, float* out) { gather_rows(features, nodes, out); },
           .self_loops = self_loops};
 }
 
