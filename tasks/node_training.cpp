@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "edgewise/core/log.hpp"
+#include "edgewise/core/memory.hpp"
 
 namespace edgewise {
 namespace {
@@ -31,6 +32,7 @@ TrainedNodeModel train_logged(const NodeModelConfig& config, const NodeTrainingS
   NodeTrainingResult result = fit(model);
   log.normal("best epoch " + std::to_string(result.best_epoch) + " (validation accuracy " +
              four_decimals(result.best_val_accuracy) + ")");
+  log.verbose("peak memory of the process after training: " + std::to_string(std::lround(peak_rss_mb())) + " MB");
   return {std::move(model), std::move(result), settings};
 }
 
