@@ -1,6 +1,7 @@
 #include "edgewise/models/sampled_training.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -147,6 +148,46 @@ struct Tally {
 
 std::vector<NodeId> node_ids(std::span<const Index> nodes) { return {nodes.begin(), nodes.end()}; }
 
+// The rows of `nodes` into out ([nodes.size(), rows.cols()]), in blocks across threads.
+void gather_rows(const Matrix<float>& rows, std::span<const NodeId> nodes, float* out) {
+  const Index dim = rows.cols();
+  parallel_for_blocks(static_cast<Index>(nodes.size()), 512, [&](Index begin, Index end) {
+    for (Index i = begin; i < end; ++i) std::copy_n(rows.row(nodes[i]).data(), dim, out + i * dim);
+  });
+}
+
+// Runs layers 0 .. last of the network over every node, one layer at a time.
+Matrix<float> run_layers(NodeClassifier<float>& model, const NodeSource& graph, Index last,
+                         const SamplingOptions& sampling) {
+  const Index n = graph.in_edges.num_nodes();
+  NeighborSampler neighbors(graph.in_edges, {kAllNeighbors}, graph.self_loops);
+  SampledBlocks block;
+  std::vector<NodeId> targets;
+  Matrix<float> input, current, next;
+  for (Index layer = 0; layer <= last; ++layer) {
+    for (Index first = 0; first < n;) {
+      Index end = first + 1;  // at least one node, whatever its degree
+      while (end < n && graph.in_edges.offsets[end + 1] - graph.in_edges.offsets[first] <= sampling.inference_edges) ++end;
+      targets.resize(static_cast<std::size_t>(end - first));
+      for (Index i = first; i < end; ++i) targets[i - first] = static_cast<NodeId>(i);
+      neighbors.sample(targets, 0, block);
+      if (layer == 0) {
+        input.resize(static_cast<Index>(block.nodes.size()), graph.feature_dim);
+        graph.gather_features(block.nodes, input.data());
+      } else {
+        input.resize(static_cast<Index>(block.nodes.size()), current.cols());
+        gather_rows(current, block.nodes, input.data());
+      }
+      const Matrix<float>& out = model.forward_layer(layer, block.blocks[0], input);
+      if (first == 0) next.resize(n, out.cols());
+      next.middleRows(first, end - first) = out.topRows(end - first);
+      first = end;
+    }
+    std::swap(current, next);
+  }
+  return current;
+}
+
 class SampledTrainer {
  public:
   SampledTrainer(NodeClassifier<float>& model, Parameters<float>& params, const NodeSource& graph,
@@ -154,11 +195,16 @@ class SampledTrainer {
                  const SamplingOptions& sampling)
       : model_(model),
         params_(params),
+        graph_(graph),
         labels_(labels),
         train_nodes_(node_ids(split.train)),
         val_nodes_(node_ids(split.val)),
         batch_size_(sampling.batch_size),
         seed_(options.seed),
+        exact_validation_(sampling.exact_validation),
+        inference_(sampling),
+        val_targets_(exact_validation_ ? detail::part_targets(labels, split.val, model.options().classes, "validation")
+                                       : std::vector<Index>{}),
         prefetcher_(graph, sampling.fanouts.empty() ? default_fanouts(model.options().layers) : sampling.fanouts),
         optimizer_(params, AdamOptions{.lr = options.learning_rate, .weight_decay = options.weight_decay}),
         dropout_rng_(options.seed ^ 0xD50FULL) {}
@@ -183,6 +229,12 @@ class SampledTrainer {
 
   void score(NodeEpochReport& report) {
     report.train_accuracy = train_tally_.accuracy();
+    if (exact_validation_) {
+      const Matrix<float> logits = run_layers(model_, graph_, model_.options().layers - 1, inference_);
+      report.val_accuracy = detail::accuracy(logits, val_targets_);
+      report.val_loss = std::isnan(report.val_accuracy) ? detail::kNaN : cross_entropy_loss(dscratch_, logits, val_targets_);
+      return;
+    }
     Tally val;
     // The same draws every epoch, so that epochs are compared on the same neighbourhoods.
     for_each_batch(val_nodes_, kValidationDraws, 0, [&](const Batch& batch, std::span<const NodeId> seeds, Index) {
@@ -224,10 +276,14 @@ class SampledTrainer {
 
   NodeClassifier<float>& model_;
   Parameters<float>& params_;
+  const NodeSource& graph_;
   std::span<const Index> labels_;
   std::vector<NodeId> train_nodes_, val_nodes_, order_;
   Index batch_size_;
   std::uint64_t seed_;
+  bool exact_validation_;
+  SamplingOptions inference_;
+  std::vector<Index> val_targets_;  // [N] for exact validation, else empty
   BatchPrefetcher prefetcher_;
   Adam<float> optimizer_;
   SplitMix64 dropout_rng_;
@@ -249,46 +305,6 @@ void check_sampled_inputs(const NodeClassifier<float>& model, const NodeSource& 
   if (!sampling.fanouts.empty() && static_cast<Index>(sampling.fanouts.size()) != model.options().layers)
     throw ArgumentError("sampled training: " + std::to_string(sampling.fanouts.size()) + " fan-outs for a network of " +
                         std::to_string(model.options().layers) + " layers; give one per layer");
-}
-
-// The rows of `nodes` into out ([nodes.size(), rows.cols()]), in blocks across threads.
-void gather_rows(const Matrix<float>& rows, std::span<const NodeId> nodes, float* out) {
-  const Index dim = rows.cols();
-  parallel_for_blocks(static_cast<Index>(nodes.size()), 512, [&](Index begin, Index end) {
-    for (Index i = begin; i < end; ++i) std::copy_n(rows.row(nodes[i]).data(), dim, out + i * dim);
-  });
-}
-
-// Runs layers 0 .. last of the network over every node, one layer at a time.
-Matrix<float> run_layers(NodeClassifier<float>& model, const NodeSource& graph, Index last,
-                         const SamplingOptions& sampling) {
-  const Index n = graph.in_edges.num_nodes();
-  NeighborSampler neighbors(graph.in_edges, {kAllNeighbors}, graph.self_loops);
-  SampledBlocks block;
-  std::vector<NodeId> targets;
-  Matrix<float> input, current, next;
-  for (Index layer = 0; layer <= last; ++layer) {
-    for (Index first = 0; first < n;) {
-      Index end = first + 1;  // at least one node, whatever its degree
-      while (end < n && graph.in_edges.offsets[end + 1] - graph.in_edges.offsets[first] <= sampling.inference_edges) ++end;
-      targets.resize(static_cast<std::size_t>(end - first));
-      for (Index i = first; i < end; ++i) targets[i - first] = static_cast<NodeId>(i);
-      neighbors.sample(targets, 0, block);
-      if (layer == 0) {
-        input.resize(static_cast<Index>(block.nodes.size()), graph.feature_dim);
-        graph.gather_features(block.nodes, input.data());
-      } else {
-        input.resize(static_cast<Index>(block.nodes.size()), current.cols());
-        gather_rows(current, block.nodes, input.data());
-      }
-      const Matrix<float>& out = model.forward_layer(layer, block.blocks[0], input);
-      if (first == 0) next.resize(n, out.cols());
-      next.middleRows(first, end - first) = out.topRows(end - first);
-      first = end;
-    }
-    std::swap(current, next);
-  }
-  return current;
 }
 
 }  // namespace

@@ -177,7 +177,9 @@ BatchingChoice choose_node_batching(Index nodes, Index edges, const NodeClassifi
   const std::string estimate = "full-batch training holds about " + gigabytes(needed) + ", ";
   if (given.batch_size || !given.fanouts.empty()) {
     choice.sampled = true;
-    choice.reason = sampling + ", as asked";
+    // The whole graph fits: validation runs on it exactly, as full-batch training validates.
+    choice.sampling.exact_validation = needed <= budget;
+    choice.reason = sampling + ", as asked" + (choice.sampling.exact_validation ? "; validation on the whole graph" : "");
   } else if (needed > budget) {
     choice.sampled = true;
     choice.reason = sampling + ": " + estimate + "over a quarter of this machine's memory (" + gigabytes(budget) + ")";

@@ -169,6 +169,28 @@ TEST(SampledTrainingTest, LearnsRepeatsItselfAndResumes) {
       << "resumed after epoch 20";
 }
 
+TEST(SampledTrainingTest, ExactValidationScoresTheWholeGraphLayerByLayer) {
+  const Sbm sbm;
+  const NodeSource source = node_source(sbm.data.graph, sbm.data.features);
+  Parameters<float> params;
+  NodeClassifier<float> model(params, sbm.options);
+  SplitMix64 init(1);
+  model.reset_parameters(init);
+  double reported = -1;
+  train_node_classifier_sampled(model, params, source, sbm.data.labels, sbm.split,
+                                {.epochs = 1, .seed = 2, .log = {.level = LogLevel::quiet, .sink = {}}},
+                                {.batch_size = 64, .fanouts = {4, 4}, .exact_validation = true},
+                                [&](const NodeEpochReport& report) { reported = report.val_accuracy; });
+  const Matrix<float> logits = layerwise_logits(model, source);
+  Index correct = 0;
+  for (const Index node : sbm.split.val) {
+    Index predicted = 0;
+    logits.row(node).maxCoeff(&predicted);
+    correct += predicted == sbm.data.labels[node] ? 1 : 0;
+  }
+  EXPECT_DOUBLE_EQ(reported, static_cast<double>(correct) / static_cast<double>(sbm.split.val.size()));
+}
+
 TEST(SampledTrainingTest, RejectsFanoutsAndBatchSizesThatDoNotFit) {
   const Sbm sbm;
   const NodeSource source = node_source(sbm.data.graph, sbm.data.features);

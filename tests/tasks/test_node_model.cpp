@@ -114,6 +114,33 @@ TEST(NodeTrainingDefaultsTest, FollowTheFeaturesAndTheTrainingLabelsPerClass) {
   EXPECT_EQ(structural.reason, "structural features");
 }
 
+TEST(NodeBatchingTest, FullBatchBytesCountLayersByTheirWidthsAndHeads) {
+  const NodeClassifierOptions network{.in_dim = 3, .classes = 2};  // 8 heads of 8, one output head
+  // features 4*10*3; hidden layer 48*10*64 + 16*20*8; output layer 48*10*2 + 16*20*1
+  EXPECT_DOUBLE_EQ(full_batch_bytes(10, 20, network), 120 + 30720 + 2560 + 960 + 320);
+}
+
+TEST(NodeBatchingTest, SamplesWhenAskedOrWhenTheGraphDoesNotFitAQuarterOfTheMemory) {
+  const NodeClassifierOptions network{.in_dim = 1433, .classes = 7};
+  const BatchingChoice small = choose_node_batching(2708, 13264, network);
+  EXPECT_FALSE(small.sampled);
+  EXPECT_NE(small.reason.find("within a quarter"), std::string::npos) << small.reason;
+
+  const BatchingChoice asked = choose_node_batching(2708, 13264, network, {.batch_size = 64});
+  EXPECT_TRUE(asked.sampled);
+  EXPECT_EQ(asked.sampling.batch_size, 64);
+  EXPECT_EQ(asked.sampling.fanouts, (std::vector<Index>{15, 10}));
+  EXPECT_TRUE(asked.sampling.exact_validation) << "the whole graph fits, so validation runs on it";
+
+  const Index nodes = static_cast<Index>(full_batch_budget_bytes() / 1000);  // 3 kB a node at least
+  const BatchingChoice big = choose_node_batching(nodes, 16 * nodes, network, {.fanouts = {5, 5}});
+  EXPECT_TRUE(big.sampled);
+  EXPECT_EQ(big.sampling.fanouts, (std::vector<Index>{5, 5}));
+  EXPECT_FALSE(big.sampling.exact_validation);
+  EXPECT_TRUE(choose_node_batching(nodes, 16 * nodes, network).sampled);
+  EXPECT_NE(choose_node_batching(nodes, 16 * nodes, network).reason.find("over a quarter"), std::string::npos);
+}
+
 TEST_F(NodeModelTest, LearnsAStochasticBlockModel) {
   const NodeGraphFiles files =
       write_sbm({.nodes = 400, .communities = 4, .p_in = 0.05, .p_out = 0.005, .seed = 11});

@@ -6,7 +6,8 @@
 /// batch samples its blocks, gathers the features of their nodes, runs the network over the blocks
 /// (NodeClassifier::forward_blocks) and takes one Adam step on the seeds' mean cross-entropy. A
 /// background thread samples and gathers the next batch while the network runs on this one. The
-/// validation nodes are scored the same way in inference mode, with fixed draws, after every epoch;
+/// validation nodes are scored after every epoch in inference mode, on sampled blocks with the same
+/// draws every epoch, or exactly (layer by layer, SamplingOptions::exact_validation);
 /// early stopping, checkpoints and logs are full-batch training's (models/node_training.hpp). The
 /// training accuracy reported is that of the epoch's batches, with dropout, which costs no extra pass.
 /// Every draw comes from seeds derived from options.seed, the epoch and the batch, so the same seed,
@@ -49,6 +50,9 @@ struct SamplingOptions {
   Index batch_size = 1024;          ///< seed nodes a training step
   std::vector<Index> fanouts = {};  ///< one per layer, seeds first (NeighborSampler); empty: default_fanouts
   Index inference_edges = Index{1} << 20;  ///< in-edges per batch of layer-wise inference
+  /// Score the validation nodes exactly, by layer-wise inference over all nodes, instead of on sampled
+  /// blocks: worth its cost where a whole-graph pass is cheap beside an epoch of batches.
+  bool exact_validation = false;
 };
 
 /// 15 neighbours of each seed and 10 at every further hop, as PyTorch Geometric's examples sample.

@@ -82,7 +82,7 @@ struct NodeRegularization {
 /// Sampled mini-batches a caller asked for; asking for either turns sampling on, and what is left
 /// empty takes SamplingOptions' default.
 struct NodeBatching {
-  std::optional<Index> batch_size;  ///< seed nodes a step
+  std::optional<Index> batch_size = std::nullopt;  ///< seed nodes a step
   std::vector<Index> fanouts = {};  ///< one per layer, seeds first; -1 takes every neighbour
 };
 
