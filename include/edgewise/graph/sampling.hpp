@@ -36,7 +36,7 @@ inline constexpr Index kAllNeighbors = -1;
 /// A sampled batch: its nodes by global id and one block per network layer (see the file comment).
 struct SampledBlocks {
   std::vector<NodeId> nodes;    ///< global ids of V_L; V_h is the prefix of hop_sizes[h] of them
-  std::vector<Index> hop_sizes;  ///< [L + 1]: |V_0| (the seeds) .. |V_L|
+  std::vector<Index> hop_sizes;  ///< [L + 1]: the sizes of V_0 (the seeds) .. V_L
   std::vector<Graph> blocks;     ///< [L]: blocks[k] for network layer k, over V_{L-k}
 
   /// L.
