@@ -227,8 +227,6 @@ NodeGraph NodeModel::read_graph(const NodeGraphFiles& files) const {
 
 namespace {
 
-// What a checkpoint must match to be continued: the training options and a digest of the graph,
-// features, labels and split.
 void digest_values(Sha256& digest, const std::vector<Index>& values) {
   const auto count = static_cast<std::int64_t>(values.size());
   digest.update(&count, sizeof count);
@@ -241,6 +239,15 @@ std::string split_digest(const Split& split) {
   return digest.hex_digest();
 }
 
+// The sampling settings a checkpoint of a sampled run must match.
+nlohmann::json sampling_identity(const BatchingChoice& batching) {
+  return {{"batch_size", batching.sampling.batch_size},
+          {"fanouts", batching.sampling.fanouts},
+          {"exact_validation", batching.sampling.exact_validation}};
+}
+
+// What a checkpoint must match to be continued: the training options and a digest of the graph,
+// features, labels and split.
 nlohmann::json run_identity(const NodeGraph& data, const Split& split, const NodeTrainingOptions& options,
                             const BatchingChoice& batching) {
   Sha256 digest;
@@ -250,7 +257,7 @@ nlohmann::json run_identity(const NodeGraph& data, const Split& split, const Nod
     digest_values(digest, *values);
   nlohmann::json identity = {{"training", options}, {"data_sha256", digest.hex_digest()}};
   if (batching.sampled)  // absent for full batches, so that earlier checkpoints still resume
-    identity["sampling"] = {{"batch_size", batching.sampling.batch_size}, {"fanouts", batching.sampling.fanouts}};
+    identity["sampling"] = sampling_identity(batching);
   return identity;
 }
 
@@ -300,7 +307,7 @@ NodeTrainingResult NodeModel::fit(const GraphStore& store, const Split& split, c
       {"training", options},
       {"store_sha256", store.fingerprint()},
       {"split_sha256", split_digest(split)},
-      {"sampling", {{"batch_size", batching.sampling.batch_size}, {"fanouts", batching.sampling.fanouts}}}};
+      {"sampling", sampling_identity(batching)}};
   std::optional<Checkpoint> resumed;
   const TrainingCheckpoints hooks = checkpoint_hooks(checkpoints, identity, resumed);
   NodeTrainingResult result = train_node_classifier_sampled(*network_, *params_, checked_source(store), store.labels(),

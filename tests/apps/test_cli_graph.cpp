@@ -175,4 +175,29 @@ TEST_F(CliGraphTest, GeneratesAnRmatStore) {
   EXPECT_EQ(edgewise::GraphStore::open(path("again.ewg")).fingerprint(), store.fingerprint());
 }
 
+TEST_F(CliGraphTest, TrainsPredictsAndEvaluatesOnAStoreFullBatchOrSampled) {
+  ASSERT_EQ(run_cli(build_arguments("g.ewg")).status, 0);
+  const std::string train = "train --task node --graph " + path("g.ewg") + " --split stratified:0.5,0.25,0.25 " +
+                            "--epochs 5 --heads 2 --head-dim 4 --verbose --out ";
+  const CliRun full = run_cli(train + path("full.ew"));
+  ASSERT_EQ(full.status, 0) << full.output;
+  EXPECT_NE(full.output.find("within a quarter of this machine's memory"), std::string::npos) << full.output;
+  const CliRun sampled = run_cli(train + path("sampled.ew") + " --batch-size 2 --fanout 3,2");
+  ASSERT_EQ(sampled.status, 0) << sampled.output;
+  EXPECT_NE(sampled.output.find("sampled mini-batches of 2 nodes, fan-out 3,2, as asked"), std::string::npos)
+      << sampled.output;
+
+  const CliRun predicted = run_cli("predict --model " + path("sampled.ew") + " --graph " + path("g.ewg"));
+  ASSERT_EQ(predicted.status, 0) << predicted.output;
+  EXPECT_NE(predicted.output.find("node\tpredicted\tred\tblue\na0\t"), std::string::npos) << predicted.output;
+  const CliRun evaluated = run_cli("eval --model " + path("full.ew") + " --graph " + path("g.ewg"));
+  ASSERT_EQ(evaluated.status, 0) << evaluated.output;
+  EXPECT_NE(evaluated.output.find("labeled: 8 nodes"), std::string::npos) << evaluated.output;
+  const CliRun both = run_cli("predict --model " + path("full.ew") + " --graph " + path("g.ewg") + " --edges " +
+                              path("edges.txt"));
+  EXPECT_NE(both.status, 0);
+  EXPECT_NE(both.output.find("--graph reads the edges, features and labels from the store"), std::string::npos)
+      << both.output;
+}
+
 }  // namespace
