@@ -19,6 +19,7 @@
 #include "edgewise/core/parameters.hpp"
 #include "edgewise/datasets/splits.hpp"
 #include "edgewise/models/node_training.hpp"
+#include "edgewise/models/optimizers.hpp"
 #include "edgewise/models/training_state.hpp"
 
 namespace edgewise::detail {
@@ -38,6 +39,26 @@ Index argmax(const Matrix<float>& logits, Index row);
 
 /// Fraction of the rows with a target whose largest logit is the target's; NaN without targets.
 double accuracy(const Matrix<float>& logits, std::span<const Index> targets);
+
+/// What a trainer's steps carry from one epoch to the next, and checkpoints keep: Adam's state and the
+/// generator of the dropout masks.
+struct StepState {
+  StepState(Parameters<float>& params, const NodeTrainingOptions& options)
+      : optimizer(params, AdamOptions{.lr = options.learning_rate, .weight_decay = options.weight_decay}),
+        dropout_rng(options.seed ^ 0xD50FULL) {}
+
+  void save(TrainingState& state) const {
+    state.optimizer = optimizer.state();
+    state.dropout_rng = dropout_rng.state();
+  }
+  void restore(const TrainingState& state) {
+    optimizer.restore(state.optimizer);
+    dropout_rng = SplitMix64(state.dropout_rng);
+  }
+
+  Adam<float> optimizer;
+  SplitMix64 dropout_rng;
+};
 
 /// The stopping rule of the GAT reference code: an epoch makes progress, restarting the patience count,
 /// when its validation accuracy or its validation loss is at least as good as the best of any earlier

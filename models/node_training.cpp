@@ -69,31 +69,23 @@ class FullBatchTrainer {
         sparse_features_(sparse_copy_if_sparse(features)),
         train_targets_(std::move(train_targets)),
         val_targets_(std::move(val_targets)),
-        optimizer_(params, AdamOptions{.lr = options.learning_rate, .weight_decay = options.weight_decay}),
-        dropout_rng_(options.seed ^ 0xD50FULL) {}
+        steps_(params, options) {}
 
   // One Adam step; returns the training loss before it. Throws DivergenceError (check_finite_step) when
   // the loss or a gradient is not finite.
   double step(Index epoch) {
     params_.zero_grad();
-    const Matrix<float>& logits = forward(Mode::train(dropout_rng_));
+    const Matrix<float>& logits = forward(Mode::train(steps_.dropout_rng));
     const double loss = cross_entropy_loss(dlogits_, logits, train_targets_);
     model_.backward(dlogits_);
     check_finite_step(params_, loss, epoch, 1);
-    optimizer_.step();
+    steps_.optimizer.step();
     return loss;
   }
 
   // Fills the optimizer's and the generator's part of `state`.
-  void save(TrainingState& state) const {
-    state.optimizer = optimizer_.state();
-    state.dropout_rng = dropout_rng_.state();
-  }
-
-  void restore(const TrainingState& state) {
-    optimizer_.restore(state.optimizer);
-    dropout_rng_ = SplitMix64(state.dropout_rng);
-  }
+  void save(TrainingState& state) const { steps_.save(state); }
+  void restore(const TrainingState& state) { steps_.restore(state); }
 
   // Fills the report's accuracies and validation loss from one inference pass.
   void score(NodeEpochReport& report) {
@@ -115,8 +107,7 @@ class FullBatchTrainer {
   std::optional<SparseMatrix<float>> sparse_features_;  // the features again when mostly zeros
   std::vector<Index> train_targets_;
   std::vector<Index> val_targets_;
-  Adam<float> optimizer_;
-  SplitMix64 dropout_rng_;
+  detail::StepState steps_;
   Matrix<float> dlogits_;
   Matrix<float> dscratch_;  // the validation loss's gradient, which nothing uses
 };

@@ -206,8 +206,7 @@ class SampledTrainer {
         val_targets_(exact_validation_ ? detail::part_targets(labels, split.val, model.options().classes, "validation")
                                        : std::vector<Index>{}),
         prefetcher_(graph, sampling.fanouts.empty() ? default_fanouts(model.options().layers) : sampling.fanouts),
-        optimizer_(params, AdamOptions{.lr = options.learning_rate, .weight_decay = options.weight_decay}),
-        dropout_rng_(options.seed ^ 0xD50FULL) {}
+        steps_(params, options) {}
 
   double step(Index epoch) {
     order_ = train_nodes_;
@@ -216,12 +215,13 @@ class SampledTrainer {
     train_tally_ = {};
     for_each_batch(order_, kTrainDraws, epoch, [&](const Batch& batch, std::span<const NodeId> seeds, Index b) {
       params_.zero_grad();
-      const Matrix<float>& logits = model_.forward_blocks(batch.blocks.blocks, batch.features, Mode::train(dropout_rng_));
+      const Matrix<float>& logits =
+          model_.forward_blocks(batch.blocks.blocks, batch.features, Mode::train(steps_.dropout_rng));
       batch_targets(seeds, labels_, logits.rows(), targets_);
       const double loss = cross_entropy_loss(dlogits_, logits, targets_);
       model_.backward_blocks(dlogits_);
       check_finite_step(params_, loss, epoch, b + 1);
-      optimizer_.step();
+      steps_.optimizer.step();
       train_tally_.add(loss, logits, targets_, static_cast<Index>(seeds.size()));
     });
     return train_tally_.loss();
@@ -246,15 +246,8 @@ class SampledTrainer {
     report.val_loss = val.loss();
   }
 
-  void save(TrainingState& state) const {
-    state.optimizer = optimizer_.state();
-    state.dropout_rng = dropout_rng_.state();
-  }
-
-  void restore(const TrainingState& state) {
-    optimizer_.restore(state.optimizer);
-    dropout_rng_ = SplitMix64(state.dropout_rng);
-  }
+  void save(TrainingState& state) const { steps_.save(state); }
+  void restore(const TrainingState& state) { steps_.restore(state); }
 
  private:
   // Calls work(batch, seeds, index) on each batch of `nodes` in order, sampling the next batch meanwhile.
@@ -285,8 +278,7 @@ class SampledTrainer {
   SamplingOptions inference_;
   std::vector<Index> val_targets_;  // [N] for exact validation, else empty
   BatchPrefetcher prefetcher_;
-  Adam<float> optimizer_;
-  SplitMix64 dropout_rng_;
+  detail::StepState steps_;
   Tally train_tally_;
   std::vector<Index> targets_;
   Matrix<float> dlogits_, dscratch_;

@@ -12,18 +12,12 @@
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/random.hpp"
+#include "support/random_graph.hpp"
 
 namespace edgewise {
 namespace {
 
-// A random graph with every reverse edge and a self-loop per node, as node classification builds it.
-Graph random_graph(Index nodes, Index edges, std::uint64_t seed) {
-  SplitMix64 rng(seed);
-  std::vector<std::pair<Index, Index>> pairs;
-  for (Index e = 0; e < edges; ++e)
-    pairs.emplace_back(static_cast<Index>(rng.below(nodes)), static_cast<Index>(rng.below(nodes)));
-  return Graph::from_pairs(nodes, pairs, {.add_self_loops = true, .symmetrize = true, .drop_duplicates = true});
-}
+using testing::random_node_graph;
 
 // A node's in-neighbours other than itself, as a set of global ids.
 std::set<NodeId> other_in_neighbors(const Graph& graph, NodeId node) {
@@ -48,7 +42,7 @@ std::vector<NodeId> first_nodes(Index count) {
 }
 
 TEST(NeighborSampler, BlocksNestAndLeadIntoTheEarlierHop) {
-  const Graph graph = random_graph(300, 900, 1);
+  const Graph graph = random_node_graph(300, 900, 1);
   NeighborSampler sampler(graph.in_edges(), {4, 3});
   SampledBlocks batch;
   sampler.sample(first_nodes(10), 7, batch);
@@ -70,7 +64,7 @@ TEST(NeighborSampler, BlocksNestAndLeadIntoTheEarlierHop) {
 }
 
 TEST(NeighborSampler, SamplesAtMostTheFanoutOfTrueNeighboursPlusTheSelfLoop) {
-  const Graph graph = random_graph(200, 2000, 2);
+  const Graph graph = random_node_graph(200, 2000, 2);
   NeighborSampler sampler(graph.in_edges(), {5, 2});
   SampledBlocks batch;
   sampler.sample(first_nodes(20), 3, batch);
@@ -89,7 +83,7 @@ TEST(NeighborSampler, SamplesAtMostTheFanoutOfTrueNeighboursPlusTheSelfLoop) {
 }
 
 TEST(NeighborSampler, FanoutAllGivesEveryInEdge) {
-  const Graph graph = random_graph(100, 300, 3);
+  const Graph graph = random_node_graph(100, 300, 3);
   NeighborSampler sampler(graph.in_edges(), {kAllNeighbors, kAllNeighbors});
   SampledBlocks batch;
   sampler.sample(first_nodes(5), 0, batch);
@@ -144,7 +138,7 @@ TEST(NeighborSampler, DrawsUniformlyByRejectionOnHighDegrees) { expect_uniform_d
 TEST(NeighborSampler, DrawsUniformlyByShufflingOnLowDegrees) { expect_uniform_draws(8, 5); }
 
 TEST(NeighborSampler, DependsOnTheBatchSeedAndNodeOnly) {
-  const Graph graph = random_graph(500, 3000, 4);
+  const Graph graph = random_node_graph(500, 3000, 4);
   NeighborSampler sampler(graph.in_edges(), {6, 4});
   SampledBlocks a, b, c;
   std::vector<NodeId> seeds = first_nodes(30);
@@ -162,7 +156,7 @@ TEST(NeighborSampler, DependsOnTheBatchSeedAndNodeOnly) {
 }
 
 TEST(NeighborSampler, RejectsBadSeedsAndFanoutsAndStaysUsable) {
-  const Graph graph = random_graph(50, 100, 5);
+  const Graph graph = random_node_graph(50, 100, 5);
   EXPECT_THROW(NeighborSampler(graph.in_edges(), {}), ArgumentError);
   EXPECT_THROW(NeighborSampler(graph.in_edges(), {3, 0}), ArgumentError);
   EXPECT_THROW(NeighborSampler(graph.in_edges(), {-2}), ArgumentError);

@@ -13,20 +13,14 @@
 #include "edgewise/datasets/sbm.hpp"
 #include "edgewise/graph/sampling.hpp"
 #include "support/gradcheck.hpp"
+#include "support/random_graph.hpp"
 
 namespace edgewise {
 namespace {
 
-using testing::random_matrix;
+using testing::random_node_graph;
 
-// A random graph with self-loops and reverse edges, with degrees from 1 up.
-Graph random_graph(Index nodes, Index edges, std::uint64_t seed) {
-  SplitMix64 rng(seed);
-  std::vector<std::pair<Index, Index>> pairs;
-  for (Index e = 0; e < edges; ++e)
-    pairs.emplace_back(static_cast<Index>(rng.below(nodes)), static_cast<Index>(rng.below(nodes)));
-  return Graph::from_pairs(nodes, pairs, {.add_self_loops = true, .symmetrize = true, .drop_duplicates = true});
-}
+using testing::random_matrix;
 
 NodeClassifierOptions network(Index layers, bool residual_and_norm) {
   return {.in_dim = 5, .classes = 3, .layers = layers, .heads = 2, .head_dim = 3, .output_heads = 2,
@@ -45,7 +39,7 @@ class BlocksTest : public ::testing::TestWithParam<std::tuple<Index, bool>> {};
 
 TEST_P(BlocksTest, EveryNeighbourGivesTheFullBatchLogitsAndGradientsOfTheSeeds) {
   const auto [layers, residual_and_norm] = GetParam();
-  const Graph graph = random_graph(60, 150, 3);
+  const Graph graph = random_node_graph(60, 150, 3);
   Parameters<double> params;
   NodeClassifier<double> model(params, network(layers, residual_and_norm));
   SplitMix64 rng(4);
@@ -88,15 +82,26 @@ INSTANTIATE_TEST_SUITE_P(Networks, BlocksTest,
                          });
 
 TEST(NodeClassifierBlocksTest, RejectsBlocksThatDoNotFitTheNetwork) {
-  const Graph graph = random_graph(10, 20, 1);
+  const Graph graph = random_node_graph(10, 20, 1);
   Parameters<float> params;
   NodeClassifier<float> model(params, {.in_dim = 2, .classes = 2, .layers = 2});
   const Matrix<float> features = Matrix<float>::Zero(10, 2);
   const std::vector<Graph> one = {graph};
   EXPECT_THROW(model.forward_blocks(one, features, Mode::inference()), ArgumentError);
-  const Graph small = random_graph(5, 5, 2);
+  const Graph small = random_node_graph(5, 5, 2);
   const std::vector<Graph> growing = {small, graph};
   EXPECT_THROW(model.forward_blocks(growing, Matrix<float>::Zero(5, 2), Mode::inference()), ArgumentError);
+}
+
+// The fraction of `nodes` whose largest logit is their label's.
+double accuracy_of(const Matrix<float>& logits, const std::vector<Index>& labels, const std::vector<Index>& nodes) {
+  Index correct = 0;
+  for (const Index node : nodes) {
+    Index predicted = 0;
+    logits.row(node).maxCoeff(&predicted);
+    correct += predicted == labels[node] ? 1 : 0;
+  }
+  return static_cast<double>(correct) / static_cast<double>(nodes.size());
 }
 
 struct Sbm {
@@ -143,14 +148,7 @@ TEST(SampledTrainingTest, LearnsRepeatsItselfAndResumes) {
   const NodeTrainingResult result =
       train_node_classifier_sampled(model, params, source, sbm.data.labels, sbm.split, options, sampling, {}, every_ten);
   const Vector<float> weights = params.values();
-  const Matrix<float> logits = layerwise_logits(model, source);
-  Index correct = 0;
-  for (const Index node : sbm.split.test) {
-    Index predicted = 0;
-    logits.row(node).maxCoeff(&predicted);
-    correct += predicted == sbm.data.labels[node] ? 1 : 0;
-  }
-  const double accuracy = static_cast<double>(correct) / static_cast<double>(sbm.split.test.size());
+  const double accuracy = accuracy_of(layerwise_logits(model, source), sbm.data.labels, sbm.split.test);
   std::printf("sampled training on a block model: test accuracy %.3f, best epoch %lld\n", accuracy,
               static_cast<long long>(result.best_epoch));
   EXPECT_GE(accuracy, 0.85);
@@ -181,14 +179,7 @@ TEST(SampledTrainingTest, ExactValidationScoresTheWholeGraphLayerByLayer) {
                                 {.epochs = 1, .seed = 2, .log = {.level = LogLevel::quiet, .sink = {}}},
                                 {.batch_size = 64, .fanouts = {4, 4}, .exact_validation = true},
                                 [&](const NodeEpochReport& report) { reported = report.val_accuracy; });
-  const Matrix<float> logits = layerwise_logits(model, source);
-  Index correct = 0;
-  for (const Index node : sbm.split.val) {
-    Index predicted = 0;
-    logits.row(node).maxCoeff(&predicted);
-    correct += predicted == sbm.data.labels[node] ? 1 : 0;
-  }
-  EXPECT_DOUBLE_EQ(reported, static_cast<double>(correct) / static_cast<double>(sbm.split.val.size()));
+  EXPECT_DOUBLE_EQ(reported, accuracy_of(layerwise_logits(model, source), sbm.data.labels, sbm.split.val));
 }
 
 TEST(SampledTrainingTest, RejectsFanoutsAndBatchSizesThatDoNotFit) {

@@ -1,0 +1,23 @@
+// Random graphs built as node classification builds its graphs, for tests of sampling and of the
+// networks that run on sampled blocks.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "edgewise/core/random.hpp"
+#include "edgewise/graph/graph.hpp"
+
+namespace edgewise::testing {
+
+// `edges` random pairs on `nodes` nodes, with every reverse edge, no duplicates and a self-loop per node.
+inline Graph random_node_graph(Index nodes, Index edges, std::uint64_t seed) {
+  SplitMix64 rng(seed);
+  std::vector<std::pair<Index, Index>> pairs;
+  for (Index e = 0; e < edges; ++e)
+    pairs.emplace_back(static_cast<Index>(rng.below(nodes)), static_cast<Index>(rng.below(nodes)));
+  return Graph::from_pairs(nodes, pairs, {.add_self_loops = true, .symmetrize = true, .drop_duplicates = true});
+}
+
+}  // namespace edgewise::testing
