@@ -2,7 +2,12 @@
 
 #include <openssl/evp.h>
 
+// The whole of xxHash is compiled in from Debian's header (libxxhash-dev), so nothing links to it.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include <array>
+#include <new>
 
 #include "edgewise/core/error.hpp"
 
@@ -53,6 +58,34 @@ std::string sha256_hex(const void* data, std::size_t size) {
   Sha256 sha;
   sha.update(data, size);
   return sha.hex_digest();
+}
+
+struct Xxh3Digest::State {
+  XXH3_state_t* state = XXH3_createState();
+  ~State() { XXH3_freeState(state); }
+};
+
+Xxh3Digest::Xxh3Digest() : state_(std::make_unique<State>()) {
+  if (!state_->state) throw std::bad_alloc();
+  XXH3_128bits_reset(state_->state);
+}
+
+Xxh3Digest::~Xxh3Digest() = default;
+
+void Xxh3Digest::update(const void* data, std::size_t size) {
+  if (size > 0) XXH3_128bits_update(state_->state, data, size);
+}
+
+std::string Xxh3Digest::hex_digest() const {
+  XXH128_canonical_t canonical;
+  XXH128_canonicalFromHash(&canonical, XXH3_128bits_digest(state_->state));
+  return to_hex(canonical.digest, sizeof canonical.digest);
+}
+
+std::string xxh3_hex(const void* data, std::size_t size) {
+  XXH128_canonical_t canonical;
+  XXH128_canonicalFromHash(&canonical, XXH3_128bits(data, size));
+  return to_hex(canonical.digest, sizeof canonical.digest);
 }
 
 }  // namespace edgewise

@@ -30,6 +30,9 @@ constexpr std::array<char, 8> kMagic = {'E', 'W', 'G', 'S', 'T', 'O', 'R', 'E'};
 constexpr std::uint64_t kVersionAt = 8, kHeaderLengthAt = 16, kHeaderDigestAt = 24, kPreambleBytes = 56;
 constexpr std::uint64_t kAlignment = 4096;
 constexpr std::uint64_t kChunkBytes = std::uint64_t{64} << 20;
+// Each chunk's XXH3-128 digest, in hex, under this key of its section's entry.
+constexpr const char* kDigestKey = "xxh3_128";
+constexpr std::size_t kDigestDigits = 32;
 constexpr std::uint64_t kMaxHeaderBytes = std::uint64_t{256} << 20;
 // Verification hashes and checks a chunk in blocks that stay in the core's cache between the two.
 constexpr std::uint64_t kVerifyBlockBytes = 256 << 10;
@@ -138,7 +141,7 @@ class SectionWriter {
     position_ += size;
     const auto* bytes = static_cast<const char*>(data);
     while (size > 0) {
-      if (!hash_) hash_ = std::make_unique<Sha256>();
+      if (!hash_) hash_ = std::make_unique<Xxh3Digest>();
       const std::uint64_t take = std::min(size, kChunkBytes - in_chunk_);
       hash_->update(bytes, take);
       bytes += take;
@@ -164,7 +167,7 @@ class SectionWriter {
   const std::string& path_;
   std::uint64_t position_;
   std::uint64_t in_chunk_ = 0;
-  std::unique_ptr<Sha256> hash_;
+  std::unique_ptr<Xxh3Digest> hash_;
   std::vector<std::string> digests_;
 };
 
@@ -177,7 +180,7 @@ std::vector<std::string> write_view(int fd, const std::string& path, std::uint64
       static_cast<Index>(digests.size()),
       [&](Index c) {
         const std::uint64_t begin = static_cast<std::uint64_t>(c) * kChunkBytes;
-        digests[static_cast<std::size_t>(c)] = sha256_hex(bytes + begin, std::min(kChunkBytes, size - begin));
+        digests[static_cast<std::size_t>(c)] = xxh3_hex(bytes + begin, std::min(kChunkBytes, size - begin));
       },
       1);
   pwrite_all(fd, data, size, offset, path);
@@ -374,13 +377,13 @@ nlohmann::json section_entries(const std::vector<PlannedSection>& sections) {
   nlohmann::json entries = nlohmann::json::array();
   for (const PlannedSection& section : sections) {
     std::vector<std::string> digests = section.digests;
-    digests.resize(chunk_count(section.bytes()), std::string(64, '0'));  // placeholders of the same length
+    digests.resize(chunk_count(section.bytes()), std::string(kDigestDigits, '0'));  // placeholders of the same length
     entries.push_back({{"name", section.name},
                        {"dtype", dtype_name(section.dtype)},
                        {"shape", section.shape},
                        {"offset", section.offset},
                        {"bytes", section.bytes()},
-                       {"sha256", digests}});
+                       {kDigestKey, digests}});
   }
   return entries;
 }
@@ -534,7 +537,7 @@ struct Section {
   std::vector<std::uint64_t> shape;
   std::uint64_t offset = 0;
   std::uint64_t bytes = 0;
-  std::vector<std::string> sha256;
+  std::vector<std::string> digests;  // of its chunks, in order
   Content content = Content::raw;
   std::int64_t low = 0, high = 0;  // offsets: values in [0, high]; ids: values in [low, high)
 };
@@ -601,6 +604,9 @@ std::string_view checked_header(Mapping& m) {
            " was written by a newer edgewise (this one reads up to version " +
            std::to_string(kGraphStoreFormatVersion) + ")");
   if (version == 0) m.fail("unknown graph store format version 0 (corrupted bytes?)");
+  if (version < kGraphStoreFormatVersion)
+    m.fail("graph store format version " + std::to_string(version) +
+           " (SHA-256 chunk digests) is no longer read: build the store again with `edgewise graph build`");
   const std::uint64_t length = read_u64(m.bytes + kHeaderLengthAt);
   if (length > kMaxHeaderBytes)
     m.fail("the header length " + std::to_string(length) + " is implausible (corrupted bytes?)");
@@ -637,7 +643,7 @@ Section section_entry(const nlohmann::json& j) {
   }
   section.offset = unsigned_field(j, "offset");
   section.bytes = unsigned_field(j, "bytes");
-  section.sha256 = j.at("sha256").get<std::vector<std::string>>();
+  section.digests = j.at(kDigestKey).get<std::vector<std::string>>();
   return section;
 }
 
@@ -718,8 +724,8 @@ void check_section_size(const Mapping& m, const Section& section) {
   if (section.offset % kAlignment != 0)
     m.fail("section " + section.name + " starts at byte " + std::to_string(section.offset) + ", not a multiple of " +
            std::to_string(kAlignment));
-  if (section.sha256.size() != chunk_count(section.bytes))
-    m.fail("section " + section.name + " lists " + std::to_string(section.sha256.size()) + " chunk digests for " +
+  if (section.digests.size() != chunk_count(section.bytes))
+    m.fail("section " + section.name + " lists " + std::to_string(section.digests.size()) + " chunk digests for " +
            std::to_string(chunk_count(section.bytes)) + " chunks");
 }
 
@@ -827,16 +833,16 @@ std::optional<std::string> check_block(const Mapping& m, const Section& section,
 // One chunk: its digest and its contents, block by block so that both read the block from cache.
 void verify_chunk(const Mapping& m, const Section& section, std::uint64_t chunk) {
   const std::uint64_t begin = chunk * kChunkBytes, end = std::min(begin + kChunkBytes, section.bytes);
-  Sha256 hash;
+  Xxh3Digest hash;
   std::optional<std::string> problem;
   for (std::uint64_t block = begin; block < end; block += kVerifyBlockBytes) {
     const std::uint64_t block_end = std::min(block + kVerifyBlockBytes, end);
     hash.update(m.bytes + section.offset + block, block_end - block);
     if (!problem) problem = check_block(m, section, block, block_end);
   }
-  if (hash.hex_digest() != section.sha256[chunk])
+  if (hash.hex_digest() != section.digests[chunk])
     m.fail("checksum mismatch in section " + section.name + " (chunk " + std::to_string(chunk + 1) + " of " +
-           std::to_string(section.sha256.size()) + ", bytes " + std::to_string(section.offset + begin) + " to " +
+           std::to_string(section.digests.size()) + ", bytes " + std::to_string(section.offset + begin) + " to " +
            std::to_string(section.offset + end) + " of the file): the file is corrupted");
   if (problem) m.fail("section " + section.name + ": " + *problem);
 }
@@ -844,7 +850,7 @@ void verify_chunk(const Mapping& m, const Section& section, std::uint64_t chunk)
 void verify_sections(const Mapping& m) {
   std::vector<std::pair<const Section*, std::uint64_t>> chunks;
   for (const Section& section : m.sections)
-    for (std::uint64_t c = 0; c < section.sha256.size(); ++c) chunks.emplace_back(&section, c);
+    for (std::uint64_t c = 0; c < section.digests.size(); ++c) chunks.emplace_back(&section, c);
   parallel_for_rethrowing(
       static_cast<Index>(chunks.size()),
       [&](Index i) {

@@ -1,4 +1,5 @@
-// SHA-256 against the FIPS 180-2 test vectors, whole and fed in pieces.
+// SHA-256 against the FIPS 180-2 test vectors, XXH3-128 against xxHash's own sanity vector, both whole
+// and fed in pieces.
 #include "edgewise/core/checksum.hpp"
 
 #include <gtest/gtest.h>
@@ -22,6 +23,18 @@ TEST(Sha256Test, PiecesGiveTheDigestOfTheWhole) {
   for (std::size_t begin = 0; begin < text.size(); begin += 7)
     pieces.update(text.data() + begin, std::min<std::size_t>(7, text.size() - begin));
   EXPECT_EQ(pieces.hex_digest(), sha256_hex(text.data(), text.size()));
+}
+
+TEST(Xxh3DigestTest, MatchesTheReferenceAndPiecesGiveTheDigestOfTheWhole) {
+  EXPECT_EQ(xxh3_hex("", 0), "99aa06d3014798d86001c324468d497f");  // xxHash's sanity check, canonical order
+  std::string text;
+  for (int i = 0; i < 5000; ++i) text.push_back(static_cast<char>(i * 131 % 251));
+  Xxh3Digest pieces;
+  for (std::size_t begin = 0; begin < text.size(); begin += 333)
+    pieces.update(text.data() + begin, std::min<std::size_t>(333, text.size() - begin));
+  EXPECT_EQ(pieces.hex_digest(), xxh3_hex(text.data(), text.size()));
+  EXPECT_NE(xxh3_hex(text.data(), text.size() - 1), xxh3_hex(text.data(), text.size()));
+  EXPECT_EQ(xxh3_hex(text.data(), text.size()).size(), 32u);
 }
 
 }  // namespace

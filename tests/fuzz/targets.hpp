@@ -143,7 +143,7 @@ inline void model_file(std::string_view input) { parse_model(with_valid_checksum
 
 // The same for graph stores (io/graph_store.cpp describes the layout), whose 56-byte preamble holds
 // the JSON header's length at byte 16 and its SHA-256 at byte 24, and whose header lists the digest
-// of every 64 MiB chunk of every section. Where the header is JSON, each section's digests are
+// (XXH3-128) of every 64 MiB chunk of every section. Where the header is JSON, each section's digests are
 // recomputed from the bytes it names (when they lie in the input), the header is written back, and
 // the preamble's length and digest are set to match: the reader then sees the fuzzed contents of the
 // sections and of the header's values rather than stopping at a checksum.
@@ -166,8 +166,8 @@ inline std::string with_valid_store_checksums(std::string_view input) {
     if (offset > bytes.size() || size > bytes.size() - offset) continue;
     nlohmann::json digests = nlohmann::json::array();
     for (std::uint64_t begin = 0; begin < size; begin += kChunk)
-      digests.push_back(sha256_hex(bytes.data() + offset + begin, std::min(kChunk, size - begin)));
-    section["sha256"] = digests;
+      digests.push_back(xxh3_hex(bytes.data() + offset + begin, std::min(kChunk, size - begin)));
+    section["xxh3_128"] = digests;
   }
   // Written over the old header, without moving the sections: padded with spaces (JSON allows them)
   // when shorter, spilling into the bytes after it when longer.

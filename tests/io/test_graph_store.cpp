@@ -329,7 +329,7 @@ TEST_F(DamagedStoreTest, AFlippedByteInEachSectionIsAChecksumErrorNamingIt) {
   EXPECT_NE(error_of(bytes).find("checksum mismatch in the JSON header"), std::string::npos);
 }
 
-TEST_F(DamagedStoreTest, ForeignFilesAndNewerVersionsAreRefused) {
+TEST_F(DamagedStoreTest, ForeignFilesAndOtherVersionsAreRefused) {
   std::string bytes = good_;
   bytes[0] = 'X';
   EXPECT_NE(error_of(bytes).find("not an edgewise graph store"), std::string::npos);
@@ -344,6 +344,10 @@ TEST_F(DamagedStoreTest, ForeignFilesAndNewerVersionsAreRefused) {
   EXPECT_NE(newer.find("version " + std::to_string(kGraphStoreFormatVersion + 1)), std::string::npos) << newer;
   bytes[8] = 0;
   EXPECT_NE(error_of(bytes).find("version 0"), std::string::npos);
+  bytes[8] = 1;
+  const std::string older = error_of(bytes);
+  EXPECT_NE(older.find("version 1 (SHA-256 chunk digests) is no longer read"), std::string::npos) << older;
+  EXPECT_NE(older.find("edgewise graph build"), std::string::npos) << older;
 }
 
 TEST_F(DamagedStoreTest, MissingFilesAndFoldersAreStoreFormatErrors) {
@@ -483,7 +487,7 @@ TEST_F(GraphStoreTest, SectionsOfSeveralChunksAreVerifiedChunkByChunk) {
   std::string bytes = bytes_of(path("big.ewg"));
   const nlohmann::json header = header_of(bytes);
   const nlohmann::json& in_sources = header["sections"][1];
-  ASSERT_EQ(in_sources["sha256"].size(), 2u);
+  ASSERT_EQ(in_sources["xxh3_128"].size(), 2u);
   bytes[in_sources["offset"].get<std::size_t>() + (std::size_t{65} << 20)] ^= 1;
   write_bytes(path("bad.ewg"), bytes);
   const std::string message = open_error(path("bad.ewg"));

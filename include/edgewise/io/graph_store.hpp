@@ -25,7 +25,7 @@
 ///   node_name_ends  int64 [N]            optional (absent when the nodes are named "0" .. "N-1"):
 ///   node_names      uint8 [bytes]        every name back to back, name i ending at node_name_ends[i]
 ///
-/// The header lists each section's name, dtype, shape, byte offset and size, and the SHA-256 of each
+/// The header lists each section's name, dtype, shape, byte offset and size, and the XXH3-128 digest of each
 /// 64 MiB chunk of it, so that opening verifies the chunks in parallel; beside them N, E, the feature
 /// layout and width, the class names, whether nodes are named by id, the edge-list counts of the
 /// NodeGraph and the NodeInputOptions, in the JSON form model files use.
@@ -52,8 +52,9 @@ namespace edgewise {
 /// File extension of graph stores; `--graph` takes any name, this is what the tools write.
 inline constexpr std::string_view kGraphStoreExtension = ".ewg";
 
-/// The format version write_graph_store writes; open reads this version and older ones.
-inline constexpr std::uint32_t kGraphStoreFormatVersion = 1;
+/// The format version write_graph_store writes and open reads. Version 1 listed SHA-256 chunk
+/// digests, which took most of the time to open a store; open refuses it, asking for a rebuild.
+inline constexpr std::uint32_t kGraphStoreFormatVersion = 2;
 
 /// Features in CSR by node, as views: node i's non-zeros are columns[offsets[i] ..] with values[..].
 struct SparseFeatureRows {
@@ -97,7 +98,7 @@ void write_graph_store(const std::filesystem::path& path, const GraphStoreSource
 class GraphStore {
  public:
   /// Maps `path` and validates it: header, format version, section layout against the file size,
-  /// and the SHA-256 of every section. Throws StoreFormatError naming the file and what is wrong
+  /// and the XXH3-128 digest of every chunk. Throws StoreFormatError naming the file and what is wrong
   /// (also when it cannot be read).
   static GraphStore open(const std::filesystem::path& path);
   /// A store held in memory (a copy of `bytes`), validated as open does; `name` stands for the file
