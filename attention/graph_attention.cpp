@@ -24,17 +24,44 @@ void check_options(const GraphAttentionOptions& o) {
     throw ArgumentError("GraphAttention: out_dim needs output_projection");
 }
 
-// keep: [rows, cols], each entry 0 with probability `rate`, else 1 / (1 - rate); one key drawn from
-// rng, so the mask does not depend on the thread count.
-template <typename Scalar>
-void draw_dropout_mask(Matrix<Scalar>& keep, Index rows, Index cols, double rate, SplitMix64& rng) {
+// keep: [rows, cols], each entry 0 with probability `rate`, else 1 / (1 - rate); entry (r, c) draws
+// item draw_index(r, c) of a stream keyed by one draw from rng, so the mask does not depend on the
+// thread count.
+template <typename Scalar, typename DrawIndex>
+void draw_dropout_mask(Matrix<Scalar>& keep, Index rows, Index cols, double rate, SplitMix64& rng,
+                       DrawIndex draw_index) {
   const std::uint64_t key = rng.next();
   const auto scale = static_cast<Scalar>(1.0 / (1.0 - rate));
   keep.resize(rows, cols);
   Scalar* out = keep.data();
   // A product instead of a choice, and captures by value, let the compiler vectorize the loop.
-  parallel_for_blocks(keep.size(), 4096, [=](Index begin, Index end) {
-    for (Index k = begin; k < end; ++k) out[k] = static_cast<Scalar>(hashed_uniform(key, k) >= rate) * scale;
+  parallel_for_blocks(rows, std::max<Index>(1, 4096 / std::max<Index>(cols, 1)), [=](Index begin, Index end) {
+    for (Index r = begin; r < end; ++r)
+      for (Index c = 0; c < cols; ++c)
+        out[r * cols + c] = static_cast<Scalar>(hashed_uniform(key, draw_index(r, c)) >= rate) * scale;
+  });
+}
+
+// The same for attention weights, keep: [E, H] in CSR order. Head h of edge j -> i draws item
+// edge_draw_index(i, j, H, h) by graph-wide ids (`ids`, or the local ids when null): not by its CSR
+// position, which differs between a graph and a sampled block of it.
+template <typename Scalar>
+void draw_edge_dropout_mask(Matrix<Scalar>& keep, const Graph& g, Index heads, double rate, SplitMix64& rng,
+                            const std::int32_t* ids) {
+  const std::uint64_t key = rng.next();
+  const auto scale = static_cast<Scalar>(1.0 / (1.0 - rate));
+  keep.resize(g.num_edges(), heads);
+  Scalar* out = keep.data();
+  const auto offsets = g.in_offsets();
+  const auto sources = g.in_sources();
+  parallel_for(g.num_nodes(), [&](Index i) {
+    const Index target = ids ? ids[i] : i;
+    for (Index p = offsets[i]; p < offsets[i + 1]; ++p) {
+      const Index source = ids ? ids[sources[p]] : sources[p];
+      for (Index h = 0; h < heads; ++h)
+        out[p * heads + h] =
+            static_cast<Scalar>(hashed_uniform(key, edge_draw_index(target, source, heads, h)) >= rate) * scale;
+    }
   });
 }
 
@@ -150,6 +177,9 @@ const Matrix<Scalar>& GraphAttention<Scalar>::project_and_attend(const Graph& gr
                         std::to_string(options_.edge_dim) + "]");
   if (mode.training && (options_.attention_dropout > 0 || options_.value_dropout > 0) && mode.rng == nullptr)
     throw ArgumentError("GraphAttention: training with dropout needs a random generator");
+  if (!mode.node_ids.empty() && static_cast<Index>(mode.node_ids.size()) < graph.num_nodes())
+    throw ArgumentError("GraphAttention: " + std::to_string(mode.node_ids.size()) + " node ids for a graph of " +
+                        std::to_string(graph.num_nodes()) + " nodes");
   graph_ = &graph;
   edge_features_ = options_.edge_dim > 0 ? edge_features : nullptr;
 
@@ -278,7 +308,7 @@ void GraphAttention<Scalar>::normalize(Mode mode) {
     keep_.resize(0, 0);
     return;
   }
-  draw_dropout_mask(keep_, alpha_.rows(), alpha_.cols(), rate, *mode.rng);
+  draw_edge_dropout_mask(keep_, g, options_.heads, rate, *mode.rng, mode.node_ids.data());
   alpha_used_ = alpha_.cwiseProduct(keep_);
 }
 
@@ -289,7 +319,11 @@ void GraphAttention<Scalar>::drop_values(Mode mode) {
     value_keep_.resize(0, 0);
     return;
   }
-  draw_dropout_mask(value_keep_, graph_->num_nodes(), width(), rate, *mode.rng);
+  const Index cols = width();
+  const std::int32_t* ids = mode.node_ids.data();
+  draw_dropout_mask(value_keep_, graph_->num_nodes(), cols, rate, *mode.rng, [=](Index r, Index c) {
+    return static_cast<std::uint64_t>((ids ? ids[r] : r) * cols + c);
+  });
   const Index offset = uses_query_key_value() ? 2 * width() : 0;
   values_used_ = projected_.middleCols(offset, width()).cwiseProduct(value_keep_);
 }

@@ -197,10 +197,14 @@ template <typename Scalar>
 bool Dropout<Scalar>::start(Mode mode, Index rows, Index cols) {
   const bool masked = mode.training && p_ > 0.0;
   if (masked && mode.rng == nullptr) throw ArgumentError("Dropout: training needs a random generator");
+  if (masked && !mode.node_ids.empty() && static_cast<Index>(mode.node_ids.size()) < rows)
+    throw ArgumentError("Dropout: " + std::to_string(mode.node_ids.size()) + " node ids for " + std::to_string(rows) +
+                        " rows");
   masked_ = masked;
   rows_ = rows;
   cols_ = cols;
   if (masked_) key_ = mode.rng->next();
+  if (masked_) row_ids_.assign(mode.node_ids.begin(), mode.node_ids.begin() + (mode.node_ids.empty() ? 0 : rows));
   return masked_;
 }
 
@@ -219,7 +223,7 @@ const SparseMatrix<Scalar>& Dropout<Scalar>::forward(const SparseMatrix<Scalar>&
   // The element (r, c) draws what it draws in the dense row-major forward: hash(key, r * cols + c).
   parallel_for(x.outerSize(), [&](Index r) {
     for (typename SparseMatrix<Scalar>::InnerIterator it(sparse_y_, r); it; ++it)
-      it.valueRef() = hashed_uniform(key_, r * cols_ + it.col()) < p_ ? Scalar(0) : it.value() * scale;
+      it.valueRef() = hashed_uniform(key_, draw_index(r, it.col())) < p_ ? Scalar(0) : it.value() * scale;
   });
   return sparse_y_;
 }
@@ -240,10 +244,30 @@ void Dropout<Scalar>::apply_mask(Matrix<Scalar>& out, const Matrix<Scalar>& in) 
   Scalar* to = out.data();
   const std::uint64_t key = key_;
   const double rate = p_;
+  if (!row_ids_.empty()) {
+    const Index cols = in.cols();
+    const std::int32_t* ids = row_ids_.data();
+    parallel_for_blocks(in.rows(), std::max<Index>(1, kElementChunk / std::max<Index>(cols, 1)),
+                        [=](Index begin, Index end) {
+                          for (Index r = begin; r < end; ++r) {
+                            const Index first = Index{ids[r]} * cols;
+                            for (Index c = 0; c < cols; ++c)
+                              to[r * cols + c] = from[r * cols + c] *
+                                                 (static_cast<Scalar>(hashed_uniform(key, first + c) >= rate) * scale);
+                          }
+                        });
+    return;
+  }
   // A product instead of a choice, and captures by value, let the compiler vectorize the loop.
   parallel_for_blocks(in.size(), kElementChunk, [=](Index begin, Index end) {
     for (Index k = begin; k < end; ++k) to[k] = from[k] * (static_cast<Scalar>(hashed_uniform(key, k) >= rate) * scale);
   });
+}
+
+template <typename Scalar>
+std::uint64_t Dropout<Scalar>::draw_index(Index row, Index col) const {
+  return static_cast<std::uint64_t>((row_ids_.empty() ? row : Index{row_ids_[static_cast<std::size_t>(row)]}) * cols_ +
+                                    col);
 }
 
 // ---- LayerNorm ----

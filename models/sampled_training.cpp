@@ -215,8 +215,9 @@ class SampledTrainer {
     train_tally_ = {};
     for_each_batch(order_, kTrainDraws, epoch, [&](const Batch& batch, std::span<const NodeId> seeds, Index b) {
       params_.zero_grad();
-      const Matrix<float>& logits =
-          model_.forward_blocks(batch.blocks.blocks, batch.features, Mode::train(steps_.dropout_rng));
+      // Dropout by graph-wide ids: where the fan-outs take every neighbour, the step is the full-batch one.
+      const Matrix<float>& logits = model_.forward_blocks(batch.blocks.blocks, batch.features,
+                                                          Mode::train(steps_.dropout_rng, batch.blocks.nodes));
       batch_targets(seeds, labels_, logits.rows(), targets_);
       const double loss = cross_entropy_loss(dlogits_, logits, targets_);
       model_.backward_blocks(dlogits_);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <iterator>
+#include <vector>
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
@@ -339,12 +340,41 @@ TEST(DropoutTest, SparseInputGetsTheDenseMask) {
   EXPECT_EQ(&sparse_dropout.forward(sparse, Mode::inference()), &sparse) << "inference passes x through";
 }
 
+// Rows that are nodes of a larger graph (a sampled batch) draw the masks those nodes draw there, in
+// forward, backward and the sparse forward alike.
+TEST(DropoutTest, RowsWithNodeIdsDrawTheMasksOfThoseNodes) {
+  SplitMix64 values(5);
+  const Matrix<double> x = testing::random_matrix(8, 6, values);
+  const std::vector<std::int32_t> ids = {6, 0, 3};
+  Matrix<double> picked(3, 6);
+  for (Index r = 0; r < 3; ++r) picked.row(r) = x.row(ids[static_cast<std::size_t>(r)]);
+  Dropout<double> whole(0.5), part(0.5), sparse_part(0.5);
+  SplitMix64 rng_whole(2), rng_part(2), rng_sparse(2);
+  const Matrix<double> all = whole.forward(x, Mode::train(rng_whole));
+  const Matrix<double> some = part.forward(picked, Mode::train(rng_part, ids));
+  const Matrix<double> some_sparse =
+      sparse_part.forward(SparseMatrix<double>(picked.sparseView()), Mode::train(rng_sparse, ids)).toDense();
+  const Matrix<double> dall = whole.backward(Matrix<double>::Ones(8, 6));
+  const Matrix<double> dsome = part.backward(Matrix<double>::Ones(3, 6));
+  Index dropped = 0;
+  for (Index r = 0; r < 3; ++r) {
+    const Index node = ids[static_cast<std::size_t>(r)];
+    EXPECT_EQ(some.row(r), all.row(node)) << "row " << r;
+    EXPECT_EQ(some_sparse.row(r), all.row(node)) << "row " << r;
+    EXPECT_EQ(dsome.row(r), dall.row(node)) << "row " << r;
+    dropped += (dsome.row(r).array() == 0.0).count();
+  }
+  EXPECT_GT(dropped, 0);
+  EXPECT_LT(dropped, 18);
+  EXPECT_THROW(part.forward(x, Mode::train(rng_part, ids)), ArgumentError) << "fewer ids than rows";
+}
+
 TEST(DropoutTest, RejectsBadArguments) {
   EXPECT_THROW(Dropout<double>(1.0), ArgumentError);
   EXPECT_THROW(Dropout<double>(-0.1), ArgumentError);
   Dropout<double> dropout(0.5);
   const Matrix<double> x = Matrix<double>::Ones(2, 2);
-  EXPECT_THROW(dropout.forward(x, Mode{true, nullptr}), ArgumentError);
+  EXPECT_THROW(dropout.forward(x, Mode{true, nullptr, {}}), ArgumentError);
 }
 
 TEST(LayerNormTest, GradientsMatchFiniteDifferences) {

@@ -1,5 +1,6 @@
 // Sampled mini-batch training and layer-wise inference: blocks of every in-neighbour give the
-// full-batch forward and gradients of the seeds exactly (in double), layer-wise inference gives the
+// full-batch forward and gradients of the seeds exactly (in double, with dropout drawing the same
+// masks by graph-wide ids), layer-wise inference gives the
 // full-batch logits and hidden rows, and sampled training learns, repeats itself and resumes.
 #include "edgewise/models/sampled_training.hpp"
 
@@ -22,10 +23,10 @@ using testing::random_node_graph;
 
 using testing::random_matrix;
 
-NodeClassifierOptions network(Index layers, bool residual_and_norm) {
+NodeClassifierOptions network(Index layers, bool residual_and_norm, double dropout = 0) {
   return {.in_dim = 5, .classes = 3, .layers = layers, .heads = 2, .head_dim = 3, .output_heads = 2,
-          .score = ScoreFunction::additive, .dropout = 0, .attention_dropout = 0, .value_dropout = 0,
-          .residual = residual_and_norm, .layer_norm = residual_and_norm};
+          .score = ScoreFunction::additive, .dropout = dropout, .attention_dropout = dropout,
+          .value_dropout = dropout, .residual = residual_and_norm, .layer_norm = residual_and_norm};
 }
 
 // The rows of `all` for `nodes`, in their order.
@@ -35,13 +36,13 @@ Matrix<double> rows_of_nodes(const Matrix<double>& all, std::span<const NodeId> 
   return rows;
 }
 
-class BlocksTest : public ::testing::TestWithParam<std::tuple<Index, bool>> {};
+class BlocksTest : public ::testing::TestWithParam<std::tuple<Index, bool, double>> {};
 
 TEST_P(BlocksTest, EveryNeighbourGivesTheFullBatchLogitsAndGradientsOfTheSeeds) {
-  const auto [layers, residual_and_norm] = GetParam();
+  const auto [layers, residual_and_norm, dropout] = GetParam();
   const Graph graph = random_node_graph(60, 150, 3);
   Parameters<double> params;
-  NodeClassifier<double> model(params, network(layers, residual_and_norm));
+  NodeClassifier<double> model(params, network(layers, residual_and_norm, dropout));
   SplitMix64 rng(4);
   params.values() = random_matrix(params.size(), 1, rng).col(0);
   const Matrix<double> features = random_matrix(graph.num_nodes(), 5, rng);
@@ -52,8 +53,10 @@ TEST_P(BlocksTest, EveryNeighbourGivesTheFullBatchLogitsAndGradientsOfTheSeeds) 
   const std::vector<NodeId> seeds = {7, 3, 41, 0, 59};
   sampler.sample(seeds, 0, batch);
 
-  // Full batch, with a loss on the seeds' rows only.
-  Matrix<double> full_logits = model.forward(graph, features);
+  // Full batch, with a loss on the seeds' rows only. Training draws dropout masks from a generator
+  // in the same state for both.
+  SplitMix64 full_rng(9), blocks_rng(9);
+  Matrix<double> full_logits = model.forward(graph, features, Mode::train(full_rng));
   Matrix<double> dfull = Matrix<double>::Zero(graph.num_nodes(), 3);
   for (const NodeId seed : seeds) dfull.row(seed) = r.row(seed);
   params.zero_grad();
@@ -61,7 +64,8 @@ TEST_P(BlocksTest, EveryNeighbourGivesTheFullBatchLogitsAndGradientsOfTheSeeds) 
   const Vector<double> full_grads = params.grads();
 
   const Matrix<double> batch_features = rows_of_nodes(features, batch.nodes);
-  const Matrix<double>& logits = model.forward_blocks(batch.blocks, batch_features, Mode::inference());
+  const Matrix<double>& logits =
+      model.forward_blocks(batch.blocks, batch_features, Mode::train(blocks_rng, batch.nodes));
   ASSERT_EQ(logits.rows(), batch.hop_sizes[1]);
   Matrix<double> dblocks = Matrix<double>::Zero(logits.rows(), 3);
   for (std::size_t i = 0; i < seeds.size(); ++i) {
@@ -74,11 +78,15 @@ TEST_P(BlocksTest, EveryNeighbourGivesTheFullBatchLogitsAndGradientsOfTheSeeds) 
 }
 
 INSTANTIATE_TEST_SUITE_P(Networks, BlocksTest,
-                         ::testing::Values(std::tuple<Index, bool>{1, false}, std::tuple<Index, bool>{2, false},
-                                           std::tuple<Index, bool>{3, true}),
+                         ::testing::Values(std::tuple<Index, bool, double>{1, false, 0.0},
+                                           std::tuple<Index, bool, double>{2, false, 0.0},
+                                           std::tuple<Index, bool, double>{3, true, 0.0},
+                                           std::tuple<Index, bool, double>{2, false, 0.4},
+                                           std::tuple<Index, bool, double>{3, true, 0.4}),
                          [](const auto& test) {
                            return std::to_string(std::get<0>(test.param)) + "_layers" +
-                                  (std::get<1>(test.param) ? "_residual_layer_norm" : "");
+                                  (std::get<1>(test.param) ? "_residual_layer_norm" : "") +
+                                  (std::get<2>(test.param) > 0 ? "_dropout" : "");
                          });
 
 TEST(NodeClassifierBlocksTest, RejectsBlocksThatDoNotFitTheNetwork) {
@@ -127,6 +135,29 @@ TEST(LayerwiseInferenceTest, GivesTheFullBatchLogitsAndHiddenRows) {
     EXPECT_LT((logits - full).cwiseAbs().maxCoeff(), 1e-4);
     EXPECT_LT((layerwise_hidden(model, source, {.inference_edges = budget}) - hidden).cwiseAbs().maxCoeff(), 1e-4);
   }
+}
+
+// With every neighbour and one batch of all training nodes, a sampled step is the full-batch step,
+// dropout included: both draw their masks by graph-wide ids from generators in the same state.
+TEST(SampledTrainingTest, EveryNeighbourInOneBatchTrainsAsFullBatchDoes) {
+  const Sbm sbm;
+  const NodeTrainingOptions options{
+      .epochs = 15, .learning_rate = 0.01, .patience = 100, .seed = 3, .log = {.level = LogLevel::quiet, .sink = {}}};
+  const auto trained = [&](bool sampled) {
+    Parameters<float> params;
+    NodeClassifier<float> model(params, sbm.options);
+    SplitMix64 init(1);
+    model.reset_parameters(init);
+    if (sampled)
+      train_node_classifier_sampled(model, params, node_source(sbm.data.graph, sbm.data.features), sbm.data.labels,
+                                    sbm.split, options, {.batch_size = 1024, .fanouts = {kAllNeighbors, kAllNeighbors}});
+    else
+      train_node_classifier(model, params, sbm.data.graph, sbm.data.features, sbm.data.labels, sbm.split, options);
+    return Vector<float>(params.values());
+  };
+  const Vector<float> full = trained(false), sampled = trained(true);
+  // Only the order of float sums differs.
+  EXPECT_LT((full - sampled).cwiseAbs().maxCoeff(), 1e-3f);
 }
 
 TEST(SampledTrainingTest, LearnsRepeatsItselfAndResumes) {

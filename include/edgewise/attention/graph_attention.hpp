@@ -69,7 +69,9 @@ struct GraphAttentionOptions {
   ScoreFunction score = ScoreFunction::scaled_dot;  ///< How edges are scored.
   Normalization normalization = Normalization::softmax;  ///< How scores become weights.
   Index edge_dim = 0;              ///< > 0: a learned per-head bias edge_features . W_e added to every score
-  double attention_dropout = 0.0;  ///< dropout on alpha while training
+  /// Dropout on alpha while training. An edge's draw depends on its ends' ids (Mode::node_ids), not
+  /// on its place in the graph, so parallel edges share it.
+  double attention_dropout = 0.0;
   /// Dropout on the values (per node and channel) while training; the scores see them whole, as in
   /// the GAT reference code.
   double value_dropout = 0.0;

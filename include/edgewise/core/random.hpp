@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <numbers>
+#include <span>
 
 namespace edgewise {
 
@@ -55,11 +56,18 @@ namespace edgewise {
 struct Mode {
   bool training = false;  ///< Training mode: dropout is active.
   SplitMix64* rng = nullptr;  ///< Not owned; required when training with dropout.
+  /// Not owned, optional: the graph-wide id of each row the layers see (row r is node node_ids[r]).
+  /// Dropout draws a row's mask, and attention dropout an edge's, from these ids, so a sampled batch
+  /// drops exactly what a forward over the whole graph drops for the same nodes and edges. Empty:
+  /// row r is node r.
+  std::span<const std::int32_t> node_ids;
 
   /// Inference: no dropout, no random numbers.
   static Mode inference() { return {}; }
   /// Training, drawing from `rng`, which must outlive the forward call.
-  static Mode train(SplitMix64& rng) { return {true, &rng}; }
+  static Mode train(SplitMix64& rng) { return {true, &rng, {}}; }
+  /// Training on rows that are the nodes `ids` of a larger graph (see node_ids).
+  static Mode train(SplitMix64& rng, std::span<const std::int32_t> ids) { return {true, &rng, ids}; }
 };
 
 /// A counter-based uniform in [0, 1) for item `index` of a stream keyed by `key`: lets parallel loops
@@ -67,6 +75,13 @@ struct Mode {
 inline double hashed_uniform(std::uint64_t key, std::uint64_t index) {
   SplitMix64 mixer(key ^ (index * 0xD1B54A32D192ED03ULL));
   return mixer.uniform();
+}
+
+/// The stream index of head `head` of edge source -> target (graph-wide ids) among `heads`: an
+/// edge's attention-dropout draw depends on its ends, not on where the edge is stored.
+inline std::uint64_t edge_draw_index(std::int64_t target, std::int64_t source, std::int64_t heads, std::int64_t head) {
+  const std::uint64_t pair = (static_cast<std::uint64_t>(target) << 32) | static_cast<std::uint32_t>(source);
+  return pair * static_cast<std::uint64_t>(heads) + static_cast<std::uint64_t>(head);
 }
 
 }  // namespace edgewise

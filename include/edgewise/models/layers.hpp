@@ -14,6 +14,7 @@
 #include <string_view>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "edgewise/core/names.hpp"
 #include "edgewise/core/parameters.hpp"
@@ -193,7 +194,9 @@ class Dropout {
   /// Throws ArgumentError unless 0 <= p < 1.
   explicit Dropout(double p);
 
-  /// x: [N, D]. Training with p > 0 needs mode.rng (ArgumentError otherwise). Returns [N, D].
+  /// x: [N, D]. Training with p > 0 needs mode.rng (ArgumentError otherwise). Element (r, c) draws
+  /// item id * D + c of the forward's stream, id = mode.node_ids[r] (or r), so rows of a sampled
+  /// batch drop what the same nodes drop over the whole graph. Returns [N, D].
   const Matrix<Scalar>& forward(const Matrix<Scalar>& x, Mode mode = Mode::inference());
 
   /// The same mask on a sparse x (input features): the result has x's pattern, dropped values
@@ -209,10 +212,12 @@ class Dropout {
  private:
   bool start(Mode mode, Index rows, Index cols);  // whether this forward drops; draws its mask key
   void apply_mask(Matrix<Scalar>& out, const Matrix<Scalar>& in) const;
+  std::uint64_t draw_index(Index row, Index col) const;  // the stream item of element (row, col)
 
   double p_;
   bool masked_ = false;  // whether the last forward dropped elements
   std::uint64_t key_ = 0;
+  std::vector<std::int32_t> row_ids_;  // the forward's Mode::node_ids, for backward; empty: row r is node r
   Index rows_ = 0;
   Index cols_ = 0;
   Matrix<Scalar> y_;
