@@ -9,6 +9,7 @@
 #endif
 
 #include "commands.hpp"
+#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/files.hpp"
 #include "edgewise/version.hpp"
@@ -38,6 +39,28 @@ const char* malloc_conf = "thp:always";
 }
 #endif
 
+namespace {
+
+// Under mpirun, the commands that do not divide their work would each do all of it, side by side.
+void check_divides_work(int argc, char** argv) {
+  if (!edgewise::distributed::active() || argc < 2) return;
+  const std::string command = argv[1];
+  if (command != "predict")
+    throw edgewise::ArgumentError("'edgewise " + command + "' runs as one process: of the commands, only 'predict' " +
+                                  "(a molecule model on --data) divides its work among the processes mpirun starts");
+}
+
+// Prints the error; with several processes, names this one and ends the others, which may be waiting
+// for it. Returns the exit status.
+int fail(const char* kind, const std::exception& e, int status) {
+  const std::string process = edgewise::distributed::process_name();
+  std::cerr << "edgewise" << (process.empty() ? "" : " (" + process + ")") << ": " << kind << ": " << e.what() << '\n';
+  edgewise::distributed::abort_all(status);
+  return status;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   keep_freed_memory();
   edgewise::remove_temporary_files_on_signal();
@@ -57,15 +80,19 @@ int main(int argc, char** argv) {
   edgewise::cli::add_bench_command(app);
 
   try {
+    edgewise::distributed::start(argc, argv);
+    check_divides_work(argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);  // prints help on --help (status 0), or the parse error (non-zero)
+    const int status = app.exit(e);  // prints help on --help (status 0), or the parse error (non-zero)
+    if (status != 0) edgewise::distributed::abort_all(status);
+    edgewise::distributed::finish();
+    return status;
   } catch (const edgewise::Error& e) {
-    std::cerr << "edgewise: error: " << e.what() << '\n';
-    return 1;
+    return fail("error", e, 1);
   } catch (const std::exception& e) {
-    std::cerr << "edgewise: internal error: " << e.what() << '\n';
-    return 2;
+    return fail("internal error", e, 2);
   }
+  edgewise::distributed::finish();
   return 0;
 }

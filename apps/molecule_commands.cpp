@@ -10,11 +10,13 @@
 #include <sstream>
 
 #include "cli_support.hpp"
+#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/io/csv.hpp"
 #include "edgewise/io/explain.hpp"
 #include "edgewise/tasks/molecule_model.hpp"
 #include "edgewise/tasks/molecule_training.hpp"
+#include "shares.hpp"
 
 namespace edgewise::cli {
 namespace {
@@ -124,18 +126,20 @@ class SmilesSource {
       column_ = static_cast<std::size_t>(std::get<Index>(column));
       if (!columns.header.empty()) columns.check_column(column_);
     }
+    // With several processes (mpirun), this one reads whole prediction windows of its share.
+    const RowShare share = my_rows(args.input.data, options, *reader_, kPredictionWindowRows);
+    reader_->restrict_to(share.start);
+    rows_left_ = share.rows;
+    for (std::uint64_t skipped = 0; rows_left_ > 0 && skipped < share.skip; ++skipped) read_row();
   }
 
   bool next(std::string& smiles) {
     std::size_t line = 0;
     if (reader_) {
-      if (!reader_->next(fields_, line)) return false;
-      if (column_ >= fields_.size())  // only a file without a header gets here: rows have the header's width
-        throw ArgumentError(args_.input.data + ": column index " + std::to_string(column_) +
-                            " is out of range; the table has " + std::to_string(fields_.size()) + " columns");
-      if (fields_ == reader_->columns().header)
-        throw ParseError(args_.input.data, line, fields_.front(),
-                         "the header line appears again as a data row (were two files joined?)");
+      if (rows_left_ == 0) return false;
+      --rows_left_;
+      line = read_row();
+      if (line == 0) return false;
       smiles = trim_whitespace(fields_[column_]);
     } else {
       if (given_ == args_.smiles.size()) return false;
@@ -154,10 +158,24 @@ class SmilesSource {
   void written() { unwritten_.pop_front(); }
 
  private:
+  // The next row into fields_, checked; returns its line, or 0 at the end of the file.
+  std::size_t read_row() {
+    std::size_t line = 0;
+    if (!reader_->next(fields_, line)) return 0;
+    if (column_ >= fields_.size())  // only a file without a header gets here: rows have the header's width
+      throw ArgumentError(args_.input.data + ": column index " + std::to_string(column_) +
+                          " is out of range; the table has " + std::to_string(fields_.size()) + " columns");
+    if (fields_ == reader_->columns().header)
+      throw ParseError(args_.input.data, line, fields_.front(),
+                       "the header line appears again as a data row (were two files joined?)");
+    return line;
+  }
+
   const MoleculePredictArgs& args_;
   std::optional<CsvReader> reader_;
   std::size_t column_ = 0;
   std::vector<std::string> fields_;
+  std::uint64_t rows_left_ = std::numeric_limits<std::uint64_t>::max();  // of this process's share
   std::size_t given_ = 0;
   std::deque<std::pair<std::string, std::size_t>> unwritten_;  // SMILES and line
 };
@@ -269,34 +287,44 @@ void train_molecules(const MoleculeTrainArgs& args) {
   log.normal("\ntest metrics\n" + test_metrics.table);
 }
 
+// With several processes (mpirun), each predicts its share of --data's lines and rank 0 writes them
+// all, in input order: the output and the messages are those of one process, byte for byte.
 void predict_molecules(const MoleculeModel& model, const MoleculePredictArgs& args) {
   if (args.input.data.empty() == args.smiles.empty())
     throw ArgumentError("predict: give either --smiles or --data for a molecule model");
-  if (!args.out.empty()) check_output_path(args.out, args.force);
+  if (distributed::active() && args.input.data.empty())
+    throw ArgumentError("predict: with several processes, give --data: each predicts a share of its lines");
+  const bool writes = distributed::rank() == 0;
+  if (writes && !args.out.empty()) check_output_path(args.out, args.force);
   SmilesSource source(args);
   std::optional<AtomicFile> file;
-  if (!args.out.empty()) file.emplace(args.out, overwrite_for(args.force));
-  const auto write = [&](const std::string& text) {
+  if (writes && !args.out.empty()) file.emplace(args.out, overwrite_for(args.force));
+  ShareWriter out([&](std::string_view text) {
     if (file) {
       file->write(text);
     } else {
       std::cout << text;
     }
-  };
-  write(prediction_header(model));
-  std::size_t rows = 0, unreadable = 0;
+  });
+  if (writes) out.write(prediction_header(model));
+  std::uint64_t rows = 0, unreadable = 0;
   model.predict_smiles([&](std::string& smiles) { return source.next(smiles); },
                        [&](const PredictedRow& row) {
                          ++rows;
                          if (!row.error.empty()) {
                            ++unreadable;
-                           std::cerr << source.oldest_place() << ": cannot read SMILES '" << detail::printable_excerpt(source.oldest())
-                                     << "': " << row.error << '\n';
+                           out.message(source.oldest_place() + ": cannot read SMILES '" +
+                                       detail::printable_excerpt(source.oldest()) + "': " + std::string(row.error) +
+                                       '\n');
                          }
-                         write(prediction_line(source.oldest(), row, model.config().tasks.size()));
+                         out.write(prediction_line(source.oldest(), row, model.config().tasks.size()));
                          source.written();
                        },
                        args.input.max_atoms);
+  out.gather();
+  rows = distributed::sum(rows);
+  unreadable = distributed::sum(unreadable);
+  if (!writes) return;
   if (file) file->commit();
   if (unreadable > 0)
     std::cerr << unreadable << " of " << rows

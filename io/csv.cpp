@@ -1,5 +1,6 @@
 #include "edgewise/io/csv.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <fstream>
 #include <sstream>
@@ -260,10 +261,16 @@ CsvReader::CsvReader(const std::filesystem::path& path, const CsvOptions& option
 
 bool CsvReader::next(std::vector<std::string>& fields, std::size_t& line) {
   while (true) {
+    if (offset() >= end_) return false;
     CsvParser parser(std::string_view(buffer_).substr(pos_), columns_.source, options_, complete_, line_);
     try {
       if (!parser.next_record_start()) return false;
+      if (offset() + parser.position() >= end_) return false;  // blank or comment lines up to the end
       Record record = parser.read_record();
+      if (end_ != std::numeric_limits<std::uint64_t>::max() && offset() + parser.position() > end_)
+        throw ParseError(columns_.source, record.first_line, std::string(record.text).substr(0, 80),
+                         "a record runs over the end of this process's share of the file (a line break inside "
+                         "a quoted field?); read the file with one process");
       if (width_) check_field_count(record, *width_, columns_.source);
       if (!width_) width_ = record.fields.size();
       fields = std::move(record.fields);
@@ -277,8 +284,62 @@ bool CsvReader::next(std::vector<std::string>& fields, std::size_t& line) {
   }
 }
 
+void CsvReader::restrict_to(const CsvByteRange& range) {
+  if (range.begin > offset()) {
+    in_.clear();
+    in_.seekg(static_cast<std::streamoff>(range.begin));
+    if (!in_) throw Error(columns_.source + ": cannot seek to byte " + std::to_string(range.begin));
+    buffer_.clear();
+    pos_ = 0;
+    consumed_ = range.begin;
+    line_ = range.first_line;
+    complete_ = false;
+    read_more();
+  }
+  end_ = range.end;
+}
+
+CsvByteRange csv_part(const std::filesystem::path& path, std::uint64_t data_start, int part, int parts) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path.string() + ": cannot open for reading: " + std::generic_category().message(errno));
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::uint64_t>(in.tellg());
+  // The first line start at or after data_start + share * k: the byte after the first line feed at or
+  // after the byte before it.
+  const auto line_start = [&](int k) -> std::uint64_t {
+    const std::uint64_t nominal = data_start + (size - std::min(size, data_start)) * static_cast<std::uint64_t>(k) /
+                                                   static_cast<std::uint64_t>(parts);
+    if (k == 0 || nominal <= data_start) return std::min(data_start, size);
+    if (k == parts || nominal >= size) return size;
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(nominal - 1));
+    std::uint64_t at = nominal - 1;
+    for (char c = 0; in.get(c); ++at)
+      if (c == '\n') return at + 1;
+    return size;
+  };
+  return {.begin = line_start(part), .end = line_start(part + 1), .first_line = 1};
+}
+
+std::uint64_t count_lines(const std::filesystem::path& path, std::uint64_t begin, std::uint64_t end) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path.string() + ": cannot open for reading: " + std::generic_category().message(errno));
+  in.seekg(static_cast<std::streamoff>(begin));
+  std::vector<char> block(1 << 20);
+  std::uint64_t lines = 0;
+  for (std::uint64_t left = end > begin ? end - begin : 0; left > 0 && in;) {
+    in.read(block.data(), static_cast<std::streamsize>(std::min<std::uint64_t>(left, block.size())));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    lines += static_cast<std::uint64_t>(std::count(block.data(), block.data() + got, '\n'));
+    left -= got;
+    if (got == 0) break;
+  }
+  return lines;
+}
+
 void CsvReader::read_more() {
   constexpr std::size_t kBlockBytes = 1 << 20;
+  consumed_ += pos_;
   buffer_.erase(0, pos_);
   pos_ = 0;
   const std::size_t kept = buffer_.size();

@@ -321,10 +321,10 @@ Matrix<float> MoleculeModel::predict(std::span<const MoleculeGraph* const> molec
 namespace {
 
 // Molecules per forward pass: predict()'s, so that predict_smiles runs the very batches predict()
-// runs and gives bit-identical values.
+// runs on a window's molecules and gives bit-identical values.
 constexpr auto kPredictionBatch = static_cast<std::size_t>(kPredictionBatchSize);
 // SMILES parsed per pipeline step, and per parallel work item.
-constexpr std::size_t kWindowRows = 1024;
+constexpr auto kWindowRows = static_cast<std::size_t>(kPredictionWindowRows);
 constexpr std::size_t kParseChunk = 16;
 
 // One input SMILES after parsing; kept from its window until its batch has run.
@@ -379,10 +379,10 @@ void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)
   for (int t = 0; t < num_threads(); ++t) workers.emplace_back(*this);
 
   // The SMILES and parsed rows of the current window, and the valid molecules waiting for their
-  // batch, in input order, in a ring: at most a window's worth plus a partial batch.
+  // batch, in input order, in a ring: at most a window's worth.
   std::vector<std::string> window_smiles(kWindowRows);
   std::vector<ParsedRow> window(kWindowRows);
-  std::vector<ParsedRow> pending(kWindowRows + kPredictionBatch);
+  std::vector<ParsedRow> pending(kWindowRows);
   std::size_t pending_first = 0, pending_count = 0, pending_queued = 0;
   std::vector<BatchJob> jobs;
   // Rows read but not yet handed to the sink (their index, and the reason for an unreadable one),
@@ -498,7 +498,8 @@ void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)
     }
     rows_read += window_rows;
     report_ready_rows();
-    while (pending_count - pending_queued >= kPredictionBatch || (input_done && pending_count > pending_queued)) {
+    // Every valid molecule of the window, the last batch partial: no batch spans two windows.
+    while (pending_count > pending_queued) {
       const std::size_t count = std::min(kPredictionBatch, pending_count - pending_queued);
       jobs.push_back({(pending_first + pending_queued) % pending.size(), count, {}});
       pending_queued += count;

@@ -249,10 +249,10 @@ TEST(MoleculeModelTest, PredictSmilesReportsUnreadableMoleculesInPlace) {
 }
 
 // predict_smiles streams SMILES through windows and per-thread batches; its values must be predict()'s
-// on the featurized molecules, bit for bit, whatever the thread count. The input spans three windows,
-// with unreadable SMILES sprinkled in and a long unreadable run, so that batches gather molecules
-// from more than one window.
-TEST(MoleculeModelTest, PredictSmilesGivesPredictsValuesBitForBit) {
+// on each window's featurized molecules, bit for bit, whatever the thread count. The input spans
+// three windows, with unreadable SMILES sprinkled in and a long unreadable run, so that windows hold
+// valid molecules in numbers that are not multiples of the batch size.
+TEST(MoleculeModelTest, PredictSmilesGivesPredictsValuesWindowByWindowBitForBit) {
   MoleculeModelConfig config = small_config();
   config.ensemble = 2;
   MoleculeModel model(config);
@@ -271,10 +271,20 @@ TEST(MoleculeModelTest, PredictSmilesGivesPredictsValuesBitForBit) {
       graphs.push_back(model.featurize(*parse_smiles(smiles.back()).molecule));
     }
   }
-  std::vector<const MoleculeGraph*> pointers;
-  for (const MoleculeGraph& graph : graphs) pointers.push_back(&graph);
   set_num_threads(2);
-  const Matrix<float> expected = model.predict(pointers);
+  Matrix<float> expected(static_cast<Index>(graphs.size()), config.network.tasks);
+  Index done = 0;
+  for (std::size_t window = 0; window * kPredictionWindowRows < smiles.size(); ++window) {
+    std::vector<const MoleculeGraph*> pointers;
+    for (std::size_t k = static_cast<std::size_t>(done); k < expected_valid.size(); ++k) {
+      if (expected_valid[k] >= (window + 1) * kPredictionWindowRows) break;
+      pointers.push_back(&graphs[k]);
+    }
+    if (pointers.empty()) continue;
+    expected.middleRows(done, static_cast<Index>(pointers.size())) = model.predict(pointers);
+    done += static_cast<Index>(pointers.size());
+  }
+  ASSERT_EQ(done, expected.rows());
 
   for (const int threads : {1, 2}) {
     SCOPED_TRACE("threads " + std::to_string(threads));

@@ -11,8 +11,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,6 +75,22 @@ CsvTable read_csv(std::istream& in, std::string source, const CsvOptions& option
 CsvTable parse_csv(std::string_view text, std::string source, const CsvOptions& options = {});
 /// @}
 
+/// Bytes [begin, end) of a CSV file, both at line starts, whose first line is first_line (1-based).
+struct CsvByteRange {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+  std::size_t first_line = 1;
+};
+
+/// Part `part` of `parts` (0-based) of the bytes from data_start (a line start, after the header) to
+/// the end of the file: equal byte shares, each moved to the first line start at or after it, so
+/// that the parts tile the data lines. first_line is left at 1: the lines before a part are counted
+/// by whoever reads the parts before it (count_lines). Throws Error when the file cannot be read.
+CsvByteRange csv_part(const std::filesystem::path& path, std::uint64_t data_start, int part, int parts);
+
+/// The number of line feeds in bytes [begin, end) of the file.
+std::uint64_t count_lines(const std::filesystem::path& path, std::uint64_t begin, std::uint64_t end);
+
 /// Reads a CSV file a record at a time, for inputs too large to hold in memory: it keeps one block
 /// of the file (1 MB) and the record being read, and checks rows as read_csv does.
 class CsvReader {
@@ -85,8 +103,17 @@ class CsvReader {
   const CsvTable& columns() const { return columns_; }
 
   /// Reads the next row into `fields`, and the 1-based line where it starts; false at the end of the
-  /// file. Throws ParseError as read_csv does.
+  /// file (or of the range). Throws ParseError as read_csv does.
   bool next(std::vector<std::string>& fields, std::size_t& line);
+
+  /// The byte offset in the file where the next record's text starts (after the header, at first).
+  std::uint64_t offset() const { return consumed_ + pos_; }
+
+  /// Reads only the rows that start in `range` from now on: from range.begin (which is a line start
+  /// at or after offset(), and is then on line range.first_line) up to range.end. Throws ParseError
+  /// when a record starting in the range runs past range.end, which a quoted line break can do: the
+  /// range's end would then cut it.
+  void restrict_to(const CsvByteRange& range);
 
  private:
   void read_more();
@@ -95,6 +122,8 @@ class CsvReader {
   CsvOptions options_;
   CsvTable columns_;
   std::string buffer_;
+  std::uint64_t consumed_ = 0;  ///< the file offset of buffer_[0]
+  std::uint64_t end_ = std::numeric_limits<std::uint64_t>::max();  ///< restrict_to's end
   std::size_t pos_ = 0;   ///< where the next record's text starts in buffer_
   std::size_t line_ = 1;  ///< its line
   bool complete_ = false;  ///< buffer_ holds the rest of the file

@@ -32,6 +32,9 @@ namespace edgewise {
 /// The "kind" of a molecule model's configuration in its model file.
 inline constexpr std::string_view kMoleculeModelKind = "molecule-property";
 
+/// Input rows MoleculeModel::predict_smiles parses, and batches the valid molecules of, together.
+inline constexpr std::uint64_t kPredictionWindowRows = 1024;
+
 /// Everything a molecule model file records besides the weights.
 struct MoleculeModelConfig {
   FeaturizerSpec featurizer;  ///< How SMILES become graphs, saved so prediction featurizes as training did.
@@ -145,8 +148,11 @@ class MoleculeModel final : public Model {
   /// ensemble's members.
   Matrix<float> predict(std::span<const MoleculeGraph* const> molecules) const;
 
-  /// Parses, featurizes and predicts a list of SMILES, the same values as predict() on their
-  /// featurize() graphs. Streams: SMILES are parsed a window at a time, molecules go straight into
+  /// Parses, featurizes and predicts a list of SMILES, the same values as predict() on the
+  /// featurize() graphs of each window of kPredictionWindowRows input rows on its own: the valid
+  /// molecules of a window run in batches of their own, so a row's value depends on its window's rows
+  /// only, and a run that starts at a window boundary (a process's share of a file) gives the values
+  /// of a run over the whole input. Streams: SMILES are parsed a window at a time, molecules go straight into
   /// reused batch buffers, and each thread runs whole batches on its own copy of the networks, so
   /// memory does not grow with the input and threads meet only between windows. A SMILES that RDKit
   /// cannot read or featurize, or with more than max_atoms atoms (see SmilesOptions), is an invalid

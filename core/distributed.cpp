@@ -1,0 +1,135 @@
+#include "edgewise/core/distributed.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <string>
+
+#include "edgewise/core/error.hpp"
+
+#ifdef EDGEWISE_WITH_MPI
+#include <mpi.h>
+#endif
+
+namespace edgewise::distributed {
+namespace {
+
+int rank_ = 0;
+int size_ = 1;
+bool started_ = false;
+
+// The number of processes the launcher started, from its environment: Open MPI's mpirun, or a
+// PMI launcher (MPICH's hydra, Slurm's srun). 1 when the process was not launched by one.
+int launched_processes() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
+    if (const char* value = std::getenv(name)) return std::max(1, std::atoi(value));
+  return 1;
+}
+
+#ifdef EDGEWISE_WITH_MPI
+void check(int status, const char* call) {
+  if (status == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(status, text, &length);
+  throw Error(std::string(call) + " failed: " + std::string(text, static_cast<std::size_t>(length)));
+}
+#endif
+
+}  // namespace
+
+bool built_with_mpi() {
+#ifdef EDGEWISE_WITH_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+void start([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
+  const int launched = launched_processes();
+  if (launched <= 1) return;
+#ifdef EDGEWISE_WITH_MPI
+  // Errors come back as codes, which check() turns into exceptions with MPI's text.
+  MPI_Init(&argc, &argv);
+  started_ = true;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
+  check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+#else
+  throw Error("mpirun started " + std::to_string(launched) +
+              " processes, but this edgewise was built without MPI (EDGEWISE_MPI), so each would run the "
+              "whole job; run it as one process, or build with libopenmpi-dev installed");
+#endif
+}
+
+void finish() {
+#ifdef EDGEWISE_WITH_MPI
+  if (started_) MPI_Finalize();
+#endif
+  started_ = false;
+}
+
+int rank() { return rank_; }
+int size() { return size_; }
+
+void abort_all([[maybe_unused]] int code) {
+#ifdef EDGEWISE_WITH_MPI
+  if (started_) MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+}
+
+std::uint64_t sum(std::uint64_t value) {
+#ifdef EDGEWISE_WITH_MPI
+  if (started_) {
+    std::uint64_t total = 0;
+    check(MPI_Allreduce(&value, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+    return total;
+  }
+#endif
+  return value;
+}
+
+std::uint64_t sum_before([[maybe_unused]] std::uint64_t value) {
+#ifdef EDGEWISE_WITH_MPI
+  if (started_) {
+    std::uint64_t before = 0;
+    check(MPI_Exscan(&value, &before, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Exscan");
+    return rank_ == 0 ? 0 : before;  // MPI leaves rank 0's result undefined
+  }
+#endif
+  return 0;
+}
+
+void send_to([[maybe_unused]] int to, [[maybe_unused]] const char* bytes, std::size_t size) {
+  if (size > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw ArgumentError("send_to: a message of " + std::to_string(size) + " bytes is over MPI's limit");
+#ifdef EDGEWISE_WITH_MPI
+  if (started_) {
+    check(MPI_Send(bytes, static_cast<int>(size), MPI_BYTE, to, 0, MPI_COMM_WORLD), "MPI_Send");
+    return;
+  }
+#endif
+  throw ArgumentError("send_to: a one-process run has no other process");
+}
+
+void receive_from([[maybe_unused]] int from, [[maybe_unused]] std::string& bytes) {
+#ifdef EDGEWISE_WITH_MPI
+  if (started_) {
+    MPI_Status status;
+    check(MPI_Probe(from, 0, MPI_COMM_WORLD, &status), "MPI_Probe");
+    int count = 0;
+    check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
+    bytes.resize(static_cast<std::size_t>(count));
+    check(MPI_Recv(bytes.data(), count, MPI_BYTE, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+    return;
+  }
+#endif
+  throw ArgumentError("receive_from: a one-process run has no other process");
+}
+
+std::string process_name() {
+  return size_ > 1 ? "rank " + std::to_string(rank_) + " of " + std::to_string(size_) : std::string();
+}
+
+}  // namespace edgewise::distributed
