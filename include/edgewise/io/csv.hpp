@@ -77,9 +77,9 @@ CsvTable parse_csv(std::string_view text, std::string source, const CsvOptions& 
 
 /// Bytes [begin, end) of a CSV file, both at line starts, whose first line is first_line (1-based).
 struct CsvByteRange {
-  std::uint64_t begin = 0;
-  std::uint64_t end = 0;
-  std::size_t first_line = 1;
+  std::uint64_t begin = 0;     ///< the first byte, at a line start
+  std::uint64_t end = 0;       ///< one past the last byte, at a line start or the file's end
+  std::size_t first_line = 1;  ///< the 1-based line number of the line at begin
 };
 
 /// Part `part` of `parts` (0-based) of the bytes from data_start (a line start, after the header) to
