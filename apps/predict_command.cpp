@@ -3,6 +3,8 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "edgewise/core/distributed.hpp"
+#include "edgewise/core/error.hpp"
 #include "molecule_commands.hpp"
 #include "node_commands.hpp"
 
@@ -22,6 +24,9 @@ void run(const CLI::App& command, const CLI::Option_group& node_options, Predict
   apply_threads(args.threads);
   const std::unique_ptr<Model> model = load_any_model(args.model);
   if (model->task() == Task::node) {
+    if (distributed::active())
+      throw ArgumentError("predict: " + args.model + " is a node classification model, whose prediction runs as one "
+                          "process; only molecule models divide their work among the processes mpirun starts");
     reject_given(options_except(command, {"--help", "--model", "--out", "--force", "--threads"}),
                  "applies to molecule models, and " + args.model + " is a node classification model");
     args.nodes.out = args.out;

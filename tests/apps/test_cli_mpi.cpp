@@ -89,6 +89,19 @@ TEST_F(CliMpiTest, CommandsThatDoNotShareTheirWorkRefuseToRunInSeveralProcesses)
   const testing::CliRun no_data = run_processes(2, "predict --model " + path("m.ew") + " --smiles CCO", path("m.txt"));
   EXPECT_NE(no_data.status, 0);
   EXPECT_NE(no_data.output.find("with several processes, give --data"), std::string::npos) << no_data.output;
+
+  // A node classifier on a path of four nodes, alternately labelled.
+  std::ofstream(path("edges.txt")) << "0 1\n1 2\n2 3\n";
+  std::ofstream(path("labels.txt")) << "0 x\n1 y\n2 x\n3 y\n";
+  const std::string edges = " --edges " + path("edges.txt");
+  ASSERT_EQ(run_cli("train --task node" + edges + " --labels " + path("labels.txt") +
+                    " --split stratified:0.5,0.25,0.25 --epochs 2 --out " + path("node.ew")).status, 0);
+  const testing::CliRun nodes =
+      run_processes(2, "predict --model " + path("node.ew") + edges + " --out " + path("n.tsv"), path("n.txt"));
+  EXPECT_NE(nodes.status, 0);
+  EXPECT_NE(nodes.output.find("is a node classification model, whose prediction runs as one process"),
+            std::string::npos) << nodes.output;
+  EXPECT_FALSE(std::filesystem::exists(path("n.tsv")));
 }
 
 }  // namespace
