@@ -30,7 +30,7 @@ void check_options(const GraphAttentionOptions& o) {
 template <typename Scalar, typename DrawIndex>
 void draw_dropout_mask(Matrix<Scalar>& keep, Index rows, Index cols, double rate, SplitMix64& rng,
                        DrawIndex draw_index) {
-  const std::uint64_t key = rng.next();
+  const std::uint64_t key = rng.next(), threshold = keep_threshold(rate);
   const auto scale = static_cast<Scalar>(1.0 / (1.0 - rate));
   keep.resize(rows, cols);
   Scalar* out = keep.data();
@@ -38,7 +38,7 @@ void draw_dropout_mask(Matrix<Scalar>& keep, Index rows, Index cols, double rate
   parallel_for_blocks(rows, std::max<Index>(1, 4096 / std::max<Index>(cols, 1)), [=](Index begin, Index end) {
     for (Index r = begin; r < end; ++r)
       for (Index c = 0; c < cols; ++c)
-        out[r * cols + c] = static_cast<Scalar>(hashed_uniform(key, draw_index(r, c)) >= rate) * scale;
+        out[r * cols + c] = static_cast<Scalar>(keep_draw(key, draw_index(r, c), threshold)) * scale;
   });
 }
 
@@ -48,7 +48,7 @@ void draw_dropout_mask(Matrix<Scalar>& keep, Index rows, Index cols, double rate
 template <typename Scalar>
 void draw_edge_dropout_mask(Matrix<Scalar>& keep, const Graph& g, Index heads, double rate, SplitMix64& rng,
                             const std::int32_t* ids) {
-  const std::uint64_t key = rng.next();
+  const std::uint64_t key = rng.next(), threshold = keep_threshold(rate);
   const auto scale = static_cast<Scalar>(1.0 / (1.0 - rate));
   keep.resize(g.num_edges(), heads);
   Scalar* out = keep.data();
@@ -60,7 +60,7 @@ void draw_edge_dropout_mask(Matrix<Scalar>& keep, const Graph& g, Index heads, d
       const Index source = ids ? ids[sources[p]] : sources[p];
       for (Index h = 0; h < heads; ++h)
         out[p * heads + h] =
-            static_cast<Scalar>(hashed_uniform(key, edge_draw_index(target, source, heads, h)) >= rate) * scale;
+            static_cast<Scalar>(keep_draw(key, edge_draw_index(target, source, heads, h), threshold)) * scale;
     }
   });
 }

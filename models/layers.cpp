@@ -220,10 +220,11 @@ const SparseMatrix<Scalar>& Dropout<Scalar>::forward(const SparseMatrix<Scalar>&
   if (!start(mode, x.rows(), x.cols())) return x;
   const auto scale = static_cast<Scalar>(1.0 / (1.0 - p_));
   sparse_y_ = x;
+  const std::uint64_t threshold = keep_threshold(p_);
   // The element (r, c) draws what it draws in the dense row-major forward: hash(key, r * cols + c).
   parallel_for(x.outerSize(), [&](Index r) {
     for (typename SparseMatrix<Scalar>::InnerIterator it(sparse_y_, r); it; ++it)
-      it.valueRef() = hashed_uniform(key_, draw_index(r, it.col())) < p_ ? Scalar(0) : it.value() * scale;
+      it.valueRef() = keep_draw(key_, draw_index(r, it.col()), threshold) ? it.value() * scale : Scalar(0);
   });
   return sparse_y_;
 }
@@ -243,7 +244,7 @@ void Dropout<Scalar>::apply_mask(Matrix<Scalar>& out, const Matrix<Scalar>& in) 
   const Scalar* from = in.data();
   Scalar* to = out.data();
   const std::uint64_t key = key_;
-  const double rate = p_;
+  const std::uint64_t threshold = keep_threshold(p_);
   if (!row_ids_.empty()) {
     const Index cols = in.cols();
     const std::int32_t* ids = row_ids_.data();
@@ -253,14 +254,14 @@ void Dropout<Scalar>::apply_mask(Matrix<Scalar>& out, const Matrix<Scalar>& in) 
                             const Index first = Index{ids[r]} * cols;
                             for (Index c = 0; c < cols; ++c)
                               to[r * cols + c] = from[r * cols + c] *
-                                                 (static_cast<Scalar>(hashed_uniform(key, first + c) >= rate) * scale);
+                                                 (static_cast<Scalar>(keep_draw(key, first + c, threshold)) * scale);
                           }
                         });
     return;
   }
   // A product instead of a choice, and captures by value, let the compiler vectorize the loop.
   parallel_for_blocks(in.size(), kElementChunk, [=](Index begin, Index end) {
-    for (Index k = begin; k < end; ++k) to[k] = from[k] * (static_cast<Scalar>(hashed_uniform(key, k) >= rate) * scale);
+    for (Index k = begin; k < end; ++k) to[k] = from[k] * (static_cast<Scalar>(keep_draw(key, k, threshold)) * scale);
   });
 }
 

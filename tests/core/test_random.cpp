@@ -65,5 +65,23 @@ TEST(HashedUniformTest, DependsOnKeyAndIndexOnly) {
   EXPECT_NEAR(sum / 100000, 0.5, 0.005);
 }
 
+// keep_draw is hashed_uniform(key, index) >= rate computed in integers: the same answer for every
+// draw, including uniforms that land exactly on the rate.
+TEST(HashedUniformTest, KeepDrawIsTheUniformAtOrAboveTheRate) {
+  for (const double rate : {0.1, 1.0 / 3.0, 0.5, 0.6, 0.999, 1e-17}) {
+    const std::uint64_t threshold = keep_threshold(rate);
+    int kept = 0;
+    for (std::uint64_t i = 0; i < 20000; ++i) {
+      ASSERT_EQ(keep_draw(7, i, threshold), hashed_uniform(7, i) >= rate) << "rate " << rate << ", index " << i;
+      kept += keep_draw(7, i, threshold) ? 1 : 0;
+    }
+    EXPECT_NEAR(kept / 20000.0, 1.0 - rate, 0.015) << "rate " << rate;
+  }
+  // A uniform exactly at the rate is kept, one just below it is not.
+  const double exact = hashed_uniform(7, 3);
+  EXPECT_TRUE(keep_draw(7, 3, keep_threshold(exact)));
+  EXPECT_FALSE(keep_draw(7, 3, keep_threshold(std::nextafter(exact, 1.0))));
+}
+
 }  // namespace
 }  // namespace edgewise
