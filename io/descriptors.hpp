@@ -1,6 +1,7 @@
 // RDKit's molecular descriptors computed together, so that the ones built from the same
 // intermediate results (Crippen's atom typing, the paths of 2 to 4 bonds) compute them once per
-// molecule instead of once per descriptor. The values are RDKit's, bit for bit. Private to io.
+// molecule instead of once per descriptor, and SMARTS counts match a pattern compiled once per thread
+// instead of a copy per molecule. The values are RDKit's, bit for bit. Private to io.
 #pragma once
 
 #include <memory>
@@ -35,7 +36,8 @@ std::shared_ptr<const CrippenContributions> crippen_contributions(const RDKit::R
 
 /// A list of RDKit descriptor names (RDKit::Descriptors::Properties), computed in that order. The
 /// ones that share intermediate results are computed here from one Crippen typing and one path
-/// enumeration; RDKit computes the others. compute() may run on many threads at once.
+/// enumeration, and two SMARTS counts with per-thread patterns; RDKit computes the others.
+/// compute() may run on many threads at once.
 class DescriptorSet {
  public:
   /// The names must be RDKit's (check_descriptors).

@@ -41,6 +41,10 @@ const std::vector<std::string> kOddSmiles = {
     "CCC1=[O+][Cu-3]2([O+]=C(CC)C1)[O+]=C(CC)CC(CC)=[O+]2", "[Pt](Cl)(Cl)([NH3])[NH3]",
     "CC(C)(C)[Si](C)(C)O", "O=S(=O)(O)O", "[Se]=C=[Se]", "FC(F)(F)I", "c1ccc2c(c1)[nH]c1ccccc12",
     "C[S@](=O)c1ccccc1", "OP(=O)(O)OP(=O)(O)O", "[B-](F)(F)(F)F.[K+]", "C#N", "C=C=C", "[C-]#[O+]",
+    // What the strict rotatable bonds leave out (amides, thioamides, amidines, CX3 and tert-butyl
+    // ends, triple bonds) and what the acceptors count (thiols, thioethers, anions, N-oxides).
+    "CC(=O)NC", "CC(=S)NC", "CC(=[NH2+])NC", "FC(F)(F)CC", "ClC(Cl)(Cl)COC", "CC(C)(C)CC", "CC#CCC", "CSCCS",
+    "CC(=O)[O-]", "C[N+](C)([O-])CC", "c1ccoc1CN",
 };
 
 std::vector<std::shared_ptr<RDKit::ROMol>> parse_all(const std::vector<std::string>& smiles) {
