@@ -243,8 +243,8 @@ class MoleculeModel(_Model):
 def _dense_features(features: Any) -> Any:
     if features is None:
         return None
-    if hasattr(features, "toarray"):  # a SciPy sparse matrix
-        return features.toarray()
+    if hasattr(features, "toarray"):  # a SciPy sparse matrix: made dense in float32, half float64's size
+        return features.astype(np.float32).toarray()
     return features
 
 

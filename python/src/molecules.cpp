@@ -245,7 +245,7 @@ std::pair<SmilesResult, MoleculeGraph> featurized(const MoleculeModel& model, co
 
 py::dict attention(MoleculeHandle& handle, const std::string& smiles) {
   const auto [parsed, graph] = featurized(handle.model, smiles);
-  const Matrix<float> alpha = handle.locked([&] { return handle.model.attention(graph); });
+  Matrix<float> alpha = handle.locked([&] { return handle.model.attention(graph); });
   const Index edges = graph.graph.num_edges();
   py::array_t<std::int64_t> edge_index({Index{2}, edges});
   py::array_t<std::int64_t> bonds(edges);
@@ -257,7 +257,7 @@ py::dict attention(MoleculeHandle& handle, const std::string& smiles) {
   const AttentionShading shading = attention_received(graph, alpha);
   py::dict result;
   result["edge_index"] = edge_index;
-  result["weights"] = to_numpy(alpha);
+  result["weights"] = to_numpy(std::move(alpha));
   result["bond_of_edge"] = bonds;
   result["atoms"] = py::array_t<double>(static_cast<py::ssize_t>(shading.atoms.size()), shading.atoms.data());
   result["bonds"] = py::array_t<double>(static_cast<py::ssize_t>(shading.bonds.size()), shading.bonds.data());

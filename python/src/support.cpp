@@ -55,22 +55,37 @@ LogSettings python_log(bool verbose) {
   return {.level = LogLevel::normal, .sink = StderrSink(redraws())};
 }
 
-Matrix<float> float_matrix(const py::handle& array, const std::string& what, bool allow_nan) {
-  const auto values = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(array);
-  if (!values) throw py::type_error(what + ": expected an array of numbers");
+namespace {
+
+// Copies a C-ordered array of T into a [rows, columns] float matrix, refusing what float_matrix refuses.
+template <typename T, int Flags>
+Matrix<float> checked_copy(const py::array_t<T, Flags>& values, const std::string& what, bool allow_nan) {
   if (values.ndim() != 1 && values.ndim() != 2)
     throw py::value_error(what + ": expected a 1-D or 2-D array, got " + std::to_string(values.ndim()) + " dimensions");
   const Index rows = values.shape(0), columns = values.ndim() == 2 ? values.shape(1) : 1;
   Matrix<float> matrix(rows, columns);
-  if (matrix.size() > 0) std::memcpy(matrix.data(), values.data(), sizeof(float) * static_cast<std::size_t>(matrix.size()));
+  const T* source = values.data();
   for (Index row = 0; row < rows; ++row)
     for (Index column = 0; column < columns; ++column) {
-      const float value = matrix(row, column);
+      const auto value = static_cast<float>(source[row * columns + column]);
       if (std::isinf(value) || (std::isnan(value) && !allow_nan))
         throw py::value_error(what + ": entry [" + std::to_string(row) + ", " + std::to_string(column) + "] is " +
                               (std::isnan(value) ? "NaN" : "infinite") + "; only finite numbers are accepted");
+      matrix(row, column) = value;
     }
   return matrix;
+}
+
+}  // namespace
+
+Matrix<float> float_matrix(const py::handle& array, const std::string& what, bool allow_nan) {
+  // A C-ordered array of NumPy's own dtype (float64) is read in place: a float32 copy of it first
+  // would double the peak.
+  using Doubles = py::array_t<double, py::array::c_style>;
+  if (Doubles::check_(array)) return checked_copy(py::reinterpret_borrow<Doubles>(array), what, allow_nan);
+  const auto floats = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(array);
+  if (!floats) throw py::type_error(what + ": expected an array of numbers");
+  return checked_copy(floats, what, allow_nan);
 }
 
 std::vector<Index> index_vector(const py::handle& array, const std::string& what) {
@@ -88,6 +103,13 @@ py::array_t<float> to_numpy(const Matrix<float>& matrix) {
   if (matrix.size() > 0)
     std::memcpy(array.mutable_data(), matrix.data(), sizeof(float) * static_cast<std::size_t>(matrix.size()));
   return array;
+}
+
+py::array_t<float> to_numpy(Matrix<float>&& matrix) {
+  if (matrix.size() == 0) return to_numpy(static_cast<const Matrix<float>&>(matrix));
+  auto* owned = new Matrix<float>(std::move(matrix));
+  const py::capsule owner(owned, [](void* kept) { delete static_cast<Matrix<float>*>(kept); });
+  return py::array_t<float>({owned->rows(), owned->cols()}, owned->data(), owner);  // row-major, as NumPy's C order
 }
 
 std::vector<Index> item_list(const py::handle& part, Index n, const std::string& name) {

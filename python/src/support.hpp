@@ -27,13 +27,16 @@ void check_interrupt();
 LogSettings python_log(bool verbose);
 
 // A [rows, columns] float32 copy of a 1-D (one column) or 2-D array of any numeric dtype and
-// layout. NaN entries are kept when allow_nan, else ValueError; infinities are always refused.
-// `what` names the argument in errors.
+// layout, made in one pass from a C-ordered float32 or float64 array (other arrays are converted to
+// float32 first). NaN entries are kept when allow_nan, else ValueError; infinities are always
+// refused. `what` names the argument in errors.
 Matrix<float> float_matrix(const py::handle& array, const std::string& what, bool allow_nan);
 // A 1-D int64 copy of an integer array; `what` names it in errors.
 std::vector<Index> index_vector(const py::handle& array, const std::string& what);
 // A NumPy array holding a copy of `matrix`.
 py::array_t<float> to_numpy(const Matrix<float>& matrix);
+// A NumPy array that takes over `matrix`'s memory, without a copy: results as large as the graph.
+py::array_t<float> to_numpy(Matrix<float>&& matrix);
 
 // The items an index array or a boolean mask over n items names; `name` names it in errors.
 std::vector<Index> item_list(const py::handle& part, Index n, const std::string& name);

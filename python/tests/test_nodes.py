@@ -74,6 +74,30 @@ def test_sparse_features_masks_and_index_arrays_give_the_same_model() -> None:
     assert np.array_equal(by_index.predict_proba(dense_graph), by_mask.predict_proba(sparse_graph))
 
 
+def test_features_of_any_numeric_dtype_and_layout_read_alike() -> None:
+    edge_index, features, labels = two_communities()
+    wide = np.hstack([features, features + 0.1]).astype(np.float64)
+    expected = wide.astype(np.float32)
+    for given in (wide, expected, np.asfortranarray(wide), np.hstack([wide, wide])[:, ::2], wide.astype(np.int64)):
+        graph = edgewise.NodeGraph.from_edge_index(edge_index, features=given, labels=labels)
+        assert np.array_equal(graph.features, given.astype(np.float32))
+    with pytest.raises(ValueError, match=r"entry \[3, 1\] is infinite"):
+        edgewise.NodeGraph.from_edge_index(edge_index, features=np.where(wide == wide[3, 1], np.inf, wide))
+
+
+def test_predictions_hand_their_memory_to_numpy_without_a_copy() -> None:
+    edge_index, features, labels = two_communities()
+    graph = edgewise.NodeGraph.from_edge_index(edge_index, features=features, labels=labels)
+    model = edgewise.NodeModel.train(graph, (np.arange(6), np.array([6]), np.array([7])), verbose=False, **FAST)
+    probabilities, embeddings = model.predict_proba(graph), model.embed(graph)
+    kept = probabilities.copy(), embeddings.copy()
+    for result in (probabilities, embeddings):
+        assert not result.flags.owndata and result.base is not None  # the model's matrix, kept alive by the array
+        assert result.flags.c_contiguous and result.flags.writeable
+    del model, graph
+    assert np.array_equal(probabilities, kept[0]) and np.array_equal(embeddings, kept[1])
+
+
 def test_labels_may_be_names_or_a_dict_with_unlabelled_nodes() -> None:
     edge_index, features, _ = two_communities()
     names = ["red"] * 4 + ["blue"] * 3 + [None]
