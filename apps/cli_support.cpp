@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
 
@@ -110,9 +111,15 @@ std::string last_checkpoint_note(const CheckpointOptions& checkpoints) {
 }
 
 LogSettings console_log(bool quiet, bool verbose) {
-  const LogLevel level = quiet ? LogLevel::quiet : verbose ? LogLevel::verbose : LogLevel::normal;
+  const LogLevel level =
+      quiet || distributed::rank() > 0 ? LogLevel::quiet : verbose ? LogLevel::verbose : LogLevel::normal;
   const bool terminal = ::isatty(STDOUT_FILENO) == 1;
   return {.level = level, .sink = console_sink(std::cout, terminal, terminal ? terminal_width() : 80)};
+}
+
+std::ostream& rank_0_errors() {
+  static std::ostream dropped(nullptr);  // no buffer: every write fails silently
+  return distributed::rank() == 0 ? std::cerr : dropped;
 }
 
 std::vector<std::string> split_list(const std::string& text) {

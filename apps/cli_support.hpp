@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -66,7 +67,11 @@ void write_plot(const std::string& path, const TrainingCurve& curve, bool force)
 void add_log_options(CLI::App& command, bool& quiet, bool& verbose);
 // Settings for messages on standard output at the level --quiet or --verbose ask for. On a terminal,
 // per-epoch lines become a progress bar redrawn on one line; piped or redirected, they stay lines.
+// Under mpirun only rank 0 prints, as every process of a training says the same.
 LogSettings console_log(bool quiet, bool verbose);
+// Standard error on rank 0; elsewhere a stream that drops what it is given, for the warnings about
+// the input that every process of a training would repeat.
+std::ostream& rank_0_errors();
 
 // "a,b, c" -> {"a", "b", "c"}; empty items are dropped.
 std::vector<std::string> split_list(const std::string& text);

@@ -45,9 +45,10 @@ namespace {
 void check_divides_work(int argc, char** argv) {
   if (!edgewise::distributed::active() || argc < 2) return;
   const std::string command = argv[1];
-  if (command != "predict")
+  if (command != "predict" && command != "train")
     throw edgewise::ArgumentError("'edgewise " + command + "' runs as one process: of the commands, only 'predict' " +
-                                  "(a molecule model on --data) divides its work among the processes mpirun starts");
+                                  "(a molecule model on --data) and 'train --task graph' divide their work among " +
+                                  "the processes mpirun starts");
 }
 
 // Prints the error; with several processes, names this one and ends the others, which may be waiting

@@ -234,7 +234,7 @@ MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelC
   if (args.input.data.empty()) throw ArgumentError("--data is required with --task graph");
   MoleculeInput input = args.input;
   input.force = args.force;
-  MoleculeDataset data = load_molecules(input, {}, config.featurizer, std::cerr);
+  MoleculeDataset data = load_molecules(input, {}, config.featurizer, rank_0_errors());
   if (data.tasks.empty()) throw ArgumentError("--targets: no target columns (a file without a header needs --targets)");
   if (config.task_type == TaskType::classification) check_classification_targets(data, args.input.data);
   config.tasks = data.tasks;
@@ -243,7 +243,7 @@ MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelC
 
 Split training_split(const MoleculeTrainArgs& args, const MoleculeDataset& data) {
   const auto [train_fraction, val_fraction] = split_fractions(args.split_sizes);
-  return make_split(args.split, data, train_fraction, val_fraction, args.training.seed, std::cerr);
+  return make_split(args.split, data, train_fraction, val_fraction, args.training.seed, rank_0_errors());
 }
 
 double set_metric(const MoleculeModel& model, const MoleculeSet& set, const std::string& metric) {
@@ -253,18 +253,22 @@ double set_metric(const MoleculeModel& model, const MoleculeSet& set, const std:
                       (model.config().task_type == TaskType::regression ? "regression" : "classification"));
 }
 
+// With several processes (mpirun), every one reads and featurizes the data, and each trains on a
+// slice of every batch (train_graph_predictor); rank 0 alone prints and writes files.
 void train_molecules(const MoleculeTrainArgs& args) {
   if (args.input.data.empty()) throw ArgumentError("--data is required with --task graph");
+  const bool writes = distributed::rank() == 0;
   check_output_path(args.out, args.force);
-  const CheckpointOptions checkpoints = checkpoint_options(args.checkpoints, args.out, args.force);
+  CheckpointOptions checkpoints = checkpoint_options(args.checkpoints, args.out, args.force);
   if (!args.plot.empty()) check_plot_path(args.plot, args.out, args.force);
   MoleculeModelConfig config = molecule_model_config(args);
   const MoleculeDataset data = load_training_data(args, config);
   const Split split = training_split(args, data);
-  if (!args.save_split.empty()) write_split_directory(args.save_split, row_split(split, data), args.force);
+  if (writes && !args.save_split.empty()) write_split_directory(args.save_split, row_split(split, data), args.force);
   const MoleculeSet test = molecule_set(data, split.test);
   const Logger log(args.training.log);
   MoleculeTrainingPlan plan = molecule_training_plan(args, config);
+  if (!writes) checkpoints.every = 0;  // rank 0 writes them; every process may resume from one
   plan.checkpoints = checkpoints;
   TrainedMoleculeModel trained =
       fit_reporting_divergence(checkpoints, [&] { return train_molecule_model(data, split, plan); });
@@ -277,6 +281,7 @@ void train_molecules(const MoleculeTrainArgs& args) {
     summary.metrics.insert(summary.metrics.end(), test_metrics.means.begin(), test_metrics.means.end());
   }
   model.set_training_summary(std::move(summary));
+  if (!writes) return;
   model.save(args.out, overwrite_for(args.force));
   log.normal("saved " + args.out);
   if (!args.plot.empty()) {

@@ -5,6 +5,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/io/molecule.hpp"
 #include "molecule_commands.hpp"
@@ -30,13 +31,16 @@ void run(CLI::App& command, const TaskOptionGroups& task_options, TrainArgs& arg
   apply_threads(args.threads);
   if (!args.options_file.empty()) apply_options(command, read_options_file(args.options_file, args.task), args.options_file);
   const LogSettings log = console_log(args.quiet, args.verbose);
-  if (args.verbose) set_rdkit_warning_sink([](std::string_view line) { std::cerr << line << '\n'; });
+  if (args.verbose && distributed::rank() == 0) set_rdkit_warning_sink([](std::string_view line) { std::cerr << line << '\n'; });
   reject_other_task_options(task_options, args.task);
   if (args.task == "graph") {
     apply_shared_options(args.shared, args.molecules);
     args.molecules.training.log = log;
     return train_molecules(args.molecules);
   }
+  if (distributed::active())
+    throw ArgumentError("'edgewise train --task node' runs as one process: under mpirun only molecule models "
+                        "(--task graph) divide their training among the processes");
   apply_shared_options(args.shared, args.nodes);
   args.nodes.training.log = log;
   train_nodes(args.nodes);

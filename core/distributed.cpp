@@ -90,6 +90,34 @@ std::uint64_t sum(std::uint64_t value) {
   return value;
 }
 
+double sum(double value) {
+#ifdef EDGEWISE_WITH_MPI
+  if (started_) {
+    double total = 0;
+    check(MPI_Allreduce(&value, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+    return total;
+  }
+#endif
+  return value;
+}
+
+void sum_in_place([[maybe_unused]] std::span<float> values) {
+#ifdef EDGEWISE_WITH_MPI
+  if (!started_ || values.empty()) return;
+  if (values.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw ArgumentError("sum_in_place: " + std::to_string(values.size()) + " values are over MPI's count limit");
+  check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD),
+        "MPI_Allreduce");
+#endif
+}
+
+std::uint64_t from_rank_0(std::uint64_t value) {
+#ifdef EDGEWISE_WITH_MPI
+  if (started_) check(MPI_Bcast(&value, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+#endif
+  return value;
+}
+
 std::uint64_t sum_before([[maybe_unused]] std::uint64_t value) {
 #ifdef EDGEWISE_WITH_MPI
   if (started_) {

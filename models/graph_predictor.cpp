@@ -127,12 +127,16 @@ void GraphPredictor<Scalar>::reset_parameters(SplitMix64& rng) {
 template <typename Scalar>
 const Matrix<Scalar>& GraphPredictor<Scalar>::forward(const GraphBatch& batch, const Matrix<Scalar>& nodes,
                                                       const Matrix<Scalar>* edges,
-                                                      const Matrix<Scalar>* graph_features, Mode mode) {
+                                                      const Matrix<Scalar>* graph_features, Mode mode,
+                                                      std::span<const std::int32_t> graph_ids) {
   const Matrix<Scalar>* h = &input_.forward(nodes);
   for (auto& block : blocks_) h = &block->forward(batch.graph(), *h, edges, mode);
   const Matrix<Scalar>& pooled = readout_.forward(batch, *h);
   const Matrix<Scalar>& head_input = options_.graph_dim > 0 ? joined(pooled, graph_features) : pooled;
-  return head_output_.forward(head_dropout_.forward(head_activation_.forward(head_hidden_.forward(head_input)), mode));
+  Mode head_mode = mode;  // the head's rows are graphs
+  head_mode.node_ids = graph_ids;
+  return head_output_.forward(
+      head_dropout_.forward(head_activation_.forward(head_hidden_.forward(head_input)), head_mode));
 }
 
 template <typename Scalar>

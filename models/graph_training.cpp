@@ -9,6 +9,7 @@
 #include <numeric>
 #include <utility>
 
+#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/models/losses.hpp"
 #include "edgewise/models/metrics.hpp"
@@ -162,7 +163,22 @@ class EpochRunner {
     for (std::size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[shuffle_rng_.below(i)]);
   }
 
+  // The step on the batch order_[begin, end). With several processes (mpirun), each runs a slice
+  // of the batch and the processes sum their gradients, so that together they take the one-process
+  // step, up to the order of float sums.
   double step(std::size_t begin, std::size_t end, Index epoch, Index batch) {
+    params_.zero_grad();
+    const double loss = distributed::active() ? slice_gradients(begin, end) : gradients(begin, end, Mode::train(dropout_rng_));
+    check_finite_step(params_, loss, epoch, batch);
+    if (options_.clip_norm > 0) clip_grad_norm(params_, options_.clip_norm);
+    optimizer_.step();
+    return loss;
+  }
+
+  // Accumulates the gradients of the mean loss over the batch order_[begin, end), times
+  // output_scale, and returns that loss.
+  double gradients(std::size_t begin, std::size_t end, Mode mode, std::span<const std::int32_t> graph_ids = {},
+                   float output_scale = 1.0f) {
     batch_graphs_.clear();
     batch_targets_.resize(static_cast<Index>(end - begin), targets_.cols());
     for (std::size_t i = begin; i < end; ++i) {
@@ -172,18 +188,49 @@ class EpochRunner {
     batch_.assemble(batch_graphs_);
     const MaskedTargets<float> masked = mask_from_nan(batch_targets_);
 
-    params_.zero_grad();
     const Matrix<float>& outputs = model_.forward(batch_.batch, batch_.node_features, edge_features(batch_),
-                                                  graph_features(batch_), Mode::train(dropout_rng_));
+                                                  graph_features(batch_), mode, graph_ids);
     const double loss = options_.task_type == TaskType::regression
                             ? mse_loss(doutputs_, outputs, masked.target, &masked.mask)
                             : bce_with_logits_loss(doutputs_, outputs, masked.target, &masked.mask);
+    if (output_scale != 1.0f) doutputs_ *= output_scale;
     model_.backward(doutputs_);
-    check_finite_step(params_, loss, epoch, batch);
-    if (options_.clip_norm > 0) clip_grad_norm(params_, options_.clip_norm);
-    optimizer_.step();
     return loss;
   }
+
+  // This process's part of the step on order_[begin, end): a slice of the batch, the lower ranks
+  // taking one more graph where it does not divide. Its atoms and graphs keep their rows in the whole
+  // batch for dropout, and its mean loss is weighted by its share of the batch's observed targets.
+  double slice_gradients(std::size_t begin, std::size_t end) {
+    const auto processes = static_cast<std::size_t>(distributed::size());
+    const auto rank = static_cast<std::size_t>(distributed::rank());
+    const std::size_t length = end - begin, base = length / processes, extra = length % processes;
+    const std::size_t first = begin + rank * base + std::min(rank, extra);
+    const std::size_t last = first + base + (rank < extra ? 1 : 0);
+    std::int32_t atom = 0;
+    for (std::size_t i = begin; i < first; ++i) atom += static_cast<std::int32_t>(graph_at(i).graph.num_nodes());
+    atom_ids_.clear();
+    graph_ids_.clear();
+    std::uint64_t observed = 0;
+    for (std::size_t i = first; i < last; ++i) {
+      graph_ids_.push_back(static_cast<std::int32_t>(i - begin));
+      for (Index n = 0; n < graph_at(i).graph.num_nodes(); ++n) atom_ids_.push_back(atom++);
+      const auto row = targets_.row(static_cast<Index>(order_[i]));
+      observed += static_cast<std::uint64_t>(row.size() - row.array().isNaN().count());  // NaN: missing
+    }
+    const std::uint64_t all_observed = distributed::sum(observed);
+    const double share = all_observed == 0 ? 0.0 : static_cast<double>(observed) / static_cast<double>(all_observed);
+    double weighted_loss = 0;
+    if (first < last)
+      weighted_loss = share * gradients(first, last, Mode::train(dropout_rng_, atom_ids_), graph_ids_,
+                                        static_cast<float>(share));
+    // A process without a graph drew no dropout keys: every process takes rank 0's generator.
+    dropout_rng_ = SplitMix64(distributed::from_rank_0(dropout_rng_.state()));
+    distributed::sum_in_place({params_.grads().data(), static_cast<std::size_t>(params_.size())});
+    return distributed::sum(weighted_loss);
+  }
+
+  const FeaturedGraph& graph_at(std::size_t position) const { return *train_.graphs[order_[position]]; }
 
   GraphPredictor<float>& model_;
   Parameters<float>& params_;
@@ -195,6 +242,7 @@ class EpochRunner {
   SplitMix64 shuffle_rng_;
   SplitMix64 dropout_rng_;
   std::vector<const FeaturedGraph*> batch_graphs_;
+  std::vector<std::int32_t> atom_ids_, graph_ids_;  // a process's slice of the batch: rows in the whole batch
   FeaturedBatch batch_;
   Matrix<float> batch_targets_;
   Matrix<float> doutputs_;

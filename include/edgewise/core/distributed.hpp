@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 
 namespace edgewise::distributed {
@@ -38,6 +39,15 @@ void abort_all(int code);
 
 /// The sum of `value` over all processes.
 std::uint64_t sum(std::uint64_t value);
+
+/// The sum of `value` over all processes, the same on every process.
+double sum(double value);
+
+/// Replaces each of `values` by its sum over all processes, the same on every process.
+void sum_in_place(std::span<float> values);
+
+/// Rank 0's `value`, on every process.
+std::uint64_t from_rank_0(std::uint64_t value);
 
 /// The sum of `value` over the processes of lower rank (0 on rank 0).
 std::uint64_t sum_before(std::uint64_t value);

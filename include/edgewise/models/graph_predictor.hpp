@@ -8,8 +8,10 @@
 ///   y  = Linear(Dropout(ReLU(Linear(g))))               [G, tasks]: values or logits
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <span>
 #include <vector>
 
 #include "edgewise/attention/graph_attention.hpp"
@@ -69,9 +71,12 @@ class GraphPredictor {
 
   /// nodes: [N, node_dim]; edges: [E, edge_dim] in the batch's edge order (null when edge_dim is 0);
   /// graph_features: [G, graph_dim] (null when graph_dim is 0). All are kept by pointer until
-  /// backward. Returns [G, tasks].
+  /// backward. Returns [G, tasks]. When the batch is part of a larger one, mode.node_ids are its
+  /// atoms' rows there and graph_ids its graphs' rows, so that dropout drops what it drops in the
+  /// larger batch (Mode::node_ids); empty: row r is r.
   const Matrix<Scalar>& forward(const GraphBatch& batch, const Matrix<Scalar>& nodes, const Matrix<Scalar>* edges,
-                                const Matrix<Scalar>* graph_features = nullptr, Mode mode = Mode::inference());
+                                const Matrix<Scalar>* graph_features = nullptr, Mode mode = Mode::inference(),
+                                std::span<const std::int32_t> graph_ids = {});
 
   /// dy: [G, tasks]; accumulates every parameter gradient.
   void backward(const Matrix<Scalar>& dy);
