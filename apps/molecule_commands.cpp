@@ -234,6 +234,8 @@ MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelC
   if (args.input.data.empty()) throw ArgumentError("--data is required with --task graph");
   MoleculeInput input = args.input;
   input.force = args.force;
+  input.share_among_processes = true;                           // a CSV; each process reads an SDF whole
+  input.list_skipped = input.list_skipped && distributed::rank() == 0;  // one writer of the list
   MoleculeDataset data = load_molecules(input, {}, config.featurizer, rank_0_errors());
   if (data.tasks.empty()) throw ArgumentError("--targets: no target columns (a file without a header needs --targets)");
   if (config.task_type == TaskType::classification) check_classification_targets(data, args.input.data);

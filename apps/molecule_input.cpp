@@ -127,6 +127,7 @@ MoleculeDataset load_molecules(const MoleculeInput& input, const std::vector<std
     options.invalid_molecules = policy;
     options.featurizer = featurizer;
     options.max_atoms = input.max_atoms;
+    options.share_among_processes = input.share_among_processes;
     data = load_molecule_csv(input.data, options);
   }
   rename_targets(input, data);

@@ -25,6 +25,7 @@ struct MoleculeInput {
   Index max_atoms = kDefaultMaxAtoms;  // --max-atoms; 0: no limit
   bool force = false;         // the command's --force: replace an existing skipped list
   bool list_skipped = true;   // false: report skipped molecules on the log only (a second read)
+  bool share_among_processes = false;  // under mpirun, each process featurizes a share (MoleculeCsvOptions)
 };
 
 // Registers --data, --smiles-column, --no-header, --comment, --skip-invalid, --skipped-list,

@@ -118,6 +118,20 @@ std::uint64_t from_rank_0(std::uint64_t value) {
   return value;
 }
 
+void broadcast([[maybe_unused]] std::string& bytes, [[maybe_unused]] int root) {
+#ifdef EDGEWISE_WITH_MPI
+  if (!started_) return;
+  std::uint64_t size = bytes.size();
+  check(MPI_Bcast(&size, 1, MPI_UINT64_T, root, MPI_COMM_WORLD), "MPI_Bcast");
+  bytes.resize(size);
+  constexpr std::uint64_t kPiece = std::uint64_t{1} << 30;
+  for (std::uint64_t begin = 0; begin < size; begin += kPiece) {
+    const auto count = static_cast<int>(std::min(kPiece, size - begin));
+    check(MPI_Bcast(bytes.data() + begin, count, MPI_BYTE, root, MPI_COMM_WORLD), "MPI_Bcast");
+  }
+#endif
+}
+
 std::uint64_t sum_before([[maybe_unused]] std::uint64_t value) {
 #ifdef EDGEWISE_WITH_MPI
   if (started_) {

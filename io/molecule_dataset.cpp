@@ -22,14 +22,12 @@
 #include "edgewise/core/interrupt.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/io/csv.hpp"
+#include "molecule_exchange.hpp"
 
 namespace edgewise {
 namespace {
 
-struct ParsedMolecule {
-  std::optional<MoleculeGraph> graph;  // empty when RDKit cannot read or featurize the molecule
-  std::string error;                   // RDKit's reason
-};
+using ParsedMolecule = detail::FeaturizedRow;
 
 // Featurizes one molecule; RDKit's failure on it becomes its error.
 void featurize_into(ParsedMolecule& parsed, const RDKit::ROMol& molecule, const FeaturizerSpec& spec,
@@ -240,7 +238,13 @@ MoleculeDataset molecules_from_table(const CsvTable& table, const MoleculeCsvOpt
   const std::size_t smiles_column = column_index(table, options.smiles_column);
   const std::vector<std::size_t> target_columns = column_indices(table, options.target_columns);
   std::vector<std::string> smiles = trimmed_column(table, smiles_column);
-  std::vector<ParsedMolecule> parsed = featurize_smiles(smiles, options.featurizer, options.max_atoms);
+  const auto featurize_rows = [&](std::size_t first, std::size_t last) {
+    const auto at = [&](std::size_t row) { return smiles.begin() + static_cast<std::ptrdiff_t>(row); };
+    return featurize_smiles({at(first), at(last)}, options.featurizer, options.max_atoms);
+  };
+  std::vector<ParsedMolecule> parsed = options.share_among_processes
+                                           ? detail::featurize_shared(smiles.size(), featurize_rows)
+                                           : featurize_smiles(smiles, options.featurizer, options.max_atoms);
 
   MoleculeDataset dataset;
   for (const std::size_t column : target_columns) dataset.tasks.push_back(table.column_name(column));

@@ -49,6 +49,10 @@ void sum_in_place(std::span<float> values);
 /// Rank 0's `value`, on every process.
 std::uint64_t from_rank_0(std::uint64_t value);
 
+/// Process `root`'s `bytes`, on every process (each passes its own, which the root's replace).
+/// Messages of any size: sent in pieces below MPI's 2 GiB limit.
+void broadcast(std::string& bytes, int root);
+
 /// The sum of `value` over the processes of lower rank (0 on rank 0).
 std::uint64_t sum_before(std::uint64_t value);
 

@@ -44,6 +44,10 @@ struct MoleculeCsvOptions {
   InvalidMoleculePolicy invalid_molecules = InvalidMoleculePolicy::fail;  ///< Fail on the first unreadable SMILES, or skip and record it.
   FeaturizerSpec featurizer;  ///< How the molecules are featurized.
   Index max_atoms = kDefaultMaxAtoms;  ///< A molecule with more atoms is invalid (see SmilesOptions).
+  /// Under mpirun, each process featurizes a share of the rows and receives the others': every
+  /// process gets the whole dataset, as one process would read it. Every process must then read
+  /// the same table with the same options.
+  bool share_among_processes = false;
 };
 
 /// A molecule left out by InvalidMoleculePolicy::skip.
