@@ -1,9 +1,12 @@
 #include "edgewise/core/distributed.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <thread>
 
 #include "edgewise/core/error.hpp"
 
@@ -33,6 +36,56 @@ void check(int status, const char* call) {
   int length = 0;
   MPI_Error_string(status, text, &length);
   throw Error(std::string(call) + " failed: " + std::string(text, static_cast<std::size_t>(length)));
+}
+
+// How long a call waits for the other processes: EDGEWISE_MPI_TIMEOUT seconds, 30 minutes by
+// default, longer than any process's own work between two calls should take.
+std::chrono::duration<double> timeout() {
+  static const double seconds = [] {
+    const char* given = std::getenv("EDGEWISE_MPI_TIMEOUT");
+    const double value = given ? std::atof(given) : 0.0;
+    return value > 0 ? value : 1800.0;
+  }();
+  return std::chrono::duration<double>(seconds);
+}
+
+// MPI waits forever for a process that neither answers nor dies (a deadlock, a stopped machine).
+// Every call here starts without blocking and polls until `done()` for up to timeout(): past it, it
+// throws, and main ends every process with the message. For 0.1 s the wait polls as blocking MPI
+// would, yielding the core to any other runnable thread (a process of an oversubscribed run), then
+// every millisecond, so that a long wait leaves the core to others.
+template <typename Done>
+void wait_until(const std::string& call, Done done) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  while (!done()) {
+    const auto waited = Clock::now() - start;
+    if (waited > timeout())
+      throw Error(call + ": no answer from the other processes in " + std::to_string(std::lround(timeout().count())) +
+                  " s; one may be stopped or stuck (EDGEWISE_MPI_TIMEOUT sets the wait in seconds)");
+    if (waited < std::chrono::milliseconds(100)) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+}
+
+void wait(MPI_Request& request, const char* call) {
+  wait_until(call, [&] {
+    int done = 0;
+    check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), call);
+    return done != 0;
+  });
+}
+
+// The next message from process `from`, matched for MPI_Imrecv.
+void wait_for_message(int from, MPI_Message& message, MPI_Status& status) {
+  wait_until("MPI_Improbe", [&] {
+    int found = 0;
+    check(MPI_Improbe(from, 0, MPI_COMM_WORLD, &found, &message, &status), "MPI_Improbe");
+    return found != 0;
+  });
 }
 #endif
 
@@ -83,7 +136,9 @@ std::uint64_t sum(std::uint64_t value) {
 #ifdef EDGEWISE_WITH_MPI
   if (started_) {
     std::uint64_t total = 0;
-    check(MPI_Allreduce(&value, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+    MPI_Request request;
+    check(MPI_Iallreduce(&value, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD, &request), "MPI_Iallreduce");
+    wait(request, "MPI_Iallreduce");
     return total;
   }
 #endif
@@ -94,7 +149,9 @@ double sum(double value) {
 #ifdef EDGEWISE_WITH_MPI
   if (started_) {
     double total = 0;
-    check(MPI_Allreduce(&value, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+    MPI_Request request;
+    check(MPI_Iallreduce(&value, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &request), "MPI_Iallreduce");
+    wait(request, "MPI_Iallreduce");
     return total;
   }
 #endif
@@ -106,14 +163,21 @@ void sum_in_place([[maybe_unused]] std::span<float> values) {
   if (!started_ || values.empty()) return;
   if (values.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw ArgumentError("sum_in_place: " + std::to_string(values.size()) + " values are over MPI's count limit");
-  check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD),
-        "MPI_Allreduce");
+  MPI_Request request;
+  check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_FLOAT, MPI_SUM,
+                       MPI_COMM_WORLD, &request),
+        "MPI_Iallreduce");
+  wait(request, "MPI_Iallreduce");
 #endif
 }
 
 std::uint64_t from_rank_0(std::uint64_t value) {
 #ifdef EDGEWISE_WITH_MPI
-  if (started_) check(MPI_Bcast(&value, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (started_) {
+    MPI_Request request;
+    check(MPI_Ibcast(&value, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &request), "MPI_Ibcast");
+    wait(request, "MPI_Ibcast");
+  }
 #endif
   return value;
 }
@@ -122,12 +186,15 @@ void broadcast([[maybe_unused]] std::string& bytes, [[maybe_unused]] int root) {
 #ifdef EDGEWISE_WITH_MPI
   if (!started_) return;
   std::uint64_t size = bytes.size();
-  check(MPI_Bcast(&size, 1, MPI_UINT64_T, root, MPI_COMM_WORLD), "MPI_Bcast");
+  MPI_Request request;
+  check(MPI_Ibcast(&size, 1, MPI_UINT64_T, root, MPI_COMM_WORLD, &request), "MPI_Ibcast");
+  wait(request, "MPI_Ibcast");
   bytes.resize(size);
   constexpr std::uint64_t kPiece = std::uint64_t{1} << 30;
   for (std::uint64_t begin = 0; begin < size; begin += kPiece) {
     const auto count = static_cast<int>(std::min(kPiece, size - begin));
-    check(MPI_Bcast(bytes.data() + begin, count, MPI_BYTE, root, MPI_COMM_WORLD), "MPI_Bcast");
+    check(MPI_Ibcast(bytes.data() + begin, count, MPI_BYTE, root, MPI_COMM_WORLD, &request), "MPI_Ibcast");
+    wait(request, "MPI_Ibcast");
   }
 #endif
 }
@@ -136,7 +203,9 @@ std::uint64_t sum_before([[maybe_unused]] std::uint64_t value) {
 #ifdef EDGEWISE_WITH_MPI
   if (started_) {
     std::uint64_t before = 0;
-    check(MPI_Exscan(&value, &before, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Exscan");
+    MPI_Request request;
+    check(MPI_Iexscan(&value, &before, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD, &request), "MPI_Iexscan");
+    wait(request, "MPI_Iexscan");
     return rank_ == 0 ? 0 : before;  // MPI leaves rank 0's result undefined
   }
 #endif
@@ -148,7 +217,9 @@ void send_to([[maybe_unused]] int to, [[maybe_unused]] const char* bytes, std::s
     throw ArgumentError("send_to: a message of " + std::to_string(size) + " bytes is over MPI's limit");
 #ifdef EDGEWISE_WITH_MPI
   if (started_) {
-    check(MPI_Send(bytes, static_cast<int>(size), MPI_BYTE, to, 0, MPI_COMM_WORLD), "MPI_Send");
+    MPI_Request request;
+    check(MPI_Isend(bytes, static_cast<int>(size), MPI_BYTE, to, 0, MPI_COMM_WORLD, &request), "MPI_Isend");
+    wait(request, "MPI_Isend");
     return;
   }
 #endif
@@ -158,12 +229,15 @@ void send_to([[maybe_unused]] int to, [[maybe_unused]] const char* bytes, std::s
 void receive_from([[maybe_unused]] int from, [[maybe_unused]] std::string& bytes) {
 #ifdef EDGEWISE_WITH_MPI
   if (started_) {
+    MPI_Message message;
     MPI_Status status;
-    check(MPI_Probe(from, 0, MPI_COMM_WORLD, &status), "MPI_Probe");
+    wait_for_message(from, message, status);
     int count = 0;
     check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
     bytes.resize(static_cast<std::size_t>(count));
-    check(MPI_Recv(bytes.data(), count, MPI_BYTE, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+    MPI_Request request;
+    check(MPI_Imrecv(bytes.data(), count, MPI_BYTE, &message, &request), "MPI_Imrecv");
+    wait(request, "MPI_Imrecv");
     return;
   }
 #endif

@@ -3,6 +3,9 @@
 /// few collectives edgewise needs, over MPI (Open MPI). A run not started by mpirun, or a build
 /// without MPI (the CMake option EDGEWISE_MPI), is one process: rank 0 of 1, where every collective
 /// returns its own input. MPI is started only under mpirun, so a one-process run never touches it.
+/// No call waits forever: one that gets no answer from the other processes within
+/// EDGEWISE_MPI_TIMEOUT seconds (30 minutes by default) throws Error, which the tool turns into a
+/// message and the end of every process.
 #pragma once
 
 #include <cstddef>
