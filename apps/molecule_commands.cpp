@@ -255,8 +255,8 @@ double set_metric(const MoleculeModel& model, const MoleculeSet& set, const std:
                       (model.config().task_type == TaskType::regression ? "regression" : "classification"));
 }
 
-// With several processes (mpirun), every one reads and featurizes the data, and each trains on a
-// slice of every batch (train_graph_predictor); rank 0 alone prints and writes files.
+// With several processes (mpirun), each featurizes a share of the rows and receives the others', and
+// each trains on a slice of every batch (train_graph_predictor); rank 0 alone prints and writes files.
 void train_molecules(const MoleculeTrainArgs& args) {
   if (args.input.data.empty()) throw ArgumentError("--data is required with --task graph");
   const bool writes = distributed::rank() == 0;

@@ -31,7 +31,8 @@ void run(CLI::App& command, const TaskOptionGroups& task_options, TrainArgs& arg
   apply_threads(args.threads);
   if (!args.options_file.empty()) apply_options(command, read_options_file(args.options_file, args.task), args.options_file);
   const LogSettings log = console_log(args.quiet, args.verbose);
-  if (args.verbose && distributed::rank() == 0) set_rdkit_warning_sink([](std::string_view line) { std::cerr << line << '\n'; });
+  if (args.verbose && distributed::rank() == 0)
+    set_rdkit_warning_sink([](std::string_view line) { std::cerr << line << '\n'; });
   reject_other_task_options(task_options, args.task);
   if (args.task == "graph") {
     apply_shared_options(args.shared, args.molecules);

@@ -168,7 +168,8 @@ class EpochRunner {
   // step, up to the order of float sums.
   double step(std::size_t begin, std::size_t end, Index epoch, Index batch) {
     params_.zero_grad();
-    const double loss = distributed::active() ? slice_gradients(begin, end) : gradients(begin, end, Mode::train(dropout_rng_));
+    const double loss =
+        distributed::active() ? slice_gradients(begin, end) : gradients(begin, end, Mode::train(dropout_rng_));
     check_finite_step(params_, loss, epoch, batch);
     if (options_.clip_norm > 0) clip_grad_norm(params_, options_.clip_norm);
     optimizer_.step();

@@ -67,9 +67,10 @@ TEST(MoleculeExchangeTest, BytesThatEndInsideAMoleculeAreRefused) {
 
 TEST(MoleculeExchangeTest, OneProcessFeaturizesEveryRowItself) {
   std::vector<std::pair<std::size_t, std::size_t>> asked;
+  const auto at = [](std::size_t row) { return kSmiles.begin() + static_cast<std::ptrdiff_t>(row); };
   const std::vector<FeaturizedRow> rows = detail::featurize_shared(kSmiles.size(), [&](std::size_t first, std::size_t last) {
     asked.emplace_back(first, last);
-    return featurized({kSmiles.begin() + static_cast<std::ptrdiff_t>(first), kSmiles.begin() + static_cast<std::ptrdiff_t>(last)});
+    return featurized({at(first), at(last)});
   });
   EXPECT_EQ(asked, (std::vector<std::pair<std::size_t, std::size_t>>{{0, kSmiles.size()}}));
   EXPECT_EQ(rows.size(), kSmiles.size());
