@@ -27,6 +27,7 @@ class ByteReader {
   explicit ByteReader(std::string_view bytes) : bytes_(bytes) {}
 
   bool done() const { return at_ == bytes_.size(); }
+  std::size_t left() const { return bytes_.size() - at_; }
 
   template <typename T>
   T get() {
@@ -37,10 +38,13 @@ class ByteReader {
 
   Matrix<float> get_matrix() {
     const auto rows = get<std::int64_t>(), cols = get<std::int64_t>();
-    if (rows < 0 || cols < 0) throw Error("featurized molecules: a matrix of negative size");
-    Matrix<float> matrix(rows, cols);
-    std::memcpy(matrix.data(), take(sizeof(float) * static_cast<std::size_t>(rows * cols)),
-                sizeof(float) * static_cast<std::size_t>(rows * cols));
+    const std::size_t floats_left = left() / sizeof(float);
+    if (rows < 0 || cols < 0 || (cols > 0 && static_cast<std::size_t>(rows) > floats_left / static_cast<std::size_t>(cols)))
+      throw Error("featurized molecules: the bytes end inside a matrix of " + std::to_string(rows) + " x " +
+                  std::to_string(cols));
+    Matrix<float> matrix(rows, cols);  // allocated only once the bytes are known to hold it
+    const std::size_t size = sizeof(float) * static_cast<std::size_t>(matrix.size());
+    std::memcpy(matrix.data(), take(size), size);
     return matrix;
   }
 
@@ -78,6 +82,9 @@ void put_graph(std::string& bytes, const MoleculeGraph& molecule) {
 MoleculeGraph get_graph(ByteReader& in) {
   MoleculeGraph molecule;
   const auto nodes = in.get<std::int64_t>(), edges = in.get<std::int64_t>();
+  if (nodes < 0 || static_cast<std::size_t>(nodes) > in.left())  // each node has feature bytes to come
+    throw Error("featurized molecules: a molecule of " + std::to_string(nodes) + " atoms in " +
+                std::to_string(in.left()) + " bytes");
   std::vector<Index> sources, targets;
   for (std::int64_t e = 0; e < edges; ++e) {
     sources.push_back(in.get<std::int64_t>());

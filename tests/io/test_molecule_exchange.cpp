@@ -3,6 +3,8 @@
 // end inside a molecule refused. One process featurizes every row itself.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -63,6 +65,10 @@ TEST(MoleculeExchangeTest, BytesThatEndInsideAMoleculeAreRefused) {
   detail::append_rows(bytes, featurized({"CCO"}));
   for (const std::size_t cut : {std::size_t{1}, bytes.size() / 2, bytes.size() - 1})
     EXPECT_THROW(detail::rows_from_bytes(std::string_view(bytes).substr(0, cut)), Error) << "cut at " << cut;
+  std::string huge = bytes;
+  const std::int64_t atoms = std::int64_t{1} << 40;  // the first number after the row's flag
+  std::memcpy(huge.data() + 1, &atoms, sizeof atoms);
+  EXPECT_THROW(detail::rows_from_bytes(huge), Error) << "no allocation for a size the bytes cannot hold";
 }
 
 TEST(MoleculeExchangeTest, OneProcessFeaturizesEveryRowItself) {
