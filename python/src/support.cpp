@@ -107,9 +107,10 @@ py::array_t<float> to_numpy(const Matrix<float>& matrix) {
 
 py::array_t<float> to_numpy(Matrix<float>&& matrix) {
   if (matrix.size() == 0) return to_numpy(static_cast<const Matrix<float>&>(matrix));
-  auto* owned = new Matrix<float>(std::move(matrix));
-  const py::capsule owner(owned, [](void* kept) { delete static_cast<Matrix<float>*>(kept); });
-  return py::array_t<float>({owned->rows(), owned->cols()}, owned->data(), owner);  // row-major, as NumPy's C order
+  auto owned = std::make_unique<Matrix<float>>(std::move(matrix));
+  const py::capsule owner(owned.get(), [](void* kept) { delete static_cast<Matrix<float>*>(kept); });
+  const Matrix<float>& kept = *owned.release();  // the capsule frees it from now on
+  return py::array_t<float>({kept.rows(), kept.cols()}, kept.data(), owner);  // row-major, as NumPy's C order
 }
 
 std::vector<Index> item_list(const py::handle& part, Index n, const std::string& name) {
