@@ -71,12 +71,26 @@ void wait_until(const std::string& call, Done done) {
   }
 }
 
-void wait(MPI_Request& request, const char* call) {
+// Starts a non-blocking call, start(&request) (MPI_Iallreduce, MPI_Ibcast ...), and waits for it.
+template <typename Start>
+void complete(const char* call, Start start) {
+  MPI_Request request;
+  check(start(&request), call);
   wait_until(call, [&] {
     int done = 0;
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), call);
     return done != 0;
   });
+}
+
+// The sum of `value` over all processes, of MPI type `type`.
+template <typename T>
+T sum_of(T value, MPI_Datatype type) {
+  T total = 0;
+  complete("MPI_Iallreduce", [&](MPI_Request* request) {
+    return MPI_Iallreduce(&value, &total, 1, type, MPI_SUM, MPI_COMM_WORLD, request);
+  });
+  return total;
 }
 
 // The next message from process `from`, matched for MPI_Imrecv.
@@ -134,26 +148,14 @@ void abort_all([[maybe_unused]] int code) {
 
 std::uint64_t sum(std::uint64_t value) {
 #ifdef EDGEWISE_WITH_MPI
-  if (started_) {
-    std::uint64_t total = 0;
-    MPI_Request request;
-    check(MPI_Iallreduce(&value, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD, &request), "MPI_Iallreduce");
-    wait(request, "MPI_Iallreduce");
-    return total;
-  }
+  if (started_) return sum_of(value, MPI_UINT64_T);
 #endif
   return value;
 }
 
 double sum(double value) {
 #ifdef EDGEWISE_WITH_MPI
-  if (started_) {
-    double total = 0;
-    MPI_Request request;
-    check(MPI_Iallreduce(&value, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &request), "MPI_Iallreduce");
-    wait(request, "MPI_Iallreduce");
-    return total;
-  }
+  if (started_) return sum_of(value, MPI_DOUBLE);
 #endif
   return value;
 }
@@ -163,20 +165,18 @@ void sum_in_place([[maybe_unused]] std::span<float> values) {
   if (!started_ || values.empty()) return;
   if (values.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw ArgumentError("sum_in_place: " + std::to_string(values.size()) + " values are over MPI's count limit");
-  MPI_Request request;
-  check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_FLOAT, MPI_SUM,
-                       MPI_COMM_WORLD, &request),
-        "MPI_Iallreduce");
-  wait(request, "MPI_Iallreduce");
+  complete("MPI_Iallreduce", [&](MPI_Request* request) {
+    return MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_FLOAT, MPI_SUM,
+                          MPI_COMM_WORLD, request);
+  });
 #endif
 }
 
 std::uint64_t from_rank_0(std::uint64_t value) {
 #ifdef EDGEWISE_WITH_MPI
   if (started_) {
-    MPI_Request request;
-    check(MPI_Ibcast(&value, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &request), "MPI_Ibcast");
-    wait(request, "MPI_Ibcast");
+    complete("MPI_Ibcast",
+             [&](MPI_Request* request) { return MPI_Ibcast(&value, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, request); });
   }
 #endif
   return value;
@@ -186,15 +186,15 @@ void broadcast([[maybe_unused]] std::string& bytes, [[maybe_unused]] int root) {
 #ifdef EDGEWISE_WITH_MPI
   if (!started_) return;
   std::uint64_t size = bytes.size();
-  MPI_Request request;
-  check(MPI_Ibcast(&size, 1, MPI_UINT64_T, root, MPI_COMM_WORLD, &request), "MPI_Ibcast");
-  wait(request, "MPI_Ibcast");
+  complete("MPI_Ibcast",
+           [&](MPI_Request* request) { return MPI_Ibcast(&size, 1, MPI_UINT64_T, root, MPI_COMM_WORLD, request); });
   bytes.resize(size);
   constexpr std::uint64_t kPiece = std::uint64_t{1} << 30;
   for (std::uint64_t begin = 0; begin < size; begin += kPiece) {
     const auto count = static_cast<int>(std::min(kPiece, size - begin));
-    check(MPI_Ibcast(bytes.data() + begin, count, MPI_BYTE, root, MPI_COMM_WORLD, &request), "MPI_Ibcast");
-    wait(request, "MPI_Ibcast");
+    complete("MPI_Ibcast", [&](MPI_Request* request) {
+      return MPI_Ibcast(bytes.data() + begin, count, MPI_BYTE, root, MPI_COMM_WORLD, request);
+    });
   }
 #endif
 }
@@ -203,9 +203,9 @@ std::uint64_t sum_before([[maybe_unused]] std::uint64_t value) {
 #ifdef EDGEWISE_WITH_MPI
   if (started_) {
     std::uint64_t before = 0;
-    MPI_Request request;
-    check(MPI_Iexscan(&value, &before, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD, &request), "MPI_Iexscan");
-    wait(request, "MPI_Iexscan");
+    complete("MPI_Iexscan", [&](MPI_Request* request) {
+      return MPI_Iexscan(&value, &before, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD, request);
+    });
     return rank_ == 0 ? 0 : before;  // MPI leaves rank 0's result undefined
   }
 #endif
@@ -217,9 +217,9 @@ void send_to([[maybe_unused]] int to, [[maybe_unused]] const char* bytes, std::s
     throw ArgumentError("send_to: a message of " + std::to_string(size) + " bytes is over MPI's limit");
 #ifdef EDGEWISE_WITH_MPI
   if (started_) {
-    MPI_Request request;
-    check(MPI_Isend(bytes, static_cast<int>(size), MPI_BYTE, to, 0, MPI_COMM_WORLD, &request), "MPI_Isend");
-    wait(request, "MPI_Isend");
+    complete("MPI_Isend", [&](MPI_Request* request) {
+      return MPI_Isend(bytes, static_cast<int>(size), MPI_BYTE, to, 0, MPI_COMM_WORLD, request);
+    });
     return;
   }
 #endif
@@ -235,9 +235,8 @@ void receive_from([[maybe_unused]] int from, [[maybe_unused]] std::string& bytes
     int count = 0;
     check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
     bytes.resize(static_cast<std::size_t>(count));
-    MPI_Request request;
-    check(MPI_Imrecv(bytes.data(), count, MPI_BYTE, &message, &request), "MPI_Imrecv");
-    wait(request, "MPI_Imrecv");
+    complete("MPI_Imrecv",
+             [&](MPI_Request* request) { return MPI_Imrecv(bytes.data(), count, MPI_BYTE, &message, request); });
     return;
   }
 #endif
