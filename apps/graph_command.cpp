@@ -1,6 +1,7 @@
-// `edgewise graph build|info|generate`: binary graph stores (.ewg). build converts a node
+// `edgewise graph build|info|generate|partition`: binary graph stores (.ewg). build converts a node
 // classification graph's text files (or features in a NumPy .npy file) once, so that later runs map
-// the store instead of parsing text; info describes a store; generate writes a synthetic R-MAT graph.
+// the store instead of parsing text; info describes a store; generate writes a synthetic R-MAT graph;
+// partition cuts a store's graph into parts as training under mpirun does, and says what each holds.
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -20,7 +21,9 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/files.hpp"
 #include "edgewise/datasets/rmat.hpp"
+#include "edgewise/graph/partition.hpp"
 #include "edgewise/io/graph_store.hpp"
 #include "edgewise/io/npy.hpp"
 #include "node_commands.hpp"
@@ -47,6 +50,14 @@ struct GenerateArgs {
 
 struct InfoArgs {
   std::string store;
+  int threads = 0;
+};
+
+struct PartitionArgs {
+  std::string store;
+  int parts = 2;
+  std::string out;
+  bool force = false;
   int threads = 0;
 };
 
@@ -312,6 +323,39 @@ void info(const InfoArgs& args) {
   std::cout << out.str();
 }
 
+// One line a part: its nodes, the in-edges it computes attention over, and its halo.
+std::string part_table(const Graph& graph, std::span<const std::int32_t> owner, int parts) {
+  std::ostringstream out;
+  out << "part      nodes   in-edges       halo\n";
+  for (int p = 0; p < parts; ++p) {
+    const GraphPart part = graph_part(graph, owner, p, parts);
+    char line[80];
+    std::snprintf(line, sizeof line, "%4d %10lld %10lld %10lld\n", p, static_cast<long long>(part.owned),
+                  static_cast<long long>(part.graph.num_edges()), static_cast<long long>(part.rows() - part.owned));
+    out << line;
+  }
+  return out.str();
+}
+
+void partition(const PartitionArgs& args) {
+  apply_threads(args.threads);
+  if (!args.out.empty()) check_output_path(args.out, args.force);
+  const GraphStore store = GraphStore::open(args.store);
+  const Graph graph = Graph::from_in_edges(store.in_edges());
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<std::int32_t> owner = partition_graph(graph, args.parts);
+  std::cout << args.store << ": " << graph.num_nodes() << " nodes cut into " << args.parts << " parts by METIS in "
+            << seconds_text(seconds_since(start)) << "; " << cut_edges(graph, owner) << " of " << graph.num_edges()
+            << " edges cross parts\n"
+            << part_table(graph, owner, args.parts);
+  if (args.out.empty()) return;
+  std::string map = "node\tpart\n";
+  for (Index node = 0; node < graph.num_nodes(); ++node)
+    map += store.node_name(node) + '\t' + std::to_string(owner[static_cast<std::size_t>(node)]) + '\n';
+  write_file_atomically(args.out, map, overwrite_for(args.force));
+  std::cout << "wrote " << args.out << '\n';
+}
+
 void add_build(CLI::App& graph) {
   auto args = std::make_shared<BuildArgs>();
   CLI::App* command = graph.add_subcommand(
@@ -364,15 +408,29 @@ void add_info(CLI::App& graph) {
   command->callback([args] { info(*args); });
 }
 
+void add_partition(CLI::App& graph) {
+  auto args = std::make_shared<PartitionArgs>();
+  CLI::App* command = graph.add_subcommand(
+      "partition", "Cut a graph store's graph into parts with METIS, as 'train --task node' under mpirun does with "
+                   "one part a process, and print each part's nodes, in-edges and halo (remote in-neighbours)");
+  command->add_option("store", args->store, "Graph store (.ewg)")->required()->check(CLI::ExistingFile);
+  command->add_option("--parts", args->parts, "Number of parts")->capture_default_str()->check(at_least(1, "POSITIVE"));
+  command->add_option("--out", args->out, "Write the part of every node here, 'node<TAB>part' a line (optional)");
+  command->add_flag("--force", args->force, "Replace an existing output file");
+  add_threads_option(*command, args->threads);
+  command->callback([args] { partition(*args); });
+}
+
 }  // namespace
 
 void add_graph_command(CLI::App& app) {
   CLI::App* graph =
-      app.add_subcommand("graph", "Binary graph stores (.ewg): build one from files, describe one, generate one");
+      app.add_subcommand("graph", "Binary graph stores (.ewg): build one from files, describe one, generate one, cut one into parts");
   graph->require_subcommand(1);
   add_build(*graph);
   add_info(*graph);
   add_generate(*graph);
+  add_partition(*graph);
 }
 
 }  // namespace edgewise::cli

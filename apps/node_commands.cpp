@@ -13,6 +13,7 @@
 #include <variant>
 
 #include "cli_support.hpp"
+#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/graph/sampling.hpp"
 #include "edgewise/models/model_file.hpp"
@@ -457,6 +458,7 @@ void finish_node_training(const NodeTrainArgs& args, const Logger& log, TrainedN
     print_evaluation(test_report, "test", test, model.config().classes);
   }
   model.set_training_summary(std::move(summary));
+  if (distributed::rank() > 0) return;  // rank 0 writes the files of a run of several processes
   model.save(args.out, overwrite_for(args.force));
   log.normal("saved " + args.out);
   if (!args.plot.empty()) {
@@ -481,7 +483,7 @@ void train_nodes_on_store(const NodeTrainArgs& args, const CheckpointOptions& ch
              std::to_string(store.class_names().size()) + " classes; features [" + std::to_string(store.num_nodes()) +
              ", " + std::to_string(store.feature_dim()) + "] (graph store " + args.graph + ")");
   const Split split = node_split(args.split, store.labels(), store_lookup(store), args.training.seed);
-  if (!args.save_split.empty())
+  if (!args.save_split.empty() && distributed::rank() == 0)
     write_node_split(args.save_split, split, args.force, [&](Index node) { return store.node_name(node); });
   const std::string sizes = part_sizes(split);
   log.normal("split " + sizes);
@@ -496,16 +498,19 @@ void train_nodes_on_store(const NodeTrainArgs& args, const CheckpointOptions& ch
 
 }  // namespace
 
+// With several processes (mpirun), each trains on one part of the graph (train_node_classifier);
+// rank 0 alone prints and writes files.
 void train_nodes(const NodeTrainArgs& args) {
   check_output_path(args.out, args.force);
-  const CheckpointOptions checkpoints = checkpoint_options(args.checkpoints, args.out, args.force);
+  CheckpointOptions checkpoints = checkpoint_options(args.checkpoints, args.out, args.force);
+  if (distributed::rank() > 0) checkpoints.every = 0;  // rank 0 writes them; every process may resume from one
   if (!args.plot.empty()) check_plot_path(args.plot, args.out, args.force);
   const Logger log(args.training.log);
   if (!args.graph.empty()) return train_nodes_on_store(args, checkpoints, log);
   const NodeGraph data = read_training_graph(args);
   log_graph_summary(log, data);
   const Split split = training_node_split(args, data);
-  if (!args.save_split.empty())
+  if (!args.save_split.empty() && distributed::rank() == 0)
     write_node_split(args.save_split, split, args.force, [&](Index node) { return std::string(data.nodes.name(node)); });
   const std::string sizes = part_sizes(split);
   log.normal("split " + sizes);

@@ -39,9 +39,6 @@ void run(CLI::App& command, const TaskOptionGroups& task_options, TrainArgs& arg
     args.molecules.training.log = log;
     return train_molecules(args.molecules);
   }
-  if (distributed::active())
-    throw ArgumentError("'edgewise train --task node' runs as one process: under mpirun only molecule models "
-                        "(--task graph) divide their training among the processes");
   apply_shared_options(args.shared, args.nodes);
   args.nodes.training.log = log;
   train_nodes(args.nodes);

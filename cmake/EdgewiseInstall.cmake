@@ -22,7 +22,7 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/edgewiseConfig.cmake.i
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/edgewiseConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/edgewiseConfig.cmake ${PROJECT_BINARY_DIR}/edgewiseConfigVersion.cmake
-  ${PROJECT_SOURCE_DIR}/cmake/FindRDKit.cmake DESTINATION ${EDGEWISE_CMAKE_DIR})
+  ${PROJECT_SOURCE_DIR}/cmake/FindRDKit.cmake ${PROJECT_SOURCE_DIR}/cmake/FindMETIS.cmake DESTINATION ${EDGEWISE_CMAKE_DIR})
 
 # pkg-config: the prefix is found from the .pc file's own folder, so the tree can be moved.
 file(RELATIVE_PATH EDGEWISE_PC_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
@@ -43,6 +43,6 @@ endforeach()
 list(REMOVE_DUPLICATES rdkit_directories)
 list(JOIN rdkit_directories " " rdkit_directories)
 list(JOIN rdkit_names " " rdkit_names)
-set(EDGEWISE_PC_LIBS "${rdkit_directories} ${rdkit_names} ${OpenMP_CXX_FLAGS}")
+set(EDGEWISE_PC_LIBS "${rdkit_directories} ${rdkit_names} ${METIS_LIBRARY} ${OpenMP_CXX_FLAGS}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/edgewise.pc.in ${PROJECT_BINARY_DIR}/edgewise.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/edgewise.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "edgewise/core/error.hpp"
 
@@ -170,6 +171,49 @@ void sum_in_place([[maybe_unused]] std::span<float> values) {
                           MPI_COMM_WORLD, request);
   });
 #endif
+}
+
+namespace {
+
+// The counts as MPI takes them, and the offset of each count's values; throws unless there is one
+// count a process and they total `values` (below 2^31).
+void counts_and_offsets(std::span<const std::size_t> counts, std::size_t values, std::vector<int>& ints,
+                        std::vector<int>& offsets) {
+  if (counts.size() != static_cast<std::size_t>(size_))
+    throw ArgumentError("exchange: " + std::to_string(counts.size()) + " counts for " + std::to_string(size_) +
+                        " processes");
+  std::size_t total = 0;
+  ints.clear();
+  offsets.clear();
+  for (const std::size_t count : counts) {
+    offsets.push_back(static_cast<int>(total));
+    ints.push_back(static_cast<int>(count));
+    total += count;
+    if (total > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      throw ArgumentError("exchange: more than 2^31 values for one process");
+  }
+  if (total != values)
+    throw ArgumentError("exchange: counts total " + std::to_string(total) + " for " + std::to_string(values) +
+                        " values");
+}
+
+}  // namespace
+
+void exchange(std::span<const float> send, std::span<const std::size_t> send_counts, std::span<float> receive,
+              std::span<const std::size_t> receive_counts) {
+  std::vector<int> sent, sent_at, received, received_at;
+  counts_and_offsets(send_counts, send.size(), sent, sent_at);
+  counts_and_offsets(receive_counts, receive.size(), received, received_at);
+#ifdef EDGEWISE_WITH_MPI
+  if (started_) {
+    complete("MPI_Ialltoallv", [&](MPI_Request* request) {
+      return MPI_Ialltoallv(send.data(), sent.data(), sent_at.data(), MPI_FLOAT, receive.data(), received.data(),
+                            received_at.data(), MPI_FLOAT, MPI_COMM_WORLD, request);
+    });
+    return;
+  }
+#endif
+  std::copy(send.begin(), send.end(), receive.begin());
 }
 
 std::uint64_t from_rank_0(std::uint64_t value) {

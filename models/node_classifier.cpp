@@ -151,7 +151,7 @@ template <typename Scalar>
 const Matrix<Scalar>& NodeClassifier<Scalar>::forward(const Graph& graph, const Matrix<Scalar>& features, Mode mode) {
   check_features(graph, features.rows(), features.cols());
   if (hidden_layers_.empty()) return forward_rest(graph, features, mode);
-  return forward_rest(graph, hidden_layers_.front()->forward(graph, features, mode), mode);
+  return forward_rest(graph, with_halo(0, hidden_layers_.front()->forward(graph, features, mode)), mode);
 }
 
 template <typename Scalar>
@@ -162,7 +162,7 @@ const Matrix<Scalar>& NodeClassifier<Scalar>::forward(const Graph& graph, const 
     dense_features_ = features.toDense();
     return forward_rest(graph, dense_features_, mode);
   }
-  return forward_rest(graph, hidden_layers_.front()->forward(graph, features, mode), mode);
+  return forward_rest(graph, with_halo(0, hidden_layers_.front()->forward(graph, features, mode)), mode);
 }
 
 // first_hidden: the first hidden layer's output, or the features when there is no hidden layer.
@@ -170,9 +170,29 @@ template <typename Scalar>
 const Matrix<Scalar>& NodeClassifier<Scalar>::forward_rest(const Graph& graph, const Matrix<Scalar>& first_hidden,
                                                            Mode mode) {
   const Matrix<Scalar>* h = &first_hidden;
-  for (std::size_t l = 1; l < hidden_layers_.size(); ++l) h = &hidden_layers_[l]->forward(graph, *h, mode);
+  for (std::size_t l = 1; l < hidden_layers_.size(); ++l) h = &with_halo(l, hidden_layers_[l]->forward(graph, *h, mode));
   hidden_ = h;
   return output_.forward(graph, output_dropout_.forward(*h, mode), nullptr, mode);
+}
+
+// Hidden layer `layer`'s output, with its halo rows filled when there is a halo.
+template <typename Scalar>
+const Matrix<Scalar>& NodeClassifier<Scalar>::with_halo(std::size_t layer, const Matrix<Scalar>& output) {
+  if (halo_ == nullptr) return output;
+  halo_outputs_.resize(hidden_layers_.size());
+  halo_outputs_[layer] = output;
+  halo_->fill(halo_outputs_[layer]);
+  return halo_outputs_[layer];
+}
+
+// The gradient of hidden layer `layer`'s output, with its halo rows returned when there is a halo.
+template <typename Scalar>
+const Matrix<Scalar>* NodeClassifier<Scalar>::with_halo_gradients(std::size_t layer, const Matrix<Scalar>* doutput) {
+  if (halo_ == nullptr) return doutput;
+  halo_gradients_.resize(hidden_layers_.size());
+  halo_gradients_[layer] = *doutput;
+  halo_->return_gradients(halo_gradients_[layer]);
+  return &halo_gradients_[layer];
 }
 
 template <typename Scalar>
@@ -180,7 +200,8 @@ void NodeClassifier<Scalar>::backward(const Matrix<Scalar>& dlogits) {
   const Matrix<Scalar>& dinput = output_.backward(dlogits);
   if (hidden_layers_.empty()) return;
   const Matrix<Scalar>* dh = &output_dropout_.backward(dinput);
-  for (std::size_t l = hidden_layers_.size(); l-- > 0;) dh = hidden_layers_[l]->backward(*dh, l > 0);
+  for (std::size_t l = hidden_layers_.size(); l-- > 0;)
+    dh = hidden_layers_[l]->backward(*with_halo_gradients(l, dh), l > 0);
 }
 
 template <typename Scalar>

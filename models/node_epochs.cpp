@@ -14,6 +14,25 @@ void check_node_training_options(const NodeTrainingOptions& options) {
   if (options.patience < 1) throw ArgumentError("node training: patience must be at least 1");
 }
 
+void check_node_inputs(const NodeClassifier<float>& model, const Graph& graph, const Matrix<float>& features,
+                       std::span<const Index> labels) {
+  const Index n = graph.num_nodes();
+  if (features.rows() != n || features.cols() != model.options().in_dim)
+    throw ArgumentError("node classification: features are [" + std::to_string(features.rows()) + ", " +
+                        std::to_string(features.cols()) + "], expected [" + std::to_string(n) + ", " +
+                        std::to_string(model.options().in_dim) + "]");
+  if (static_cast<Index>(labels.size()) != n)
+    throw ArgumentError("node classification: " + std::to_string(labels.size()) + " labels for " + std::to_string(n) +
+                        " nodes");
+}
+
+std::optional<SparseMatrix<float>> sparse_copy_if_sparse(const Matrix<float>& features) {
+  constexpr double kSparseFeatureDensity = 0.1;
+  const auto nonzeros = static_cast<double>((features.array() != 0.0f).count());
+  if (nonzeros >= kSparseFeatureDensity * static_cast<double>(features.size())) return std::nullopt;
+  return SparseMatrix<float>(features.sparseView());
+}
+
 std::vector<Index> part_targets(std::span<const Index> labels, std::span<const Index> nodes, Index classes,
                                 const char* part) {
   std::vector<Index> targets(labels.size(), -1);

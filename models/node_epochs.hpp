@@ -11,12 +11,14 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/parameters.hpp"
+#include "edgewise/core/sparse.hpp"
 #include "edgewise/datasets/splits.hpp"
 #include "edgewise/models/node_training.hpp"
 #include "edgewise/models/optimizers.hpp"
@@ -28,6 +30,22 @@ inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 /// Throws ArgumentError on options no training can run with.
 void check_node_training_options(const NodeTrainingOptions& options);
+
+/// Throws ArgumentError unless features are [N, model's in_dim] and labels [N] for the graph's N.
+void check_node_inputs(const NodeClassifier<float>& model, const Graph& graph, const Matrix<float>& features,
+                       std::span<const Index> labels);
+
+/// A sparse copy of bag-of-words features (under 10 % non-zeros), on which training runs faster;
+/// nothing for denser features.
+std::optional<SparseMatrix<float>> sparse_copy_if_sparse(const Matrix<float>& features);
+
+/// train_node_classifier across the processes of a run (core/distributed.hpp), its inputs checked:
+/// each process trains on one part of the graph (models/part_training.cpp).
+NodeTrainingResult train_on_parts(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
+                                  const Matrix<float>& features, std::span<const Index> labels, const Split& split,
+                                  const NodeTrainingOptions& options,
+                                  const std::function<void(const NodeEpochReport&)>& on_epoch,
+                                  const TrainingCheckpoints& checkpoints);
 
 /// [N] holding the label of each listed node and -1 elsewhere, the form cross_entropy_loss ignores
 /// rows by. Throws ArgumentError for a listed node out of range, unlabeled, or of a class >= classes.

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/sparse.hpp"
 #include "edgewise/models/losses.hpp"
@@ -33,28 +34,6 @@ using detail::argmax;
 using detail::kNaN;
 using detail::part_targets;
 
-void check_inputs(const NodeClassifier<float>& model, const Graph& graph, const Matrix<float>& features,
-                  std::span<const Index> labels) {
-  const Index n = graph.num_nodes();
-  if (features.rows() != n || features.cols() != model.options().in_dim)
-    throw ArgumentError("node classification: features are [" + std::to_string(features.rows()) + ", " +
-                        std::to_string(features.cols()) + "], expected [" + std::to_string(n) + ", " +
-                        std::to_string(model.options().in_dim) + "]");
-  if (static_cast<Index>(labels.size()) != n)
-    throw ArgumentError("node classification: " + std::to_string(labels.size()) + " labels for " + std::to_string(n) +
-                        " nodes");
-}
-
-// Below this fraction of non-zeros, training runs on a sparse copy of the features.
-constexpr double kSparseFeatureDensity = 0.1;
-
-// A sparse copy of bag-of-words features (fewer non-zeros than kSparseFeatureDensity), else nothing.
-std::optional<SparseMatrix<float>> sparse_copy_if_sparse(const Matrix<float>& features) {
-  const auto nonzeros = static_cast<double>((features.array() != 0.0f).count());
-  if (nonzeros >= kSparseFeatureDensity * static_cast<double>(features.size())) return std::nullopt;
-  return SparseMatrix<float>(features.sparseView());
-}
-
 // The training step and the scoring pass of one epoch. Keeps its loss-gradient buffers between
 // epochs, as the model keeps its layer buffers.
 class FullBatchTrainer {
@@ -66,7 +45,7 @@ class FullBatchTrainer {
         params_(params),
         graph_(graph),
         features_(features),
-        sparse_features_(sparse_copy_if_sparse(features)),
+        sparse_features_(detail::sparse_copy_if_sparse(features)),
         train_targets_(std::move(train_targets)),
         val_targets_(std::move(val_targets)),
         steps_(params, options) {}
@@ -135,8 +114,10 @@ NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameter
                                          const std::function<void(const NodeEpochReport&)>& on_epoch,
                                          const TrainingCheckpoints& checkpoints) {
   detail::check_node_training_options(options);
-  check_inputs(model, graph, features, labels);
+  detail::check_node_inputs(model, graph, features, labels);
   if (split.train.empty()) throw ArgumentError("node training: the training split is empty");
+  if (distributed::active())
+    return detail::train_on_parts(model, params, graph, features, labels, split, options, on_epoch, checkpoints);
   const Index classes = model.options().classes;
   FullBatchTrainer trainer(model, params, graph, features, detail::part_targets(labels, split.train, classes, "training"),
                            detail::part_targets(labels, split.val, classes, "validation"), options);
@@ -183,7 +164,7 @@ NodeEvaluation evaluate_node_logits(const Matrix<float>& logits, std::span<const
 NodeEvaluation evaluate_node_classifier(NodeClassifier<float>& model, const Graph& graph,
                                         const Matrix<float>& features, std::span<const Index> labels,
                                         std::span<const Index> nodes) {
-  check_inputs(model, graph, features, labels);
+  detail::check_node_inputs(model, graph, features, labels);
   return evaluate_node_logits(model.forward(graph, features), labels, nodes, model.options().classes);
 }
 

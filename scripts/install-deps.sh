@@ -8,8 +8,8 @@ packages=(
   librdkit-dev rdkit-data
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libssl-dev libxxhash-dev libjemalloc-dev
-  # Runs across processes under mpirun.
-  libopenmpi-dev openmpi-bin
+  # Runs across processes under mpirun, on graphs cut into parts by METIS.
+  libopenmpi-dev openmpi-bin libmetis-dev
   # The Python module and its tests, for Debian's /usr/bin/python3.
   python3-dev pybind11-dev python3-numpy python3-pytest python3-scipy python3-sklearn python3-pandas
   python3-networkx

@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/models/model_file.hpp"
 
@@ -286,6 +287,10 @@ TrainingCheckpoints NodeModel::checkpoint_hooks(const CheckpointOptions& checkpo
 NodeTrainingResult NodeModel::fit(const NodeGraph& data, const Split& split, const NodeTrainingOptions& options,
                                   const std::function<void(const NodeEpochReport&)>& on_epoch,
                                   const CheckpointOptions& checkpoints, const BatchingChoice& batching) {
+  if (batching.sampled && distributed::active())
+    throw ArgumentError("sampled mini-batch training (" + batching.reason +
+                        ") runs as one process; under mpirun node models train full-batch, one part of the graph "
+                        "a process");
   std::optional<Checkpoint> resumed;
   const TrainingCheckpoints hooks =
       checkpoint_hooks(checkpoints, run_identity(data, split, options, batching), resumed);
@@ -302,7 +307,8 @@ NodeTrainingResult NodeModel::fit(const NodeGraph& data, const Split& split, con
 NodeTrainingResult NodeModel::fit(const GraphStore& store, const Split& split, const NodeTrainingOptions& options,
                                   const std::function<void(const NodeEpochReport&)>& on_epoch,
                                   const CheckpointOptions& checkpoints, const BatchingChoice& batching) {
-  if (!batching.sampled) return fit(store.to_node_graph(), split, options, on_epoch, checkpoints, batching);
+  if (!batching.sampled || distributed::active())
+    return fit(store.to_node_graph(), split, options, on_epoch, checkpoints, batching);
   const nlohmann::json identity = {
       {"training", options},
       {"store_sha256", store.fingerprint()},

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -173,6 +174,39 @@ TEST_F(CliGraphTest, GeneratesAnRmatStore) {
       "graph generate --rmat --scale 8 --edge-factor 4 --classes 4 --features 8 --seed 3 --out " + path("again.ewg"));
   ASSERT_EQ(again.status, 0) << again.output;
   EXPECT_EQ(edgewise::GraphStore::open(path("again.ewg")).fingerprint(), store.fingerprint());
+}
+
+TEST_F(CliGraphTest, PartitionsAStoreAndWritesEachNodesPart) {
+  ASSERT_EQ(run_cli("graph generate --rmat --scale 8 --edge-factor 4 --classes 4 --features 8 --seed 3 --out " +
+                    path("rmat.ewg")).status, 0);
+  const CliRun cut = run_cli("graph partition " + path("rmat.ewg") + " --parts 3 --out " + path("parts.tsv"));
+  ASSERT_EQ(cut.status, 0) << cut.output;
+  EXPECT_NE(cut.output.find("256 nodes cut into 3 parts by METIS"), std::string::npos) << cut.output;
+  EXPECT_NE(cut.output.find("part      nodes   in-edges       halo"), std::string::npos) << cut.output;
+  std::istringstream lines(read("parts.tsv"));
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "node\tpart");
+  std::vector<int> nodes_per_part(3, 0);
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    EXPECT_EQ(line.substr(0, line.find('\t')), std::to_string(rows++));
+    const int part = std::stoi(line.substr(line.find('\t') + 1));
+    ASSERT_GE(part, 0);
+    ASSERT_LT(part, 3);
+    ++nodes_per_part[static_cast<std::size_t>(part)];
+  }
+  EXPECT_EQ(rows, 256);
+  for (const int nodes : nodes_per_part) {
+    EXPECT_GE(nodes, 70) << "balanced parts";
+    EXPECT_NE(cut.output.find(" " + std::to_string(nodes) + " "), std::string::npos) << cut.output;
+  }
+  const CliRun again = run_cli("graph partition " + path("rmat.ewg") + " --parts 3 --out " + path("parts.tsv"));
+  EXPECT_NE(again.status, 0);
+  EXPECT_NE(again.output.find("already exists"), std::string::npos) << again.output;
+  const CliRun too_many = run_cli("graph partition " + path("rmat.ewg") + " --parts 300");
+  EXPECT_NE(too_many.status, 0);
+  EXPECT_NE(too_many.output.find("cannot cut 256 nodes into 300 parts"), std::string::npos) << too_many.output;
 }
 
 TEST_F(CliGraphTest, TrainsPredictsAndEvaluatesOnAStoreFullBatchOrSampled) {

@@ -28,14 +28,8 @@ class CliMpiTest : public testing::CliTest {
     ASSERT_EQ(trained.status, 0) << trained.output;
   }
 
-  // `edgewise ARGUMENTS` in `processes` processes, 1 thread each, with the output in `output`. Open
-  // MPI keeps some of its memory to the end, which LeakSanitizer would report in sanitizer builds.
   testing::CliRun run_processes(int processes, const std::string& arguments, const std::string& output) const {
-    const std::string command = "timeout 120 env ASAN_OPTIONS=\"${ASAN_OPTIONS}:detect_leaks=0\" " +
-                                std::string(EDGEWISE_MPIEXEC) + " --allow-run-as-root --oversubscribe -np " +
-                                std::to_string(processes) + " " + testing::cli_command(arguments, output, 1);
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(output)};
+    return testing::run_cli_processes(processes, arguments, output);
   }
 
   // Rows over three prediction windows, with unreadable SMILES, blank lines and quoted fields.
@@ -163,12 +157,12 @@ TEST_F(CliMpiTest, CommandsThatDoNotShareTheirWorkRefuseToRunInSeveralProcesses)
   EXPECT_NE(nodes.output.find("is a node classification model, whose prediction runs as one process"),
             std::string::npos) << nodes.output;
   EXPECT_FALSE(std::filesystem::exists(path("n.tsv")));
-  const testing::CliRun node_training = run_processes(
-      2, "train --task node" + edges + " --labels " + path("labels.txt") + " --epochs 2 --out " + path("n.ew"),
-      path("n.txt"));
-  EXPECT_NE(node_training.status, 0);
-  EXPECT_NE(node_training.output.find("'edgewise train --task node' runs as one process"), std::string::npos)
-      << node_training.output;
+  const testing::CliRun sampled = run_processes(
+      2, "train --task node" + edges + " --labels " + path("labels.txt") + " --batch-size 2 --epochs 2 --out " +
+      path("n.ew"), path("n.txt"));
+  EXPECT_NE(sampled.status, 0);
+  EXPECT_NE(sampled.output.find("runs as one process; under mpirun node models train full-batch"), std::string::npos)
+      << sampled.output;
   EXPECT_FALSE(std::filesystem::exists(path("n.ew")));
 }
 

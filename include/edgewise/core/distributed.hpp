@@ -49,6 +49,14 @@ double sum(double value);
 /// Replaces each of `values` by its sum over all processes, the same on every process.
 void sum_in_place(std::span<float> values);
 
+/// Every process sends to every process at once: the first send_counts[0] of `send` go to process 0,
+/// the next send_counts[1] to process 1, and so on; `receive` gets receive_counts[p] values from each
+/// process p, in rank order. The count a process sends to p must be the count p receives from it; a
+/// process's counts have one entry per process and total below 2^31. In a one-process run `send` is
+/// copied into `receive`. Throws ArgumentError on counts that do not fit the spans.
+void exchange(std::span<const float> send, std::span<const std::size_t> send_counts, std::span<float> receive,
+              std::span<const std::size_t> receive_counts);
+
 /// Rank 0's `value`, on every process.
 std::uint64_t from_rank_0(std::uint64_t value);
 

@@ -53,6 +53,21 @@ void to_json(nlohmann::json& j, const NodeClassifierOptions& options);
 void from_json(const nlohmann::json& j, NodeClassifierOptions& options);
 /// @}
 
+/// The halo of a graph cut into parts, seen by one layer input at a time (distributed full-batch
+/// training): the graph's last rows are copies of nodes other processes own, and the process that
+/// owns a node computes its rows. The network calls fill after each hidden layer's forward and
+/// return_gradients before its backward.
+template <typename Scalar>
+class HaloRows {
+ public:
+  virtual ~HaloRows() = default;
+  /// Overwrites the halo rows of `rows` [N, width] with their owners' values of them.
+  virtual void fill(Matrix<Scalar>& rows) = 0;
+  /// Adds the halo rows of `gradient` [N, width] to their owners' rows of it, wherever those are, and
+  /// zeroes them here.
+  virtual void return_gradients(Matrix<Scalar>& gradient) = 0;
+};
+
 /// A node-level network: `layers` GraphAttention layers (ELU between them, optional residuals and
 /// LayerNorm) ending in an output layer that gives class logits per node. Holds the state of its
 /// last forward, so one object serves one thread at a time; its loops run in parallel_for.
@@ -77,6 +92,11 @@ class NodeClassifier {
 
   /// dlogits: [N, classes]; accumulates every parameter gradient. The features get no gradient.
   void backward(const Matrix<Scalar>& dlogits);
+
+  /// Lets `halo` (not owned; null: none) exchange the halo rows of every hidden layer's output in
+  /// forward and of its gradient in backward, so that a forward over one part of a graph gives its
+  /// own rows the whole graph's values. Only forward and backward use it.
+  void set_halo(HaloRows<Scalar>* halo) { halo_ = halo; }
 
   /// Forward over sampled blocks (graph/sampling.hpp): layer k runs on blocks[k], whose node count is
   /// the rows of its input, and passes on the first blocks[k + 1].num_nodes() rows of its output.
@@ -109,6 +129,8 @@ class NodeClassifier {
 
   void check_features(const Graph& graph, Index rows, Index cols) const;
   const Matrix<Scalar>& forward_rest(const Graph& graph, const Matrix<Scalar>& first_hidden, Mode mode);
+  const Matrix<Scalar>& with_halo(std::size_t layer, const Matrix<Scalar>& output);
+  const Matrix<Scalar>* with_halo_gradients(std::size_t layer, const Matrix<Scalar>* doutput);
 
   NodeClassifierOptions options_;
   std::vector<std::unique_ptr<HiddenLayer>> hidden_layers_;
@@ -119,6 +141,9 @@ class NodeClassifier {
   std::vector<Index> block_rows_;             // [layers]: the rows of each layer in the last forward_blocks
   std::vector<Matrix<Scalar>> kept_rows_;     // [layers - 1]: the rows each hidden layer passes on, in forward_blocks
   std::vector<Matrix<Scalar>> padded_grads_;  // [layers - 1]: their gradients, zero-padded to the layer's rows
+  HaloRows<Scalar>* halo_ = nullptr;
+  std::vector<Matrix<Scalar>> halo_outputs_;    // [layers - 1]: each hidden layer's output, halo rows filled
+  std::vector<Matrix<Scalar>> halo_gradients_;  // [layers - 1]: their gradients, halo rows returned
 };
 
 }  // namespace edgewise

@@ -1,0 +1,242 @@
+// Full-batch node training across the processes of a run: every process holds the whole graph, takes
+// one part of rank 0's METIS cut (graph/partition.hpp) and runs the network on its own nodes and
+// their halo. After each hidden layer the processes exchange the halo rows of its output, and before
+// its backward the halo rows of the gradient, so that every own node gets the one-process value of
+// every layer. The loss is the mean over all training nodes: each process's mean is weighted by its
+// share of them, the parameter gradients are summed, and every process takes the same Adam step. The
+// dropout masks are drawn by node id (Mode::node_ids), so each part drops what the whole graph drops.
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "edgewise/core/distributed.hpp"
+#include "edgewise/core/error.hpp"
+#include "edgewise/core/log.hpp"
+#include "edgewise/graph/partition.hpp"
+#include "edgewise/models/losses.hpp"
+#include "node_epochs.hpp"
+
+namespace edgewise::detail {
+namespace {
+
+// Rank 0's cut of the graph into one part per process, on every process.
+std::vector<std::int32_t> shared_partition(const Graph& graph) {
+  std::string bytes;
+  if (distributed::rank() == 0) {
+    const std::vector<std::int32_t> owner = partition_graph(graph, distributed::size());
+    bytes.assign(reinterpret_cast<const char*>(owner.data()), owner.size() * sizeof(std::int32_t));
+  }
+  distributed::broadcast(bytes, 0);
+  std::vector<std::int32_t> owner(static_cast<std::size_t>(graph.num_nodes()));
+  if (bytes.size() != owner.size() * sizeof(std::int32_t))
+    throw Error("node training: rank 0's partition has " + std::to_string(bytes.size()) + " bytes for " +
+                std::to_string(graph.num_nodes()) + " nodes");
+  std::memcpy(owner.data(), bytes.data(), bytes.size());
+  return owner;
+}
+
+// The halo rows of a part, exchanged with the processes that own them (distributed::exchange).
+class HaloExchange final : public HaloRows<float> {
+ public:
+  explicit HaloExchange(const GraphPart& part) : part_(part) {}
+
+  void fill(Matrix<float>& rows) override {
+    const Index width = rows.cols();
+    sent_.resize(static_cast<std::size_t>(sent_row_count() * width));
+    float* next = sent_.data();
+    for (const auto& part_rows : part_.sent_rows)
+      for (const Index r : part_rows) next = std::copy_n(rows.row(r).data(), width, next);
+    distributed::exchange(sent_, counts(sent_counts(), width), halo_of(rows), counts(part_.halo_counts, width));
+  }
+
+  void return_gradients(Matrix<float>& gradient) override {
+    const Index width = gradient.cols();
+    sent_.resize(static_cast<std::size_t>(sent_row_count() * width));
+    distributed::exchange(halo_of(gradient), counts(part_.halo_counts, width), sent_, counts(sent_counts(), width));
+    gradient.bottomRows(part_.rows() - part_.owned).setZero();
+    const float* next = sent_.data();
+    for (const auto& part_rows : part_.sent_rows)
+      for (const Index r : part_rows) {
+        gradient.row(r) += ConstRowVectorMap(next, width);
+        next += width;
+      }
+  }
+
+ private:
+  using ConstRowVectorMap = Eigen::Map<const Eigen::Matrix<float, 1, Eigen::Dynamic>>;
+
+  std::span<float> halo_of(Matrix<float>& rows) const {
+    return {rows.data() + part_.owned * rows.cols(), static_cast<std::size_t>((part_.rows() - part_.owned) * rows.cols())};
+  }
+  Index sent_row_count() const {
+    Index total = 0;
+    for (const auto& rows : part_.sent_rows) total += static_cast<Index>(rows.size());
+    return total;
+  }
+  std::vector<Index> sent_counts() const {
+    std::vector<Index> result;
+    for (const auto& rows : part_.sent_rows) result.push_back(static_cast<Index>(rows.size()));
+    return result;
+  }
+  // Row counts as value counts of rows `width` wide.
+  std::vector<std::size_t> counts(const std::vector<Index>& rows, Index width) const {
+    std::vector<std::size_t> result;
+    for (const Index count : rows) result.push_back(static_cast<std::size_t>(count * width));
+    return result;
+  }
+
+  const GraphPart& part_;
+  std::vector<float> sent_;
+};
+
+// Each own row's entry of `whole` ([N], by node), then -1 for every halo row.
+std::vector<Index> rows_of(const GraphPart& part, const std::vector<Index>& whole) {
+  std::vector<Index> result(static_cast<std::size_t>(part.rows()), -1);
+  for (Index r = 0; r < part.owned; ++r) result[static_cast<std::size_t>(r)] = whole[static_cast<std::size_t>(part.nodes[r])];
+  return result;
+}
+
+Matrix<float> feature_rows(const GraphPart& part, const Matrix<float>& features) {
+  Matrix<float> rows(part.rows(), features.cols());
+  for (Index r = 0; r < part.rows(); ++r) rows.row(r) = features.row(part.nodes[r]);
+  return rows;
+}
+
+// The rows with a target (>= 0).
+Index count_targets(std::span<const Index> targets) {
+  Index count = 0;
+  for (const Index target : targets) count += target >= 0;
+  return count;
+}
+
+// The training step and the scoring pass of one epoch on this process's part; the same on every
+// process but for the part.
+class PartTrainer {
+ public:
+  PartTrainer(NodeClassifier<float>& model, Parameters<float>& params, GraphPart part, const Matrix<float>& features,
+              const std::vector<Index>& train_targets, const std::vector<Index>& val_targets,
+              const NodeTrainingOptions& options)
+      : model_(model),
+        params_(params),
+        part_(std::move(part)),
+        features_(feature_rows(part_, features)),
+        sparse_features_(sparse_copy_if_sparse(features_)),
+        train_targets_(rows_of(part_, train_targets)),
+        val_targets_(rows_of(part_, val_targets)),
+        train_share_(share(train_targets_)),
+        val_share_(share(val_targets_)),
+        halo_(part_),
+        steps_(params, options) {
+    model_.set_halo(&halo_);
+  }
+  ~PartTrainer() { model_.set_halo(nullptr); }
+  PartTrainer(const PartTrainer&) = delete;
+  PartTrainer& operator=(const PartTrainer&) = delete;
+
+  double step(Index epoch) {
+    params_.zero_grad();
+    const Matrix<float>& logits = forward(Mode::train(steps_.dropout_rng, part_.nodes));
+    const double loss = distributed::sum(cross_entropy_loss(dlogits_, logits, train_targets_) * train_share_);
+    dlogits_ *= static_cast<float>(train_share_);
+    model_.backward(dlogits_);
+    distributed::sum_in_place({params_.grads().data(), static_cast<std::size_t>(params_.size())});
+    check_finite_step(params_, loss, epoch, 1);
+    steps_.optimizer.step();
+    return loss;
+  }
+
+  const GraphPart& part() const { return part_; }
+  std::span<const Index> train_targets() const { return train_targets_; }
+
+  void save(TrainingState& state) const { steps_.save(state); }
+  void restore(const TrainingState& state) { steps_.restore(state); }
+
+  void score(NodeEpochReport& report) {
+    const Matrix<float>& logits = forward(Mode::inference());
+    report.train_accuracy = accuracy_of_all(logits, train_targets_);
+    report.val_accuracy = accuracy_of_all(logits, val_targets_);
+    report.val_loss = std::isnan(report.val_accuracy)
+                          ? kNaN
+                          : distributed::sum(cross_entropy_loss(dscratch_, logits, val_targets_) * val_share_);
+  }
+
+ private:
+  // This process's fraction of the rows with a target, over all processes.
+  static double share(std::span<const Index> targets) {
+    const auto own = static_cast<std::uint64_t>(count_targets(targets));
+    const std::uint64_t all = distributed::sum(own);
+    return all > 0 ? static_cast<double>(own) / static_cast<double>(all) : 0.0;
+  }
+
+  // The fraction of all processes' rows with a target whose largest logit is the target's.
+  static double accuracy_of_all(const Matrix<float>& logits, std::span<const Index> targets) {
+    std::uint64_t scored = 0, correct = 0;
+    for (std::size_t r = 0; r < targets.size(); ++r) {
+      if (targets[r] < 0) continue;
+      ++scored;
+      correct += argmax(logits, static_cast<Index>(r)) == targets[r];
+    }
+    scored = distributed::sum(scored);
+    correct = distributed::sum(correct);
+    return scored > 0 ? static_cast<double>(correct) / static_cast<double>(scored) : kNaN;
+  }
+
+  const Matrix<float>& forward(Mode mode) {
+    return sparse_features_ ? model_.forward(part_.graph, *sparse_features_, mode)
+                            : model_.forward(part_.graph, features_, mode);
+  }
+
+  NodeClassifier<float>& model_;
+  Parameters<float>& params_;
+  const GraphPart part_;
+  const Matrix<float> features_;  // [part rows, in_dim]
+  std::optional<SparseMatrix<float>> sparse_features_;
+  std::vector<Index> train_targets_;  // by part row
+  std::vector<Index> val_targets_;
+  double train_share_;
+  double val_share_;
+  HaloExchange halo_;
+  StepState steps_;
+  Matrix<float> dlogits_;
+  Matrix<float> dscratch_;
+};
+
+// Each process's `value`, in rank order, as text: "12 0 7".
+std::string per_process(std::uint64_t value) {
+  std::string text;
+  for (int rank = 0; rank < distributed::size(); ++rank) {
+    if (rank > 0) text += ' ';
+    text += std::to_string(distributed::sum(rank == distributed::rank() ? value : std::uint64_t{0}));
+  }
+  return text;
+}
+
+void log_parts(const Logger& log, const Graph& graph, std::span<const std::int32_t> owner, const GraphPart& part,
+               Index training_nodes) {
+  const std::string own = per_process(static_cast<std::uint64_t>(part.owned));
+  const std::string halo = per_process(static_cast<std::uint64_t>(part.rows() - part.owned));
+  const std::string training = per_process(static_cast<std::uint64_t>(training_nodes));
+  log.normal("graph cut into " + std::to_string(part.parts) + " parts by METIS, one a process: " +
+             std::to_string(cut_edges(graph, owner)) + " of " + std::to_string(graph.num_edges()) +
+             " edges cross parts; own nodes " + own + ", halo nodes " + halo + ", training nodes " + training);
+}
+
+}  // namespace
+
+NodeTrainingResult train_on_parts(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
+                                  const Matrix<float>& features, std::span<const Index> labels, const Split& split,
+                                  const NodeTrainingOptions& options,
+                                  const std::function<void(const NodeEpochReport&)>& on_epoch,
+                                  const TrainingCheckpoints& checkpoints) {
+  const Index classes = model.options().classes;
+  const std::vector<std::int32_t> owner = shared_partition(graph);
+  GraphPart part = graph_part(graph, owner, distributed::rank(), distributed::size());
+  const std::vector<Index> train_targets = part_targets(labels, split.train, classes, "training");
+  PartTrainer trainer(model, params, std::move(part), features, train_targets,
+                      part_targets(labels, split.val, classes, "validation"), options);
+  log_parts(Logger(options.log), graph, owner, trainer.part(), count_targets(trainer.train_targets()));
+  return run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
+}
+
+}  // namespace edgewise::detail

@@ -1,0 +1,108 @@
+// `edgewise train --task node` under mpirun: the graph is cut into one part a process, the processes
+// exchange the halo rows of every hidden layer, and they train the one-process model up to the order of
+// float sums, also with parts that hold no training node and nodes without in-edges. Skipped in a
+// build without MPI.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/cli.hpp"
+
+namespace edgewise {
+namespace {
+
+class CliMpiNodeTest : public testing::CliTest {
+ protected:
+  void SetUp() override {
+    if (std::string(EDGEWISE_MPIEXEC).empty()) GTEST_SKIP() << "built without MPI (EDGEWISE_MPI)";
+    CliTest::SetUp();
+    write_graph();
+  }
+
+  // 160 nodes in four rings of 40 with chords, each ring's nodes sharing a noisy feature pattern, and
+  // a few edges between rings. Only the first two rings are labelled (by ring), so a part cut from the
+  // others holds no training node. Nodes 150-159 only send edges: under --directed --no-self-loops
+  // they have no in-edges.
+  void write_graph() const {
+    std::ofstream edges(path("edges.txt")), labels(path("labels.txt")), features(path("features.txt"));
+    for (int node = 0; node < 160; ++node) {
+      const int ring = node / 40, first = ring * 40, at = node - first;
+      if (node < 150) edges << first + (at + 1) % 40 << ' ' << node << '\n' << first + (at + 7) % 40 << ' ' << node << '\n';
+      if (node >= 150) edges << node << ' ' << first + (at * 3) % 40 << '\n';
+      if (node % 13 == 0) edges << (node + 40) % 160 << ' ' << node << '\n';
+      if (ring < 2) labels << node << ' ' << (ring == 0 ? "left" : "right") << '\n';
+      features << node;
+      for (int column = 0; column < 6; ++column)
+        features << ' ' << ((column == ring || column == ring + 2) ? 1.0 : 0.0) + 0.1 * ((node * 7 + column * 3) % 5);
+      features << '\n';
+    }
+  }
+
+  std::string train(const std::string& extra, const std::string& model) const {
+    return "train --task node --edges " + path("edges.txt") + " --labels " + path("labels.txt") + " --features " +
+           path("features.txt") + " --feature-format dense --split stratified:0.5,0.25,0.25 --epochs 30 --patience 100 "
+           "--seed 3 --hidden 8 --heads 2 --lr 0.05 --dropout 0.2 --attention-dropout 0.2 --out " + path(model) + extra;
+  }
+
+  // Each node's class probabilities from `model`, predicted by one process.
+  std::vector<double> probabilities(const std::string& model, const std::string& extra) const {
+    const testing::CliRun run = run_cli("predict --model " + path(model) + " --edges " + path("edges.txt") +
+                                        " --features " + path("features.txt") + extra + " --out " + path(model + ".tsv"));
+    EXPECT_EQ(run.status, 0) << run.output;
+    std::vector<double> values;
+    std::istringstream lines(read(model + ".tsv"));
+    std::string line;
+    std::getline(lines, line);  // the header
+    while (std::getline(lines, line)) {
+      std::istringstream fields(line);
+      std::string field;
+      std::getline(fields, field, '\t');  // the node
+      std::getline(fields, field, '\t');  // the predicted class
+      while (std::getline(fields, field, '\t')) values.push_back(std::stod(field));
+    }
+    return values;
+  }
+
+  // Trains with 1 process and with each of `processes`, and compares every node's probabilities.
+  void expect_one_process_model(const std::string& extra, std::initializer_list<int> processes) {
+    const testing::CliRun one = run_cli(train(extra, "one.ew"));
+    ASSERT_EQ(one.status, 0) << one.output;
+    const std::vector<double> expected = probabilities("one.ew", extra);
+    ASSERT_EQ(expected.size(), 320U);
+    bool part_without_training_nodes = false;
+    for (const int count : processes) {
+      const std::string model = std::to_string(count) + "_processes.ew";
+      const testing::CliRun run = testing::run_cli_processes(count, train(extra, model), path("run.txt"));
+      ASSERT_EQ(run.status, 0) << run.output;
+      ASSERT_NE(run.output.find("graph cut into " + std::to_string(count) + " parts by METIS"), std::string::npos)
+          << run.output;
+      const std::size_t training = run.output.find("training nodes ");
+      part_without_training_nodes |= (run.output.substr(training, run.output.find('\n', training) - training) + " ")
+                                         .find(" 0 ") != std::string::npos;
+      const std::vector<double> got = probabilities(model, extra);
+      ASSERT_EQ(got.size(), expected.size());
+      for (std::size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(got[i], expected[i], 1e-4) << count << " processes, value " << i << "\n" << run.output;
+    }
+    EXPECT_TRUE(part_without_training_nodes) << "no part without training nodes was tested";
+  }
+};
+
+TEST_F(CliMpiNodeTest, PartsTrainTheOneProcessModel) { expect_one_process_model("", {2, 3}); }
+
+TEST_F(CliMpiNodeTest, NodesWithoutInEdgesAndFourParts) {
+  expect_one_process_model(" --directed --no-self-loops", {4});
+}
+
+TEST_F(CliMpiNodeTest, TwoRunsOfTwoProcessesWriteTheSameModel) {
+  ASSERT_EQ(testing::run_cli_processes(2, train("", "a.ew"), path("a.txt")).status, 0) << read("a.txt");
+  ASSERT_EQ(testing::run_cli_processes(2, train("", "b.ew"), path("b.txt")).status, 0) << read("b.txt");
+  EXPECT_EQ(read("a.ew"), read("b.ew"));
+}
+
+}  // namespace
+}  // namespace edgewise
