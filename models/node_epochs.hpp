@@ -39,13 +39,6 @@ void check_node_inputs(const NodeClassifier<float>& model, const Graph& graph, c
 /// nothing for denser features.
 std::optional<SparseMatrix<float>> sparse_copy_if_sparse(const Matrix<float>& features);
 
-/// train_node_classifier across the processes of a run (core/distributed.hpp), its inputs checked:
-/// each process trains on one part of the graph (models/part_training.cpp).
-NodeTrainingResult train_on_parts(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
-                                  const Matrix<float>& features, std::span<const Index> labels, const Split& split,
-                                  const NodeTrainingOptions& options,
-                                  const std::function<void(const NodeEpochReport&)>& on_epoch,
-                                  const TrainingCheckpoints& checkpoints);
 
 /// [N] holding the label of each listed node and -1 elsewhere, the form cross_entropy_loss ignores
 /// rows by. Throws ArgumentError for a listed node out of range, unlabeled, or of a class >= classes.

@@ -116,8 +116,12 @@ NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameter
   detail::check_node_training_options(options);
   detail::check_node_inputs(model, graph, features, labels);
   if (split.train.empty()) throw ArgumentError("node training: the training split is empty");
-  if (distributed::active())
-    return detail::train_on_parts(model, params, graph, features, labels, split, options, on_epoch, checkpoints);
+  if (distributed::active()) {
+    const FeatureRows rows = [&features](std::span<const NodeId> nodes, float* out) {
+      for (const NodeId node : nodes) out = std::copy_n(features.row(node).data(), features.cols(), out);
+    };
+    return train_node_classifier_on_parts(model, params, graph, rows, labels, split, options, on_epoch, checkpoints);
+  }
   const Index classes = model.options().classes;
   FullBatchTrainer trainer(model, params, graph, features, detail::part_targets(labels, split.train, classes, "training"),
                            detail::part_targets(labels, split.val, classes, "validation"), options);

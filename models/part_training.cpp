@@ -1,10 +1,11 @@
-// Full-batch node training across the processes of a run: every process holds the whole graph, takes
-// one part of rank 0's METIS cut (graph/partition.hpp) and runs the network on its own nodes and
-// their halo. After each hidden layer the processes exchange the halo rows of its output, and before
-// its backward the halo rows of the gradient, so that every own node gets the one-process value of
-// every layer. The loss is the mean over all training nodes: each process's mean is weighted by its
-// share of them, the parameter gradients are summed, and every process takes the same Adam step. The
-// dropout masks are drawn by node id (Mode::node_ids), so each part drops what the whole graph drops.
+// Full-batch node training across the processes of a run: every process holds the graph's edges,
+// takes one part of rank 0's METIS cut (graph/partition.hpp), reads the features of its own nodes and
+// its halo only, and runs the network on them. After each hidden layer the processes exchange the halo
+// rows of its output, and before its backward the halo rows of the gradient, so that every own node
+// gets the one-process value of every layer. The loss is the mean over all training nodes: each
+// process's mean is weighted by its share of them, the parameter gradients are summed, and every
+// process takes the same Adam step. The dropout masks are drawn by node id (Mode::node_ids), so each
+// part drops what the whole graph drops.
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -13,6 +14,7 @@
 #include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/log.hpp"
+#include "edgewise/core/memory.hpp"
 #include "edgewise/graph/partition.hpp"
 #include "edgewise/models/losses.hpp"
 #include "node_epochs.hpp"
@@ -97,9 +99,9 @@ std::vector<Index> rows_of(const GraphPart& part, const std::vector<Index>& whol
   return result;
 }
 
-Matrix<float> feature_rows(const GraphPart& part, const Matrix<float>& features) {
-  Matrix<float> rows(part.rows(), features.cols());
-  for (Index r = 0; r < part.rows(); ++r) rows.row(r) = features.row(part.nodes[r]);
+Matrix<float> feature_rows(const GraphPart& part, const FeatureRows& features, Index width) {
+  Matrix<float> rows(part.rows(), width);
+  features(part.nodes, rows.data());
   return rows;
 }
 
@@ -114,13 +116,13 @@ Index count_targets(std::span<const Index> targets) {
 // process but for the part.
 class PartTrainer {
  public:
-  PartTrainer(NodeClassifier<float>& model, Parameters<float>& params, GraphPart part, const Matrix<float>& features,
+  PartTrainer(NodeClassifier<float>& model, Parameters<float>& params, GraphPart part, const FeatureRows& features,
               const std::vector<Index>& train_targets, const std::vector<Index>& val_targets,
               const NodeTrainingOptions& options)
       : model_(model),
         params_(params),
         part_(std::move(part)),
-        features_(feature_rows(part_, features)),
+        features_(feature_rows(part_, features, model.options().in_dim)),
         sparse_features_(sparse_copy_if_sparse(features_)),
         train_targets_(rows_of(part_, train_targets)),
         val_targets_(rows_of(part_, val_targets)),
@@ -223,20 +225,32 @@ void log_parts(const Logger& log, const Graph& graph, std::span<const std::int32
 }
 
 }  // namespace
+}  // namespace edgewise::detail
 
-NodeTrainingResult train_on_parts(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
-                                  const Matrix<float>& features, std::span<const Index> labels, const Split& split,
-                                  const NodeTrainingOptions& options,
-                                  const std::function<void(const NodeEpochReport&)>& on_epoch,
-                                  const TrainingCheckpoints& checkpoints) {
+namespace edgewise {
+
+NodeTrainingResult train_node_classifier_on_parts(NodeClassifier<float>& model, Parameters<float>& params,
+                                                  const Graph& graph, const FeatureRows& features,
+                                                  std::span<const Index> labels, const Split& split,
+                                                  const NodeTrainingOptions& options,
+                                                  const std::function<void(const NodeEpochReport&)>& on_epoch,
+                                                  const TrainingCheckpoints& checkpoints) {
+  using namespace detail;
+  check_node_training_options(options);
+  if (static_cast<Index>(labels.size()) != graph.num_nodes())
+    throw ArgumentError("node classification: " + std::to_string(labels.size()) + " labels for " +
+                        std::to_string(graph.num_nodes()) + " nodes");
+  if (split.train.empty()) throw ArgumentError("node training: the training split is empty");
   const Index classes = model.options().classes;
   const std::vector<std::int32_t> owner = shared_partition(graph);
-  GraphPart part = graph_part(graph, owner, distributed::rank(), distributed::size());
   const std::vector<Index> train_targets = part_targets(labels, split.train, classes, "training");
-  PartTrainer trainer(model, params, std::move(part), features, train_targets,
-                      part_targets(labels, split.val, classes, "validation"), options);
-  log_parts(Logger(options.log), graph, owner, trainer.part(), count_targets(trainer.train_targets()));
-  return run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
+  PartTrainer trainer(model, params, graph_part(graph, owner, distributed::rank(), distributed::size()), features,
+                      train_targets, part_targets(labels, split.val, classes, "validation"), options);
+  const Logger log(options.log);
+  log_parts(log, graph, owner, trainer.part(), count_targets(trainer.train_targets()));
+  NodeTrainingResult result = run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
+  log.verbose("peak memory of each process (MB): " + per_process(static_cast<std::uint64_t>(std::lround(peak_rss_mb()))));
+  return result;
 }
 
-}  // namespace edgewise::detail
+}  // namespace edgewise

@@ -307,19 +307,26 @@ NodeTrainingResult NodeModel::fit(const NodeGraph& data, const Split& split, con
 NodeTrainingResult NodeModel::fit(const GraphStore& store, const Split& split, const NodeTrainingOptions& options,
                                   const std::function<void(const NodeEpochReport&)>& on_epoch,
                                   const CheckpointOptions& checkpoints, const BatchingChoice& batching) {
-  if (!batching.sampled || distributed::active())
-    return fit(store.to_node_graph(), split, options, on_epoch, checkpoints, batching);
-  const nlohmann::json identity = {
-      {"training", options},
-      {"store_sha256", store.fingerprint()},
-      {"split_sha256", split_digest(split)},
-      {"sampling", sampling_identity(batching)}};
+  const bool on_parts = !batching.sampled && distributed::active();
+  if (!batching.sampled && !on_parts) return fit(store.to_node_graph(), split, options, on_epoch, checkpoints, batching);
+  nlohmann::json identity = {
+      {"training", options}, {"store_sha256", store.fingerprint()}, {"split_sha256", split_digest(split)}};
+  if (batching.sampled) identity["sampling"] = sampling_identity(batching);
   std::optional<Checkpoint> resumed;
   const TrainingCheckpoints hooks = checkpoint_hooks(checkpoints, identity, resumed);
-  NodeTrainingResult result = train_node_classifier_sampled(*network_, *params_, checked_source(store), store.labels(),
-                                                            split, options, batching.sampling, on_epoch, hooks);
+  const NodeSource source = checked_source(store);
+  NodeTrainingResult result;
+  if (on_parts) {  // every process holds the in-edges, and reads the features of its own part only
+    const Graph graph = Graph::from_in_edges(source.in_edges);
+    result = train_node_classifier_on_parts(*network_, *params_, graph, source.gather_features, store.labels(), split,
+                                            options, on_epoch, hooks);
+  } else {
+    result = train_node_classifier_sampled(*network_, *params_, source, store.labels(), split, options,
+                                           batching.sampling, on_epoch, hooks);
+  }
+  // The names a one-process full-batch run records (every node's, ids included), else the stored ones.
   config_.nodes.clear();
-  if (!store.named_by_id())
+  if (on_parts || !store.named_by_id())
     for (Index node = 0; node < store.num_nodes(); ++node) config_.nodes.push_back(store.node_name(node));
   return result;
 }

@@ -98,6 +98,25 @@ TEST_F(CliMpiNodeTest, NodesWithoutInEdgesAndFourParts) {
   expect_one_process_model(" --directed --no-self-loops", {4});
 }
 
+TEST_F(CliMpiNodeTest, PartsOfAGraphStoreTrainTheOneProcessModel) {
+  const testing::CliRun built = run_cli("graph build --edges " + path("edges.txt") + " --labels " + path("labels.txt") +
+                                        " --features " + path("features.txt") + " --feature-format dense --out " +
+                                        path("g.ewg"));
+  ASSERT_EQ(built.status, 0) << built.output;
+  const std::string files = " --edges " + path("edges.txt") + " --labels " + path("labels.txt") + " --features " +
+                            path("features.txt") + " --feature-format dense";
+  std::string arguments = train("", "store_one.ew");
+  arguments.replace(arguments.find(files), files.size(), " --graph " + path("g.ewg"));
+  ASSERT_EQ(run_cli(arguments).status, 0) << read("output.txt");
+  arguments.replace(arguments.find("store_one.ew"), 12, "store_two.ew");
+  const testing::CliRun two = testing::run_cli_processes(2, arguments + " --verbose", path("two.txt"));
+  ASSERT_EQ(two.status, 0) << two.output;
+  EXPECT_NE(two.output.find("peak memory of each process (MB): "), std::string::npos) << two.output;
+  const std::vector<double> expected = probabilities("store_one.ew", ""), got = probabilities("store_two.ew", "");
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], expected[i], 1e-4) << "value " << i;
+}
+
 TEST_F(CliMpiNodeTest, TwoRunsOfTwoProcessesWriteTheSameModel) {
   ASSERT_EQ(testing::run_cli_processes(2, train("", "a.ew"), path("a.txt")).status, 0) << read("a.txt");
   ASSERT_EQ(testing::run_cli_processes(2, train("", "b.ew"), path("b.txt")).status, 0) << read("b.txt");

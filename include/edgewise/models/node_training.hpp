@@ -71,13 +71,31 @@ std::string node_epoch_line(const NodeEpochReport& report);
 /// improving, so the last epoch's weights are kept. Calls on_epoch after each epoch, then
 /// checkpoints.save when one is due (not after the epoch that stops training early). The same seed,
 /// data and thread count give the same weights, whether or not the run was resumed from a checkpoint
-/// (checkpoints.resume: the history then starts after it). Throws ArgumentError on inconsistent
+/// (checkpoints.resume: the history then starts after it). Under mpirun it trains across the
+/// processes (train_node_classifier_on_parts). Throws ArgumentError on inconsistent
 /// inputs and DivergenceError naming the epoch and parameter when the loss or a gradient stops being finite.
 NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
                                          const Matrix<float>& features, std::span<const Index> labels,
                                          const Split& split, const NodeTrainingOptions& options = {},
                                          const std::function<void(const NodeEpochReport&)>& on_epoch = {},
                                          const TrainingCheckpoints& checkpoints = {});
+
+/// The rows of the listed nodes into `out` ([nodes, feature width], row-major), as a graph store's
+/// gather_features gives them.
+using FeatureRows = std::function<void(std::span<const NodeId> nodes, float* out)>;
+
+/// train_node_classifier across the processes of a run (core/distributed.hpp), which it calls under
+/// mpirun: the graph is cut into one part a process by METIS (rank 0's cut), each process asks
+/// `features` for its own nodes and its halo only, runs the network on them, and exchanges the halo
+/// rows of every hidden layer with the other processes. The result is train_node_classifier's up to
+/// the order of float sums. Must be called by every process with the same arguments. Throws as
+/// train_node_classifier does.
+NodeTrainingResult train_node_classifier_on_parts(NodeClassifier<float>& model, Parameters<float>& params,
+                                                  const Graph& graph, const FeatureRows& features,
+                                                  std::span<const Index> labels, const Split& split,
+                                                  const NodeTrainingOptions& options = {},
+                                                  const std::function<void(const NodeEpochReport&)>& on_epoch = {},
+                                                  const TrainingCheckpoints& checkpoints = {});
 
 /// Replaces each row of logits by its softmax, in place.
 void softmax_rows(Matrix<float>& logits);
