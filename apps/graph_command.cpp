@@ -345,7 +345,7 @@ void partition(const PartitionArgs& args) {
   const auto start = std::chrono::steady_clock::now();
   const std::vector<std::int32_t> owner = partition_graph(graph, args.parts);
   std::cout << args.store << ": " << graph.num_nodes() << " nodes cut into " << args.parts << " parts by METIS in "
-            << seconds_text(seconds_since(start)) << "; " << cut_edges(graph, owner) << " of " << graph.num_edges()
+            << seconds_text(seconds_since(start)) << "; " << cut_edges(graph.in_edges(), owner) << " of " << graph.num_edges()
             << " edges cross parts\n"
             << part_table(graph, owner, args.parts);
   if (args.out.empty()) return;

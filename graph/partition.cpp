@@ -168,14 +168,13 @@ GraphPart graph_part(const Graph& graph, std::span<const std::int32_t> owner, in
   return result;
 }
 
-Index cut_edges(const Graph& graph, std::span<const std::int32_t> owner) {
-  if (static_cast<Index>(owner.size()) != graph.num_nodes())
+Index cut_edges(const InEdges& in_edges, std::span<const std::int32_t> owner) {
+  if (static_cast<Index>(owner.size()) != in_edges.num_nodes())
     throw ArgumentError("cut_edges: " + std::to_string(owner.size()) + " owners for " +
-                        std::to_string(graph.num_nodes()) + " nodes");
+                        std::to_string(in_edges.num_nodes()) + " nodes");
   Index cut = 0;
-  for (Index i = 0; i < graph.num_nodes(); ++i)
-    for (Index e = graph.in_offsets()[i]; e < graph.in_offsets()[i + 1]; ++e)
-      cut += owner[graph.in_sources()[e]] != owner[i];
+  for (Index i = 0; i < in_edges.num_nodes(); ++i)
+    for (Index e = in_edges.offsets[i]; e < in_edges.offsets[i + 1]; ++e) cut += owner[in_edges.sources[e]] != owner[i];
   return cut;
 }
 

@@ -45,6 +45,15 @@ std::optional<SparseMatrix<float>> sparse_copy_if_sparse(const Matrix<float>& fe
 std::vector<Index> part_targets(std::span<const Index> labels, std::span<const Index> nodes, Index classes,
                                 const char* part);
 
+/// The part of every node in a run of several processes: rank 0 cuts the graph into one part a
+/// process (partition_graph) and sends the cut to the others. Every process must call it.
+std::vector<std::int32_t> shared_partition(const InEdges& in_edges);
+
+/// Logs how shared_partition cut the graph: the edges that cross parts, and each part's own nodes,
+/// training nodes and, unless `halo` is empty, halo nodes (as text, one count a part).
+void log_cut(const Logger& log, const InEdges& in_edges, std::span<const std::int32_t> owner,
+             std::span<const Index> training_nodes, const std::string& halo);
+
 /// The column of the row's largest logit.
 Index argmax(const Matrix<float>& logits, Index row);
 

@@ -20,23 +20,43 @@
 #include "node_epochs.hpp"
 
 namespace edgewise::detail {
-namespace {
 
-// Rank 0's cut of the graph into one part per process, on every process.
-std::vector<std::int32_t> shared_partition(const Graph& graph) {
+void log_cut(const Logger& log, const InEdges& in_edges, std::span<const std::int32_t> owner,
+             std::span<const Index> training_nodes, const std::string& halo) {
+  const auto parts = static_cast<std::size_t>(distributed::size());
+  std::vector<Index> own(parts, 0), training(parts, 0);
+  for (const std::int32_t part : owner) ++own[static_cast<std::size_t>(part)];
+  for (const Index node : training_nodes) ++training[static_cast<std::size_t>(owner[static_cast<std::size_t>(node)])];
+  const auto text = [](const std::vector<Index>& counts) {
+    std::string joined;
+    for (const Index count : counts) {
+      if (!joined.empty()) joined += ' ';
+      joined += std::to_string(count);
+    }
+    return joined;
+  };
+  log.normal("graph cut into " + std::to_string(parts) + " parts by METIS, one a process: " +
+             std::to_string(cut_edges(in_edges, owner)) + " of " + std::to_string(in_edges.num_edges()) +
+             " edges cross parts; own nodes " + text(own) + (halo.empty() ? "" : ", halo nodes " + halo) +
+             ", training nodes " + text(training));
+}
+
+std::vector<std::int32_t> shared_partition(const InEdges& in_edges) {
   std::string bytes;
   if (distributed::rank() == 0) {
-    const std::vector<std::int32_t> owner = partition_graph(graph, distributed::size());
+    const std::vector<std::int32_t> owner = partition_graph(Graph::from_in_edges(in_edges), distributed::size());
     bytes.assign(reinterpret_cast<const char*>(owner.data()), owner.size() * sizeof(std::int32_t));
   }
   distributed::broadcast(bytes, 0);
-  std::vector<std::int32_t> owner(static_cast<std::size_t>(graph.num_nodes()));
+  std::vector<std::int32_t> owner(static_cast<std::size_t>(in_edges.num_nodes()));
   if (bytes.size() != owner.size() * sizeof(std::int32_t))
     throw Error("node training: rank 0's partition has " + std::to_string(bytes.size()) + " bytes for " +
-                std::to_string(graph.num_nodes()) + " nodes");
+                std::to_string(in_edges.num_nodes()) + " nodes");
   std::memcpy(owner.data(), bytes.data(), bytes.size());
   return owner;
 }
+
+namespace {
 
 // The halo rows of a part, exchanged with the processes that own them (distributed::exchange).
 class HaloExchange final : public HaloRows<float> {
@@ -149,7 +169,6 @@ class PartTrainer {
   }
 
   const GraphPart& part() const { return part_; }
-  std::span<const Index> train_targets() const { return train_targets_; }
 
   void save(TrainingState& state) const { steps_.save(state); }
   void restore(const TrainingState& state) { steps_.restore(state); }
@@ -214,16 +233,6 @@ std::string per_process(std::uint64_t value) {
   return text;
 }
 
-void log_parts(const Logger& log, const Graph& graph, std::span<const std::int32_t> owner, const GraphPart& part,
-               Index training_nodes) {
-  const std::string own = per_process(static_cast<std::uint64_t>(part.owned));
-  const std::string halo = per_process(static_cast<std::uint64_t>(part.rows() - part.owned));
-  const std::string training = per_process(static_cast<std::uint64_t>(training_nodes));
-  log.normal("graph cut into " + std::to_string(part.parts) + " parts by METIS, one a process: " +
-             std::to_string(cut_edges(graph, owner)) + " of " + std::to_string(graph.num_edges()) +
-             " edges cross parts; own nodes " + own + ", halo nodes " + halo + ", training nodes " + training);
-}
-
 }  // namespace
 }  // namespace edgewise::detail
 
@@ -242,12 +251,13 @@ NodeTrainingResult train_node_classifier_on_parts(NodeClassifier<float>& model, 
                         std::to_string(graph.num_nodes()) + " nodes");
   if (split.train.empty()) throw ArgumentError("node training: the training split is empty");
   const Index classes = model.options().classes;
-  const std::vector<std::int32_t> owner = shared_partition(graph);
-  const std::vector<Index> train_targets = part_targets(labels, split.train, classes, "training");
+  const std::vector<std::int32_t> owner = shared_partition(graph.in_edges());
   PartTrainer trainer(model, params, graph_part(graph, owner, distributed::rank(), distributed::size()), features,
-                      train_targets, part_targets(labels, split.val, classes, "validation"), options);
+                      part_targets(labels, split.train, classes, "training"),
+                      part_targets(labels, split.val, classes, "validation"), options);
   const Logger log(options.log);
-  log_parts(log, graph, owner, trainer.part(), count_targets(trainer.train_targets()));
+  log_cut(log, graph.in_edges(), owner, split.train,
+          per_process(static_cast<std::uint64_t>(trainer.part().rows() - trainer.part().owned)));
   NodeTrainingResult result = run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
   log.verbose("peak memory of each process (MB): " + per_process(static_cast<std::uint64_t>(std::lround(peak_rss_mb()))));
   return result;

@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/graph/sampling.hpp"
@@ -140,6 +141,11 @@ struct Tally {
     scored += seeds;
     for (Index row = 0; row < seeds; ++row) correct += detail::argmax(logits, row) == targets[row] ? 1 : 0;
   }
+  // The tally of every process of the run (core/distributed), on each.
+  Tally summed() const {
+    return {distributed::sum(loss_sum), static_cast<Index>(distributed::sum(static_cast<std::uint64_t>(correct))),
+            static_cast<Index>(distributed::sum(static_cast<std::uint64_t>(scored)))};
+  }
   double loss() const { return scored > 0 ? loss_sum / static_cast<double>(scored) : detail::kNaN; }
   double accuracy() const {
     return scored > 0 ? static_cast<double>(correct) / static_cast<double>(scored) : detail::kNaN;
@@ -206,6 +212,7 @@ class SampledTrainer {
         val_targets_(exact_validation_ ? detail::part_targets(labels, split.val, model.options().classes, "validation")
                                        : std::vector<Index>{}),
         prefetcher_(graph, sampling.fanouts.empty() ? default_fanouts(model.options().layers) : sampling.fanouts),
+        owner_(distributed::active() ? detail::shared_partition(graph.in_edges) : std::vector<std::int32_t>{}),
         steps_(params, options) {}
 
   double step(Index epoch) {
@@ -213,18 +220,25 @@ class SampledTrainer {
     SplitMix64 shuffle(derived_seed(seed_, kShuffle, static_cast<std::uint64_t>(epoch)));
     for (std::size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[shuffle.below(i)]);
     train_tally_ = {};
-    for_each_batch(order_, kTrainDraws, epoch, [&](const Batch& batch, std::span<const NodeId> seeds, Index b) {
+    for_each_batch(order_, kTrainDraws, epoch,
+                   [&](const Batch& batch, std::span<const NodeId> seeds, Index b, double share) {
       params_.zero_grad();
-      // Dropout by graph-wide ids: where the fan-outs take every neighbour, the step is the full-batch one.
-      const Matrix<float>& logits = model_.forward_blocks(batch.blocks.blocks, batch.features,
-                                                          Mode::train(steps_.dropout_rng, batch.blocks.nodes));
-      batch_targets(seeds, labels_, logits.rows(), targets_);
-      const double loss = cross_entropy_loss(dlogits_, logits, targets_);
-      model_.backward_blocks(dlogits_);
+      double loss = 0;
+      if (!seeds.empty()) {
+        // Dropout by graph-wide ids: where the fan-outs take every neighbour, the step is the full-batch one.
+        const Matrix<float>& logits = model_.forward_blocks(batch.blocks.blocks, batch.features,
+                                                            Mode::train(steps_.dropout_rng, batch.blocks.nodes));
+        batch_targets(seeds, labels_, logits.rows(), targets_);
+        loss = cross_entropy_loss(dlogits_, logits, targets_);
+        train_tally_.add(loss, logits, targets_, static_cast<Index>(seeds.size()));
+        dlogits_ *= static_cast<float>(share);
+        model_.backward_blocks(dlogits_);
+      }
+      loss = sum_over_processes(loss * share);
       check_finite_step(params_, loss, epoch, b + 1);
       steps_.optimizer.step();
-      train_tally_.add(loss, logits, targets_, static_cast<Index>(seeds.size()));
     });
+    if (!owner_.empty()) train_tally_ = train_tally_.summed();
     return train_tally_.loss();
   }
 
@@ -238,11 +252,13 @@ class SampledTrainer {
     }
     Tally val;
     // The same draws every epoch, so that epochs are compared on the same neighbourhoods.
-    for_each_batch(val_nodes_, kValidationDraws, 0, [&](const Batch& batch, std::span<const NodeId> seeds, Index) {
+    for_each_batch(val_nodes_, kValidationDraws, 0, [&](const Batch& batch, std::span<const NodeId> seeds, Index, double) {
+      if (seeds.empty()) return;
       const Matrix<float>& logits = model_.forward_blocks(batch.blocks.blocks, batch.features, Mode::inference());
       batch_targets(seeds, labels_, logits.rows(), targets_);
       val.add(cross_entropy_loss(dscratch_, logits, targets_), logits, targets_, static_cast<Index>(seeds.size()));
     });
+    if (!owner_.empty()) val = val.summed();
     report.val_accuracy = val.accuracy();
     report.val_loss = val.loss();
   }
@@ -250,22 +266,49 @@ class SampledTrainer {
   void save(TrainingState& state) const { steps_.save(state); }
   void restore(const TrainingState& state) { steps_.restore(state); }
 
+  // The part of every node in a run of several processes, else empty.
+  std::span<const std::int32_t> owner() const { return owner_; }
+
  private:
-  // Calls work(batch, seeds, index) on each batch of `nodes` in order, sampling the next batch meanwhile.
+  // Calls work(batch, seeds, index, share) on each batch of `nodes` in order, sampling the next batch
+  // meanwhile. In a run of several processes a process takes the seeds of every batch that its part
+  // of the graph owns, and share is their fraction of the batch (1 for one process).
   template <typename Work>
   void for_each_batch(std::span<const NodeId> nodes, std::uint64_t purpose, Index epoch, Work&& work) {
     const auto total = static_cast<Index>(nodes.size());
     const Index batches = (total + batch_size_ - 1) / batch_size_;
-    const auto seeds_of = [&](Index b) { return nodes.subspan(b * batch_size_, std::min(batch_size_, total - b * batch_size_)); };
+    const auto batch_of = [&](Index b) {
+      return nodes.subspan(b * batch_size_, std::min(batch_size_, total - b * batch_size_));
+    };
+    const auto seeds_of = [&](Index b) { return owned_seeds(batch_of(b), own_seeds_[b % 2]); };
     const auto draws = [&](Index b) {
       return derived_seed(seed_, purpose, static_cast<std::uint64_t>(epoch), static_cast<std::uint64_t>(b));
     };
     if (batches > 0) prefetcher_.request(seeds_of(0), draws(0));
     for (Index b = 0; b < batches; ++b) {
       const Batch& batch = prefetcher_.take();
+      const std::span<const NodeId> seeds = own_seeds_[b % 2];
       if (b + 1 < batches) prefetcher_.request(seeds_of(b + 1), draws(b + 1));
-      work(batch, seeds_of(b), b);
+      const double share = static_cast<double>(seeds.size()) / static_cast<double>(batch_of(b).size());
+      work(batch, seeds, b, share);
     }
+  }
+
+  // The seeds this process's part owns, in `mine` (all of them in a one-process run); returns them.
+  std::span<const NodeId> owned_seeds(std::span<const NodeId> seeds, std::vector<NodeId>& mine) const {
+    mine.clear();
+    for (const NodeId seed : seeds)
+      if (owner_.empty() || owner_[static_cast<std::size_t>(seed)] == distributed::rank()) mine.push_back(seed);
+    return mine;
+  }
+
+  // A step's loss, summed over the processes, whose gradients are summed too; every process then
+  // continues from rank 0's dropout generator, as a process without seeds drew nothing.
+  double sum_over_processes(double loss) {
+    if (owner_.empty()) return loss;
+    distributed::sum_in_place({params_.grads().data(), static_cast<std::size_t>(params_.size())});
+    steps_.dropout_rng = SplitMix64(distributed::from_rank_0(steps_.dropout_rng.state()));
+    return distributed::sum(loss);
   }
 
   NodeClassifier<float>& model_;
@@ -279,6 +322,8 @@ class SampledTrainer {
   SamplingOptions inference_;
   std::vector<Index> val_targets_;  // [N] for exact validation, else empty
   BatchPrefetcher prefetcher_;
+  std::vector<std::int32_t> owner_;     // the part of every node in a run of several processes, else empty
+  std::vector<NodeId> own_seeds_[2];    // a batch's seeds of this process, for the batch in use and the next
   detail::StepState steps_;
   Tally train_tally_;
   std::vector<Index> targets_;
@@ -328,6 +373,8 @@ NodeTrainingResult train_node_classifier_sampled(NodeClassifier<float>& model, P
   detail::part_targets(labels, split.train, classes, "training");  // checks the labels of both parts
   detail::part_targets(labels, split.val, classes, "validation");
   SampledTrainer trainer(model, params, graph, labels, split, options, sampling);
+  if (distributed::active())
+    detail::log_cut(Logger(options.log), graph.in_edges, trainer.owner(), split.train, "");
   return detail::run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
 }
 

@@ -287,10 +287,6 @@ TrainingCheckpoints NodeModel::checkpoint_hooks(const CheckpointOptions& checkpo
 NodeTrainingResult NodeModel::fit(const NodeGraph& data, const Split& split, const NodeTrainingOptions& options,
                                   const std::function<void(const NodeEpochReport&)>& on_epoch,
                                   const CheckpointOptions& checkpoints, const BatchingChoice& batching) {
-  if (batching.sampled && distributed::active())
-    throw ArgumentError("sampled mini-batch training (" + batching.reason +
-                        ") runs as one process; under mpirun node models train full-batch, one part of the graph "
-                        "a process");
   std::optional<Checkpoint> resumed;
   const TrainingCheckpoints hooks =
       checkpoint_hooks(checkpoints, run_identity(data, split, options, batching), resumed);

@@ -157,13 +157,6 @@ TEST_F(CliMpiTest, CommandsThatDoNotShareTheirWorkRefuseToRunInSeveralProcesses)
   EXPECT_NE(nodes.output.find("is a node classification model, whose prediction runs as one process"),
             std::string::npos) << nodes.output;
   EXPECT_FALSE(std::filesystem::exists(path("n.tsv")));
-  const testing::CliRun sampled = run_processes(
-      2, "train --task node" + edges + " --labels " + path("labels.txt") + " --batch-size 2 --epochs 2 --out " +
-      path("n.ew"), path("n.txt"));
-  EXPECT_NE(sampled.status, 0);
-  EXPECT_NE(sampled.output.find("runs as one process; under mpirun node models train full-batch"), std::string::npos)
-      << sampled.output;
-  EXPECT_FALSE(std::filesystem::exists(path("n.ew")));
 }
 
 }  // namespace

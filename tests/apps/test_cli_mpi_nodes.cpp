@@ -1,7 +1,8 @@
-// `edgewise train --task node` under mpirun: the graph is cut into one part a process, the processes
-// exchange the halo rows of every hidden layer, and they train the one-process model up to the order of
-// float sums, also with parts that hold no training node and nodes without in-edges. Skipped in a
-// build without MPI.
+// `edgewise train --task node` under mpirun: the graph is cut into one part a process; in full-batch
+// training the processes exchange the halo rows of every hidden layer, in sampled training each runs
+// the seeds its part owns. Both train the one-process model up to the order of float sums (sampled:
+// when every neighbour is drawn), also with parts that hold no training node and nodes without
+// in-edges. Skipped in a build without MPI.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -68,20 +69,22 @@ class CliMpiNodeTest : public testing::CliTest {
   }
 
   // Trains with 1 process and with each of `processes`, and compares every node's probabilities.
-  void expect_one_process_model(const std::string& extra, std::initializer_list<int> processes) {
-    const testing::CliRun one = run_cli(train(extra, "one.ew"));
+  // extra: input options, which prediction takes too; training: the training's own.
+  void expect_one_process_model(const std::string& extra, std::initializer_list<int> processes,
+                                const std::string& training = "") {
+    const testing::CliRun one = run_cli(train(extra + training, "one.ew"));
     ASSERT_EQ(one.status, 0) << one.output;
     const std::vector<double> expected = probabilities("one.ew", extra);
     ASSERT_EQ(expected.size(), 320U);
     bool part_without_training_nodes = false;
     for (const int count : processes) {
       const std::string model = std::to_string(count) + "_processes.ew";
-      const testing::CliRun run = testing::run_cli_processes(count, train(extra, model), path("run.txt"));
+      const testing::CliRun run = testing::run_cli_processes(count, train(extra + training, model), path("run.txt"));
       ASSERT_EQ(run.status, 0) << run.output;
       ASSERT_NE(run.output.find("graph cut into " + std::to_string(count) + " parts by METIS"), std::string::npos)
           << run.output;
-      const std::size_t training = run.output.find("training nodes ");
-      part_without_training_nodes |= (run.output.substr(training, run.output.find('\n', training) - training) + " ")
+      const std::size_t counts = run.output.find("training nodes ");
+      part_without_training_nodes |= (run.output.substr(counts, run.output.find('\n', counts) - counts) + " ")
                                          .find(" 0 ") != std::string::npos;
       const std::vector<double> got = probabilities(model, extra);
       ASSERT_EQ(got.size(), expected.size());
@@ -96,6 +99,19 @@ TEST_F(CliMpiNodeTest, PartsTrainTheOneProcessModel) { expect_one_process_model(
 
 TEST_F(CliMpiNodeTest, NodesWithoutInEdgesAndFourParts) {
   expect_one_process_model(" --directed --no-self-loops", {4});
+}
+
+// Sampled batches whose seeds are divided by part: with every neighbour drawn at every hop, the
+// processes' slices hold exactly the one-process batches' computation.
+TEST_F(CliMpiNodeTest, SampledBatchesOfEveryNeighbourTrainTheOneProcessModel) {
+  expect_one_process_model("", {2, 3}, " --batch-size 16 --fanout -1,-1");
+}
+
+TEST_F(CliMpiNodeTest, SampledBatchesOfFewNeighboursLearnTheClasses) {
+  const testing::CliRun run = testing::run_cli_processes(2, train(" --batch-size 16", "sampled.ew"), path("run.txt"));
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("graph cut into 2 parts by METIS"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("test: 20 nodes, accuracy 1.0000"), std::string::npos) << run.output;
 }
 
 TEST_F(CliMpiNodeTest, PartsOfAGraphStoreTrainTheOneProcessModel) {

@@ -54,6 +54,6 @@ struct GraphPart {
 GraphPart graph_part(const Graph& graph, std::span<const std::int32_t> owner, int part, int parts);
 
 /// The number of edges whose ends lie in different parts.
-Index cut_edges(const Graph& graph, std::span<const std::int32_t> owner);
+Index cut_edges(const InEdges& in_edges, std::span<const std::int32_t> owner);
 
 }  // namespace edgewise
