@@ -324,7 +324,7 @@ void info(const InfoArgs& args) {
 }
 
 // One line a part: its nodes, the in-edges it computes attention over, and its halo.
-std::string part_table(const Graph& graph, std::span<const std::int32_t> owner, int parts) {
+std::string part_table(const InEdges& graph, std::span<const std::int32_t> owner, int parts) {
   std::ostringstream out;
   out << "part      nodes   in-edges       halo\n";
   for (int p = 0; p < parts; ++p) {
@@ -341,11 +341,11 @@ void partition(const PartitionArgs& args) {
   apply_threads(args.threads);
   if (!args.out.empty()) check_output_path(args.out, args.force);
   const GraphStore store = GraphStore::open(args.store);
-  const Graph graph = Graph::from_in_edges(store.in_edges());
+  const InEdges graph = store.in_edges();
   const auto start = std::chrono::steady_clock::now();
   const std::vector<std::int32_t> owner = partition_graph(graph, args.parts);
   std::cout << args.store << ": " << graph.num_nodes() << " nodes cut into " << args.parts << " parts by METIS in "
-            << seconds_text(seconds_since(start)) << "; " << cut_edges(graph.in_edges(), owner) << " of " << graph.num_edges()
+            << seconds_text(seconds_since(start)) << "; " << cut_edges(graph, owner) << " of " << graph.num_edges()
             << " edges cross parts\n"
             << part_table(graph, owner, args.parts);
   if (args.out.empty()) return;

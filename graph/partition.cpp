@@ -18,12 +18,12 @@ struct Adjacency {
   std::vector<idx_t> neighbours;
 };
 
-Adjacency undirected_adjacency(const Graph& graph) {
+Adjacency undirected_adjacency(const InEdges& graph) {
   const Index n = graph.num_nodes();
   std::vector<Index> counts(static_cast<std::size_t>(n) + 1, 0);
   for (Index i = 0; i < n; ++i)
-    for (Index e = graph.in_offsets()[i]; e < graph.in_offsets()[i + 1]; ++e) {
-      const NodeId j = graph.in_sources()[e];
+    for (Index e = graph.offsets[i]; e < graph.offsets[i + 1]; ++e) {
+      const NodeId j = graph.sources[e];
       if (j == i) continue;
       ++counts[static_cast<std::size_t>(i) + 1];
       ++counts[static_cast<std::size_t>(j) + 1];
@@ -35,8 +35,8 @@ Adjacency undirected_adjacency(const Graph& graph) {
   std::vector<Index> fill(counts.begin(), counts.end() - 1);
   std::vector<idx_t> all(static_cast<std::size_t>(counts.back()));
   for (Index i = 0; i < n; ++i)
-    for (Index e = graph.in_offsets()[i]; e < graph.in_offsets()[i + 1]; ++e) {
-      const NodeId j = graph.in_sources()[e];
+    for (Index e = graph.offsets[i]; e < graph.offsets[i + 1]; ++e) {
+      const NodeId j = graph.sources[e];
       if (j == i) continue;
       all[static_cast<std::size_t>(fill[i]++)] = static_cast<idx_t>(j);
       all[static_cast<std::size_t>(fill[j]++)] = static_cast<idx_t>(i);
@@ -70,7 +70,7 @@ void fill_empty_parts(std::vector<std::int32_t>& owner, int parts) {
 
 }  // namespace
 
-std::vector<std::int32_t> partition_graph(const Graph& graph, int parts, std::uint64_t seed) {
+std::vector<std::int32_t> partition_graph(const InEdges& graph, int parts, std::uint64_t seed) {
   const Index n = graph.num_nodes();
   if (parts < 1 || parts > n)
     throw ArgumentError("partition_graph: cannot cut " + std::to_string(n) + " nodes into " + std::to_string(parts) +
@@ -84,7 +84,7 @@ std::vector<std::int32_t> partition_graph(const Graph& graph, int parts, std::ui
   weights.reserve(static_cast<std::size_t>(n * constraints));
   for (Index i = 0; i < n; ++i) {
     weights.push_back(1);
-    if (constraints == 2) weights.push_back(static_cast<idx_t>(graph.in_degree(i)));
+    if (constraints == 2) weights.push_back(static_cast<idx_t>(graph.offsets[i + 1] - graph.offsets[i]));
   }
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
@@ -102,7 +102,7 @@ std::vector<std::int32_t> partition_graph(const Graph& graph, int parts, std::ui
   return owner;
 }
 
-GraphPart graph_part(const Graph& graph, std::span<const std::int32_t> owner, int part, int parts) {
+GraphPart graph_part(const InEdges& graph, std::span<const std::int32_t> owner, int part, int parts) {
   const Index n = graph.num_nodes();
   if (static_cast<Index>(owner.size()) != n)
     throw ArgumentError("graph_part: " + std::to_string(owner.size()) + " owners for " + std::to_string(n) + " nodes");
@@ -127,8 +127,8 @@ GraphPart graph_part(const Graph& graph, std::span<const std::int32_t> owner, in
   std::vector<std::vector<NodeId>> halo(static_cast<std::size_t>(parts));
   for (Index r = 0; r < result.owned; ++r) {
     const NodeId i = result.nodes[r];
-    for (Index e = graph.in_offsets()[i]; e < graph.in_offsets()[i + 1]; ++e) {
-      const NodeId j = graph.in_sources()[e];
+    for (Index e = graph.offsets[i]; e < graph.offsets[i + 1]; ++e) {
+      const NodeId j = graph.sources[e];
       if (owner[j] == part || row_of[j] == -2) continue;
       row_of[j] = -2;  // seen
       halo[static_cast<std::size_t>(owner[j])].push_back(j);
@@ -149,21 +149,24 @@ GraphPart graph_part(const Graph& graph, std::span<const std::int32_t> owner, in
   std::vector<NodeId> sources;
   for (Index r = 0; r < result.owned; ++r) {
     const NodeId i = result.nodes[r];
-    for (Index e = graph.in_offsets()[i]; e < graph.in_offsets()[i + 1]; ++e)
-      sources.push_back(row_of[graph.in_sources()[e]]);
+    for (Index e = graph.offsets[i]; e < graph.offsets[i + 1]; ++e)
+      sources.push_back(row_of[graph.sources[e]]);
     offsets[r + 1] = static_cast<Index>(sources.size());
   }
   std::fill(offsets.begin() + result.owned + 1, offsets.end(), static_cast<Index>(sources.size()));
   result.graph = Graph::from_in_edges(InEdges{offsets, sources});
 
-  // The own rows each other part holds in its halo: those with an out-edge into that part.
-  for (Index r = 0; r < result.owned; ++r) {
-    const NodeId j = result.nodes[r];
-    for (Index e = graph.out_offsets()[j]; e < graph.out_offsets()[j + 1]; ++e) {
-      const int p = owner[graph.out_targets()[e]];
-      auto& rows = result.sent_rows[static_cast<std::size_t>(p)];
-      if (p != part && (rows.empty() || rows.back() != r)) rows.push_back(r);
-    }
+  // The own rows each other part holds in its halo: those with an edge into that part.
+  for (Index i = 0; i < n; ++i) {
+    const std::int32_t p = owner[i];
+    if (p == part) continue;
+    auto& rows = result.sent_rows[static_cast<std::size_t>(p)];
+    for (Index e = graph.offsets[i]; e < graph.offsets[i + 1]; ++e)
+      if (owner[graph.sources[e]] == part) rows.push_back(row_of[graph.sources[e]]);
+  }
+  for (auto& rows : result.sent_rows) {
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
   }
   return result;
 }

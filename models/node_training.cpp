@@ -120,7 +120,8 @@ NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameter
     const FeatureRows rows = [&features](std::span<const NodeId> nodes, float* out) {
       for (const NodeId node : nodes) out = std::copy_n(features.row(node).data(), features.cols(), out);
     };
-    return train_node_classifier_on_parts(model, params, graph, rows, labels, split, options, on_epoch, checkpoints);
+    return train_node_classifier_on_parts(model, params, graph.in_edges(), rows, labels, split, options, on_epoch,
+                                          checkpoints);
   }
   const Index classes = model.options().classes;
   FullBatchTrainer trainer(model, params, graph, features, detail::part_targets(labels, split.train, classes, "training"),

@@ -44,7 +44,7 @@ void log_cut(const Logger& log, const InEdges& in_edges, std::span<const std::in
 std::vector<std::int32_t> shared_partition(const InEdges& in_edges) {
   std::string bytes;
   if (distributed::rank() == 0) {
-    const std::vector<std::int32_t> owner = partition_graph(Graph::from_in_edges(in_edges), distributed::size());
+    const std::vector<std::int32_t> owner = partition_graph(in_edges, distributed::size());
     bytes.assign(reinterpret_cast<const char*>(owner.data()), owner.size() * sizeof(std::int32_t));
   }
   distributed::broadcast(bytes, 0);
@@ -239,7 +239,7 @@ std::string per_process(std::uint64_t value) {
 namespace edgewise {
 
 NodeTrainingResult train_node_classifier_on_parts(NodeClassifier<float>& model, Parameters<float>& params,
-                                                  const Graph& graph, const FeatureRows& features,
+                                                  const InEdges& graph, const FeatureRows& features,
                                                   std::span<const Index> labels, const Split& split,
                                                   const NodeTrainingOptions& options,
                                                   const std::function<void(const NodeEpochReport&)>& on_epoch,
@@ -251,12 +251,12 @@ NodeTrainingResult train_node_classifier_on_parts(NodeClassifier<float>& model, 
                         std::to_string(graph.num_nodes()) + " nodes");
   if (split.train.empty()) throw ArgumentError("node training: the training split is empty");
   const Index classes = model.options().classes;
-  const std::vector<std::int32_t> owner = shared_partition(graph.in_edges());
+  const std::vector<std::int32_t> owner = shared_partition(graph);
   PartTrainer trainer(model, params, graph_part(graph, owner, distributed::rank(), distributed::size()), features,
                       part_targets(labels, split.train, classes, "training"),
                       part_targets(labels, split.val, classes, "validation"), options);
   const Logger log(options.log);
-  log_cut(log, graph.in_edges(), owner, split.train,
+  log_cut(log, graph, owner, split.train,
           per_process(static_cast<std::uint64_t>(trainer.part().rows() - trainer.part().owned)));
   NodeTrainingResult result = run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
   log.verbose("peak memory of each process (MB): " + per_process(static_cast<std::uint64_t>(std::lround(peak_rss_mb()))));

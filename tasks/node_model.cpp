@@ -312,10 +312,9 @@ NodeTrainingResult NodeModel::fit(const GraphStore& store, const Split& split, c
   const TrainingCheckpoints hooks = checkpoint_hooks(checkpoints, identity, resumed);
   const NodeSource source = checked_source(store);
   NodeTrainingResult result;
-  if (on_parts) {  // every process holds the in-edges, and reads the features of its own part only
-    const Graph graph = Graph::from_in_edges(source.in_edges);
-    result = train_node_classifier_on_parts(*network_, *params_, graph, source.gather_features, store.labels(), split,
-                                            options, on_epoch, hooks);
+  if (on_parts) {  // every process maps the in-edges, and reads the features of its own part only
+    result = train_node_classifier_on_parts(*network_, *params_, source.in_edges, source.gather_features,
+                                            store.labels(), split, options, on_epoch, hooks);
   } else {
     result = train_node_classifier_sampled(*network_, *params_, source, store.labels(), split, options,
                                            batching.sampling, on_epoch, hooks);

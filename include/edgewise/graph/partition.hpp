@@ -10,8 +10,8 @@
 /// so a layer computed on the part gives every own node exactly its row of the whole graph's layer,
 /// once the halo rows of the layer's input hold their owners' values.
 ///
-///   std::vector<std::int32_t> owner = partition_graph(graph, 4);
-///   GraphPart part = graph_part(graph, owner, rank);   // rows: own nodes, then the halo
+///   std::vector<std::int32_t> owner = partition_graph(graph.in_edges(), 4);
+///   GraphPart part = graph_part(graph.in_edges(), owner, rank, 4);   // rows: own nodes, then the halo
 #pragma once
 
 #include <cstdint>
@@ -27,7 +27,7 @@ namespace edgewise {
 /// The same graph, part count and seed give the same parts. parts == 1 puts every node in part 0.
 /// Throws ArgumentError when parts < 1 or parts > N, or when the graph has 2^31 or more edges once
 /// symmetrized (METIS's 32-bit indices).
-std::vector<std::int32_t> partition_graph(const Graph& graph, int parts, std::uint64_t seed = 0);
+std::vector<std::int32_t> partition_graph(const InEdges& graph, int parts, std::uint64_t seed = 0);
 
 /// One part of a graph. Its rows are the part's own nodes (ascending ids), then its halo: the nodes
 /// of other parts with an edge into an own node, by owning part and then id. Its graph holds every
@@ -49,9 +49,9 @@ struct GraphPart {
   Index rows() const { return static_cast<Index>(nodes.size()); }
 };
 
-/// Part `part` of `graph` cut by `owner` ([N], each in [0, parts)). Throws ArgumentError on an owner
+/// Part `part` of the graph of `graph`'s in-edges cut by `owner` ([N], each in [0, parts)). Throws ArgumentError on an owner
 /// vector of the wrong size or with a part outside [0, parts).
-GraphPart graph_part(const Graph& graph, std::span<const std::int32_t> owner, int part, int parts);
+GraphPart graph_part(const InEdges& graph, std::span<const std::int32_t> owner, int part, int parts);
 
 /// The number of edges whose ends lie in different parts.
 Index cut_edges(const InEdges& in_edges, std::span<const std::int32_t> owner);

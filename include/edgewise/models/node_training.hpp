@@ -85,13 +85,14 @@ NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameter
 using FeatureRows = std::function<void(std::span<const NodeId> nodes, float* out)>;
 
 /// train_node_classifier across the processes of a run (core/distributed.hpp), which it calls under
-/// mpirun: the graph is cut into one part a process by METIS (rank 0's cut), each process asks
+/// mpirun: the graph of `graph`'s in-edges is cut into one part a process by METIS (rank 0's cut), which
+/// every process views whole; each process asks
 /// `features` for its own nodes and its halo only, runs the network on them, and exchanges the halo
 /// rows of every hidden layer with the other processes. The result is train_node_classifier's up to
 /// the order of float sums. Must be called by every process with the same arguments. Throws as
 /// train_node_classifier does.
 NodeTrainingResult train_node_classifier_on_parts(NodeClassifier<float>& model, Parameters<float>& params,
-                                                  const Graph& graph, const FeatureRows& features,
+                                                  const InEdges& graph, const FeatureRows& features,
                                                   std::span<const Index> labels, const Split& split,
                                                   const NodeTrainingOptions& options = {},
                                                   const std::function<void(const NodeEpochReport&)>& on_epoch = {},
