@@ -18,6 +18,9 @@ namespace {
 // preempts a busy thread a few times a second (timers, kernel threads); one other CPU-bound process
 // on two cores preempts each of two threads over a hundred times a second.
 constexpr double kPreemptedRate = 40;
+// The share of its threads' wall time below which a preempted process lacks cores: one CPU-bound
+// process beside two threads on two cores leaves them about 2/3.
+constexpr double kStarvedShare = 0.85;
 constexpr double kFirstWait = 0.5;
 constexpr double kLongestWait = 8;
 constexpr auto kWindow = std::chrono::milliseconds(100);
@@ -39,10 +42,18 @@ int& requested_threads() {
   return n;
 }
 
-double process_preemptions() {
+// The process's involuntary context switches and CPU seconds so far.
+struct ProcessUsage {
+  double preemptions = 0;
+  double cpu_seconds = 0;
+};
+
+double seconds_of(const timeval& time) { return static_cast<double>(time.tv_sec) + 1e-6 * static_cast<double>(time.tv_usec); }
+
+ProcessUsage process_usage() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_nivcsw);
+  return {static_cast<double>(usage.ru_nivcsw), seconds_of(usage.ru_utime) + seconds_of(usage.ru_stime)};
 }
 
 // The governor of the process, and the window it is measuring. Loops may start on several threads at
@@ -70,17 +81,19 @@ class LoopThreads {
   void close_window(std::chrono::steady_clock::rep now) {
     const std::unique_lock lock(mutex_, std::try_to_lock);
     if (!lock.owns_lock() || now - window_start_.load(std::memory_order_relaxed) < kWindowTicks) return;
-    const double preemptions = process_preemptions();
+    const ProcessUsage usage = process_usage();
     const auto elapsed = std::chrono::steady_clock::duration(now - window_start_.load(std::memory_order_relaxed));
     const double seconds = std::chrono::duration<double>(elapsed).count();
-    governor_.observe({.seconds = seconds, .preemptions = preemptions - window_preemptions_});
-    start_window(now, preemptions);
+    governor_.observe({.seconds = seconds,
+                       .preemptions = usage.preemptions - window_usage_.preemptions,
+                       .cpu_seconds = usage.cpu_seconds - window_usage_.cpu_seconds});
+    start_window(now, usage);
     publish();
   }
 
-  void start_window(std::chrono::steady_clock::rep now, double preemptions = process_preemptions()) {
+  void start_window(std::chrono::steady_clock::rep now, const ProcessUsage& usage = process_usage()) {
     window_start_.store(now, std::memory_order_relaxed);
-    window_preemptions_ = preemptions;
+    window_usage_ = usage;
   }
 
   void publish() { threads_.store(governor_.threads(), std::memory_order_relaxed); }
@@ -88,7 +101,7 @@ class LoopThreads {
   std::mutex mutex_;
   ThreadGovernor governor_{num_threads()};
   std::atomic<std::chrono::steady_clock::rep> window_start_{std::chrono::steady_clock::now().time_since_epoch().count()};
-  double window_preemptions_ = process_preemptions();
+  ProcessUsage window_usage_ = process_usage();
   std::atomic<int> threads_{0};
 };
 
@@ -110,7 +123,8 @@ ThreadGovernor::ThreadGovernor(int requested)
     : requested_(std::max(1, requested)), threads_(requested_), wait_(kFirstWait) {}
 
 bool ThreadGovernor::preempted(const Window& window) const {
-  return window.preemptions > kPreemptedRate * threads_ * window.seconds;
+  const double thread_seconds = threads_ * window.seconds;
+  return window.preemptions > kPreemptedRate * thread_seconds && window.cpu_seconds < kStarvedShare * thread_seconds;
 }
 
 void ThreadGovernor::observe(const Window& window) {

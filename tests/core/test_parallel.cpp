@@ -115,9 +115,10 @@ TEST_F(ParallelTest, ZeroRestoresTheDefault) {
 }
 
 // Windows of 1/8 s (so that their sums are exact): a quiet one, and one with 40 preemptions (320 a
-// second, as when another CPU-bound process shares two cores with two threads).
-constexpr ThreadGovernor::Window kQuiet{.seconds = 0.125, .preemptions = 0};
-constexpr ThreadGovernor::Window kPreempted{.seconds = 0.125, .preemptions = 40};
+// second) in which two threads got 2/3 of their CPU time, as when another CPU-bound process shares
+// two cores with them. Windows without CPU time count as short of it.
+constexpr ThreadGovernor::Window kQuiet{.seconds = 0.125, .preemptions = 0, .cpu_seconds = 0.25};
+constexpr ThreadGovernor::Window kPreempted{.seconds = 0.125, .preemptions = 40, .cpu_seconds = 0.167};
 
 void observe(ThreadGovernor& governor, const ThreadGovernor::Window& window, int times) {
   for (int i = 0; i < times; ++i) governor.observe(window);
@@ -130,6 +131,16 @@ TEST(ThreadGovernorTest, KeepsTheRequestedCountWhileUndisturbed) {
   // A few preemptions a second, as an idle machine's timers cause, are no reason to slow down.
   observe(governor, {.seconds = 0.125, .preemptions = 2}, 100);
   EXPECT_EQ(governor.threads(), 2);
+}
+
+TEST(ThreadGovernorTest, PreemptionsThatLeaveTheThreadsTheirCoresAreNoReasonToSlowDown) {
+  // A terminal or pipe reading the log wakes once a line and preempts a thread for microseconds:
+  // many preemptions, yet the threads keep nearly all their CPU time.
+  ThreadGovernor governor(2);
+  observe(governor, {.seconds = 0.125, .preemptions = 40, .cpu_seconds = 0.24}, 100);
+  EXPECT_EQ(governor.threads(), 2);
+  governor.observe({.seconds = 0.125, .preemptions = 40, .cpu_seconds = 0.2});  // under 85 %: short of cores
+  EXPECT_EQ(governor.threads(), 1);
 }
 
 TEST(ThreadGovernorTest, HalvesWhenPreemptedAndTriesAgainAfterHalfASecond) {

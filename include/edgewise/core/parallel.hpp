@@ -30,13 +30,17 @@ int loop_threads();
 /// two threads run many times slower than one. So while the process's threads are preempted often,
 /// the governor halves the thread count, down to 1; after a wait at the lower count (0.5 s,
 /// doubling after each failed try, up to 8 s) it tries the higher count for a window again.
+/// Preemptions count only when they cost the process its cores: a window whose threads still got
+/// 85 % of their CPU time was disturbed by short tasks (the terminal or pipe reading the process's
+/// log lines, which wakes once a line), not by a process competing for the cores.
 class ThreadGovernor {
  public:
-  /// What one window of parallel work saw: its wall time and the process's involuntary context
-  /// switches (getrusage's ru_nivcsw) in it.
+  /// What one window of parallel work saw: its wall time, and the process's involuntary context
+  /// switches (getrusage's ru_nivcsw) and CPU time (user and system, all threads) in it.
   struct Window {
     double seconds = 0;      ///< wall time
     double preemptions = 0;  ///< involuntary context switches of the whole process
+    double cpu_seconds = 0;  ///< CPU time of the whole process
   };
 
   /// Starts at `requested` threads (at least 1), never more.
