@@ -447,6 +447,8 @@ namespace {
 template <typename EvaluateTest>
 void finish_node_training(const NodeTrainArgs& args, const Logger& log, TrainedNodeModel& trained,
                           TrainingSummary summary, const Split& split, EvaluateTest&& evaluate_test) {
+  // In a run of several processes rank 0 alone scores the test nodes and writes the files.
+  if (distributed::rank() > 0) return;
   NodeModel& model = trained.model;
   std::ostringstream test_report;
   if (!split.test.empty()) {
@@ -458,7 +460,6 @@ void finish_node_training(const NodeTrainArgs& args, const Logger& log, TrainedN
     print_evaluation(test_report, "test", test, model.config().classes);
   }
   model.set_training_summary(std::move(summary));
-  if (distributed::rank() > 0) return;  // rank 0 writes the files of a run of several processes
   model.save(args.out, overwrite_for(args.force));
   log.normal("saved " + args.out);
   if (!args.plot.empty()) {
