@@ -1,4 +1,4 @@
-// Full-batch node training across the processes of a run: every process holds the graph's edges,
+// Full-batch node training across the processes of a run: every process views the graph's in-edges,
 // takes one part of rank 0's METIS cut (graph/partition.hpp), reads the features of its own nodes and
 // its halo only, and runs the network on them. After each hidden layer the processes exchange the halo
 // rows of its output, and before its backward the halo rows of the gradient, so that every own node
@@ -6,10 +6,13 @@
 // process's mean is weighted by its share of them, the parameter gradients are summed, and every
 // process takes the same Adam step. The dropout masks are drawn by node id (Mode::node_ids), so each
 // part drops what the whole graph drops.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
