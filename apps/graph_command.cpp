@@ -327,11 +327,12 @@ void info(const InfoArgs& args) {
 std::string part_table(const InEdges& graph, std::span<const std::int32_t> owner, int parts) {
   std::ostringstream out;
   out << "part      nodes   in-edges       halo\n";
+  const std::vector<PartSizes> sizes = part_sizes(graph, owner, parts);
   for (int p = 0; p < parts; ++p) {
-    const GraphPart part = graph_part(graph, owner, p, parts);
+    const PartSizes& part = sizes[static_cast<std::size_t>(p)];
     char line[80];
-    std::snprintf(line, sizeof line, "%4d %10lld %10lld %10lld\n", p, static_cast<long long>(part.owned),
-                  static_cast<long long>(part.graph.num_edges()), static_cast<long long>(part.rows() - part.owned));
+    std::snprintf(line, sizeof line, "%4d %10lld %10lld %10lld\n", p, static_cast<long long>(part.nodes),
+                  static_cast<long long>(part.in_edges), static_cast<long long>(part.halo));
     out << line;
   }
   return out.str();

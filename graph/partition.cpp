@@ -68,6 +68,18 @@ void fill_empty_parts(std::vector<std::int32_t>& owner, int parts) {
   }
 }
 
+// Throws ArgumentError unless `owner` gives each of n nodes a part in [0, parts).
+void check_owners(const char* caller, Index n, std::span<const std::int32_t> owner, int parts) {
+  if (static_cast<Index>(owner.size()) != n)
+    throw ArgumentError(std::string(caller) + ": " + std::to_string(owner.size()) + " owners for " +
+                        std::to_string(n) + " nodes");
+  if (parts < 1) throw ArgumentError(std::string(caller) + ": no parts");
+  for (const std::int32_t p : owner)
+    if (p < 0 || p >= parts)
+      throw ArgumentError(std::string(caller) + ": owner " + std::to_string(p) + " is not a part of " +
+                          std::to_string(parts));
+}
+
 }  // namespace
 
 std::vector<std::int32_t> partition_graph(const InEdges& graph, int parts, std::uint64_t seed) {
@@ -104,11 +116,8 @@ std::vector<std::int32_t> partition_graph(const InEdges& graph, int parts, std::
 
 GraphPart graph_part(const InEdges& graph, std::span<const std::int32_t> owner, int part, int parts) {
   const Index n = graph.num_nodes();
-  if (static_cast<Index>(owner.size()) != n)
-    throw ArgumentError("graph_part: " + std::to_string(owner.size()) + " owners for " + std::to_string(n) + " nodes");
-  if (parts < 1 || part < 0 || part >= parts) throw ArgumentError("graph_part: no part " + std::to_string(part) + " of " + std::to_string(parts));
-  for (const std::int32_t p : owner)
-    if (p < 0 || p >= parts) throw ArgumentError("graph_part: owner " + std::to_string(p) + " is not a part of " + std::to_string(parts));
+  check_owners("graph_part", n, owner, parts);
+  if (part < 0 || part >= parts) throw ArgumentError("graph_part: no part " + std::to_string(part) + " of " + std::to_string(parts));
 
   GraphPart result;
   result.part = part;
@@ -169,6 +178,32 @@ GraphPart graph_part(const InEdges& graph, std::span<const std::int32_t> owner, 
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
   }
   return result;
+}
+
+std::vector<PartSizes> part_sizes(const InEdges& in_edges, std::span<const std::int32_t> owner, int parts) {
+  const Index n = in_edges.num_nodes();
+  check_owners("part_sizes", n, owner, parts);
+  std::vector<PartSizes> sizes(static_cast<std::size_t>(parts));
+  // The nodes by part, so that one stamp a node marks it as counted in the halo of the part at hand.
+  std::vector<Index> starts(static_cast<std::size_t>(parts) + 1, 0);
+  for (const std::int32_t p : owner) ++starts[static_cast<std::size_t>(p) + 1];
+  for (int p = 0; p < parts; ++p) starts[p + 1] += starts[p];
+  std::vector<NodeId> by_part(static_cast<std::size_t>(n));
+  for (Index i = 0; i < n; ++i) by_part[static_cast<std::size_t>(starts[owner[i]]++)] = static_cast<NodeId>(i);
+  std::vector<std::int32_t> counted_for(static_cast<std::size_t>(n), -1);
+  for (const NodeId i : by_part) {
+    const std::int32_t p = owner[i];
+    PartSizes& part = sizes[static_cast<std::size_t>(p)];
+    ++part.nodes;
+    part.in_edges += in_edges.offsets[i + 1] - in_edges.offsets[i];
+    for (Index e = in_edges.offsets[i]; e < in_edges.offsets[i + 1]; ++e) {
+      const NodeId j = in_edges.sources[e];
+      if (owner[j] == p || counted_for[j] == p) continue;
+      counted_for[j] = p;
+      ++part.halo;
+    }
+  }
+  return sizes;
 }
 
 Index cut_edges(const InEdges& in_edges, std::span<const std::int32_t> owner) {

@@ -50,9 +50,9 @@ std::vector<Index> part_targets(std::span<const Index> labels, std::span<const I
 std::vector<std::int32_t> shared_partition(const InEdges& in_edges);
 
 /// Logs how shared_partition cut the graph: the edges that cross parts, and each part's own nodes,
-/// training nodes and, unless `halo` is empty, halo nodes (as text, one count a part).
+/// halo nodes and training nodes.
 void log_cut(const Logger& log, const InEdges& in_edges, std::span<const std::int32_t> owner,
-             std::span<const Index> training_nodes, const std::string& halo);
+             std::span<const Index> training_nodes);
 
 /// The column of the row's largest logit.
 Index argmax(const Matrix<float>& logits, Index row);

@@ -25,23 +25,24 @@
 namespace edgewise::detail {
 
 void log_cut(const Logger& log, const InEdges& in_edges, std::span<const std::int32_t> owner,
-             std::span<const Index> training_nodes, const std::string& halo) {
-  const auto parts = static_cast<std::size_t>(distributed::size());
-  std::vector<Index> own(parts, 0), training(parts, 0);
-  for (const std::int32_t part : owner) ++own[static_cast<std::size_t>(part)];
+             std::span<const Index> training_nodes) {
+  const int parts = distributed::size();
+  const std::vector<PartSizes> sizes = part_sizes(in_edges, owner, parts);
+  std::vector<Index> training(static_cast<std::size_t>(parts), 0);
   for (const Index node : training_nodes) ++training[static_cast<std::size_t>(owner[static_cast<std::size_t>(node)])];
-  const auto text = [](const std::vector<Index>& counts) {
-    std::string joined;
-    for (const Index count : counts) {
-      if (!joined.empty()) joined += ' ';
-      joined += std::to_string(count);
-    }
-    return joined;
-  };
+  std::string own, halo, trained;
+  for (std::size_t p = 0; p < sizes.size(); ++p) {
+    const std::string gap = p == 0 ? "" : " ";
+    own += gap;
+    own += std::to_string(sizes[p].nodes);
+    halo += gap;
+    halo += std::to_string(sizes[p].halo);
+    trained += gap;
+    trained += std::to_string(training[p]);
+  }
   log.normal("graph cut into " + std::to_string(parts) + " parts by METIS, one a process: " +
              std::to_string(cut_edges(in_edges, owner)) + " of " + std::to_string(in_edges.num_edges()) +
-             " edges cross parts; own nodes " + text(own) + (halo.empty() ? "" : ", halo nodes " + halo) +
-             ", training nodes " + text(training));
+             " edges cross parts; own nodes " + own + ", halo nodes " + halo + ", training nodes " + trained);
 }
 
 std::vector<std::int32_t> shared_partition(const InEdges& in_edges) {
@@ -171,8 +172,6 @@ class PartTrainer {
     return loss;
   }
 
-  const GraphPart& part() const { return part_; }
-
   void save(TrainingState& state) const { steps_.save(state); }
   void restore(const TrainingState& state) { steps_.restore(state); }
 
@@ -259,8 +258,7 @@ NodeTrainingResult train_node_classifier_on_parts(NodeClassifier<float>& model, 
                       part_targets(labels, split.train, classes, "training"),
                       part_targets(labels, split.val, classes, "validation"), options);
   const Logger log(options.log);
-  log_cut(log, graph, owner, split.train,
-          per_process(static_cast<std::uint64_t>(trainer.part().rows() - trainer.part().owned)));
+  log_cut(log, graph, owner, split.train);
   NodeTrainingResult result = run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
   log.verbose("peak memory of each process (MB): " + per_process(static_cast<std::uint64_t>(std::lround(peak_rss_mb()))));
   return result;

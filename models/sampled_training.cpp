@@ -374,7 +374,7 @@ NodeTrainingResult train_node_classifier_sampled(NodeClassifier<float>& model, P
   detail::part_targets(labels, split.val, classes, "validation");
   SampledTrainer trainer(model, params, graph, labels, split, options, sampling);
   if (distributed::active())
-    detail::log_cut(Logger(options.log), graph.in_edges, trainer.owner(), split.train, "");
+    detail::log_cut(Logger(options.log), graph.in_edges, trainer.owner(), split.train);
   return detail::run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
 }
 

@@ -98,6 +98,12 @@ TEST(PartitionTest, PartsAgreeWithTheGraphAndEachOther) {
     }
   }
   EXPECT_EQ(owned, graph.num_nodes());
+  const std::vector<PartSizes> sizes = part_sizes(graph.in_edges(), owner, kParts);
+  for (const GraphPart& part : parts) {
+    EXPECT_EQ(sizes[part.part].nodes, part.owned);
+    EXPECT_EQ(sizes[part.part].in_edges, part.graph.num_edges());
+    EXPECT_EQ(sizes[part.part].halo, part.rows() - part.owned);
+  }
   // What part p sends part s is, in order, the halo rows s holds from p.
   for (const GraphPart& from : parts)
     for (const GraphPart& to : parts) {
@@ -118,6 +124,7 @@ TEST(PartitionTest, RefusesOwnersThatDoNotFit) {
   EXPECT_THROW(graph_part(graph.in_edges(), std::vector<std::int32_t>(11, 0), 0, 1), ArgumentError);
   EXPECT_THROW(graph_part(graph.in_edges(), std::vector<std::int32_t>(12, 2), 0, 2), ArgumentError);
   EXPECT_THROW(graph_part(graph.in_edges(), std::vector<std::int32_t>(12, 0), 2, 2), ArgumentError);
+  EXPECT_THROW(part_sizes(graph.in_edges(), std::vector<std::int32_t>(12, 2), 2), ArgumentError);
 }
 
 }  // namespace

@@ -53,6 +53,17 @@ struct GraphPart {
 /// vector of the wrong size or with a part outside [0, parts).
 GraphPart graph_part(const InEdges& graph, std::span<const std::int32_t> owner, int part, int parts);
 
+/// What one part of a cut holds (graph_part's sizes, without building the part).
+struct PartSizes {
+  Index nodes = 0;     ///< own nodes
+  Index in_edges = 0;  ///< in-edges of the own nodes
+  Index halo = 0;      ///< nodes of other parts with an edge into an own node
+};
+
+/// The sizes of every part of `owner`'s cut, [parts], in one pass over the edges. Throws
+/// ArgumentError as graph_part does.
+std::vector<PartSizes> part_sizes(const InEdges& in_edges, std::span<const std::int32_t> owner, int parts);
+
 /// The number of edges whose ends lie in different parts.
 Index cut_edges(const InEdges& in_edges, std::span<const std::int32_t> owner);
 
