@@ -24,6 +24,7 @@
 #include "edgewise/core/files.hpp"
 #include "edgewise/datasets/rmat.hpp"
 #include "edgewise/graph/partition.hpp"
+#include "edgewise/io/graph_parts.hpp"
 #include "edgewise/io/graph_store.hpp"
 #include "edgewise/io/npy.hpp"
 #include "node_commands.hpp"
@@ -57,6 +58,7 @@ struct PartitionArgs {
   std::string store;
   int parts = 2;
   std::string out;
+  std::string stores;
   bool force = false;
   int threads = 0;
 };
@@ -317,6 +319,12 @@ void info(const InfoArgs& args) {
   field(out, "edge list",
         std::to_string(store.edge_list_nodes()) + " nodes, " + std::to_string(store.edge_list_edges()) + " edges");
   field(out, "fingerprint", store.fingerprint());
+  if (const StorePart* part = store.part())
+    field(out, "part", std::to_string(part->part) + " of " + std::to_string(part->parts) + ": " +
+                           std::to_string(part->owned) + " own nodes, then " +
+                           std::to_string(store.num_nodes() - part->owned) + " halo nodes of a graph of " +
+                           std::to_string(part->whole_nodes) + " nodes and " + std::to_string(part->whole_edges) +
+                           " edges (fingerprint " + part->whole_fingerprint + ")");
   field(out, "opened in", seconds_text(seconds) + " (checksums verified)");
   out << "input\n";
   input_fields(out, store.input());
@@ -340,8 +348,14 @@ std::string part_table(const InEdges& graph, std::span<const std::int32_t> owner
 
 void partition(const PartitionArgs& args) {
   apply_threads(args.threads);
-  if (!args.out.empty()) check_output_path(args.out, args.force);
+  if (!args.stores.empty()) fs::create_directories(args.stores);
+  const std::string map_path =
+      args.out.empty() && !args.stores.empty() ? (fs::path(args.stores) / "parts.tsv").string() : args.out;
+  if (!map_path.empty()) check_output_path(map_path, args.force);
+  for (int p = 0; !args.stores.empty() && p < args.parts; ++p)
+    check_output_path(part_store_path(args.stores, p).string(), args.force);
   const GraphStore store = GraphStore::open(args.store);
+  if (store.part()) throw ArgumentError(args.store + " is already a part of a cut graph; cut the whole graph's store");
   const InEdges graph = store.in_edges();
   const auto start = std::chrono::steady_clock::now();
   const std::vector<std::int32_t> owner = partition_graph(graph, args.parts);
@@ -349,12 +363,17 @@ void partition(const PartitionArgs& args) {
             << seconds_text(seconds_since(start)) << "; " << cut_edges(graph, owner) << " of " << graph.num_edges()
             << " edges cross parts\n"
             << part_table(graph, owner, args.parts);
-  if (args.out.empty()) return;
+  if (!args.stores.empty()) {
+    write_part_stores(store, owner, args.parts, args.stores, overwrite_for(args.force));
+    std::cout << "wrote " << part_store_path(args.stores, 0).string() << " .. "
+              << part_store_path(args.stores, args.parts - 1).filename().string() << "\n";
+  }
+  if (map_path.empty()) return;
   std::string map = "node\tpart\n";
   for (Index node = 0; node < graph.num_nodes(); ++node)
     map += store.node_name(node) + '\t' + std::to_string(owner[static_cast<std::size_t>(node)]) + '\n';
-  write_file_atomically(args.out, map, overwrite_for(args.force));
-  std::cout << "wrote " << args.out << '\n';
+  write_file_atomically(map_path, map, overwrite_for(args.force));
+  std::cout << "wrote " << map_path << '\n';
 }
 
 void add_build(CLI::App& graph) {
@@ -416,8 +435,14 @@ void add_partition(CLI::App& graph) {
                    "one part a process, and print each part's nodes, in-edges and halo (remote in-neighbours)");
   command->add_option("store", args->store, "Graph store (.ewg)")->required()->check(CLI::ExistingFile);
   command->add_option("--parts", args->parts, "Number of parts")->capture_default_str()->check(at_least(1, "POSITIVE"));
-  command->add_option("--out", args->out, "Write the part of every node here, 'node<TAB>part' a line (optional)");
-  command->add_flag("--force", args->force, "Replace an existing output file");
+  command->add_option("--out", args->out,
+                      "Write the part of every node here, 'node<TAB>part' a line (optional; with --stores, "
+                      "FOLDER/parts.tsv unless given)");
+  command->add_option("--stores", args->stores,
+                      "Write one graph store a part into this folder, part-K.ewg: the part's own nodes with their "
+                      "in-edges, and the features of its halo; 'mpirun -np PARTS edgewise train --task node --graph "
+                      "FOLDER' trains on them, each process mapping only its part");
+  command->add_flag("--force", args->force, "Replace existing output files");
   add_threads_option(*command, args->threads);
   command->callback([args] { partition(*args); });
 }

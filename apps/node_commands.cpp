@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/graph/sampling.hpp"
+#include "edgewise/io/graph_parts.hpp"
 #include "edgewise/models/model_file.hpp"
 #include "edgewise/tasks/node_training.hpp"
 
@@ -88,16 +90,16 @@ std::vector<Index> labeled_nodes(std::span<const Index> labels) {
   return labeled;
 }
 
-// Finds a store's nodes by name: by value for a store named by ids, else through an index built once.
-NodeLookup store_lookup(const GraphStore& store) {
-  if (store.named_by_id())
-    return [&store](std::string_view name) -> Index {
+// Finds nodes by name: by value for nodes named by their ids, else through an index built once.
+NodeLookup node_lookup(Index nodes, bool named_by_id, const std::function<std::string(Index)>& name_of) {
+  if (named_by_id)
+    return [nodes](std::string_view name) -> Index {
       Index id = -1;
       const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), id);
-      return error == std::errc() && end == name.data() + name.size() && id < store.num_nodes() ? id : -1;
+      return error == std::errc() && end == name.data() + name.size() && id < nodes ? id : -1;
     };
   auto ids = std::make_shared<std::unordered_map<std::string, Index>>();
-  for (Index node = 0; node < store.num_nodes(); ++node) ids->emplace(store.node_name(node), node);
+  for (Index node = 0; node < nodes; ++node) ids->emplace(name_of(node), node);
   return [ids](std::string_view name) {
     const auto found = ids->find(std::string(name));
     return found == ids->end() ? Index{-1} : found->second;
@@ -365,8 +367,10 @@ CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args
       ->check(CLI::Range(0.0, 0.95));
   group->add_option("--graph", args.graph,
                     "Train on a graph store (.ewg, from 'edgewise graph build' or 'graph generate') instead of "
-                    "--edges, --labels and --features: memory-mapped, with sampled mini-batches when it does not fit")
-      ->check(CLI::ExistingFile);
+                    "--edges, --labels and --features: memory-mapped, with sampled mini-batches when it does not fit. "
+                    "Under mpirun, also a folder of part stores ('graph partition --stores'): process K maps "
+                    "part-K.ewg alone")
+      ->check(CLI::ExistingPath);
   group->add_option("--fanout", args.batching.fanouts,
                     "Train on sampled mini-batches: the in-neighbours drawn for each node, one number per layer, "
                     "the seeds' first (-1: all); default 15, then 10 for every further layer")
@@ -442,22 +446,29 @@ double held_out_accuracy(const NodeTrainArgs& args, const NodeGraph& data, const
 
 namespace {
 
+// Which processes of a run score the test nodes.
+enum class TestScoring { rank_0, every_process };
+
 // Evaluates the test nodes (when there are any), records the summary, saves the model and its plot,
 // and logs the test report. evaluate_test(model) scores split.test.
 template <typename EvaluateTest>
 void finish_node_training(const NodeTrainArgs& args, const Logger& log, TrainedNodeModel& trained,
-                          TrainingSummary summary, const Split& split, EvaluateTest&& evaluate_test) {
-  // In a run of several processes rank 0 alone scores the test nodes and writes the files.
-  if (distributed::rank() > 0) return;
+                          TrainingSummary summary, const Split& split, EvaluateTest&& evaluate_test,
+                          TestScoring scoring = TestScoring::rank_0) {
+  // In a run of several processes rank 0 alone writes the files, and scores the test nodes unless
+  // each process holds only its part of them.
+  if (distributed::rank() > 0 && scoring == TestScoring::rank_0) return;
   NodeModel& model = trained.model;
+  std::optional<NodeEvaluation> test;
+  if (!split.test.empty()) test = evaluate_test(model);
+  if (distributed::rank() > 0) return;
   std::ostringstream test_report;
-  if (!split.test.empty()) {
-    const NodeEvaluation test = evaluate_test(model);
-    summary.metrics.insert(summary.metrics.end(), {{"test accuracy", test.metrics.accuracy},
-                                                   {"test macro_f1", test.metrics.macro_f1},
-                                                   {"test loss", test.loss}});
+  if (test) {
+    summary.metrics.insert(summary.metrics.end(), {{"test accuracy", test->metrics.accuracy},
+                                                   {"test macro_f1", test->metrics.macro_f1},
+                                                   {"test loss", test->loss}});
     test_report << '\n';
-    print_evaluation(test_report, "test", test, model.config().classes);
+    print_evaluation(test_report, "test", *test, model.config().classes);
   }
   model.set_training_summary(std::move(summary));
   model.save(args.out, overwrite_for(args.force));
@@ -472,29 +483,77 @@ void finish_node_training(const NodeTrainArgs& args, const Logger& log, TrainedN
   log.normal(report);
 }
 
+// --graph's store: the file, or this process's part in a folder of part stores.
+GraphStore open_training_store(const std::string& graph) {
+  if (!std::filesystem::is_directory(graph)) return GraphStore::open(graph);
+  const std::filesystem::path part = part_store_path(graph, distributed::rank());
+  if (!std::filesystem::exists(part))
+    throw ArgumentError("--graph " + graph + ": a folder of part stores (`edgewise graph partition --stores`) holds " +
+                        part.filename().string() + " for process " + std::to_string(distributed::rank()) +
+                        "; this one does not");
+  return GraphStore::open(part);
+}
+
+// What training reads of the whole graph: the store's, or gathered from every process's part.
+struct WholeGraph {
+  const GraphStore& store;
+  Index nodes = 0, edges = 0;
+  std::vector<Index> gathered_labels = {};
+  std::vector<std::string> gathered_names = {};
+
+  std::span<const Index> labels() const { return store.part() ? gathered_labels : store.labels(); }
+  std::string name_of(Index node) const {
+    if (!store.part()) return store.node_name(node);
+    return store.named_by_id() ? std::to_string(node) : gathered_names[static_cast<std::size_t>(node)];
+  }
+};
+
+WholeGraph whole_graph(const GraphStore& store, const std::string& name) {
+  WholeGraph whole{.store = store, .nodes = store.num_nodes(), .edges = store.num_edges()};
+  if (const StorePart* part = store.part()) {
+    check_part_of_run(store);
+    whole.nodes = part->whole_nodes;
+    whole.edges = part->whole_edges;
+    whole.gathered_labels = whole_labels(store);
+    if (!store.named_by_id()) whole.gathered_names = whole_node_names(store);
+  }
+  if (whole.labels().empty()) throw ArgumentError(name + ": the store has no labels to train on; build it with --labels");
+  return whole;
+}
+
+std::string store_description(const GraphStore& store, const std::string& name) {
+  const StorePart* part = store.part();
+  if (!part) return "graph store " + name;
+  return "part stores in " + name + ", this process's part " + std::to_string(part->part) + " of " +
+         std::to_string(part->parts) + ": " + std::to_string(part->owned) + " own and " +
+         std::to_string(store.num_nodes() - part->owned) + " halo nodes";
+}
+
 void train_nodes_on_store(const NodeTrainArgs& args, const CheckpointOptions& checkpoints, const Logger& log) {
   if (!args.files.edges.empty() || !args.files.labels.empty() || !args.files.features.empty())
     throw ArgumentError("--graph reads the edges, labels and features from the store; leave out --edges, "
                         "--labels and --features");
-  const GraphStore store = GraphStore::open(args.graph);
-  if (store.labels().empty())
-    throw ArgumentError(args.graph + ": the store has no labels to train on; build it with --labels");
-  log.normal(std::to_string(store.num_nodes()) + " nodes, " + std::to_string(store.num_edges()) + " edges, " +
-             std::to_string(labeled_nodes(store.labels()).size()) + " labeled in " +
-             std::to_string(store.class_names().size()) + " classes; features [" + std::to_string(store.num_nodes()) +
-             ", " + std::to_string(store.feature_dim()) + "] (graph store " + args.graph + ")");
-  const Split split = node_split(args.split, store.labels(), store_lookup(store), args.training.seed);
-  if (!args.save_split.empty() && distributed::rank() == 0)
-    write_node_split(args.save_split, split, args.force, [&](Index node) { return store.node_name(node); });
+  const GraphStore store = open_training_store(args.graph);
+  const WholeGraph whole = whole_graph(store, args.graph);
+  log.normal(std::to_string(whole.nodes) + " nodes, " + std::to_string(whole.edges) + " edges, " +
+             std::to_string(labeled_nodes(whole.labels()).size()) + " labeled in " +
+             std::to_string(store.class_names().size()) + " classes; features [" + std::to_string(whole.nodes) + ", " +
+             std::to_string(store.feature_dim()) + "] (" + store_description(store, args.graph) + ")");
+  const auto name_of = [&whole](Index node) { return whole.name_of(node); };
+  const Split split =
+      node_split(args.split, whole.labels(), node_lookup(whole.nodes, store.named_by_id(), name_of), args.training.seed);
+  if (!args.save_split.empty() && distributed::rank() == 0) write_node_split(args.save_split, split, args.force, name_of);
   const std::string sizes = part_sizes(split);
   log.normal("split " + sizes);
   const NodeTrainingSettings settings =
       node_training_settings(node_network(args), args.training, node_regularization(args), store, split, args.batching);
   TrainedNodeModel trained =
       fit_reporting_divergence(checkpoints, [&] { return train_node_model(store, split, settings, {}, checkpoints); });
-  TrainingSummary summary = node_training_summary(trained, store.num_nodes(), args.graph, args.split + ": " + sizes);
-  finish_node_training(args, log, trained, std::move(summary), split,
-                       [&](const NodeModel& model) { return model.evaluate(store, split.test); });
+  TrainingSummary summary = node_training_summary(trained, whole.nodes, args.graph, args.split + ": " + sizes);
+  finish_node_training(
+      args, log, trained, std::move(summary), split,
+      [&](const NodeModel& model) { return model.evaluate(store, split.test); },
+      store.part() ? TestScoring::every_process : TestScoring::rank_0);
 }
 
 }  // namespace

@@ -243,6 +243,16 @@ void broadcast([[maybe_unused]] std::string& bytes, [[maybe_unused]] int root) {
 #endif
 }
 
+std::vector<std::string> all_gather(const std::string& bytes) {
+  std::vector<std::string> all(static_cast<std::size_t>(size()));
+  for (int root = 0; root < size(); ++root) {
+    std::string& gathered = all[static_cast<std::size_t>(root)];
+    if (root == rank()) gathered = bytes;
+    broadcast(gathered, root);
+  }
+  return all;
+}
+
 std::uint64_t sum_before([[maybe_unused]] std::uint64_t value) {
 #ifdef EDGEWISE_WITH_MPI
   if (started_) {

@@ -40,6 +40,8 @@ constexpr std::uint64_t kVerifyBlockBytes = 256 << 10;
 constexpr std::uint64_t kRowBlockBytes = 16 << 20;
 constexpr Index kMaxNodes = std::numeric_limits<NodeId>::max();
 constexpr std::string_view kFormatName = "edgewise graph store";
+// Version 2 is version 3 without part stores.
+constexpr std::uint32_t kOldestReadVersion = 2;
 
 enum class Dtype { int64, int32, float32, uint8 };
 constexpr std::pair<Dtype, std::string_view> kDtypeNames[] = {
@@ -248,6 +250,30 @@ void check_sparse(const std::string& path, const SparseFeatureRows& rows, Index 
     write_error(path, "a sparse feature value is not a finite number");
 }
 
+// A part's rows, halo and sent rows as GraphPart has them.
+void check_part(const std::string& path, const StorePart& part, Index n, const InEdges& in_edges) {
+  const auto parts = static_cast<std::size_t>(part.parts);
+  if (part.parts < 1 || part.part < 0 || part.part >= part.parts)
+    write_error(path, "part " + std::to_string(part.part) + " of " + std::to_string(part.parts));
+  if (static_cast<Index>(part.nodes.size()) != n || part.owned < 0 || part.owned > n || part.whole_nodes < n)
+    write_error(path, "the part's rows are not its " + std::to_string(n) + " nodes, own ones first, of a larger graph");
+  Index halo = 0;
+  for (const Index count : part.halo_counts) halo += count;
+  if (part.halo_counts.size() != parts || halo != n - part.owned || part.halo_counts[static_cast<std::size_t>(part.part)] != 0)
+    write_error(path, "the halo counts do not count the halo rows by owning part");
+  if (in_edges.offsets[static_cast<std::size_t>(part.owned)] != in_edges.num_edges())
+    write_error(path, "a halo row has in-edges");
+  if (part.sent_offsets.size() != parts + 1 || part.sent_offsets.front() != 0 ||
+      part.sent_offsets.back() != static_cast<Index>(part.sent_rows.size()))
+    write_error(path, "the sent rows' offsets need parts + 1 entries from 0 to the number of sent rows");
+  const Index whole = part.whole_nodes;
+  if (first_bad(n, [&](Index i) { return part.nodes[i] < 0 || part.nodes[i] >= whole; }) >= 0)
+    write_error(path, "a row's node is not in the whole graph");
+  const auto sent = static_cast<Index>(part.sent_rows.size());
+  if (first_bad(sent, [&](Index i) { return part.sent_rows[i] < 0 || part.sent_rows[i] >= part.owned; }) >= 0)
+    write_error(path, "a sent row is not an own row");
+}
+
 void check_source(const std::string& path, const GraphStoreSource& source, Index n) {
   if (static_cast<bool>(source.dense_rows) == source.sparse_rows.has_value())
     write_error(path, "give the features either as dense rows or as sparse rows, not both or neither");
@@ -266,6 +292,7 @@ void check_source(const std::string& path, const GraphStoreSource& source, Index
                           ", not -1 or a class id below " + std::to_string(classes));
   if (source.node_names && source.node_names->size() != n)
     write_error(path, std::to_string(source.node_names->size()) + " node names for " + std::to_string(n) + " nodes");
+  if (source.part) check_part(path, *source.part, n, source.in_edges);
 }
 
 // Whether the names are "0" .. "N-1", which the store then leaves out.
@@ -370,6 +397,11 @@ std::vector<PlannedSection> plan_sections(const GraphStoreSource& source, Index 
                           return write_name_bytes(fd, path, offset, names);
                         }});
   }
+  if (const StorePart* part = source.part) {
+    sections.push_back(view_section("part_nodes", Dtype::int32, {nodes}, part->nodes));
+    sections.push_back(view_section("sent_offsets", Dtype::int64, {part->sent_offsets.size()}, part->sent_offsets));
+    sections.push_back(view_section("sent_rows", Dtype::int64, {part->sent_rows.size()}, part->sent_rows));
+  }
   return sections;
 }
 
@@ -388,10 +420,18 @@ nlohmann::json section_entries(const std::vector<PlannedSection>& sections) {
   return entries;
 }
 
+nlohmann::json part_fields(const StorePart& part) {
+  return {{"part", part.part},
+          {"parts", part.parts},
+          {"owned", part.owned},
+          {"halo_counts", part.halo_counts},
+          {"whole", {{"num_nodes", part.whole_nodes}, {"num_edges", part.whole_edges}, {"sha256", part.whole_fingerprint}}}};
+}
+
 nlohmann::json header_fields(const GraphStoreSource& source, Index n, bool by_id) {
   const Index e = source.in_edges.num_edges();
   const bool sparse = source.sparse_rows.has_value();
-  return {{"format", kFormatName},
+  nlohmann::json fields = {{"format", kFormatName},
           {"num_nodes", n},
           {"num_edges", e},
           {"features",
@@ -405,6 +445,8 @@ nlohmann::json header_fields(const GraphStoreSource& source, Index n, bool by_id
           {"edge_list_edges", source.edge_list_edges >= 0 ? source.edge_list_edges : e},
           {"input", source.input},
           {"chunk_bytes", kChunkBytes}};
+  if (source.part) fields["part"] = part_fields(*source.part);
+  return fields;
 }
 
 // Places the sections after a header block of `header_block` bytes; returns the file's size.
@@ -557,6 +599,7 @@ struct StoreState {
   std::vector<std::string> class_names;
   NodeInputOptions input;
   std::string fingerprint;
+  std::optional<StorePart> part;  // its spans set with the other views
   std::vector<Section> sections;
 
   InEdges in_edges;
@@ -604,7 +647,7 @@ std::string_view checked_header(Mapping& m) {
            " was written by a newer edgewise (this one reads up to version " +
            std::to_string(kGraphStoreFormatVersion) + ")");
   if (version == 0) m.fail("unknown graph store format version 0 (corrupted bytes?)");
-  if (version < kGraphStoreFormatVersion)
+  if (version < kOldestReadVersion)
     m.fail("graph store format version " + std::to_string(version) +
            " (SHA-256 chunk digests) is no longer read: build the store again with `edgewise graph build`");
   const std::uint64_t length = read_u64(m.bytes + kHeaderLengthAt);
@@ -647,6 +690,31 @@ Section section_entry(const nlohmann::json& j) {
   return section;
 }
 
+// A part store's part, without its sections' views; checked as GraphPart holds it.
+StorePart part_entry(const nlohmann::json& j, Index rows) {
+  constexpr Index kMaxParts = Index{1} << 20;
+  StorePart part;
+  part.parts = static_cast<int>(count_field(j, "parts", kMaxParts));
+  part.part = static_cast<int>(count_field(j, "part", kMaxParts));
+  part.owned = count_field(j, "owned", rows);
+  const nlohmann::json& whole = j.at("whole");
+  part.whole_nodes = count_field(whole, "num_nodes", kMaxNodes);
+  part.whole_edges = count_field(whole, "num_edges", Index{1} << 48);
+  part.whole_fingerprint = whole.at("sha256").get<std::string>();
+  Index halo = 0;
+  for (const nlohmann::json& count : j.at("halo_counts")) {
+    if (!count.is_number_unsigned() || count.get<std::uint64_t>() > static_cast<std::uint64_t>(rows))
+      throw std::invalid_argument("a halo count is not a row count");
+    part.halo_counts.push_back(count.get<Index>());
+    halo += part.halo_counts.back();
+  }
+  if (part.parts < 1 || part.part >= part.parts || part.halo_counts.size() != static_cast<std::size_t>(part.parts) ||
+      part.halo_counts[static_cast<std::size_t>(part.part)] != 0 || halo != rows - part.owned || part.whole_nodes < rows)
+    throw std::invalid_argument("part " + std::to_string(part.part) + " of " + std::to_string(part.parts) +
+                                " does not hold its rows as own nodes, then the halo of the other parts");
+  return part;
+}
+
 // The store's sizes and options from the header (the sections are checked afterwards).
 void read_fields(Mapping& m, const nlohmann::json& header) {
   if (!header.is_object() || header.value("format", "") != kFormatName)
@@ -670,6 +738,10 @@ void read_fields(Mapping& m, const nlohmann::json& header) {
   if (unsigned_field(header, "chunk_bytes") != kChunkBytes)
     throw std::invalid_argument("chunk_bytes is not " + std::to_string(kChunkBytes));
   for (const nlohmann::json& entry : header.at("sections")) m.sections.push_back(section_entry(entry));
+  if (header.contains("part")) {
+    if (m.version < 3) throw std::invalid_argument("a part of a cut graph in a version 2 store");
+    m.part = part_entry(header.at("part"), m.num_nodes);
+  }
 }
 
 const Section* find_section(const Mapping& m, std::string_view name) {
@@ -709,6 +781,14 @@ std::vector<Section> expected_sections(const Mapping& m, bool labels) {
     rules.push_back(rule("node_name_ends", Dtype::int64, {n}, Content::offsets, 0,
                          static_cast<std::int64_t>(std::min(bytes, std::uint64_t{1} << 62))));
     rules.push_back(rule("node_names", Dtype::uint8, {bytes}, Content::raw, 0, 0));
+  }
+  if (m.part) {
+    const Section* found = find_section(m, "sent_rows");
+    const std::uint64_t sent = found && found->shape.size() == 1 ? found->shape[0] : 0;
+    rules.push_back(rule("part_nodes", Dtype::int32, {n}, Content::ids, 0, m.part->whole_nodes));
+    rules.push_back(rule("sent_offsets", Dtype::int64, {static_cast<std::uint64_t>(m.part->parts) + 1},
+                         Content::offsets, 0, static_cast<std::int64_t>(std::min(sent, std::uint64_t{1} << 62))));
+    rules.push_back(rule("sent_rows", Dtype::int64, {sent}, Content::ids, 0, m.part->owned));
   }
   return rules;
 }
@@ -860,6 +940,22 @@ void verify_sections(const Mapping& m) {
       1);
 }
 
+// A part's views, and what its rows' order promises: own nodes ascending, halo rows without in-edges,
+// no rows sent to the part itself.
+void set_part_views(const Mapping& m, StorePart& part) {
+  const Section& sent = *find_section(m, "sent_rows");
+  part.nodes = {m.at<NodeId>(*find_section(m, "part_nodes")), static_cast<std::size_t>(m.num_nodes)};
+  part.sent_offsets = {m.at<Index>(*find_section(m, "sent_offsets")), static_cast<std::size_t>(part.parts) + 1};
+  part.sent_rows = {m.at<Index>(sent), static_cast<std::size_t>(sent.shape[0])};
+  if (part.sent_offsets.front() != 0 || part.sent_offsets.back() != static_cast<Index>(sent.shape[0]))
+    m.fail("section sent_offsets does not run from 0 to the " + std::to_string(sent.shape[0]) + " sent rows");
+  const auto own = static_cast<std::size_t>(part.part);
+  if (part.sent_offsets[own] != part.sent_offsets[own + 1]) m.fail("part " + std::to_string(part.part) + " sends rows to itself");
+  if (m.in_edges.offsets[static_cast<std::size_t>(part.owned)] != m.num_edges) m.fail("a halo row has in-edges");
+  for (Index r = 1; r < part.owned; ++r)
+    if (part.nodes[r] <= part.nodes[r - 1]) m.fail("section part_nodes: own row " + std::to_string(r) + " is out of order");
+}
+
 // Views of the sections; the offsets' ends, which the chunk checks do not see whole.
 void set_views(Mapping& m) {
   const auto n = static_cast<std::size_t>(m.num_nodes);
@@ -887,6 +983,7 @@ void set_views(Mapping& m) {
     if (n > 0 && m.name_ends.back() != static_cast<Index>(names.bytes))
       m.fail("section node_name_ends does not end at the " + std::to_string(names.bytes) + " bytes of node_names");
   }
+  if (m.part) set_part_views(m, *m.part);
 }
 
 void parse(Mapping& m) {
@@ -984,7 +1081,7 @@ const std::vector<std::string>& GraphStore::class_names() const { return mapping
 std::string GraphStore::node_name(Index id) const {
   if (id < 0 || id >= num_nodes())
     throw std::out_of_range("node " + std::to_string(id) + " is not in [0, " + std::to_string(num_nodes()) + ")");
-  if (mapping_->by_id) return std::to_string(id);
+  if (mapping_->by_id) return std::to_string(mapping_->part ? Index{mapping_->part->nodes[id]} : id);
   const Index begin = id == 0 ? 0 : mapping_->name_ends[id - 1];
   return {mapping_->names + begin, static_cast<std::size_t>(mapping_->name_ends[id] - begin)};
 }
@@ -994,8 +1091,13 @@ const NodeInputOptions& GraphStore::input() const { return mapping_->input; }
 Index GraphStore::edge_list_nodes() const { return mapping_->edge_list_nodes; }
 Index GraphStore::edge_list_edges() const { return mapping_->edge_list_edges; }
 const std::string& GraphStore::fingerprint() const { return mapping_->fingerprint; }
+const StorePart* GraphStore::part() const { return mapping_->part ? &*mapping_->part : nullptr; }
 
 NodeGraph GraphStore::to_node_graph() const {
+  if (const StorePart* part = this->part())
+    throw ArgumentError(mapping_->name + ": part " + std::to_string(part->part) + " of " + std::to_string(part->parts) +
+                        " of a cut graph, not a whole graph; train on the parts with `mpirun -np " +
+                        std::to_string(part->parts) + "` and --graph their folder");
   const Index n = num_nodes();
   // A store may hold more features than memory does, sparse ones above all.
   constexpr Index kMaxValues = Index{1} << 32;

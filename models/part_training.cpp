@@ -24,25 +24,45 @@
 
 namespace edgewise::detail {
 
+namespace {
+
+std::string joined(const std::vector<Index>& values) {
+  std::string text;
+  for (const Index value : values) {
+    if (!text.empty()) text += ' ';
+    text += std::to_string(value);
+  }
+  return text;
+}
+
+void log_cut_sizes(const Logger& log, Index cut, Index edges, const std::vector<Index>& own,
+                   const std::vector<Index>& halo, const std::vector<Index>& training) {
+  log.normal("graph cut into " + std::to_string(own.size()) + " parts by METIS, one a process: " + std::to_string(cut) +
+             " of " + std::to_string(edges) + " edges cross parts; own nodes " + joined(own) + ", halo nodes " +
+             joined(halo) + ", training nodes " + joined(training));
+}
+
+// Each process's `value`, in rank order.
+std::vector<Index> per_process(Index value) {
+  std::vector<Index> values;
+  for (int rank = 0; rank < distributed::size(); ++rank)
+    values.push_back(static_cast<Index>(
+        distributed::sum(rank == distributed::rank() ? static_cast<std::uint64_t>(value) : std::uint64_t{0})));
+  return values;
+}
+
+}  // namespace
+
 void log_cut(const Logger& log, const InEdges& in_edges, std::span<const std::int32_t> owner,
              std::span<const Index> training_nodes) {
   const int parts = distributed::size();
-  const std::vector<PartSizes> sizes = part_sizes(in_edges, owner, parts);
-  std::vector<Index> training(static_cast<std::size_t>(parts), 0);
-  for (const Index node : training_nodes) ++training[static_cast<std::size_t>(owner[static_cast<std::size_t>(node)])];
-  std::string own, halo, trained;
-  for (std::size_t p = 0; p < sizes.size(); ++p) {
-    const std::string gap = p == 0 ? "" : " ";
-    own += gap;
-    own += std::to_string(sizes[p].nodes);
-    halo += gap;
-    halo += std::to_string(sizes[p].halo);
-    trained += gap;
-    trained += std::to_string(training[p]);
+  std::vector<Index> own, halo, training(static_cast<std::size_t>(parts), 0);
+  for (const PartSizes& sizes : part_sizes(in_edges, owner, parts)) {
+    own.push_back(sizes.nodes);
+    halo.push_back(sizes.halo);
   }
-  log.normal("graph cut into " + std::to_string(parts) + " parts by METIS, one a process: " +
-             std::to_string(cut_edges(in_edges, owner)) + " of " + std::to_string(in_edges.num_edges()) +
-             " edges cross parts; own nodes " + own + ", halo nodes " + halo + ", training nodes " + trained);
+  for (const Index node : training_nodes) ++training[static_cast<std::size_t>(owner[static_cast<std::size_t>(node)])];
+  log_cut_sizes(log, cut_edges(in_edges, owner), in_edges.num_edges(), own, halo, training);
 }
 
 std::vector<std::int32_t> shared_partition(const InEdges& in_edges) {
@@ -62,10 +82,14 @@ std::vector<std::int32_t> shared_partition(const InEdges& in_edges) {
 
 namespace {
 
-// The halo rows of a part, exchanged with the processes that own them (distributed::exchange).
+// The halo rows of a part, exchanged with the processes that own them (distributed::exchange), for
+// the model's layers while it lives.
 class HaloExchange final : public HaloRows<float> {
  public:
-  explicit HaloExchange(const GraphPart& part) : part_(part) {}
+  HaloExchange(NodeClassifier<float>& model, const GraphPart& part) : model_(model), part_(part) { model_.set_halo(this); }
+  ~HaloExchange() override { model_.set_halo(nullptr); }
+  HaloExchange(const HaloExchange&) = delete;
+  HaloExchange& operator=(const HaloExchange&) = delete;
 
   void fill(Matrix<float>& rows) override {
     const Index width = rows.cols();
@@ -112,6 +136,7 @@ class HaloExchange final : public HaloRows<float> {
     return result;
   }
 
+  NodeClassifier<float>& model_;
   const GraphPart& part_;
   std::vector<float> sent_;
 };
@@ -123,12 +148,6 @@ std::vector<Index> rows_of(const GraphPart& part, const std::vector<Index>& whol
   return result;
 }
 
-Matrix<float> feature_rows(const GraphPart& part, const FeatureRows& features, Index width) {
-  Matrix<float> rows(part.rows(), width);
-  features(part.nodes, rows.data());
-  return rows;
-}
-
 // The rows with a target (>= 0).
 Index count_targets(std::span<const Index> targets) {
   Index count = 0;
@@ -136,27 +155,55 @@ Index count_targets(std::span<const Index> targets) {
   return count;
 }
 
+// Features [part rows, in_dim].
+void check_part_features(const NodeClassifier<float>& model, const GraphPart& part, const Matrix<float>& features) {
+  if (features.rows() != part.rows() || features.cols() != model.options().in_dim)
+    throw ArgumentError("node classification on a part: features [" + std::to_string(features.rows()) + ", " +
+                        std::to_string(features.cols()) + "] for a part of " + std::to_string(part.rows()) +
+                        " rows and a model taking " + std::to_string(model.options().in_dim) + " features");
+}
+
+// Features as above, and targets [part rows] of the model's classes.
+void check_part_rows(const NodeClassifier<float>& model, const GraphPart& part, const PartRows& rows) {
+  check_part_features(model, part, rows.features);
+  for (const auto* targets : {&rows.train_targets, &rows.val_targets}) {
+    if (static_cast<Index>(targets->size()) != part.rows())
+      throw ArgumentError("node training on a part: " + std::to_string(targets->size()) + " targets for " +
+                          std::to_string(part.rows()) + " rows");
+    for (const Index target : *targets)
+      if (target >= model.options().classes)
+        throw ArgumentError("node training on a part: class " + std::to_string(target) + " of a model of " +
+                            std::to_string(model.options().classes) + " classes");
+  }
+}
+
+// Logs the cut as log_cut does, from every process's part.
+void log_part(const Logger& log, const GraphPart& part, std::span<const Index> train_targets) {
+  Index cut = 0;
+  const InEdges edges = part.graph.in_edges();
+  for (const NodeId source : edges.sources) cut += source >= part.owned;
+  log_cut_sizes(log, static_cast<Index>(distributed::sum(static_cast<std::uint64_t>(cut))),
+                static_cast<Index>(distributed::sum(static_cast<std::uint64_t>(edges.num_edges()))),
+                per_process(part.owned), per_process(part.rows() - part.owned), per_process(count_targets(train_targets)));
+}
+
 // The training step and the scoring pass of one epoch on this process's part; the same on every
 // process but for the part.
 class PartTrainer {
  public:
-  PartTrainer(NodeClassifier<float>& model, Parameters<float>& params, GraphPart part, const FeatureRows& features,
-              const std::vector<Index>& train_targets, const std::vector<Index>& val_targets,
+  PartTrainer(NodeClassifier<float>& model, Parameters<float>& params, const GraphPart& part, PartRows rows,
               const NodeTrainingOptions& options)
       : model_(model),
         params_(params),
-        part_(std::move(part)),
-        features_(feature_rows(part_, features, model.options().in_dim)),
+        part_(part),
+        features_(std::move(rows.features)),
         sparse_features_(sparse_copy_if_sparse(features_)),
-        train_targets_(rows_of(part_, train_targets)),
-        val_targets_(rows_of(part_, val_targets)),
+        train_targets_(std::move(rows.train_targets)),
+        val_targets_(std::move(rows.val_targets)),
         train_share_(share(train_targets_)),
         val_share_(share(val_targets_)),
-        halo_(part_),
-        steps_(params, options) {
-    model_.set_halo(&halo_);
-  }
-  ~PartTrainer() { model_.set_halo(nullptr); }
+        halo_(model, part_),
+        steps_(params, options) {}
   PartTrainer(const PartTrainer&) = delete;
   PartTrainer& operator=(const PartTrainer&) = delete;
 
@@ -212,7 +259,7 @@ class PartTrainer {
 
   NodeClassifier<float>& model_;
   Parameters<float>& params_;
-  const GraphPart part_;
+  const GraphPart& part_;
   const Matrix<float> features_;  // [part rows, in_dim]
   std::optional<SparseMatrix<float>> sparse_features_;
   std::vector<Index> train_targets_;  // by part row
@@ -225,20 +272,27 @@ class PartTrainer {
   Matrix<float> dscratch_;
 };
 
-// Each process's `value`, in rank order, as text: "12 0 7".
-std::string per_process(std::uint64_t value) {
-  std::string text;
-  for (int rank = 0; rank < distributed::size(); ++rank) {
-    if (rank > 0) text += ' ';
-    text += std::to_string(distributed::sum(rank == distributed::rank() ? value : std::uint64_t{0}));
-  }
-  return text;
-}
-
 }  // namespace
 }  // namespace edgewise::detail
 
 namespace edgewise {
+
+NodeTrainingResult train_node_classifier_on_part(NodeClassifier<float>& model, Parameters<float>& params,
+                                                 const GraphPart& part, PartRows rows, const Split& split,
+                                                 const NodeTrainingOptions& options,
+                                                 const std::function<void(const NodeEpochReport&)>& on_epoch,
+                                                 const TrainingCheckpoints& checkpoints) {
+  using namespace detail;
+  check_node_training_options(options);
+  check_part_rows(model, part, rows);
+  if (split.train.empty()) throw ArgumentError("node training: the training split is empty");
+  const Logger log(options.log);
+  log_part(log, part, rows.train_targets);
+  PartTrainer trainer(model, params, part, std::move(rows), options);
+  NodeTrainingResult result = run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
+  log.verbose("peak memory of each process (MB): " + joined(per_process(std::lround(peak_rss_mb()))));
+  return result;
+}
 
 NodeTrainingResult train_node_classifier_on_parts(NodeClassifier<float>& model, Parameters<float>& params,
                                                   const InEdges& graph, const FeatureRows& features,
@@ -251,17 +305,22 @@ NodeTrainingResult train_node_classifier_on_parts(NodeClassifier<float>& model, 
   if (static_cast<Index>(labels.size()) != graph.num_nodes())
     throw ArgumentError("node classification: " + std::to_string(labels.size()) + " labels for " +
                         std::to_string(graph.num_nodes()) + " nodes");
-  if (split.train.empty()) throw ArgumentError("node training: the training split is empty");
   const Index classes = model.options().classes;
-  const std::vector<std::int32_t> owner = shared_partition(graph);
-  PartTrainer trainer(model, params, graph_part(graph, owner, distributed::rank(), distributed::size()), features,
-                      part_targets(labels, split.train, classes, "training"),
-                      part_targets(labels, split.val, classes, "validation"), options);
-  const Logger log(options.log);
-  log_cut(log, graph, owner, split.train);
-  NodeTrainingResult result = run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
-  log.verbose("peak memory of each process (MB): " + per_process(static_cast<std::uint64_t>(std::lround(peak_rss_mb()))));
-  return result;
+  const GraphPart part = graph_part(graph, shared_partition(graph), distributed::rank(), distributed::size());
+  PartRows rows{.features = Matrix<float>(part.rows(), model.options().in_dim),
+                .train_targets = rows_of(part, part_targets(labels, split.train, classes, "training")),
+                .val_targets = rows_of(part, part_targets(labels, split.val, classes, "validation"))};
+  features(part.nodes, rows.features.data());
+  return train_node_classifier_on_part(model, params, part, std::move(rows), split, options, on_epoch, checkpoints);
+}
+
+Matrix<float> part_logits(NodeClassifier<float>& model, const GraphPart& part, const Matrix<float>& features) {
+  detail::check_part_features(model, part, features);
+  const detail::HaloExchange halo(model, part);
+  const std::optional<SparseMatrix<float>> sparse = detail::sparse_copy_if_sparse(features);
+  const Matrix<float>& logits = sparse ? model.forward(part.graph, *sparse, Mode::inference())
+                                       : model.forward(part.graph, features, Mode::inference());
+  return logits.topRows(part.owned);
 }
 
 }  // namespace edgewise

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
@@ -15,6 +16,7 @@
 
 #include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/io/graph_parts.hpp"
 #include "edgewise/models/model_file.hpp"
 
 namespace edgewise {
@@ -53,6 +55,43 @@ NodeModelConfig completed(NodeModelConfig config) {
   config.network.in_dim = config.input.features.dim;
   config.network.classes = static_cast<Index>(config.classes.size());
   return config;
+}
+
+// A part store's rows' features [rows, dim].
+Matrix<float> part_features(const GraphStore& store) {
+  std::vector<NodeId> rows(static_cast<std::size_t>(store.num_nodes()));
+  std::iota(rows.begin(), rows.end(), NodeId{0});
+  Matrix<float> features(store.num_nodes(), store.feature_dim());
+  store.gather_features(rows, features.data());
+  return features;
+}
+
+// The row of `node` (of the whole graph) among a part store's own rows, or -1.
+Index own_row(const GraphStore& store, Index node) {
+  const StorePart& part = *store.part();
+  const auto own = part.nodes.first(static_cast<std::size_t>(part.owned));
+  const auto found = std::lower_bound(own.begin(), own.end(), node);
+  return found != own.end() && *found == node ? static_cast<Index>(found - own.begin()) : -1;
+}
+
+// PartRows' targets of the listed nodes of the whole graph: the label of each own row listed, -1 for
+// every other row. Throws ArgumentError, as part_targets does, for an own node listed unlabeled.
+std::vector<Index> part_targets(const GraphStore& store, std::span<const Index> nodes, Index classes, const char* what) {
+  std::vector<Index> targets(static_cast<std::size_t>(store.num_nodes()), -1);
+  for (const Index node : nodes) {
+    if (node < 0 || node >= store.part()->whole_nodes)
+      throw ArgumentError(std::string("node classification: ") + what + " node " + std::to_string(node) +
+                          " is not a node of the graph");
+    const Index row = own_row(store, node);
+    if (row < 0) continue;
+    const Index label = store.labels().empty() ? -1 : store.labels()[static_cast<std::size_t>(row)];
+    if (label < 0 || label >= classes)
+      throw ArgumentError(std::string("node classification: ") + what + " node " + std::to_string(node) +
+                          " has label " + std::to_string(label) + ", expected a class in [0, " +
+                          std::to_string(classes) + ")");
+    targets[static_cast<std::size_t>(row)] = label;
+  }
+  return targets;
 }
 
 // The ids of `labels`, read from `source`, mapped to `classes` by name.
@@ -303,6 +342,7 @@ NodeTrainingResult NodeModel::fit(const NodeGraph& data, const Split& split, con
 NodeTrainingResult NodeModel::fit(const GraphStore& store, const Split& split, const NodeTrainingOptions& options,
                                   const std::function<void(const NodeEpochReport&)>& on_epoch,
                                   const CheckpointOptions& checkpoints, const BatchingChoice& batching) {
+  if (store.part()) return fit_part(store, split, options, on_epoch, checkpoints, batching);
   const bool on_parts = !batching.sampled && distributed::active();
   if (!batching.sampled && !on_parts) return fit(store.to_node_graph(), split, options, on_epoch, checkpoints, batching);
   nlohmann::json identity = {
@@ -326,10 +366,42 @@ NodeTrainingResult NodeModel::fit(const GraphStore& store, const Split& split, c
   return result;
 }
 
-NodeSource NodeModel::checked_source(const GraphStore& store) const {
+NodeTrainingResult NodeModel::fit_part(const GraphStore& store, const Split& split, const NodeTrainingOptions& options,
+                                       const std::function<void(const NodeEpochReport&)>& on_epoch,
+                                       const CheckpointOptions& checkpoints, const BatchingChoice& batching) {
+  if (batching.sampled)
+    throw ArgumentError(store.path().string() +
+                        ": sampled batches (--batch-size) reach nodes beyond a part's halo, which a part store does "
+                        "not hold; train on the parts in full batch, or sampled on the whole store");
+  check_part_of_run(store);
+  check_feature_width(store);
+  const nlohmann::json identity = {{"training", options},
+                                   {"store_sha256", store.part()->whole_fingerprint},
+                                   {"split_sha256", split_digest(split)}};
+  std::optional<Checkpoint> resumed;
+  const TrainingCheckpoints hooks = checkpoint_hooks(checkpoints, identity, resumed);
+  const GraphPart part = stored_graph_part(store);
+  const Index classes = config_.network.classes;
+  PartRows rows{.features = part_features(store),
+                .train_targets = part_targets(store, split.train, classes, "training"),
+                .val_targets = part_targets(store, split.val, classes, "validation")};
+  NodeTrainingResult result =
+      train_node_classifier_on_part(*network_, *params_, part, std::move(rows), split, options, on_epoch, hooks);
+  config_.nodes = whole_node_names(store);  // as a one-process full-batch run records them
+  return result;
+}
+
+void NodeModel::check_feature_width(const GraphStore& store) const {
   if (store.feature_dim() != config_.network.in_dim)
     throw ArgumentError(store.path().string() + ": features have " + std::to_string(store.feature_dim()) +
                         " columns, the model takes " + std::to_string(config_.network.in_dim));
+}
+
+NodeSource NodeModel::checked_source(const GraphStore& store) const {
+  if (const StorePart* part = store.part())
+    throw ArgumentError(store.path().string() + " holds part " + std::to_string(part->part) + " of " +
+                        std::to_string(part->parts) + " of a cut graph; predict from the whole graph's store");
+  check_feature_width(store);
   return store_source(store);
 }
 
@@ -344,6 +416,7 @@ Matrix<float> NodeModel::embed(const GraphStore& store) const {
 }
 
 NodeEvaluation NodeModel::evaluate(const GraphStore& store, std::span<const Index> nodes) const {
+  if (store.part()) return evaluate_part(store, nodes);
   const NodeLabels names{.classes = {}, .class_names = store.class_names()};
   const std::vector<Index> class_ids = class_ids_by_name(names, config_.classes, store.path());
   std::vector<Index> labels(store.labels().begin(), store.labels().end());
@@ -351,6 +424,40 @@ NodeEvaluation NodeModel::evaluate(const GraphStore& store, std::span<const Inde
     if (label >= 0) label = class_ids[static_cast<std::size_t>(label)];
   return evaluate_node_logits(layerwise_logits(*network_, checked_source(store)), labels, nodes,
                               config_.network.classes);
+}
+
+NodeEvaluation NodeModel::evaluate_part(const GraphStore& store, std::span<const Index> nodes) const {
+  check_part_of_run(store);
+  check_feature_width(store);
+  const std::vector<Index> class_ids =
+      class_ids_by_name({.classes = {}, .class_names = store.class_names()}, config_.classes, store.path());
+  const GraphPart part = stored_graph_part(store);
+  const Matrix<float> logits = part_logits(*network_, part, part_features(store));
+  const Index classes = config_.network.classes;
+  // Every process's evaluated own rows: their place in `nodes`, label and logits.
+  std::string mine;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const Index row = own_row(store, nodes[i]);
+    if (row < 0) continue;
+    const Index label = store.labels().empty() ? -1 : store.labels()[static_cast<std::size_t>(row)];
+    const Index entry[2] = {static_cast<Index>(i), label >= 0 ? class_ids[static_cast<std::size_t>(label)] : -1};
+    mine.append(reinterpret_cast<const char*>(entry), sizeof entry);
+    mine.append(reinterpret_cast<const char*>(logits.row(row).data()), static_cast<std::size_t>(classes) * sizeof(float));
+  }
+  Matrix<float> scored = Matrix<float>::Zero(static_cast<Index>(nodes.size()), classes);
+  std::vector<Index> labels(nodes.size(), -1);
+  const std::size_t entry_bytes = 2 * sizeof(Index) + static_cast<std::size_t>(classes) * sizeof(float);
+  for (const std::string& bytes : distributed::all_gather(mine)) {
+    for (std::size_t at = 0; at + entry_bytes <= bytes.size(); at += entry_bytes) {
+      Index entry[2];
+      std::memcpy(entry, bytes.data() + at, sizeof entry);
+      labels[static_cast<std::size_t>(entry[0])] = entry[1];
+      std::memcpy(scored.row(entry[0]).data(), bytes.data() + at + sizeof entry, static_cast<std::size_t>(classes) * sizeof(float));
+    }
+  }
+  std::vector<Index> rows(nodes.size());
+  std::iota(rows.begin(), rows.end(), Index{0});
+  return evaluate_node_logits(scored, labels, rows, classes);
 }
 
 bool NodeModel::runs_layerwise(const NodeGraph& data) const {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace edgewise::distributed {
 
@@ -63,6 +64,9 @@ std::uint64_t from_rank_0(std::uint64_t value);
 /// Process `root`'s `bytes`, on every process (each passes its own, which the root's replace).
 /// Messages of any size: sent in pieces below MPI's 2 GiB limit.
 void broadcast(std::string& bytes, int root);
+
+/// Every process's `bytes`, by rank, on every process (one broadcast from each).
+std::vector<std::string> all_gather(const std::string& bytes);
 
 /// The sum of `value` over the processes of lower rank (0 on rank 0).
 std::uint64_t sum_before(std::uint64_t value);

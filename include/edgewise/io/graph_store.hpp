@@ -24,6 +24,9 @@
 ///   labels          int64 [N]            optional: class ids, -1 unlabeled
 ///   node_name_ends  int64 [N]            optional (absent when the nodes are named "0" .. "N-1"):
 ///   node_names      uint8 [bytes]        every name back to back, name i ending at node_name_ends[i]
+///   part_nodes      int32 [N]            part stores only (StorePart): each row's node in the whole graph
+///   sent_offsets    int64 [parts + 1]    part stores only: CSR of sent_rows by receiving part
+///   sent_rows       int64 [sent]         part stores only
 ///
 /// The header lists each section's name, dtype, shape, byte offset and size, and the XXH3-128 digest of each
 /// 64 MiB chunk of it, so that opening verifies the chunks in parallel; beside them N, E, the feature
@@ -52,9 +55,32 @@ namespace edgewise {
 /// File extension of graph stores; `--graph` takes any name, this is what the tools write.
 inline constexpr std::string_view kGraphStoreExtension = ".ewg";
 
-/// The format version write_graph_store writes and open reads. Version 1 listed SHA-256 chunk
-/// digests, which took most of the time to open a store; open refuses it, asking for a rebuild.
-inline constexpr std::uint32_t kGraphStoreFormatVersion = 2;
+/// The format version write_graph_store writes. Version 3 added part stores (StorePart); open reads
+/// versions 2 and 3. Version 1 listed SHA-256 chunk digests, which took most of the time to open a
+/// store; open refuses it, asking for a rebuild.
+inline constexpr std::uint32_t kGraphStoreFormatVersion = 3;
+
+/// What a part store holds beyond any store: which part of which whole graph its rows are. `edgewise
+/// graph partition --stores` writes one a part, so that each process of a distributed training maps
+/// only its own nodes and their halo (graph/partition.hpp's GraphPart, whose rows it keeps): the store's
+/// nodes are those rows, its in-edges the own nodes' in-edges (halo rows have none), its labels the own
+/// nodes' (halo rows are unlabeled) and its names the rows' names in the whole graph.
+struct StorePart {
+  int part = 0;   ///< this part's number
+  int parts = 1;  ///< the number of parts
+  Index owned = 0;                 ///< rows [0, owned) are own nodes, the rest the halo
+  std::vector<Index> halo_counts;  ///< [parts]: halo rows each part owns, as GraphPart::halo_counts
+  std::span<const NodeId> nodes;   ///< [rows]: each row's node id in the whole graph
+  /// The own rows each other part holds in its halo (GraphPart::sent_rows), as CSR by that part:
+  /// part q's are sent_rows[sent_offsets[q] .. sent_offsets[q + 1]).
+  /// @{
+  std::span<const Index> sent_offsets;  // [parts + 1]
+  std::span<const Index> sent_rows;
+  /// @}
+  Index whole_nodes = 0;           ///< N of the whole graph
+  Index whole_edges = 0;           ///< E of the whole graph
+  std::string whole_fingerprint;   ///< GraphStore::fingerprint of the whole graph's store
+};
 
 /// Features in CSR by node, as views: node i's non-zeros are columns[offsets[i] ..] with values[..].
 struct SparseFeatureRows {
@@ -81,6 +107,7 @@ struct GraphStoreSource {
   Index edge_list_nodes = -1;
   Index edge_list_edges = -1;
   /// @}
+  const StorePart* part = nullptr;  ///< set for a part store
 };
 
 /// Writes `source` to `path` atomically (a temporary file renamed into place), refusing an existing
@@ -137,7 +164,8 @@ class GraphStore {
   std::span<const Index> labels() const;
   /// Class names by id.
   const std::vector<std::string>& class_names() const;
-  /// The name of node `id`: its stored name, or its id in decimal when the store has no names. Throws
+  /// The name of node `id`: its stored name, or its id in decimal when the store has no names (a part
+  /// store's id in the whole graph). Throws
   /// std::out_of_range for an id outside [0, N), as NodeIndex::name does.
   std::string node_name(Index id) const;
   /// Whether the nodes are named by their ids, "0" .. "N-1".
@@ -150,6 +178,8 @@ class GraphStore {
   Index edge_list_nodes() const;
   Index edge_list_edges() const;
   /// @}
+  /// What part of a whole graph the store holds; null for a store of a whole graph.
+  const StorePart* part() const;
   /// A digest of the whole store, for checkpoints and model files to tell which graph they saw: the
   /// SHA-256 of its JSON header, which holds the digest of every chunk of every section (hex).
   const std::string& fingerprint() const;
@@ -158,8 +188,8 @@ class GraphStore {
   /// (its edge order is the CSR order), the features as a dense matrix (sparse ones densified), the
   /// labels (every node unlabeled when the store has none), the node names ("0" .. "N-1" for a store
   /// named by id), the input options, and edge_list_nodes and edge_list_edges as recorded. Throws
-  /// StoreFormatError when two nodes share a name, and ArgumentError when N x feature_dim exceeds
-  /// 2^32 values (16 GiB), which gather_features reads a block at a time instead.
+  /// StoreFormatError when two nodes share a name, and ArgumentError for a part store or when
+  /// N x feature_dim exceeds 2^32 values (16 GiB), which gather_features reads a block at a time instead.
   NodeGraph to_node_graph() const;
 
  private:

@@ -20,6 +20,7 @@
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/models/node_classifier.hpp"
 #include "edgewise/datasets/splits.hpp"
+#include "edgewise/graph/partition.hpp"
 #include "edgewise/models/training_state.hpp"
 
 namespace edgewise {
@@ -84,13 +85,38 @@ NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameter
 /// gather_features gives them.
 using FeatureRows = std::function<void(std::span<const NodeId> nodes, float* out)>;
 
+/// What a process holds of its part of the graph for training (GraphPart's rows): the features
+/// [rows, in_dim], and the class of each own training (validation) row, -1 for the other rows.
+struct PartRows {
+  Matrix<float> features;
+  std::vector<Index> train_targets = {};  ///< [rows]
+  std::vector<Index> val_targets = {};    ///< [rows]
+};
+
+/// train_node_classifier on a graph cut into one part a process, each process passing its own part
+/// (graph_part, or a part store's) and its rows; `split` is the whole graph's. After each hidden layer
+/// the processes exchange the halo rows of its output, and before its backward those of its gradient;
+/// each process's mean loss is weighted by its share of all training rows and the gradients are summed,
+/// so the result is train_node_classifier's on the whole graph up to the order of float sums. Every
+/// process must call it, with the same options. Throws as train_node_classifier does, and
+/// ArgumentError when the rows do not fit the part or the model.
+NodeTrainingResult train_node_classifier_on_part(NodeClassifier<float>& model, Parameters<float>& params,
+                                                 const GraphPart& part, PartRows rows, const Split& split,
+                                                 const NodeTrainingOptions& options = {},
+                                                 const std::function<void(const NodeEpochReport&)>& on_epoch = {},
+                                                 const TrainingCheckpoints& checkpoints = {});
+
+/// The logits of a part's own rows [owned, classes] in inference mode, the whole graph's rows of those
+/// nodes up to float sums; `features` [part rows, in_dim]. Every process must call it with its part.
+Matrix<float> part_logits(NodeClassifier<float>& model, const GraphPart& part, const Matrix<float>& features);
+
 /// train_node_classifier across the processes of a run (core/distributed.hpp), which it calls under
 /// mpirun: the graph of `graph`'s in-edges is cut into one part a process by METIS (rank 0's cut), which
 /// every process views whole; each process asks
 /// `features` for its own nodes and its halo only, runs the network on them, and exchanges the halo
 /// rows of every hidden layer with the other processes. The result is train_node_classifier's up to
-/// the order of float sums. Must be called by every process with the same arguments. Throws as
-/// train_node_classifier does.
+/// the order of float sums (train_node_classifier_on_part). Must be called by every process with the
+/// same arguments. Throws as train_node_classifier does.
 NodeTrainingResult train_node_classifier_on_parts(NodeClassifier<float>& model, Parameters<float>& params,
                                                   const InEdges& graph, const FeatureRows& features,
                                                   std::span<const Index> labels, const Split& split,

@@ -187,6 +187,9 @@ class NodeModel final : public Model {
   /// Trains on a graph store: full batch on a copy in memory (GraphStore::to_node_graph), or sampled
   /// mini-batches read from the mapped file. A store whose nodes are named by their ids records no
   /// node names in the model. Throws as the other fit does.
+  /// On a part store (io/graph_parts.hpp), every process of the run passes its own part and the whole
+  /// graph's split, and trains full batch (train_node_classifier_on_part); the model records every
+  /// node's name. Throws ArgumentError there for sampled batching, which needs features beyond the halo.
   NodeTrainingResult fit(const GraphStore& store, const Split& split, const NodeTrainingOptions& options,
                          const std::function<void(const NodeEpochReport&)>& on_epoch = {},
                          const CheckpointOptions& checkpoints = {}, const BatchingChoice& batching = {});
@@ -202,7 +205,9 @@ class NodeModel final : public Model {
 
   /// predict, embed and evaluate for a store, layer by layer from the mapped file. Its labels are
   /// mapped to the model's classes by name. Throws ArgumentError when its features do not have the
-  /// model's width or a label is not one of the model's classes.
+  /// model's width or a label is not one of the model's classes, and for a part store, which only
+  /// evaluate takes: every process passes its part and the same nodes of the whole graph, and each
+  /// gets the evaluation of them all.
   /// @{
   Matrix<float> predict(const GraphStore& store) const;
   Matrix<float> embed(const GraphStore& store) const;
@@ -225,6 +230,11 @@ class NodeModel final : public Model {
   TrainingCheckpoints checkpoint_hooks(const CheckpointOptions& checkpoints, const nlohmann::json& identity,
                                        std::optional<Checkpoint>& resumed);
   NodeSource checked_source(const GraphStore& store) const;
+  void check_feature_width(const GraphStore& store) const;
+  NodeTrainingResult fit_part(const GraphStore& store, const Split& split, const NodeTrainingOptions& options,
+                              const std::function<void(const NodeEpochReport&)>& on_epoch,
+                              const CheckpointOptions& checkpoints, const BatchingChoice& batching);
+  NodeEvaluation evaluate_part(const GraphStore& store, std::span<const Index> nodes) const;
 
   NodeModelConfig config_;
   std::unique_ptr<Parameters<float>> params_;

@@ -1,0 +1,52 @@
+/// \file
+/// Part stores: a graph store cut into one store a part, so that each process of a distributed
+/// training maps its own nodes and their halo and nothing else (`edgewise graph partition --stores`,
+/// then `mpirun -np P edgewise train --task node --graph FOLDER`), and what those processes read
+/// together from their parts.
+///
+///   write_part_stores(whole, partition_graph(whole.in_edges(), 4), 4, "parts");  // parts/part-0.ewg ..
+///   GraphStore mine = GraphStore::open(part_store_path("parts", rank));
+///   GraphPart part = stored_graph_part(mine);       // what graph_part cuts from the whole graph
+///   std::vector<Index> labels = whole_labels(mine);  // [N], every process's own nodes' labels
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "edgewise/core/files.hpp"
+#include "edgewise/graph/partition.hpp"
+#include "edgewise/io/graph_store.hpp"
+
+namespace edgewise {
+
+/// The store of part `part` in a folder of part stores: FOLDER/part-K.ewg.
+std::filesystem::path part_store_path(const std::filesystem::path& folder, int part);
+
+/// Writes `whole` cut by `owner` ([N], each in [0, parts)) as one part store a part into `folder`
+/// (created when missing), each holding GraphPart's rows: the own nodes with their in-edges, features,
+/// labels and names, then the halo's features and names (StorePart). Each file is written atomically;
+/// an existing one is refused unless overwrite allows it. Throws ArgumentError on a bad owner vector
+/// and for a whole store that is itself a part, StoreFormatError/Error as write_graph_store does.
+void write_part_stores(const GraphStore& whole, std::span<const std::int32_t> owner, int parts,
+                       const std::filesystem::path& folder, Overwrite overwrite = Overwrite::refuse);
+
+/// The part a part store holds, as graph_part cut it from the whole graph: the same rows, graph, halo
+/// counts and sent rows. Throws ArgumentError for a store that is not a part.
+GraphPart stored_graph_part(const GraphStore& store);
+
+/// Checks that every process of the run holds one part of the same cut, process k part k (a
+/// collective call). Throws ArgumentError naming the store otherwise, or for a store that is not a part.
+void check_part_of_run(const GraphStore& store);
+
+/// The labels of the whole graph [N] (class ids, -1 unlabeled), gathered from the part stores that the
+/// processes of the run hold, one each (a collective call: every process calls it). Throws
+/// ArgumentError for a store that is not a part or has no labels.
+std::vector<Index> whole_labels(const GraphStore& store);
+
+/// The names of the whole graph's nodes [N], gathered as whole_labels gathers labels (collective).
+std::vector<std::string> whole_node_names(const GraphStore& store);
+
+}  // namespace edgewise
