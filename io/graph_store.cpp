@@ -266,6 +266,9 @@ void check_part(const std::string& path, const StorePart& part, Index n, const I
   if (part.sent_offsets.size() != parts + 1 || part.sent_offsets.front() != 0 ||
       part.sent_offsets.back() != static_cast<Index>(part.sent_rows.size()))
     write_error(path, "the sent rows' offsets need parts + 1 entries from 0 to the number of sent rows");
+  const auto own = static_cast<std::size_t>(part.part);
+  if (part.sent_offsets[own] != part.sent_offsets[own + 1])
+    write_error(path, "part " + std::to_string(part.part) + " sends rows to itself");
   const Index whole = part.whole_nodes;
   if (first_bad(n, [&](Index i) { return part.nodes[i] < 0 || part.nodes[i] >= whole; }) >= 0)
     write_error(path, "a row's node is not in the whole graph");

@@ -2,7 +2,7 @@
 // training the processes exchange the halo rows of every hidden layer, in sampled training each runs
 // the seeds its part owns. Both train the one-process model up to the order of float sums (sampled:
 // when every neighbour is drawn), also with parts that hold no training node and nodes without
-// in-edges. Skipped in a build without MPI.
+// in-edges, and from part stores that each process maps alone. Skipped in a build without MPI.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -114,7 +114,9 @@ TEST_F(CliMpiNodeTest, SampledBatchesOfFewNeighboursLearnTheClasses) {
   EXPECT_NE(run.output.find("test: 20 nodes, accuracy 1.0000"), std::string::npos) << run.output;
 }
 
-TEST_F(CliMpiNodeTest, PartsOfAGraphStoreTrainTheOneProcessModel) {
+// From a whole store, each process views the whole graph and reads its part's features; from part
+// stores (graph partition --stores), each maps its own part alone.
+TEST_F(CliMpiNodeTest, PartsOfAGraphStoreAndPartStoresTrainTheOneProcessModel) {
   const testing::CliRun built = run_cli("graph build --edges " + path("edges.txt") + " --labels " + path("labels.txt") +
                                         " --features " + path("features.txt") + " --feature-format dense --out " +
                                         path("g.ewg"));
@@ -124,13 +126,39 @@ TEST_F(CliMpiNodeTest, PartsOfAGraphStoreTrainTheOneProcessModel) {
   std::string arguments = train("", "store_one.ew");
   arguments.replace(arguments.find(files), files.size(), " --graph " + path("g.ewg"));
   ASSERT_EQ(run_cli(arguments).status, 0) << read("output.txt");
+  const std::vector<double> expected = probabilities("store_one.ew", "");
+  const auto expect_model = [&](const std::string& model) {
+    const std::vector<double> got = probabilities(model, "");
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], expected[i], 1e-4) << model << ", value " << i;
+  };
   arguments.replace(arguments.find("store_one.ew"), 12, "store_two.ew");
   const testing::CliRun two = testing::run_cli_processes(2, arguments + " --verbose", path("two.txt"));
   ASSERT_EQ(two.status, 0) << two.output;
   EXPECT_NE(two.output.find("peak memory of each process (MB): "), std::string::npos) << two.output;
-  const std::vector<double> expected = probabilities("store_one.ew", ""), got = probabilities("store_two.ew", "");
-  ASSERT_EQ(got.size(), expected.size());
-  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], expected[i], 1e-4) << "value " << i;
+  expect_model("store_two.ew");
+
+  const testing::CliRun cut = run_cli("graph partition " + path("g.ewg") + " --parts 3 --stores " + path("parts"));
+  ASSERT_EQ(cut.status, 0) << cut.output;
+  EXPECT_NE(read("parts/parts.tsv").find("node\tpart\n"), std::string::npos);
+  arguments.replace(arguments.find(path("g.ewg")), path("g.ewg").size(), path("parts"));
+  arguments.replace(arguments.find("store_two.ew"), 12, "parts_three.ew");
+  const testing::CliRun three = testing::run_cli_processes(3, arguments, path("three.txt"));
+  ASSERT_EQ(three.status, 0) << three.output;
+  EXPECT_NE(three.output.find("part stores in " + path("parts") + ", this process's part 0 of 3"), std::string::npos)
+      << three.output;
+  EXPECT_NE(three.output.find("test: 20 nodes"), std::string::npos) << three.output;
+  expect_model("parts_three.ew");
+
+  // Part stores need one process a part, and full batches.
+  arguments += " --force";
+  const testing::CliRun one = run_cli(arguments);
+  EXPECT_NE(one.status, 0);
+  EXPECT_NE(one.output.find("graph cut into 3 parts; run 3 processes (mpirun -np 3), this run has 1"), std::string::npos)
+      << one.output;
+  const testing::CliRun sampled = testing::run_cli_processes(3, arguments + " --batch-size 16", path("sampled.txt"));
+  EXPECT_NE(sampled.status, 0);
+  EXPECT_NE(sampled.output.find("reach nodes beyond a part's halo"), std::string::npos) << sampled.output;
 }
 
 TEST_F(CliMpiNodeTest, TwoRunsOfTwoProcessesWriteTheSameModel) {
