@@ -80,7 +80,7 @@ TEST_F(CliGraphTest, BuildsFromTextFilesAndInfoDescribesTheStore) {
   const CliRun info = run_cli("graph info " + path("g.ewg"));
   ASSERT_EQ(info.status, 0) << info.output;
   for (const std::string& expected :
-       {row("format version", "2"), row("nodes", "8"), row("edges", "34"),
+       {row("format version", "3"), row("nodes", "8"), row("edges", "34"),
         row("features", "34 wide, sparse, 16 non-zeros"), row("classes", "2: red, blue"), row("labelled nodes", "8"),
         row("node names", "stored"), row("edge list", "8 nodes, 13 edges"), row("node_ids", "string"),
         row("features.format", "sparse"), row("features.normalize_rows", "true")})
