@@ -19,6 +19,7 @@
 #include "edgewise/core/checksum.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/io/graph_files.hpp"
+#include "edgewise/io/graph_parts.hpp"
 #include "edgewise/io/graph_store.hpp"
 #include "edgewise/io/molecule_dataset.hpp"
 #include "edgewise/io/npy.hpp"
@@ -198,7 +199,11 @@ inline void graph_store(std::string_view input) {
     std::vector<float> rows(static_cast<std::size_t>(shown * dim));
     store.gather_features(nodes, rows.data());
   }
-  if (n <= (Index{1} << 12) && n * dim <= (Index{1} << 20)) store.to_node_graph();
+  if (store.part()) {
+    stored_graph_part(store);
+  } else if (n <= (Index{1} << 12) && n * dim <= (Index{1} << 20)) {
+    store.to_node_graph();
+  }
 }
 
 // A .npy file read from memory, its first rows copied out as float32.
