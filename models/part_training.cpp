@@ -1,6 +1,7 @@
-// Full-batch node training across the processes of a run: every process views the graph's in-edges,
-// takes one part of rank 0's METIS cut (graph/partition.hpp), reads the features of its own nodes and
-// its halo only, and runs the network on them. After each hidden layer the processes exchange the halo
+// Full-batch node training across the processes of a run: every process holds one part of a METIS cut
+// (graph/partition.hpp), either taken from rank 0's cut of the graph's in-edges, which it views, or
+// from a part store; it reads the features of its own nodes and its halo only, and runs the network
+// on them. After each hidden layer the processes exchange the halo
 // rows of its output, and before its backward the halo rows of the gradient, so that every own node
 // gets the one-process value of every layer. The loss is the mean over all training nodes: each
 // process's mean is weighted by its share of them, the parameter gradients are summed, and every
