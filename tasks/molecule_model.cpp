@@ -3,7 +3,11 @@
 #include <GraphMol/ROMol.h>
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -11,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/models/model_file.hpp"
@@ -246,13 +251,27 @@ std::vector<TrainingResult> MoleculeModel::fit(
   std::optional<Checkpoint> resumed;
   if (!checkpoints.resume.empty()) resumed = resume(checkpoints.resume, identity, train, results);
   const Logger log(options.log);
-  const std::size_t first = results.size();
-  for (std::size_t k = first; k < members_.size(); ++k) {
+  const GraphSet train_set = graph_set(train), validation_set = graph_set(validation);
+  const auto fitting = [&](std::size_t k) {
+    TrainingOptions member_options = options;
+    member_options.task_type = config_.task_type;
+    member_options.seed = options.seed + k;
+    return member_options;
+  };
+  // Members side by side, one thread each, while there are at least as many left as threads: each
+  // trains as it would alone (no result depends on the thread count), and no core waits for another
+  // at the end of each short parallel loop. Checkpoints hold one member in training, and MPI's
+  // exchanges one thread, so those runs take the members in turn.
+  const auto threads = static_cast<std::size_t>(num_threads());
+  const bool side_by_side = threads > 1 && checkpoints.every == 0 && !resumed && !distributed::active();
+  std::size_t k = results.size();
+  while (side_by_side && members_.size() - k >= threads) {
+    train_side_by_side(k, threads, train_set, validation_set, fitting, on_epoch, log, results);
+    k += threads;
+  }
+  for (const std::size_t first_in_turn = k; k < members_.size(); ++k) {
     if (members_.size() > 1)
       log.normal("ensemble member " + std::to_string(k + 1) + " of " + std::to_string(members_.size()));
-    TrainingOptions fitting = options;
-    fitting.task_type = config_.task_type;
-    fitting.seed = options.seed + k;
     const auto report = [&](const EpochReport& epoch) {
       if (on_epoch) on_epoch(static_cast<Index>(k), epoch);
     };
@@ -262,13 +281,104 @@ std::vector<TrainingResult> MoleculeModel::fit(
         save_checkpoint(checkpoints.path, {config_json(config_), all_parameters(), state, run_progress(identity, results)});
       };
     }
-    if (resumed && k == first) hooks.resume = &resumed->state;
+    if (resumed && k == first_in_turn) hooks.resume = &resumed->state;
     Member& member = *members_[k];
-    results.push_back(train_graph_predictor(member.network, member.params, graph_set(train), graph_set(validation),
-                                            fitting, report, hooks));
+    results.push_back(
+        train_graph_predictor(member.network, member.params, train_set, validation_set, fitting(k), report, hooks));
   }
   config_.scaling = results.front().scaling;
   return results;
+}
+
+namespace {
+
+// Thrown in a member's epoch report to stop it when a member beside it failed.
+struct StoppedBeside {};
+
+// A member's log messages, kept to be sent on once the members beside it are done.
+class HeldLog {
+ public:
+  LogSettings settings(const LogSettings& given) {
+    return {.level = given.level, .sink = [this](const LogMessage& message) { hold(message); }};
+  }
+
+  void send_to(const Logger& log) const {
+    for (const Held& message : held_) {
+      if (message.level == LogLevel::verbose) {
+        log.verbose(message.text);
+      } else {
+        log.normal(message.text, message.progress ? &*message.progress : nullptr);
+      }
+    }
+  }
+
+ private:
+  struct Held {
+    LogLevel level;
+    std::string text;
+    std::string metric;  // what progress->metric views
+    std::optional<EpochProgress> progress;
+  };
+
+  void hold(const LogMessage& message) {
+    Held& held = held_.emplace_back(Held{message.level, std::string(message.text), {}, std::nullopt});
+    if (message.progress) {
+      held.metric = message.progress->metric;
+      held.progress = *message.progress;
+    }
+  }
+
+  std::deque<Held> held_;  // a deque: growing it leaves the held metrics where progress views them
+};
+
+}  // namespace
+
+void MoleculeModel::train_side_by_side(std::size_t first, std::size_t count, const GraphSet& train,
+                                       const GraphSet& validation,
+                                       const std::function<TrainingOptions(std::size_t)>& fitting,
+                                       const std::function<void(Index, const EpochReport&)>& on_epoch,
+                                       const Logger& log, std::vector<TrainingResult>& results) {
+  std::vector<std::optional<TrainingResult>> trained(count);
+  std::vector<std::exception_ptr> errors(count);
+  std::vector<HeldLog> held(count);
+  std::atomic<bool> stopping = false;
+  std::mutex reporting;
+  const auto train_member = [&](std::size_t i) {
+    const SerialLoopsOnThisThread serial;
+    const std::size_t k = first + i;
+    TrainingOptions options = fitting(k);
+    if (i > 0) options.log = held[i].settings(options.log);
+    const auto report = [&](const EpochReport& epoch) {
+      if (stopping) throw StoppedBeside{};
+      if (!on_epoch) return;
+      const std::lock_guard lock(reporting);
+      on_epoch(static_cast<Index>(k), epoch);
+    };
+    try {
+      Member& member = *members_[k];
+      trained[i] = train_graph_predictor(member.network, member.params, train, validation, options, report, {});
+    } catch (const StoppedBeside&) {  // the error of the member that failed is passed on
+    } catch (...) {
+      errors[i] = std::current_exception();
+      stopping = true;
+    }
+  };
+  log.verbose("ensemble members " + std::to_string(first + 1) + " to " + std::to_string(first + count) +
+              " train side by side, a thread each; the others' messages follow the first's");
+  log.normal("ensemble member " + std::to_string(first + 1) + " of " + std::to_string(members_.size()));
+  std::vector<std::thread> beside;
+  for (std::size_t i = 1; i < count; ++i) beside.emplace_back(train_member, i);
+  train_member(0);
+  for (std::thread& thread : beside) thread.join();
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (i > 0) {
+      log.normal("ensemble member " + std::to_string(first + i + 1) + " of " + std::to_string(members_.size()));
+      held[i].send_to(log);
+    }
+    results.push_back(std::move(*trained[i]));
+  }
 }
 
 void MoleculeModel::standardize_descriptors(const MoleculeSet& train) {

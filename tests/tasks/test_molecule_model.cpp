@@ -7,6 +7,7 @@
 #include <GraphMol/ROMol.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -191,6 +192,59 @@ TEST(MoleculeModelTest, EveryThreadCountTrainsTheSameModel) {
     if (threads == 1) at_one_thread = predictions;
     EXPECT_EQ(predictions, at_one_thread) << threads << " threads";
   }
+  set_num_threads(0);
+}
+
+// Members train side by side, one thread each, while as many are left as threads: at 2 threads two
+// members at once and then the third alone, at 3 all three. Each trains what it trains alone, and the
+// log shows each member's lines after its own header, in member order.
+TEST(MoleculeModelTest, MembersSideBySideTrainWhatTheyTrainInTurn) {
+  MoleculeModelConfig config = small_config();
+  config.ensemble = 3;
+  Matrix<float> in_turn;
+  for (const int threads : {1, 2, 3}) {
+    set_num_threads(threads);
+    MoleculeModel model(config);
+    model.initialize(5);
+    const Featurized data = featurize_all(model, kMolecules);
+    std::vector<std::string> lines;
+    TrainingOptions options = quick_training(2);
+    options.log = {.level = LogLevel::normal, .sink = [&](const LogMessage& m) { lines.emplace_back(m.text); }};
+    model.fit(data.set, {}, options);
+    const Matrix<float> predictions = model.predict(data.set.molecules);
+    if (threads == 1) in_turn = predictions;
+    EXPECT_EQ(predictions, in_turn) << threads << " threads";
+    std::vector<std::string> headers;
+    for (const std::string& line : lines)
+      if (line.starts_with("ensemble member")) headers.push_back(line.substr(0, 22));
+    EXPECT_EQ(headers, (std::vector<std::string>{"ensemble member 1 of 3", "ensemble member 2 of 3",
+                                                 "ensemble member 3 of 3"}))
+        << threads << " threads";
+    ASSERT_EQ(lines.size(), 9u) << threads << " threads";  // a header and 2 epochs a member
+    EXPECT_TRUE(lines[8].starts_with("epoch    2/2")) << lines[8];
+  }
+  set_num_threads(0);
+}
+
+TEST(MoleculeModelTest, AFailingMemberBesideAnotherStopsBoth) {
+  set_num_threads(2);
+  MoleculeModelConfig config = small_config();
+  config.ensemble = 2;
+  MoleculeModel model(config);
+  model.initialize(5);
+  const Featurized data = featurize_all(model, kMolecules);
+  std::atomic<Index> last_epoch_of_first = 0;
+  const auto on_epoch = [&](Index member, const EpochReport& report) {
+    if (member == 0) last_epoch_of_first = report.epoch;
+    if (member == 1 && report.epoch == 2) throw std::runtime_error("member 1 failed");
+  };
+  try {
+    model.fit(data.set, {}, quick_training(500), on_epoch);
+    ADD_FAILURE() << "the failure was not passed on";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "member 1 failed");
+  }
+  EXPECT_LT(last_epoch_of_first, 500);  // stopped, not trained to the end
   set_num_threads(0);
 }
 

@@ -125,10 +125,11 @@ class MoleculeModel final : public Model {
   void initialize(std::uint64_t seed);
 
   /// Fits the standardization of the descriptors to `train` (see
-  /// GraphPredictorOptions::graph_feature_scaling), then trains each member of the ensemble in turn,
-  /// member k with the training seed options.seed + k;
-  /// on_epoch receives the member's index. In an ensemble, logs "ensemble member k of K" before each
-  /// member's epochs. Returns one result per member (a member finished before
+  /// GraphPredictorOptions::graph_feature_scaling), then trains each member of the ensemble, member k
+  /// with the training seed options.seed + k: side by side, one thread each, while at least as many
+  /// members are left as num_threads() (not with checkpoints or under mpirun), else in turn. Either
+  /// way a member trains the same weights. on_epoch receives the member's index (from one thread at a
+  /// time). In an ensemble, logs "ensemble member k of K" before each member's epochs. Returns one result per member (a member finished before
   /// the checkpoint resumed from has an empty history).
   ///
   /// Writes a checkpoint to checkpoints.path every checkpoints.every epochs of each member. With
@@ -186,6 +187,12 @@ class MoleculeModel final : public Model {
   // it belongs to this run.
   Checkpoint resume(const std::string& path, const nlohmann::json& identity, const MoleculeSet& train,
                     std::vector<TrainingResult>& results);
+  // Trains members first .. first + count - 1 at once, one thread each, appending their results in
+  // member order; the first member logs as it goes, the others' messages follow it.
+  void train_side_by_side(std::size_t first, std::size_t count, const GraphSet& train, const GraphSet& validation,
+                          const std::function<TrainingOptions(std::size_t)>& fitting,
+                          const std::function<void(Index, const EpochReport&)>& on_epoch, const Logger& log,
+                          std::vector<TrainingResult>& results);
 
   MoleculeModelConfig config_;
   std::vector<std::unique_ptr<Member>> members_;
