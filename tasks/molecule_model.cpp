@@ -342,14 +342,18 @@ void MoleculeModel::train_side_by_side(std::size_t first, std::size_t count, con
   std::vector<std::exception_ptr> errors(count);
   std::vector<HeldLog> held(count);
   std::atomic<bool> stopping = false;
+  std::atomic<std::size_t> running = count;
   std::mutex reporting;
   const auto train_member = [&](std::size_t i) {
-    const SerialLoopsOnThisThread serial;
+    // One thread a member, until the members beside it are done (they stop early at different
+    // epochs): the last one left runs its loops on every thread.
+    std::optional<SerialLoopsOnThisThread> serial(std::in_place);
     const std::size_t k = first + i;
     TrainingOptions options = fitting(k);
     if (i > 0) options.log = held[i].settings(options.log);
     const auto report = [&](const EpochReport& epoch) {
       if (stopping) throw StoppedBeside{};
+      if (running == 1) serial.reset();
       if (!on_epoch) return;
       const std::lock_guard lock(reporting);
       on_epoch(static_cast<Index>(k), epoch);
@@ -362,6 +366,7 @@ void MoleculeModel::train_side_by_side(std::size_t first, std::size_t count, con
       errors[i] = std::current_exception();
       stopping = true;
     }
+    --running;
   };
   log.verbose("ensemble members " + std::to_string(first + 1) + " to " + std::to_string(first + count) +
               " train side by side, a thread each; the others' messages follow the first's");
