@@ -325,6 +325,7 @@ class HeldLog {
     if (message.progress) {
       held.metric = message.progress->metric;
       held.progress = *message.progress;
+      held.progress->metric = held.metric;  // the trainer's string is gone when the message is sent on
     }
   }
 
