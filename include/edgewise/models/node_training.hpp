@@ -88,7 +88,7 @@ using FeatureRows = std::function<void(std::span<const NodeId> nodes, float* out
 /// What a process holds of its part of the graph for training (GraphPart's rows): the features
 /// [rows, in_dim], and the class of each own training (validation) row, -1 for the other rows.
 struct PartRows {
-  Matrix<float> features;
+  Matrix<float> features;                 ///< [rows, in_dim]
   std::vector<Index> train_targets = {};  ///< [rows]
   std::vector<Index> val_targets = {};    ///< [rows]
 };
