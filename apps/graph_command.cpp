@@ -348,14 +348,14 @@ std::string part_table(const InEdges& graph, std::span<const std::int32_t> owner
 
 void partition(const PartitionArgs& args) {
   apply_threads(args.threads);
+  const GraphStore store = GraphStore::open(args.store);
+  if (store.part()) throw ArgumentError(args.store + " is already a part of a cut graph; cut the whole graph's store");
   if (!args.stores.empty()) fs::create_directories(args.stores);
   const std::string map_path =
       args.out.empty() && !args.stores.empty() ? (fs::path(args.stores) / "parts.tsv").string() : args.out;
   if (!map_path.empty()) check_output_path(map_path, args.force);
   for (int p = 0; !args.stores.empty() && p < args.parts; ++p)
     check_output_path(part_store_path(args.stores, p).string(), args.force);
-  const GraphStore store = GraphStore::open(args.store);
-  if (store.part()) throw ArgumentError(args.store + " is already a part of a cut graph; cut the whole graph's store");
   const InEdges graph = store.in_edges();
   const auto start = std::chrono::steady_clock::now();
   const std::vector<std::int32_t> owner = partition_graph(graph, args.parts);
