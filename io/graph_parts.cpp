@@ -1,8 +1,6 @@
 #include "edgewise/io/graph_parts.hpp"
 
-#include <algorithm>
 #include <cstring>
-#include <numeric>
 #include <optional>
 
 #include "edgewise/core/distributed.hpp"
