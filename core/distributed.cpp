@@ -56,7 +56,7 @@ std::chrono::duration<double> timeout() {
 // of the time waited so far (10 us to 1 ms), so a short wait ends soon after the answer comes and a
 // long one costs no core. It never spins or yields: on a busy or oversubscribed machine a waiter
 // that keeps its core takes it from the very process it waits for (a 2-process Cora training beside
-// one busy process took 9.1 s with 0.1 s of yielding first, 5.8 s sleeping at once; idle, 3.0-3.5 s
+// one busy process took 9.1 s with 0.1 s of yielding first, 6.0 s sleeping as now; idle, 3.0-3.5 s
 // both).
 template <typename Done>
 void wait_until(const std::string& call, Done done) {
