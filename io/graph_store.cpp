@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <nlohmann/json.hpp>
 #include <system_error>
 #include <utility>
@@ -1078,6 +1079,14 @@ void GraphStore::gather_features(std::span<const NodeId> nodes, float* out) cons
   });
 }
 
+Matrix<float> GraphStore::feature_matrix() const {
+  std::vector<NodeId> all(static_cast<std::size_t>(num_nodes()));
+  std::iota(all.begin(), all.end(), NodeId{0});
+  Matrix<float> features(num_nodes(), feature_dim());
+  gather_features(all, features.data());
+  return features;
+}
+
 std::span<const Index> GraphStore::labels() const { return mapping_->labels; }
 const std::vector<std::string>& GraphStore::class_names() const { return mapping_->class_names; }
 
@@ -1116,10 +1125,7 @@ NodeGraph GraphStore::to_node_graph() const {
                      node_name(id) + "'");
   }
   data.graph = Graph::from_in_edges(in_edges());
-  data.features.resize(n, feature_dim());
-  std::vector<NodeId> all(static_cast<std::size_t>(n));
-  for (Index id = 0; id < n; ++id) all[static_cast<std::size_t>(id)] = static_cast<NodeId>(id);
-  gather_features(all, data.features.data());
+  data.features = feature_matrix();
   const std::span<const Index> stored = labels();
   data.labels.classes.assign(stored.begin(), stored.end());
   data.labels.class_names = class_names();

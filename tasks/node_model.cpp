@@ -57,15 +57,6 @@ NodeModelConfig completed(NodeModelConfig config) {
   return config;
 }
 
-// A part store's rows' features [rows, dim].
-Matrix<float> part_features(const GraphStore& store) {
-  std::vector<NodeId> rows(static_cast<std::size_t>(store.num_nodes()));
-  std::iota(rows.begin(), rows.end(), NodeId{0});
-  Matrix<float> features(store.num_nodes(), store.feature_dim());
-  store.gather_features(rows, features.data());
-  return features;
-}
-
 // The row of `node` (of the whole graph) among a part store's own rows, or -1.
 Index own_row(const GraphStore& store, Index node) {
   const StorePart& part = *store.part();
@@ -382,7 +373,7 @@ NodeTrainingResult NodeModel::fit_part(const GraphStore& store, const Split& spl
   const TrainingCheckpoints hooks = checkpoint_hooks(checkpoints, identity, resumed);
   const GraphPart part = stored_graph_part(store);
   const Index classes = config_.network.classes;
-  PartRows rows{.features = part_features(store),
+  PartRows rows{.features = store.feature_matrix(),
                 .train_targets = part_targets(store, split.train, classes, "training"),
                 .val_targets = part_targets(store, split.val, classes, "validation")};
   NodeTrainingResult result =
@@ -432,7 +423,7 @@ NodeEvaluation NodeModel::evaluate_part(const GraphStore& store, std::span<const
   const std::vector<Index> class_ids =
       class_ids_by_name({.classes = {}, .class_names = store.class_names()}, config_.classes, store.path());
   const GraphPart part = stored_graph_part(store);
-  const Matrix<float> logits = part_logits(*network_, part, part_features(store));
+  const Matrix<float> logits = part_logits(*network_, part, store.feature_matrix());
   const Index classes = config_.network.classes;
   // Every process's evaluated own rows: their place in `nodes`, label and logits.
   std::string mine;

@@ -159,6 +159,8 @@ class GraphStore {
   /// The rows of `nodes` into `out` ([nodes.size(), feature_dim], row-major), from either layout.
   /// Throws ArgumentError for a node id outside [0, N).
   void gather_features(std::span<const NodeId> nodes, float* out) const;
+  /// Every row's features, [N, feature_dim], from either layout (sparse ones densified).
+  Matrix<float> feature_matrix() const;
 
   /// Class ids [N], -1 unlabeled; empty when the store has no labels.
   std::span<const Index> labels() const;
