@@ -240,18 +240,17 @@ void GraphAttention<Scalar>::with_score_function(Run&& run) const {
     case ScoreFunction::scaled_dot:
     case ScoreFunction::dot: {
       const Scalar scale = options_.score == ScoreFunction::dot ? Scalar(1) : Scalar(1) / std::sqrt(Scalar(d));
-      run(DotScore<Scalar>{read_rows(projected_, 0), read_rows(projected_, w), d, scale});
+      run(DotScore<Scalar>{read_rows(projected_, 0), read_rows(projected_, w), scale});
       break;
     }
     case ScoreFunction::bilinear:
-      run(DotScore<Scalar>{read_rows(query_map_), read_rows(projected_, w), d, Scalar(1)});
+      run(DotScore<Scalar>{read_rows(query_map_), read_rows(projected_, w), Scalar(1)});
       break;
     case ScoreFunction::additive:
       run(AdditiveScore<Scalar>{src_terms_.data(), dst_terms_.data(), h, slope});
       break;
     case ScoreFunction::gatv2:
-      run(Gatv2Score<Scalar>{read_rows(projected_, 0), read_rows(projected_, w), params_.value(att_dst_).data(), d,
-                             slope});
+      run(Gatv2Score<Scalar>{read_rows(projected_, 0), read_rows(projected_, w), params_.value(att_dst_).data(), slope});
       break;
   }
 }
@@ -274,7 +273,9 @@ void GraphAttention<Scalar>::attend_fused() {
 template <typename Scalar>
 void GraphAttention<Scalar>::compute_scores() {
   scores_.resize(graph_->num_edges(), options_.heads);
-  with_score_function([&](const auto& score) { edge_scores_forward(scores_.data(), *graph_, options_.heads, score); });
+  with_score_function([&](const auto& score) {
+    edge_scores_forward(scores_.data(), *graph_, options_.heads, options_.head_dim, score);
+  });
 }
 
 // scores[p, h] = (or +=, when accumulate) (edge_features . W_e)[e, h] for the edge e at position p.

@@ -9,8 +9,8 @@
 namespace edgewise {
 namespace {
 
-using detail::exponentiate, detail::kPrefetchEdges, detail::leaky_relu, detail::prefetch_row;
-using detail::check_heads, detail::extent, detail::overlap;
+using detail::exponentiate, detail::kPrefetchEdges, detail::leaky_relu, detail::leaky_relu_slope, detail::prefetch_row;
+using detail::check_heads, detail::extent, detail::head_of, detail::overlap, detail::with_head_width;
 
 // The [E, H] per-edge and [N, H] per-node arrays of a graph.
 template <typename Scalar>
@@ -29,24 +29,7 @@ bool same_or_apart(const void* output, detail::Extent output_extent, const void*
 }
 
 template <typename Scalar>
-using ConstSegment = Eigen::Map<const Vector<Scalar>>;
-template <typename Scalar>
 using Segment = Eigen::Map<Vector<Scalar>>;
-
-// Head h of a node row.
-template <typename Scalar>
-ConstSegment<Scalar> head_of(const Scalar* row, Index h, Index d) {
-  return {row + h * d, d};
-}
-template <typename Scalar>
-Segment<Scalar> head_of(Scalar* row, Index h, Index d) {
-  return {row + h * d, d};
-}
-
-template <typename Scalar>
-Scalar leaky_relu_slope(Scalar u, Scalar slope) {
-  return u > 0 ? Scalar(1) : slope;
-}
 
 // Prefetches the row of the node kPrefetchEdges places further in `nodes` (sources or targets), if any.
 template <typename Scalar>
@@ -55,12 +38,13 @@ void prefetch_ahead(RowView<const Scalar> rows, std::span<const NodeId> nodes, I
     prefetch_row(rows.row(nodes[position + kPrefetchEdges]), width);
 }
 
-// Prefetches the [H] entries of a per-edge array for the edge `kPrefetchEdges` further along the
-// by-source order: backward kernels read per-edge arrays there through positions, out of order.
+// Prefetches the [H] entries of a per-edge or per-node array for the edge `kPrefetchEdges` further
+// along the by-source order, indexed through `indices` (positions, or targets): backward kernels read
+// those arrays out of order there.
 template <typename Scalar>
-void prefetch_edge_ahead(const Scalar* per_edge, std::span<const NodeId> positions, Index position, Index heads) {
-  if (position + kPrefetchEdges < static_cast<Index>(positions.size()))
-    __builtin_prefetch(per_edge + positions[position + kPrefetchEdges] * heads);
+void prefetch_edge_ahead(const Scalar* values, std::span<const NodeId> indices, Index position, Index heads) {
+  if (position + kPrefetchEdges < static_cast<Index>(indices.size()))
+    __builtin_prefetch(values + indices[position + kPrefetchEdges] * heads);
 }
 
 }  // namespace
@@ -86,7 +70,7 @@ void dot_scores_forward(Scalar* scores, const Graph& g, RowView<const Scalar> q,
   check_heads(heads, head_dim, q, k);
   const Index n = g.num_nodes(), e = g.num_edges(), w = heads * head_dim;
   EDGEWISE_CHECK(!overlap(q, w, n, scores, e * heads) && !overlap(k, w, n, scores, e * heads));
-  edge_scores_forward(scores, g, heads, DotScore<Scalar>{q, k, head_dim, scale});
+  edge_scores_forward(scores, g, heads, head_dim, DotScore<Scalar>{q, k, scale});
 }
 
 template <typename Scalar>
@@ -100,26 +84,27 @@ void dot_scores_backward(RowView<Scalar> dq, RowView<Scalar> dk, const Graph& g,
                    !overlap(out, width, n, dscores, e * heads));
   const auto in_offsets = g.in_offsets();
   const auto sources = g.in_sources();
-  parallel_for(g.num_nodes(), [&](Index i) {
-    Segment<Scalar>(dq.row(i), width).setZero();
-    for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p) {
-      prefetch_ahead(k, sources, p, width);
-      for (Index h = 0; h < heads; ++h)
-        head_of(dq.row(i), h, head_dim) += (scale * dscores[p * heads + h]) * head_of(k.row(sources[p]), h, head_dim);
-    }
-  });
   const auto out_offsets = g.out_offsets();
   const auto targets = g.out_targets();
   const auto positions = g.out_positions();
-  parallel_for(g.num_nodes(), [&](Index j) {
-    Segment<Scalar>(dk.row(j), width).setZero();
-    for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
-      prefetch_ahead(q, targets, s, width);
-      prefetch_edge_ahead(dscores, positions, s, heads);
-      for (Index h = 0; h < heads; ++h)
-        head_of(dk.row(j), h, head_dim) +=
-            (scale * dscores[positions[s] * heads + h]) * head_of(q.row(targets[s]), h, head_dim);
-    }
+  with_head_width(head_dim, [&](auto d) {
+    parallel_for(g.num_nodes(), [&](Index i) {
+      Segment<Scalar>(dq.row(i), width).setZero();
+      for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p) {
+        prefetch_ahead(k, sources, p, width);
+        for (Index h = 0; h < heads; ++h)
+          head_of(dq.row(i), h, d) += (scale * dscores[p * heads + h]) * head_of(k.row(sources[p]), h, d);
+      }
+    });
+    parallel_for(g.num_nodes(), [&](Index j) {
+      Segment<Scalar>(dk.row(j), width).setZero();
+      for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
+        prefetch_ahead(q, targets, s, width);
+        prefetch_edge_ahead(dscores, positions, s, heads);
+        for (Index h = 0; h < heads; ++h)
+          head_of(dk.row(j), h, d) += (scale * dscores[positions[s] * heads + h]) * head_of(q.row(targets[s]), h, d);
+      }
+    });
   });
 }
 
@@ -129,7 +114,8 @@ void additive_scores_forward(Scalar* scores, const Graph& g, const Scalar* src_t
   EDGEWISE_CHECK(heads > 0);
   const detail::Extent out = per_edge(scores, g, heads);
   EDGEWISE_CHECK(!overlap(out, per_node(src_term, g, heads)) && !overlap(out, per_node(dst_term, g, heads)));
-  edge_scores_forward(scores, g, heads, AdditiveScore<Scalar>{src_term, dst_term, heads, negative_slope});
+  // Additive scores read no rows of head width: any width serves.
+  edge_scores_forward(scores, g, heads, 1, AdditiveScore<Scalar>{src_term, dst_term, heads, negative_slope});
 }
 
 template <typename Scalar>
@@ -142,29 +128,31 @@ void additive_scores_backward(Scalar* dsrc_term, Scalar* ddst_term, const Graph&
                    !overlap(per_node(out, g, heads), per_edge(dscores, g, heads)));
   const auto in_offsets = g.in_offsets();
   const auto sources = g.in_sources();
-  // Edge by edge with all heads at once, so that each edge's gathered entries are read together;
-  // every head's sum still adds its terms in edge order.
+  // Head by head, each head's sum in a register and in edge order; a node's gathered entries stay in
+  // the cache from the first head to the last.
   parallel_for(g.num_nodes(), [&](Index i) {
-    Scalar* sum = ddst_term + i * heads;
-    std::fill(sum, sum + heads, Scalar(0));
-    for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p)
-      for (Index h = 0; h < heads; ++h) {
-        const Scalar u = dst_term[i * heads + h] + src_term[sources[p] * heads + h];
-        sum[h] += dscores[p * heads + h] * leaky_relu_slope(u, negative_slope);
-      }
+    for (Index h = 0; h < heads; ++h) {
+      const Scalar dst = dst_term[i * heads + h];
+      Scalar sum = 0;
+      for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p)
+        sum += dscores[p * heads + h] * leaky_relu_slope(dst + src_term[sources[p] * heads + h], negative_slope);
+      ddst_term[i * heads + h] = sum;
+    }
   });
   const auto out_offsets = g.out_offsets();
   const auto targets = g.out_targets();
   const auto positions = g.out_positions();
   parallel_for(g.num_nodes(), [&](Index j) {
-    Scalar* sum = dsrc_term + j * heads;
-    std::fill(sum, sum + heads, Scalar(0));
     for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
       prefetch_edge_ahead(dscores, positions, s, heads);
-      for (Index h = 0; h < heads; ++h) {
-        const Scalar u = dst_term[targets[s] * heads + h] + src_term[j * heads + h];
-        sum[h] += dscores[positions[s] * heads + h] * leaky_relu_slope(u, negative_slope);
-      }
+      prefetch_edge_ahead(dst_term, targets, s, heads);
+    }
+    for (Index h = 0; h < heads; ++h) {
+      const Scalar src = src_term[j * heads + h];
+      Scalar sum = 0;
+      for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s)
+        sum += dscores[positions[s] * heads + h] * leaky_relu_slope(dst_term[targets[s] * heads + h] + src, negative_slope);
+      dsrc_term[j * heads + h] = sum;
     }
   });
 }
@@ -177,7 +165,7 @@ void gatv2_scores_forward(Scalar* scores, const Graph& g, RowView<const Scalar> 
   const detail::Extent out = per_edge(scores, g, heads);
   EDGEWISE_CHECK(!overlap(x_src, w, n, scores, g.num_edges() * heads) &&
                  !overlap(x_dst, w, n, scores, g.num_edges() * heads) && !overlap(out, extent(att, w)));
-  edge_scores_forward(scores, g, heads, Gatv2Score<Scalar>{x_src, x_dst, att, head_dim, negative_slope});
+  edge_scores_forward(scores, g, heads, head_dim, Gatv2Score<Scalar>{x_src, x_dst, att, negative_slope});
 }
 
 template <typename Scalar>
@@ -193,44 +181,48 @@ void gatv2_scores_backward(RowView<Scalar> dx_src, RowView<Scalar> dx_dst, Scala
                    !overlap(out, width, n, datt, width));
   const auto in_offsets = g.in_offsets();
   const auto sources = g.in_sources();
-  // d(att) is a sum over all edges: each destination writes its share to its own row, and the rows
-  // are added in node order afterwards, so the result does not depend on the thread count.
-  Matrix<Scalar> datt_by_node = Matrix<Scalar>::Zero(g.num_nodes(), width);
-  parallel_for(g.num_nodes(), [&](Index i) {
-    Scalar* dst_grad = dx_dst.row(i);
-    Scalar* att_grad = datt_by_node.row(i).data();
-    std::fill(dst_grad, dst_grad + width, Scalar(0));
-    const Scalar* dst_row = x_dst.row(i);
-    for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p) {
-      prefetch_ahead(x_src, sources, p, width);
-      const Scalar* src_row = x_src.row(sources[p]);
-      for (Index c = 0; c < width; ++c) {
-        const Scalar ds = dscores[p * heads + c / head_dim];
-        const Scalar u = src_row[c] + dst_row[c];
-        dst_grad[c] += ds * att[c] * leaky_relu_slope(u, negative_slope);
-        att_grad[c] += ds * leaky_relu(u, negative_slope);
-      }
-    }
-  });
-  add_row_sums(Segment<Scalar>(datt, width).transpose(), datt_by_node);
-
   const auto out_offsets = g.out_offsets();
   const auto targets = g.out_targets();
   const auto positions = g.out_positions();
-  parallel_for(g.num_nodes(), [&](Index j) {
-    Scalar* src_grad = dx_src.row(j);
-    std::fill(src_grad, src_grad + width, Scalar(0));
-    const Scalar* src_row = x_src.row(j);
-    for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
-      prefetch_ahead(x_dst, targets, s, width);
-      prefetch_edge_ahead(dscores, positions, s, heads);
-      const Scalar* dst_row = x_dst.row(targets[s]);
-      for (Index c = 0; c < width; ++c) {
-        const Scalar u = src_row[c] + dst_row[c];
-        src_grad[c] += dscores[positions[s] * heads + c / head_dim] * att[c] * leaky_relu_slope(u, negative_slope);
+  // d(att) is a sum over all edges: each destination writes its share to its own row, and the rows
+  // are added in node order afterwards, so the result does not depend on the thread count.
+  Matrix<Scalar> datt_by_node = Matrix<Scalar>::Zero(g.num_nodes(), width);
+  with_head_width(head_dim, [&](auto d) {
+    parallel_for(g.num_nodes(), [&](Index i) {
+      Scalar* dst_grad = dx_dst.row(i);
+      Scalar* att_grad = datt_by_node.row(i).data();
+      std::fill(dst_grad, dst_grad + width, Scalar(0));
+      const Scalar* dst_row = x_dst.row(i);
+      for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p) {
+        prefetch_ahead(x_src, sources, p, width);
+        const Scalar* src_row = x_src.row(sources[p]);
+        for (Index h = 0; h < heads; ++h) {
+          const Scalar ds = dscores[p * heads + h];
+          for (Index c = h * d.size(); c < (h + 1) * d.size(); ++c) {
+            const Scalar u = src_row[c] + dst_row[c];
+            dst_grad[c] += ds * att[c] * leaky_relu_slope(u, negative_slope);
+            att_grad[c] += ds * leaky_relu(u, negative_slope);
+          }
+        }
       }
-    }
+    });
+    parallel_for(g.num_nodes(), [&](Index j) {
+      Scalar* src_grad = dx_src.row(j);
+      std::fill(src_grad, src_grad + width, Scalar(0));
+      const Scalar* src_row = x_src.row(j);
+      for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
+        prefetch_ahead(x_dst, targets, s, width);
+        prefetch_edge_ahead(dscores, positions, s, heads);
+        const Scalar* dst_row = x_dst.row(targets[s]);
+        for (Index h = 0; h < heads; ++h) {
+          const Scalar ds = dscores[positions[s] * heads + h];
+          for (Index c = h * d.size(); c < (h + 1) * d.size(); ++c)
+            src_grad[c] += ds * att[c] * leaky_relu_slope(src_row[c] + dst_row[c], negative_slope);
+        }
+      }
+    });
   });
+  add_row_sums(Segment<Scalar>(datt, width).transpose(), datt_by_node);
 }
 
 // --- Normalization over in-edges -----------------------------------------------------------------
@@ -309,13 +301,15 @@ void aggregate_forward(RowView<Scalar> out, const Graph& g, const Scalar* alpha,
   EDGEWISE_CHECK(!overlap(out, w, v, w, n) && !overlap(out, w, n, alpha, g.num_edges() * heads));
   const auto offsets = g.in_offsets();
   const auto sources = g.in_sources();
-  parallel_for(g.num_nodes(), [&](Index i) {
-    Segment<Scalar>(out.row(i), heads * head_dim).setZero();
-    for (Index p = offsets[i]; p < offsets[i + 1]; ++p) {
-      prefetch_ahead(v, sources, p, heads * head_dim);
-      for (Index h = 0; h < heads; ++h)
-        head_of(out.row(i), h, head_dim) += alpha[p * heads + h] * head_of(v.row(sources[p]), h, head_dim);
-    }
+  with_head_width(head_dim, [&](auto d) {
+    parallel_for(g.num_nodes(), [&](Index i) {
+      Segment<Scalar>(out.row(i), w).setZero();
+      for (Index p = offsets[i]; p < offsets[i + 1]; ++p) {
+        prefetch_ahead(v, sources, p, w);
+        for (Index h = 0; h < heads; ++h)
+          head_of(out.row(i), h, d) += alpha[p * heads + h] * head_of(v.row(sources[p]), h, d);
+      }
+    });
   });
 }
 
@@ -331,24 +325,26 @@ void aggregate_backward(Scalar* dalpha, RowView<Scalar> dv, const Graph& g, cons
   EDGEWISE_CHECK(!overlap(dv, w, n, dalpha, e * heads));
   const auto in_offsets = g.in_offsets();
   const auto sources = g.in_sources();
-  parallel_for(g.num_nodes(), [&](Index i) {
-    for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p) {
-      prefetch_ahead(v, sources, p, heads * head_dim);
-      for (Index h = 0; h < heads; ++h)
-        dalpha[p * heads + h] = head_of(dout.row(i), h, head_dim).dot(head_of(v.row(sources[p]), h, head_dim));
-    }
-  });
   const auto out_offsets = g.out_offsets();
   const auto targets = g.out_targets();
   const auto positions = g.out_positions();
-  parallel_for(g.num_nodes(), [&](Index j) {
-    Segment<Scalar>(dv.row(j), heads * head_dim).setZero();
-    for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
-      prefetch_ahead(dout, targets, s, heads * head_dim);
-      prefetch_edge_ahead(alpha, positions, s, heads);
-      for (Index h = 0; h < heads; ++h)
-        head_of(dv.row(j), h, head_dim) += alpha[positions[s] * heads + h] * head_of(dout.row(targets[s]), h, head_dim);
-    }
+  with_head_width(head_dim, [&](auto d) {
+    parallel_for(g.num_nodes(), [&](Index i) {
+      for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p) {
+        prefetch_ahead(v, sources, p, w);
+        for (Index h = 0; h < heads; ++h)
+          dalpha[p * heads + h] = head_of(dout.row(i), h, d).dot(head_of(v.row(sources[p]), h, d));
+      }
+    });
+    parallel_for(g.num_nodes(), [&](Index j) {
+      Segment<Scalar>(dv.row(j), w).setZero();
+      for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
+        prefetch_ahead(dout, targets, s, w);
+        prefetch_edge_ahead(alpha, positions, s, heads);
+        for (Index h = 0; h < heads; ++h)
+          head_of(dv.row(j), h, d) += alpha[positions[s] * heads + h] * head_of(dout.row(targets[s]), h, d);
+      }
+    });
   });
 }
 

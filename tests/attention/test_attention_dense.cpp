@@ -76,13 +76,13 @@ TEST_P(CompleteGraphTest, EqualsDenseScaledDotProductAttention) {
 // Widths on both sides of the vector lengths (8 and 16 floats) and of their multiples.
 INSTANTIATE_TEST_SUITE_P(HeadShapes, CompleteGraphTest,
                          ::testing::Combine(::testing::Values(1, 2, 4),
-                                            ::testing::Values(1, 7, 8, 9, 31, 32, 33, 63, 64, 65)));
+                                            ::testing::Values(1, 7, 8, 9, 16, 31, 32, 33, 63, 64, 65)));
 
 class SparseGraphTest : public ::testing::TestWithParam<std::tuple<ScoreFunction, Normalization, bool>> {};
 
 TEST_P(SparseGraphTest, EqualsDenseAttentionMaskedOffTheAdjacency) {
   const auto [score, normalization, concat] = GetParam();
-  for (const Index head_dim : {1, 8, 9, 31, 32, 63, 65}) {
+  for (const Index head_dim : {1, 8, 9, 16, 31, 32, 63, 64, 65}) {
     GraphAttentionOptions o;
     o.in_dim = 6;
     o.heads = 3;

@@ -91,6 +91,25 @@ INSTANTIATE_TEST_SUITE_P(
              (std::get<2>(test.param) ? "_edge_features" : "");
     });
 
+// The kernels are compiled separately for head widths 8, 16, 32 and 64 (the width above, 3, takes
+// the general path): the same check at two of them, for every score function.
+TEST(AttentionGradientTest, MatchesFiniteDifferencesAtCompiledHeadWidths) {
+  for (const ScoreFunction score : {ScoreFunction::scaled_dot, ScoreFunction::dot, ScoreFunction::additive,
+                                    ScoreFunction::gatv2, ScoreFunction::bilinear})
+    for (const Index head_dim : {8, 16}) {
+      GraphAttentionOptions o;
+      o.in_dim = 5;
+      o.heads = 2;
+      o.head_dim = head_dim;
+      o.out_dim = 4;
+      o.score = score;
+      o.edge_dim = 3;
+      const Errors e = check_gradients(o, false);
+      EXPECT_LT(e.input, 1e-6) << to_string(score) << ", d = " << head_dim;
+      EXPECT_LT(e.parameters, 1e-6) << to_string(score) << ", d = " << head_dim;
+    }
+}
+
 TEST(AttentionGradientTest, WithAttentionDropout) {
   GraphAttentionOptions o;
   o.in_dim = 4;

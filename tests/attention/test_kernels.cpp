@@ -87,8 +87,12 @@ TEST(EdgeSoftmaxTest, GradientCheckPassesForTheRightBackwardAndFailsForAWrongOne
 // Fused forward over scores given entirely as a bias (the score function returns 0).
 template <typename Scalar>
 struct ZeroScore {
-  Scalar operator()(Index, Index, Index) const { return Scalar(0); }
-  void prefetch(Index, Index) const {}
+  template <int D>
+  Scalar operator()(Index, Index, Index, detail::HeadWidth<D>) const {
+    return Scalar(0);
+  }
+  template <int D>
+  void prefetch(Index, Index, detail::HeadWidth<D>) const {}
 };
 
 TEST(SoftmaxAttendTest, StaysFiniteForHugeScoresAndLeavesNodesWithoutInEdgesAtZero) {
@@ -128,17 +132,20 @@ TEST(SoftmaxAttendTest, MatchesHandComputedWeights) {
 }
 
 // On a graph with isolated nodes, single in-edges and a duplicated edge, the one-pass kernel gives
-// the weights and aggregate of the three separate kernels, for every score function.
-TEST(SoftmaxAttendTest, EqualsScoresThenSoftmaxThenAggregation) {
+// the weights and aggregate of the three separate kernels, for every score function, at head widths
+// held at run time and at those the kernels are compiled for.
+class SoftmaxAttendWidthTest : public ::testing::TestWithParam<Index> {};
+
+TEST_P(SoftmaxAttendWidthTest, EqualsScoresThenSoftmaxThenAggregation) {
   const Graph g = testing::irregular_graph();
-  const Index n = g.num_nodes(), e = g.num_edges(), heads = 3, d = 4;
+  const Index n = g.num_nodes(), e = g.num_edges(), heads = 3, d = GetParam();
   SplitMix64 rng(9);
   const Matrix<double> q = random_matrix(rng, n, heads * d), k = random_matrix(rng, n, heads * d);
   const Matrix<double> v = random_matrix(rng, n, heads * d), terms = random_matrix(rng, n, 2 * heads);
   const Matrix<double> att = random_matrix(rng, heads, d), bias = random_matrix(rng, e, heads);
   const auto check = [&](const auto& score, const std::string& name) {
     Matrix<double> scores(e, heads), alpha(e, heads), expected(n, heads * d);
-    edge_scores_forward(scores.data(), g, heads, score);
+    edge_scores_forward(scores.data(), g, heads, d, score);
     scores += bias;
     edge_softmax_forward(alpha.data(), g, scores.data(), heads);
     aggregate_forward(rows_of(expected), g, alpha.data(), read_rows(v), heads, d);
@@ -150,11 +157,13 @@ TEST(SoftmaxAttendTest, EqualsScoresThenSoftmaxThenAggregation) {
     EXPECT_LT((weights - alpha).cwiseAbs().maxCoeff(), 1e-14) << name;
     EXPECT_LT((out - expected).cwiseAbs().maxCoeff(), 1e-13) << name;
   };
-  check(DotScore<double>{read_rows(q), read_rows(k), d, 0.5}, "dot");
+  check(DotScore<double>{read_rows(q), read_rows(k), 0.5}, "dot");
   const Matrix<double> src = terms.leftCols(heads), dst = terms.rightCols(heads);
   check(AdditiveScore<double>{src.data(), dst.data(), heads, 0.2}, "additive");
-  check(Gatv2Score<double>{read_rows(q), read_rows(k), att.data(), d, 0.2}, "gatv2");
+  check(Gatv2Score<double>{read_rows(q), read_rows(k), att.data(), 0.2}, "gatv2");
 }
+
+INSTANTIATE_TEST_SUITE_P(HeadWidths, SoftmaxAttendWidthTest, ::testing::Values(4, 8, 16, 32, 64));
 
 // The named backward of the fused kernel gives the bits of the three kernels it is made of.
 TEST(SoftmaxAttendTest, BackwardEqualsWeightsThenAggregationThenSoftmaxBackward) {
@@ -165,7 +174,7 @@ TEST(SoftmaxAttendTest, BackwardEqualsWeightsThenAggregationThenSoftmaxBackward)
   const Matrix<double> v = random_matrix(rng, n, heads * d), dout = random_matrix(rng, n, heads * d);
   Matrix<double> weights(e, heads), sum(n, heads), out(n, heads * d);
   softmax_attend_forward(rows_of(out), weights.data(), sum.data(), g, read_rows(v), heads, d,
-                         DotScore<double>{read_rows(q), read_rows(k), d, 0.5}, static_cast<const double*>(nullptr));
+                         DotScore<double>{read_rows(q), read_rows(k), 0.5}, static_cast<const double*>(nullptr));
 
   Matrix<double> alpha(e, heads), dalpha(e, heads), dv(n, heads * d), expected_dscores(e, heads);
   softmax_weights(alpha.data(), g, weights.data(), sum.data(), heads);

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
@@ -41,6 +42,44 @@ void prefetch_row(const Scalar* row, Index length) {
   for (Index c = 0; c < length; c += kLine) __builtin_prefetch(row + c);
 }
 
+// --- Head widths ---------------------------------------------------------------------------------
+
+/// The width d of one head: fixed at compile time (D > 0), or held at run time (D = Eigen::Dynamic).
+/// With D fixed, a head's segment is a fixed-size vector: its loops unroll, its sums stay in
+/// registers, and no per-segment loop bounds are computed on every edge.
+template <int D>
+struct HeadWidth {
+  Index runtime = D;  ///< d, read only when D is Eigen::Dynamic.
+  /// d.
+  constexpr Index size() const {
+    if constexpr (D == Eigen::Dynamic) {
+      return runtime;
+    } else {
+      return D;
+    }
+  }
+};
+
+/// Calls kernel(width) with the width fixed for the common head widths (8, 16, 32 and 64 scalars)
+/// and held at run time for any other, so that each kernel is compiled once per common width.
+template <typename Kernel>
+void with_head_width(Index head_dim, Kernel&& kernel) {
+  switch (head_dim) {
+    case 8: return kernel(HeadWidth<8>{});
+    case 16: return kernel(HeadWidth<16>{});
+    case 32: return kernel(HeadWidth<32>{});
+    case 64: return kernel(HeadWidth<64>{});
+    default: return kernel(HeadWidth<Eigen::Dynamic>{head_dim});
+  }
+}
+
+/// Head h of a node row, as a vector of the head's width.
+template <typename Scalar, int D>
+auto head_of(Scalar* row, Index h, HeadWidth<D> d) {
+  using Plain = Eigen::Matrix<std::remove_const_t<Scalar>, D, 1>;
+  return Eigen::Map<std::conditional_t<std::is_const_v<Scalar>, const Plain, Plain>>(row + h * d.size(), d.size());
+}
+
 /// values[k] = exp(values[k]) for k < count, several per vector instruction: the softmax kernels
 /// gather each node's shifted scores into one block to take their exponentials this way.
 template <typename Scalar>
@@ -49,10 +88,19 @@ void exponentiate(Scalar* values, Index count) {
   block.array() = block.array().exp();
 }
 
+/// LeakyReLU's slope at u: 1 above 0, `slope` below. Picked by indexing, not by a branch: scores'
+/// signs follow no pattern, and a mispredicted branch on every edge and head cost more than the
+/// rest of the additive kernels' arithmetic.
+template <typename Scalar>
+Scalar leaky_relu_slope(Scalar u, Scalar slope) {
+  const Scalar slopes[2] = {slope, Scalar(1)};
+  return slopes[u > 0];
+}
+
 /// LeakyReLU: u above 0, slope * u below.
 template <typename Scalar>
 Scalar leaky_relu(Scalar u, Scalar slope) {
-  return u > 0 ? u : slope * u;
+  return leaky_relu_slope(u, slope) * u;
 }
 
 // --- Contracts ------------------------------------------------------------------------------------
@@ -109,9 +157,10 @@ void check_heads(Index heads, Index head_dim, const Views&... views) {
 
 // --- Score functions -----------------------------------------------------------------------------
 
-/// The score functions of one edge j -> i and head h, called as score(i, j, h); score.prefetch(j,
-/// heads) asks the cache for what an edge from j will read. The *_scores_forward kernels and
-/// softmax_attend_forward evaluate them alike, so both give the same scores.
+/// The score functions of one edge j -> i and head h, called as score(i, j, h, d) with the head
+/// width d; score.prefetch(j, heads, d) asks the cache for what an edge from j will read. The
+/// *_scores_forward kernels and softmax_attend_forward evaluate them alike, so both give the same
+/// scores.
 /// @{
 
 /// scale * <q_i,h , k_j,h>. q, k: [N, H*d].
@@ -119,15 +168,17 @@ template <typename Scalar>
 struct DotScore {
   RowView<const Scalar> q;  ///< Queries.
   RowView<const Scalar> k;  ///< Keys.
-  Index head_dim;           ///< d.
   Scalar scale;             ///< 1 / sqrt(d) for scaled dot-product attention.
   /// The score of edge j -> i in head h.
-  Scalar operator()(Index i, Index j, Index h) const {
-    using Segment = Eigen::Map<const Vector<Scalar>>;
-    return scale * Segment(q.row(i) + h * head_dim, head_dim).dot(Segment(k.row(j) + h * head_dim, head_dim));
+  template <int D>
+  Scalar operator()(Index i, Index j, Index h, detail::HeadWidth<D> d) const {
+    return scale * detail::head_of(q.row(i), h, d).dot(detail::head_of(k.row(j), h, d));
   }
   /// Asks the cache for what scoring an edge from j will read.
-  void prefetch(Index j, Index heads) const { detail::prefetch_row(k.row(j), heads * head_dim); }
+  template <int D>
+  void prefetch(Index j, Index heads, detail::HeadWidth<D> d) const {
+    detail::prefetch_row(k.row(j), heads * d.size());
+  }
 };
 
 /// GAT: LeakyReLU(dst_term[i, h] + src_term[j, h]). src_term, dst_term: [N, H].
@@ -138,11 +189,15 @@ struct AdditiveScore {
   Index heads;             ///< H.
   Scalar negative_slope;   ///< LeakyReLU's slope below 0.
   /// The score of edge j -> i in head h.
-  Scalar operator()(Index i, Index j, Index h) const {
+  template <int D>
+  Scalar operator()(Index i, Index j, Index h, detail::HeadWidth<D> /*d*/) const {
     return detail::leaky_relu(dst_term[i * heads + h] + src_term[j * heads + h], negative_slope);
   }
   /// Asks the cache for what scoring an edge from j will read.
-  void prefetch(Index j, Index /*heads*/) const { detail::prefetch_row(src_term + j * heads, heads); }
+  template <int D>
+  void prefetch(Index j, Index /*heads*/, detail::HeadWidth<D> /*d*/) const {
+    detail::prefetch_row(src_term + j * heads, heads);
+  }
 };
 
 /// GATv2: <att_h, LeakyReLU(x_src_j,h + x_dst_i,h)>. x_src, x_dst: [N, H*d]; att: [H, d].
@@ -151,35 +206,40 @@ struct Gatv2Score {
   RowView<const Scalar> x_src;  ///< Source terms (also the values).
   RowView<const Scalar> x_dst;  ///< Destination terms.
   const Scalar* att;            ///< The attention vector of each head.
-  Index head_dim;               ///< d.
   Scalar negative_slope;        ///< LeakyReLU's slope below 0.
   /// The score of edge j -> i in head h.
-  Scalar operator()(Index i, Index j, Index h) const {
+  template <int D>
+  Scalar operator()(Index i, Index j, Index h, detail::HeadWidth<D> d) const {
     const Scalar* src_row = x_src.row(j);
     const Scalar* dst_row = x_dst.row(i);
     Scalar score = 0;
-    for (Index c = h * head_dim; c < (h + 1) * head_dim; ++c) {
+    for (Index c = h * d.size(); c < (h + 1) * d.size(); ++c) {
       score += att[c] * detail::leaky_relu(src_row[c] + dst_row[c], negative_slope);
     }
     return score;
   }
   /// Asks the cache for what scoring an edge from j will read.
-  void prefetch(Index j, Index heads) const { detail::prefetch_row(x_src.row(j), heads * head_dim); }
+  template <int D>
+  void prefetch(Index j, Index heads, detail::HeadWidth<D> d) const {
+    detail::prefetch_row(x_src.row(j), heads * d.size());
+  }
 };
 /// @}
 
 /// scores[p, h] = score(i, j, h) for every edge j -> i at position p, node-parallel by destination.
 template <typename Scalar, typename Score>
-void edge_scores_forward(Scalar* scores, const Graph& g, Index heads, const Score& score) {
-  EDGEWISE_CHECK(heads > 0);
+void edge_scores_forward(Scalar* scores, const Graph& g, Index heads, Index head_dim, const Score& score) {
+  EDGEWISE_CHECK(heads > 0 && head_dim > 0);
   const auto offsets = g.in_offsets();
   const auto sources = g.in_sources();
   const Index edges = g.num_edges();
-  parallel_for(g.num_nodes(), [&](Index i) {
-    for (Index p = offsets[i]; p < offsets[i + 1]; ++p) {
-      if (p + detail::kPrefetchEdges < edges) score.prefetch(sources[p + detail::kPrefetchEdges], heads);
-      for (Index h = 0; h < heads; ++h) scores[p * heads + h] = score(i, sources[p], h);
-    }
+  detail::with_head_width(head_dim, [&](auto d) {
+    parallel_for(g.num_nodes(), [&](Index i) {
+      for (Index p = offsets[i]; p < offsets[i + 1]; ++p) {
+        if (p + detail::kPrefetchEdges < edges) score.prefetch(sources[p + detail::kPrefetchEdges], heads, d);
+        for (Index h = 0; h < heads; ++h) scores[p * heads + h] = score(i, sources[p], h, d);
+      }
+    });
   });
 }
 
@@ -213,43 +273,45 @@ void softmax_attend_forward(RowView<Scalar> out, Scalar* weights, Scalar* node_s
   EDGEWISE_CHECK(!overlap(extent(weights, edge_values), extent(node_sum, n * heads)));
   EDGEWISE_CHECK(bias == nullptr || bias == weights ||
                  !overlap(extent(bias, edge_values), extent(weights, edge_values)));
-  using Segment = Eigen::Map<Vector<Scalar>>;
-  using ConstSegment = Eigen::Map<const Vector<Scalar>>;
   const auto offsets = g.in_offsets();
   const auto sources = g.in_sources();
   const Index edges = g.num_edges(), width = heads * head_dim;
-  parallel_for(g.num_nodes(), [&](Index i) {
-    const Index begin = offsets[i], end = offsets[i + 1];
-    Scalar* sum = node_sum + i * heads;
-    Scalar* max = sum;  // the node's sum slots hold its max until the exponentials are taken
-    std::fill(max, max + heads, -std::numeric_limits<Scalar>::infinity());
-    for (Index p = begin; p < end; ++p) {
-      if (p + detail::kPrefetchEdges < edges) score.prefetch(sources[p + detail::kPrefetchEdges], heads);
-      for (Index h = 0; h < heads; ++h) {
-        const Scalar s = score(i, sources[p], h) + (bias != nullptr ? bias[p * heads + h] : Scalar(0));
-        weights[p * heads + h] = s;
-        max[h] = std::max(max[h], s);
+  detail::with_head_width(head_dim, [&](auto d) {
+    using detail::head_of;
+    parallel_for(g.num_nodes(), [&](Index i) {
+      const Index begin = offsets[i], end = offsets[i + 1];
+      Scalar* sum = node_sum + i * heads;
+      Scalar* max = sum;  // the node's sum slots hold its max until the exponentials are taken
+      std::fill(max, max + heads, -std::numeric_limits<Scalar>::infinity());
+      for (Index p = begin; p < end; ++p) {
+        if (p + detail::kPrefetchEdges < edges) score.prefetch(sources[p + detail::kPrefetchEdges], heads, d);
+        for (Index h = 0; h < heads; ++h) {
+          const Scalar s = score(i, sources[p], h, d) + (bias != nullptr ? bias[p * heads + h] : Scalar(0));
+          weights[p * heads + h] = s;
+          max[h] = std::max(max[h], s);
+        }
       }
-    }
-    for (Index p = begin; p < end; ++p)
-      for (Index h = 0; h < heads; ++h) weights[p * heads + h] -= max[h];
-    detail::exponentiate(weights + begin * heads, (end - begin) * heads);
+      for (Index p = begin; p < end; ++p)
+        for (Index h = 0; h < heads; ++h) weights[p * heads + h] -= max[h];
+      detail::exponentiate(weights + begin * heads, (end - begin) * heads);
 
-    Scalar* weighted = out.row(i);
-    std::fill(weighted, weighted + width, Scalar(0));
-    std::fill(sum, sum + heads, Scalar(0));
-    for (Index p = begin; p < end; ++p) {
-      if (p + detail::kPrefetchEdges < edges) detail::prefetch_row(v.row(sources[p + detail::kPrefetchEdges]), width);
-      const Scalar* v_j = v.row(sources[p]);
-      for (Index h = 0; h < heads; ++h) {
-        const Scalar e = weights[p * heads + h];
-        sum[h] += e;
-        Segment(weighted + h * head_dim, head_dim) += e * ConstSegment(v_j + h * head_dim, head_dim);
+      Scalar* weighted = out.row(i);
+      std::fill(weighted, weighted + width, Scalar(0));
+      std::fill(sum, sum + heads, Scalar(0));
+      for (Index p = begin; p < end; ++p) {
+        if (p + detail::kPrefetchEdges < edges)
+          detail::prefetch_row(v.row(sources[p + detail::kPrefetchEdges]), width);
+        const Scalar* v_j = v.row(sources[p]);
+        for (Index h = 0; h < heads; ++h) {
+          const Scalar e = weights[p * heads + h];
+          sum[h] += e;
+          head_of(weighted, h, d) += e * head_of(v_j, h, d);
+        }
       }
-    }
-    // sum >= 1 where there are in-edges: the maximal edge contributes exp(0).
-    for (Index h = 0; h < heads; ++h)
-      if (sum[h] > 0) Segment(weighted + h * head_dim, head_dim) /= sum[h];
+      // sum >= 1 where there are in-edges: the maximal edge contributes exp(0).
+      for (Index h = 0; h < heads; ++h)
+        if (sum[h] > 0) head_of(weighted, h, d) /= sum[h];
+    });
   });
 }
 
