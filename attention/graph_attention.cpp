@@ -383,11 +383,14 @@ void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
   dprojected_.resize(g.num_nodes(), projection_width());
   backward_scores();
 
-  // A transposed sparse product scatters into the rows of its result: one thread, in Eigen.
-  if (sparse_x_ != nullptr)
-    params_.grad(w_in_).noalias() += sparse_x_->transpose() * dprojected_;
-  else
+  // Eigen's product with a transposed sparse matrix scatters into the rows of its result, on one
+  // thread; with the transpose stored, each row of the result is one thread's.
+  if (sparse_x_ != nullptr) {
+    sparse_x_transposed_ = sparse_x_->transpose();
+    multiply(params_.grad(w_in_), sparse_x_transposed_, dprojected_, Product::add);
+  } else {
     multiply(params_.grad(w_in_), x_->transpose(), dprojected_, Product::add);
+  }
 }
 
 template <typename Scalar>
