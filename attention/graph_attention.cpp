@@ -10,6 +10,11 @@
 namespace edgewise {
 
 namespace {
+
+// Columns of d(W_in) per work item for a sparse input: 16 floats, a cache line of each row, so that
+// threads write apart.
+constexpr Index kSparseGradientColumns = 16;
+
 void check_options(const GraphAttentionOptions& o) {
   if (o.in_dim <= 0 || o.heads <= 0 || o.head_dim <= 0)
     throw ArgumentError("GraphAttention: in_dim, heads and head_dim must be positive (got " + std::to_string(o.in_dim) +
@@ -334,9 +339,13 @@ void GraphAttention<Scalar>::combine_heads_and_project() {
   const Index h = options_.heads, d = options_.head_dim;
   const Matrix<Scalar>* combined = &aggregated_;
   if (!options_.concat_heads) {
-    combined_ = aggregated_.leftCols(d);
-    for (Index head = 1; head < h; ++head) combined_ += aggregated_.middleCols(head * d, d);
-    combined_ /= static_cast<Scalar>(h);
+    combined_.resize(aggregated_.rows(), d);
+    parallel_for(aggregated_.rows(), [&](Index i) {
+      auto mean = combined_.row(i);
+      mean = aggregated_.row(i).head(d);
+      for (Index head = 1; head < h; ++head) mean += aggregated_.row(i).segment(head * d, d);
+      mean /= static_cast<Scalar>(h);
+    });
     combined = &combined_;
   }
   if (options_.output_projection) {
@@ -344,7 +353,10 @@ void GraphAttention<Scalar>::combine_heads_and_project() {
   } else {
     output_ = *combined;
   }
-  if (options_.bias) output_.rowwise() += params_.value(b_out_).row(0);
+  if (options_.bias) {
+    const auto bias = params_.value(b_out_).row(0);
+    parallel_for(output_.rows(), [&](Index i) { output_.row(i) += bias; });
+  }
 }
 
 template <typename Scalar>
@@ -384,10 +396,13 @@ void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
   backward_scores();
 
   // Eigen's product with a transposed sparse matrix scatters into the rows of its result, on one
-  // thread; with the transpose stored, each row of the result is one thread's.
+  // thread: each thread takes blocks of the result's columns, which it alone writes, in node order.
   if (sparse_x_ != nullptr) {
-    sparse_x_transposed_ = sparse_x_->transpose();
-    multiply(params_.grad(w_in_), sparse_x_transposed_, dprojected_, Product::add);
+    MatrixMap<Scalar> grad = params_.grad(w_in_);
+    parallel_for_blocks(dprojected_.cols(), kSparseGradientColumns, [&](Index begin, Index end) {
+      grad.middleCols(begin, end - begin).noalias() +=
+          sparse_x_->transpose() * dprojected_.middleCols(begin, end - begin);
+    });
   } else {
     multiply(params_.grad(w_in_), x_->transpose(), dprojected_, Product::add);
   }
@@ -464,14 +479,18 @@ void GraphAttention<Scalar>::backward_scores() {
                                dscores, h, slope);
       auto att_src = params_.value(att_src_), att_dst = params_.value(att_dst_);
       auto datt_src = params_.grad(att_src_), datt_dst = params_.grad(att_dst_);
-      dprojected_ = dvalues_;  // z is both the values and the input of the attention terms
       for (Index head = 0; head < h; ++head) {
         const auto z = projected_.middleCols(head * d, d);
         datt_src.row(head) += dsrc_terms_.col(head).transpose() * z;
         datt_dst.row(head) += ddst_terms_.col(head).transpose() * z;
-        dprojected_.middleCols(head * d, d) += dsrc_terms_.col(head) * att_src.row(head);
-        dprojected_.middleCols(head * d, d) += ddst_terms_.col(head) * att_dst.row(head);
       }
+      // z is both the values and the input of the attention terms.
+      parallel_for(g.num_nodes(), [&](Index i) {
+        for (Index head = 0; head < h; ++head)
+          dprojected_.row(i).segment(head * d, d) = dvalues_.row(i).segment(head * d, d) +
+                                                    dsrc_terms_(i, head) * att_src.row(head) +
+                                                    ddst_terms_(i, head) * att_dst.row(head);
+      });
       break;
     }
     case ScoreFunction::gatv2:

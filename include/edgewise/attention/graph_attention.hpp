@@ -189,7 +189,6 @@ class GraphAttention {
   Matrix<Scalar> ddst_terms_;    // additive: [N, H]
   Matrix<Scalar> dquery_map_;    // bilinear: [N, H*d]
   Matrix<Scalar> dedge_bias_;    // [E, H] in the graph's edge order
-  SparseMatrix<Scalar> sparse_x_transposed_;  // [in_dim, N]: sparse input's rows as columns, for d(W_in)
   Matrix<Scalar> dx_;
 };
 
