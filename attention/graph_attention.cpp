@@ -255,7 +255,8 @@ void GraphAttention<Scalar>::with_score_function(Run&& run) const {
       run(AdditiveScore<Scalar>{src_terms_.data(), dst_terms_.data(), h, slope});
       break;
     case ScoreFunction::gatv2:
-      run(Gatv2Score<Scalar>{read_rows(projected_, 0), read_rows(projected_, w), params_.value(att_dst_).data(), slope});
+      run(Gatv2Score<Scalar>{read_rows(projected_, 0), read_rows(projected_, w), params_.value(att_dst_).data(),
+                             slope});
       break;
   }
 }

@@ -151,7 +151,8 @@ void additive_scores_backward(Scalar* dsrc_term, Scalar* ddst_term, const Graph&
       const Scalar src = src_term[j * heads + h];
       Scalar sum = 0;
       for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s)
-        sum += dscores[positions[s] * heads + h] * leaky_relu_slope(dst_term[targets[s] * heads + h] + src, negative_slope);
+        sum += dscores[positions[s] * heads + h] *
+               leaky_relu_slope(dst_term[targets[s] * heads + h] + src, negative_slope);
       dsrc_term[j * heads + h] = sum;
     }
   });
