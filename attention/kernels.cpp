@@ -47,6 +47,44 @@ void prefetch_edge_ahead(const Scalar* values, std::span<const NodeId> indices, 
     __builtin_prefetch(values + indices[position + kPrefetchEdges] * heads);
 }
 
+// out_i,h = sum over the in-edges j -> i (CSR position p) of (factor * weights[p, h]) * rows_j,h, in
+// edge order: the aggregation, and the queries' gradient of dot-product scores.
+template <typename Scalar, int D>
+void sum_in_rows(RowView<Scalar> out, const Graph& g, const Scalar* weights, Scalar factor, RowView<const Scalar> rows,
+                 Index heads, detail::HeadWidth<D> d) {
+  const auto offsets = g.in_offsets();
+  const auto sources = g.in_sources();
+  const Index width = heads * d.size();
+  parallel_for(g.num_nodes(), [&](Index i) {
+    Segment<Scalar>(out.row(i), width).setZero();
+    for (Index p = offsets[i]; p < offsets[i + 1]; ++p) {
+      prefetch_ahead(rows, sources, p, width);
+      for (Index h = 0; h < heads; ++h)
+        head_of(out.row(i), h, d) += (factor * weights[p * heads + h]) * head_of(rows.row(sources[p]), h, d);
+    }
+  });
+}
+
+// out_j,h = sum over the out-edges j -> i (CSR position p) of (factor * weights[p, h]) * rows_i,h, in
+// by-source order: the values' gradient of the aggregation, and the keys' of dot-product scores.
+template <typename Scalar, int D>
+void sum_out_rows(RowView<Scalar> out, const Graph& g, const Scalar* weights, Scalar factor, RowView<const Scalar> rows,
+                  Index heads, detail::HeadWidth<D> d) {
+  const auto offsets = g.out_offsets();
+  const auto targets = g.out_targets();
+  const auto positions = g.out_positions();
+  const Index width = heads * d.size();
+  parallel_for(g.num_nodes(), [&](Index j) {
+    Segment<Scalar>(out.row(j), width).setZero();
+    for (Index s = offsets[j]; s < offsets[j + 1]; ++s) {
+      prefetch_ahead(rows, targets, s, width);
+      prefetch_edge_ahead(weights, positions, s, heads);
+      for (Index h = 0; h < heads; ++h)
+        head_of(out.row(j), h, d) += (factor * weights[positions[s] * heads + h]) * head_of(rows.row(targets[s]), h, d);
+    }
+  });
+}
+
 }  // namespace
 
 // --- Fused softmax attention ---------------------------------------------------------------------
@@ -82,29 +120,9 @@ void dot_scores_backward(RowView<Scalar> dq, RowView<Scalar> dk, const Graph& g,
   for (const RowView<Scalar> out : {dq, dk})
     EDGEWISE_CHECK(!overlap(out, width, q, width, n) && !overlap(out, width, k, width, n) &&
                    !overlap(out, width, n, dscores, e * heads));
-  const auto in_offsets = g.in_offsets();
-  const auto sources = g.in_sources();
-  const auto out_offsets = g.out_offsets();
-  const auto targets = g.out_targets();
-  const auto positions = g.out_positions();
   with_head_width(head_dim, [&](auto d) {
-    parallel_for(g.num_nodes(), [&](Index i) {
-      Segment<Scalar>(dq.row(i), width).setZero();
-      for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p) {
-        prefetch_ahead(k, sources, p, width);
-        for (Index h = 0; h < heads; ++h)
-          head_of(dq.row(i), h, d) += (scale * dscores[p * heads + h]) * head_of(k.row(sources[p]), h, d);
-      }
-    });
-    parallel_for(g.num_nodes(), [&](Index j) {
-      Segment<Scalar>(dk.row(j), width).setZero();
-      for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
-        prefetch_ahead(q, targets, s, width);
-        prefetch_edge_ahead(dscores, positions, s, heads);
-        for (Index h = 0; h < heads; ++h)
-          head_of(dk.row(j), h, d) += (scale * dscores[positions[s] * heads + h]) * head_of(q.row(targets[s]), h, d);
-      }
-    });
+    sum_in_rows(dq, g, dscores, scale, k, heads, d);
+    sum_out_rows(dk, g, dscores, scale, q, heads, d);
   });
 }
 
@@ -300,18 +318,8 @@ void aggregate_forward(RowView<Scalar> out, const Graph& g, const Scalar* alpha,
   check_heads(heads, head_dim, out, v);
   const Index n = g.num_nodes(), w = heads * head_dim;
   EDGEWISE_CHECK(!overlap(out, w, v, w, n) && !overlap(out, w, n, alpha, g.num_edges() * heads));
-  const auto offsets = g.in_offsets();
-  const auto sources = g.in_sources();
-  with_head_width(head_dim, [&](auto d) {
-    parallel_for(g.num_nodes(), [&](Index i) {
-      Segment<Scalar>(out.row(i), w).setZero();
-      for (Index p = offsets[i]; p < offsets[i + 1]; ++p) {
-        prefetch_ahead(v, sources, p, w);
-        for (Index h = 0; h < heads; ++h)
-          head_of(out.row(i), h, d) += alpha[p * heads + h] * head_of(v.row(sources[p]), h, d);
-      }
-    });
-  });
+  // A factor of 1 leaves each weight as it is, exactly.
+  with_head_width(head_dim, [&](auto d) { sum_in_rows(out, g, alpha, Scalar(1), v, heads, d); });
 }
 
 template <typename Scalar>
@@ -326,9 +334,6 @@ void aggregate_backward(Scalar* dalpha, RowView<Scalar> dv, const Graph& g, cons
   EDGEWISE_CHECK(!overlap(dv, w, n, dalpha, e * heads));
   const auto in_offsets = g.in_offsets();
   const auto sources = g.in_sources();
-  const auto out_offsets = g.out_offsets();
-  const auto targets = g.out_targets();
-  const auto positions = g.out_positions();
   with_head_width(head_dim, [&](auto d) {
     parallel_for(g.num_nodes(), [&](Index i) {
       for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p) {
@@ -337,15 +342,7 @@ void aggregate_backward(Scalar* dalpha, RowView<Scalar> dv, const Graph& g, cons
           dalpha[p * heads + h] = head_of(dout.row(i), h, d).dot(head_of(v.row(sources[p]), h, d));
       }
     });
-    parallel_for(g.num_nodes(), [&](Index j) {
-      Segment<Scalar>(dv.row(j), w).setZero();
-      for (Index s = out_offsets[j]; s < out_offsets[j + 1]; ++s) {
-        prefetch_ahead(dout, targets, s, w);
-        prefetch_edge_ahead(alpha, positions, s, heads);
-        for (Index h = 0; h < heads; ++h)
-          head_of(dv.row(j), h, d) += alpha[positions[s] * heads + h] * head_of(dout.row(targets[s]), h, d);
-      }
-    });
+    sum_out_rows(dv, g, alpha, Scalar(1), dout, heads, d);
   });
 }
 
