@@ -133,6 +133,24 @@ void activation::Elu::values(const double* x, double* y, Index n) const {
   for (Index k = 0; k < n; ++k) y[k] = x[k] > 0 ? x[k] : alpha * std::expm1(x[k]);
 }
 
+// The float loop would branch on each sign, and signs follow no pattern: the two sides are blended
+// by exact 0/1 weights instead (y + alpha is finite, as y >= -alpha).
+void activation::Elu::gradients_given_output(const float* x, const float* y, const float* dy, float* dx,
+                                             Index n) const {
+  const auto scale = static_cast<float>(alpha);
+  for (; n >= kLanes; n -= kLanes, x += kLanes, y += kLanes, dy += kLanes, dx += kLanes) {
+    const FloatBlock positive = positive_lanes(Eigen::Map<const FloatBlock>(x));
+    const FloatBlock slope = positive + (1.0f - positive) * (Eigen::Map<const FloatBlock>(y) + scale);
+    Eigen::Map<FloatBlock>{dx} = Eigen::Map<const FloatBlock>(dy) * slope;
+  }
+  for (Index k = 0; k < n; ++k) dx[k] = dy[k] * derivative(x[k], y[k]);
+}
+
+void activation::Elu::gradients_given_output(const double* x, const double* y, const double* dy, double* dx,
+                                             Index n) const {
+  for (Index k = 0; k < n; ++k) dx[k] = dy[k] * derivative(x[k], y[k]);
+}
+
 void activation::Gelu::values(const float* x, float* y, Index n) const {
   in_float_blocks(x, x, y, n, [](const auto& in, const auto&) -> FloatBlock {
     return in * (0.5f * (1.0f + (in * kInvSqrt2<float>).erf()));
@@ -187,6 +205,8 @@ const Matrix<Scalar>& Elementwise<Scalar, Function>::backward(const Matrix<Scala
   parallel_for_blocks(dy.size(), kElementChunk, [&, x, y, grad, dx](Index begin, Index end) {
     if constexpr (requires { function_.gradients(x, grad, dx, end - begin); }) {
       function_.gradients(x + begin, grad + begin, dx + begin, end - begin);
+    } else if constexpr (requires { function_.gradients_given_output(x, y, grad, dx, end - begin); }) {
+      function_.gradients_given_output(x + begin, y + begin, grad + begin, dx + begin, end - begin);
     } else {
       for (Index k = begin; k < end; ++k) dx[k] = grad[k] * function_.derivative(x[k], y[k]);
     }

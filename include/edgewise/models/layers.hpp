@@ -106,6 +106,11 @@ struct Elu {
   /// f'(x), given x and y = f(x).
   template <typename S>
   S derivative(S x, S y) const { return x > 0 ? S(1) : y + static_cast<S>(alpha); }
+  /// dx[k] = dy[k] f'(x[k]) given y = f(x), for k < n: bit for bit dy[k] * derivative(x[k], y[k]).
+  /// @{
+  void gradients_given_output(const float* x, const float* y, const float* dy, float* dx, Index n) const;
+  void gradients_given_output(const double* x, const double* y, const double* dy, double* dx, Index n) const;
+  /// @}
 };
 
 /// The exact GELU, x Φ(x) with the standard normal CDF Φ(x) = (1 + erf(x / √2)) / 2 (not the tanh
