@@ -15,6 +15,9 @@ namespace {
 // threads write apart.
 constexpr Index kSparseGradientColumns = 16;
 
+// Rows per work item of an element-wise loop over a matrix: about 4,096 elements.
+Index element_rows(Index cols) { return std::max<Index>(1, 4096 / std::max<Index>(cols, 1)); }
+
 void check_options(const GraphAttentionOptions& o) {
   if (o.in_dim <= 0 || o.heads <= 0 || o.head_dim <= 0)
     throw ArgumentError("GraphAttention: in_dim, heads and head_dim must be positive (got " + std::to_string(o.in_dim) +
@@ -40,7 +43,7 @@ void draw_dropout_mask(Matrix<Scalar>& keep, Index rows, Index cols, double rate
   keep.resize(rows, cols);
   Scalar* out = keep.data();
   // A product instead of a choice, and captures by value, let the compiler vectorize the loop.
-  parallel_for_blocks(rows, std::max<Index>(1, 4096 / std::max<Index>(cols, 1)), [=](Index begin, Index end) {
+  parallel_for_blocks(rows, element_rows(cols), [=](Index begin, Index end) {
     for (Index r = begin; r < end; ++r)
       for (Index c = 0; c < cols; ++c)
         out[r * cols + c] = static_cast<Scalar>(keep_draw(key, draw_index(r, c), threshold)) * scale;
@@ -67,6 +70,35 @@ void draw_edge_dropout_mask(Matrix<Scalar>& keep, const Graph& g, Index heads, d
         out[p * heads + h] =
             static_cast<Scalar>(keep_draw(key, edge_draw_index(target, source, heads, h), threshold)) * scale;
     }
+  });
+}
+
+// out = a .* b across threads, by blocks of rows (out may be a; a may be a block of columns). Each
+// element is one product, so the result does not depend on the split.
+template <typename Scalar, typename Lhs>
+void multiply_elements(Matrix<Scalar>& out, const Lhs& a, const Matrix<Scalar>& b) {
+  out.resize(b.rows(), b.cols());
+  parallel_for_blocks(b.rows(), element_rows(b.cols()), [&](Index begin, Index end) {
+    const Index rows = end - begin;
+    out.middleRows(begin, rows) = a.middleRows(begin, rows).cwiseProduct(b.middleRows(begin, rows));
+  });
+}
+
+// out = a + row (each row of a plus the row vector), across threads.
+template <typename Scalar, typename Row>
+void add_to_rows(Matrix<Scalar>& out, const Matrix<Scalar>& a, const Row& row) {
+  out.resize(a.rows(), a.cols());
+  parallel_for_blocks(a.rows(), element_rows(a.cols()), [&](Index begin, Index end) {
+    out.middleRows(begin, end - begin) = a.middleRows(begin, end - begin).rowwise() + row;
+  });
+}
+
+// out = a, across threads.
+template <typename Scalar>
+void copy_rows(Matrix<Scalar>& out, const Matrix<Scalar>& a) {
+  out.resize(a.rows(), a.cols());
+  parallel_for_blocks(a.rows(), element_rows(a.cols()), [&](Index begin, Index end) {
+    out.middleRows(begin, end - begin) = a.middleRows(begin, end - begin);
   });
 }
 
@@ -316,7 +348,7 @@ void GraphAttention<Scalar>::normalize(Mode mode) {
     return;
   }
   draw_edge_dropout_mask(keep_, g, options_.heads, rate, *mode.rng, mode.node_ids.data());
-  alpha_used_ = alpha_.cwiseProduct(keep_);
+  multiply_elements(alpha_used_, alpha_, keep_);
 }
 
 template <typename Scalar>
@@ -332,7 +364,7 @@ void GraphAttention<Scalar>::drop_values(Mode mode) {
     return static_cast<std::uint64_t>((ids ? ids[r] : r) * cols + c);
   });
   const Index offset = uses_query_key_value() ? 2 * width() : 0;
-  values_used_ = projected_.middleCols(offset, width()).cwiseProduct(value_keep_);
+  multiply_elements(values_used_, projected_.middleCols(offset, width()), value_keep_);
 }
 
 template <typename Scalar>
@@ -349,14 +381,12 @@ void GraphAttention<Scalar>::combine_heads_and_project() {
     });
     combined = &combined_;
   }
-  if (options_.output_projection) {
-    multiply(output_, *combined, params_.value(w_out_));
-  } else {
-    output_ = *combined;
-  }
+  if (options_.output_projection) multiply(output_, *combined, params_.value(w_out_));
+  const Matrix<Scalar>& unbiased = options_.output_projection ? output_ : *combined;
   if (options_.bias) {
-    const auto bias = params_.value(b_out_).row(0);
-    parallel_for(output_.rows(), [&](Index i) { output_.row(i) += bias; });
+    add_to_rows(output_, unbiased, params_.value(b_out_).row(0));
+  } else if (!options_.output_projection) {
+    copy_rows(output_, *combined);
   }
 }
 
@@ -388,10 +418,10 @@ void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
     const bool dropout = keep_.size() > 0;
     aggregate_backward(dalpha_.data(), rows_of(dvalues_), g, dropout ? alpha_used_.data() : alpha_.data(),
                        aggregated_values(), read_rows(daggregated_), h, d);
-    if (dropout) dalpha_.array() *= keep_.array();
+    if (dropout) multiply_elements(dalpha_, dalpha_, keep_);
     backward_normalization();
   }
-  if (value_keep_.size() > 0) dvalues_.array() *= value_keep_.array();
+  if (value_keep_.size() > 0) multiply_elements(dvalues_, dvalues_, value_keep_);
   if (edge_features_ != nullptr) backward_edge_bias();
   dprojected_.resize(g.num_nodes(), projection_width());
   backward_scores();
@@ -420,12 +450,16 @@ void GraphAttention<Scalar>::backward_output(const Matrix<Scalar>& dy) {
     dcombined = &dcombined_;
   }
   if (options_.concat_heads) {
-    daggregated_ = *dcombined;
+    copy_rows(daggregated_, *dcombined);
     return;
   }
+  // Each head's share of the mean: the same d columns, divided by the head count, in every head.
   const Index h = options_.heads, d = options_.head_dim;
   daggregated_.resize(dy.rows(), width());
-  for (Index head = 0; head < h; ++head) daggregated_.middleCols(head * d, d) = *dcombined / static_cast<Scalar>(h);
+  parallel_for_blocks(dy.rows(), element_rows(width()), [&](Index begin, Index end) {
+    const auto share = dcombined->middleRows(begin, end - begin) / static_cast<Scalar>(h);
+    for (Index head = 0; head < h; ++head) daggregated_.block(begin, head * d, end - begin, d) = share;
+  });
 }
 
 template <typename Scalar>
@@ -480,11 +514,16 @@ void GraphAttention<Scalar>::backward_scores() {
                                dscores, h, slope);
       auto att_src = params_.value(att_src_), att_dst = params_.value(att_dst_);
       auto datt_src = params_.grad(att_src_), datt_dst = params_.grad(att_dst_);
-      for (Index head = 0; head < h; ++head) {
+      // One product a head and side, each on one thread.
+      parallel_for(2 * h, [&](Index item) {
+        const Index head = item / 2;
         const auto z = projected_.middleCols(head * d, d);
-        datt_src.row(head) += dsrc_terms_.col(head).transpose() * z;
-        datt_dst.row(head) += ddst_terms_.col(head).transpose() * z;
-      }
+        if (item % 2 == 0) {
+          datt_src.row(head) += dsrc_terms_.col(head).transpose() * z;
+        } else {
+          datt_dst.row(head) += ddst_terms_.col(head).transpose() * z;
+        }
+      }, 1);
       // z is both the values and the input of the attention terms.
       parallel_for(g.num_nodes(), [&](Index i) {
         for (Index head = 0; head < h; ++head)

@@ -4,9 +4,13 @@
 #include <string>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/parallel.hpp"
 
 namespace edgewise {
 namespace {
+
+// Parameters per work item of a step: a multiple of any vector width.
+constexpr Index kStepBlock = 4096;
 
 void require(bool condition, const std::string& what, double value) {
   if (!condition) throw ArgumentError("Adam: " + what + ", got " + std::to_string(value));
@@ -63,15 +67,22 @@ void Adam<Scalar>::step() {
   const auto beta1 = static_cast<Scalar>(o.beta1), beta2 = static_cast<Scalar>(o.beta2);
   const auto eps = static_cast<Scalar>(o.eps);
 
-  auto values = params_.values();
-  auto w = values.array();
-  const auto grads = params_.grads();
   const auto l2 = static_cast<Scalar>(decay_ == Decay::l2 ? o.weight_decay : 0.0);
-  if (decay_ == Decay::decoupled) w *= static_cast<Scalar>(1.0 - o.lr * o.weight_decay);
-  const auto g = grads.array() + l2 * w;  // evaluated lazily, once per moment
-  m_.array() = beta1 * m_.array() + (Scalar(1) - beta1) * g;
-  v_.array() = beta2 * v_.array() + (Scalar(1) - beta2) * g.square();
-  w -= step_size * m_.array() / ((v_.array() / second_correction).sqrt() + eps);
+  const auto decoupled = static_cast<Scalar>(decay_ == Decay::decoupled ? 1.0 - o.lr * o.weight_decay : 1.0);
+  Scalar* values = params_.values().data();
+  const Scalar* grads = params_.grads().data();
+  Scalar *first = m_.data(), *second = v_.data();
+  // Blocks of a fixed size whose starts keep the arrays' alignment: each element takes the same
+  // vectorized path whatever the thread count.
+  parallel_for_blocks(params_.size(), kStepBlock, [=](Index begin, Index end) {
+    using Array = Eigen::Array<Scalar, Eigen::Dynamic, 1>;
+    Eigen::Map<Array> w(values + begin, end - begin), m(first + begin, end - begin), v(second + begin, end - begin);
+    if (decoupled != Scalar(1)) w *= decoupled;
+    const auto g = Eigen::Map<const Array>(grads + begin, end - begin) + l2 * w;  // evaluated once per moment
+    m = beta1 * m + (Scalar(1) - beta1) * g;
+    v = beta2 * v + (Scalar(1) - beta2) * g.square();
+    w -= step_size * m / ((v / second_correction).sqrt() + eps);
+  });
 }
 
 template <typename Scalar>
