@@ -6,12 +6,15 @@
 #include <GraphMol/Descriptors/Property.h>
 #include <GraphMol/GraphMol.h>
 #include <GraphMol/MolOps.h>
+#include <GraphMol/QueryAtom.h>
 #include <GraphMol/SmilesParse/SmilesParse.h>
 #include <GraphMol/Substruct/SubstructMatch.h>
+#include <Query/EqualityQuery.h>
 #include <RDGeneral/RDConfig.h>
 
 #include <algorithm>
 #include <array>
+#include <bitset>
 #include <numeric>
 #include <optional>
 #include <string_view>
@@ -29,11 +32,54 @@ const std::string kCrippenProperty = "_edgewise_CrippenContributions";
 // SubstructMatch's default limit on the matches it returns (SubstructMatchParameters::maxMatches).
 constexpr unsigned int kRdkitMaxMatches = 1000;
 
+// Atomic numbers below this one are told apart by a pattern atom's element filter.
+constexpr std::size_t kFilteredElements = 128;
+using ElementSet = std::bitset<kFilteredElements>;
+
+// The elements an atom query can pass (a superset), read from its tree: a test of the atomic number,
+// or of the atom type (the atomic number plus 1000 if aromatic), passes one element; an AND the
+// elements all its children pass, an OR those any passes. Any other test, and any negation, may
+// pass every element.
+ElementSet possible_elements(const RDKit::Atom::QUERYATOM_QUERY& query) {
+  const ElementSet every = ElementSet().set();
+  const std::string& test = query.getDescription();
+  if (query.getNegation()) return every;
+  if (test == "AtomAtomicNum" || test == "AtomType") {
+    const auto* equality = dynamic_cast<const Queries::EqualityQuery<int, const RDKit::Atom*, true>*>(&query);
+    if (equality == nullptr || equality->getTol() != 0) return every;
+    const int element = test == "AtomType" ? equality->getVal() % 1000 : equality->getVal();
+    if (element < 0 || static_cast<std::size_t>(element) >= kFilteredElements) return every;
+    return ElementSet().set(static_cast<std::size_t>(element));
+  }
+  const bool all_of = test == "AtomAnd";
+  if ((!all_of && test != "AtomOr") || query.beginChildren() == query.endChildren()) return every;
+  ElementSet passed = all_of ? every : ElementSet();
+  for (auto child = query.beginChildren(); child != query.endChildren(); ++child)
+    passed = all_of ? passed & possible_elements(**child) : passed | possible_elements(**child);
+  return passed;
+}
+
+// A pattern atom that turns away atoms of elements its query cannot pass with a bit test, before
+// the query's tree of virtual calls: most atoms, for most of Crippen's patterns.
+class PatternAtom {
+ public:
+  explicit PatternAtom(const RDKit::Atom* atom)
+      : atom_(atom), elements_(atom->hasQuery() ? possible_elements(*atom->getQuery()) : ElementSet().set()) {}
+
+  bool matches(const RDKit::Atom* atom) const {
+    const auto element = static_cast<std::size_t>(atom->getAtomicNum());
+    return (element >= kFilteredElements || elements_.test(element)) && atom_->Match(atom);
+  }
+
+ private:
+  const RDKit::Atom* atom_;
+  ElementSet elements_;
+};
+
 // Whether some untyped atom passes the pattern's first atom, where every match of it is rooted.
-bool may_root_a_match(const RDKit::ROMol& molecule, const RDKit::ROMol& pattern, const std::vector<bool>& typed) {
-  const RDKit::Atom* root = pattern.getAtomWithIdx(0);
+bool may_root_a_match(const RDKit::ROMol& molecule, const PatternAtom& root, const std::vector<bool>& typed) {
   for (const RDKit::Atom* atom : molecule.atoms())
-    if (!typed[atom->getIdx()] && root->Match(atom)) return true;
+    if (!typed[atom->getIdx()] && root.matches(atom)) return true;
   return false;
 }
 
@@ -59,7 +105,7 @@ class TreePattern {
   explicit TreePattern(const RDKit::ROMol& pattern) {
     if (pattern.getNumAtoms() > kMaxTreeAtoms) return;
     for (const RDKit::Atom* atom : pattern.atoms()) {
-      atoms_.push_back(atom);
+      atoms_.emplace_back(atom);
       if (atom->getIdx() == 0) {
         links_.push_back(nullptr);
         continue;
@@ -79,7 +125,7 @@ class TreePattern {
 
   // The number of matches rooted at the atom, counted up to `limit` (past it, any number above).
   std::size_t count_rooted_at(const RDKit::ROMol& molecule, unsigned int root, std::size_t limit) const {
-    if (!atoms_[0]->Match(molecule.getAtomWithIdx(root))) return 0;
+    if (!atoms_[0].matches(molecule.getAtomWithIdx(root))) return 0;
     Match matched{};
     matched[0] = root;
     std::size_t count = 0;
@@ -102,20 +148,21 @@ class TreePattern {
       const unsigned int next = bond->getOtherAtomIdx(anchor);
       const auto taken = matched.begin() + static_cast<std::ptrdiff_t>(k);
       if (std::find(matched.begin(), taken, next) != taken) continue;
-      if (!link->Match(bond) || !atoms_[k]->Match(molecule.getAtomWithIdx(next))) continue;
+      if (!link->Match(bond) || !atoms_[k].matches(molecule.getAtomWithIdx(next))) continue;
       matched[k] = next;
       extend(molecule, matched, k + 1, limit, count);
       if (count > limit) return;
     }
   }
 
-  std::vector<const RDKit::Atom*> atoms_;
+  std::vector<PatternAtom> atoms_;
   std::vector<const RDKit::Bond*> links_;  // the bond from each atom to an earlier one; null for the first
 };
 
-// Crippen's parameters, in their order, each with its pattern as a tree.
+// Crippen's parameters, in their order, each with its pattern's first atom and the pattern as a tree.
 struct CrippenPattern {
   const RDKit::Descriptors::CrippenParams* param;
+  PatternAtom root;
   TreePattern tree;
 };
 
@@ -123,7 +170,7 @@ const std::vector<CrippenPattern>& crippen_patterns() {
   static const std::vector<CrippenPattern> patterns = [] {
     std::vector<CrippenPattern> result;
     for (const RDKit::Descriptors::CrippenParams& param : *RDKit::Descriptors::CrippenParamCollection::getParams())
-      result.push_back({&param, TreePattern(*param.dp_pattern)});
+      result.push_back({&param, PatternAtom(param.dp_pattern->getAtomWithIdx(0)), TreePattern(*param.dp_pattern)});
     return result;
   }();
   return patterns;
@@ -152,10 +199,10 @@ std::optional<std::vector<unsigned int>> tree_match_roots(const RDKit::ROMol& mo
 void type_atoms(const RDKit::ROMol& molecule, CrippenContributions& contributions) {
   std::vector<bool> typed(molecule.getNumAtoms(), false);
   std::size_t untyped = typed.size();
-  for (const auto& [param, tree] : crippen_patterns()) {
+  for (const auto& [param, root, tree] : crippen_patterns()) {
     if (untyped == 0) return;
     const RDKit::ROMol& pattern = *param->dp_pattern;
-    if (!may_root_a_match(molecule, pattern, typed)) continue;
+    if (!may_root_a_match(molecule, root, typed)) continue;
     const std::optional<std::vector<unsigned int>> tree_roots = tree_match_roots(molecule, tree);
     for (const unsigned int atom : tree_roots ? *tree_roots : match_roots(molecule, pattern)) {
       if (typed[atom]) continue;

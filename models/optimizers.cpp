@@ -72,8 +72,8 @@ void Adam<Scalar>::step() {
   Scalar* values = params_.values().data();
   const Scalar* grads = params_.grads().data();
   Scalar *first = m_.data(), *second = v_.data();
-  // Blocks of a fixed size whose starts keep the arrays' alignment: each element takes the same
-  // vectorized path whatever the thread count.
+  // Blocks of a fixed size: the split, and so each element's path through the vectorized loop, does
+  // not depend on the thread count.
   parallel_for_blocks(params_.size(), kStepBlock, [=](Index begin, Index end) {
     using Array = Eigen::Array<Scalar, Eigen::Dynamic, 1>;
     Eigen::Map<Array> w(values + begin, end - begin), m(first + begin, end - begin), v(second + begin, end - begin);

@@ -238,7 +238,8 @@ TEST(ActivationTest, FloatGeluMatchesDoubleAndItsBackwardMatchesTheScalarSlope) 
 
 // In float, ELU runs on Eigen's vectorized exp, or a polynomial near 0: within float rounding of
 // the double formula, relative to the value near 0, and forward equals the scalar value() bit for
-// bit, on both sides of 0 and in saturation.
+// bit, on both sides of 0 and in saturation. Backward blends its two slopes 16 lanes at a time (82
+// elements: whole blocks and a tail), and equals dy times derivative() bit for bit.
 TEST(ActivationTest, FloatEluMatchesDoubleAndTheScalarFormula) {
   SplitMix64 rng(23);
   ELU<float> elu(0.7);
@@ -262,6 +263,18 @@ TEST(ActivationTest, FloatEluMatchesDoubleAndTheScalarFormula) {
     const float expected_value = scalar.value(x.data()[k]);
     ASSERT_EQ(std::memcmp(&y.data()[k], &expected_value, sizeof(float)), 0) << "x = " << x.data()[k];
   }
+
+  x(0, 10) = 1e-45f;  // the smallest subnormal is positive: slope 1
+  x(0, 11) = 0.0f;
+  const Matrix<float> y_again = elu.forward(x);
+  Matrix<float> dy(2, 41);
+  for (Index k = 0; k < dy.size(); ++k) dy.data()[k] = static_cast<float>(k % 7) - 2.5f;
+  const Matrix<float> dx = elu.backward(dy);
+  for (Index k = 0; k < x.size(); ++k) {
+    const float expected_slope = dy.data()[k] * scalar.derivative(x.data()[k], y_again.data()[k]);
+    ASSERT_EQ(std::memcmp(&dx.data()[k], &expected_slope, sizeof(float)), 0) << "x = " << x.data()[k];
+  }
+  EXPECT_EQ(dx(0, 10), dy(0, 10));
 }
 
 TEST(DropoutTest, TrainingGradientMatchesFiniteDifferencesWithFixedMask) {
