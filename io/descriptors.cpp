@@ -458,7 +458,9 @@ bool in_ring(const RDKit::ROMol& molecule, const RDKit::Bond* bond) {
 // "-" and "=": single and double bonds; a SMARTS bond left unwritten is single or aromatic.
 bool single(const RDKit::Bond* bond) { return bond->getBondType() == RDKit::Bond::SINGLE; }
 bool double_bond(const RDKit::Bond* bond) { return bond->getBondType() == RDKit::Bond::DOUBLE; }
-bool single_or_aromatic(const RDKit::Bond* bond) { return single(bond) || bond->getIsAromatic(); }
+bool single_or_aromatic(const RDKit::Bond* bond) {
+  return single(bond) || bond->getBondType() == RDKit::Bond::AROMATIC;
+}
 bool acyclic_single(const RDKit::ROMol& molecule, const RDKit::Bond* bond) {
   return single(bond) && !in_ring(molecule, bond);
 }
