@@ -441,15 +441,18 @@ constexpr char kHydrogenBondAcceptor[] =
 // The two patterns are matched here by walking each atom's bonds, which counts what RDKit's search
 // counts (checked against it on every row of the shared molecule tables) in a fraction of its time:
 // each recursive query is a search of the whole molecule there. The atom and bond tests below are
-// the patterns' SMARTS primitives, as RDKit evaluates them. RDKit stops after 1,000 matches (its
-// default maxMatches); a molecule that might have more is left to its search.
-constexpr std::size_t kRdkitMaxSmartsMatches = 1000;
+// the patterns' SMARTS primitives, as RDKit evaluates them. RDKit stops after kRdkitMaxMatches
+// matches; a molecule that might have more is left to its search.
 
 // "C", "O", ...: the element, not aromatic. "c", "n", ...: the element, aromatic.
-bool aliphatic(const RDKit::Atom* atom, int element) { return atom->getAtomicNum() == element && !atom->getIsAromatic(); }
+bool aliphatic(const RDKit::Atom* atom, int element) {
+  return atom->getAtomicNum() == element && !atom->getIsAromatic();
+}
 bool aromatic(const RDKit::Atom* atom, int element) { return atom->getAtomicNum() == element && atom->getIsAromatic(); }
 // "[N,O,S]" and "[O,N,P,S]".
-bool aliphatic_n_o_s(const RDKit::Atom* atom) { return aliphatic(atom, 7) || aliphatic(atom, 8) || aliphatic(atom, 16); }
+bool aliphatic_n_o_s(const RDKit::Atom* atom) {
+  return aliphatic(atom, 7) || aliphatic(atom, 8) || aliphatic(atom, 16);
+}
 bool aliphatic_o_n_p_s(const RDKit::Atom* atom) { return aliphatic_n_o_s(atom) || aliphatic(atom, 15); }
 
 bool in_ring(const RDKit::ROMol& molecule, const RDKit::Bond* bond) {
@@ -498,9 +501,11 @@ bool trigonal_carbon_between(const RDKit::ROMol& molecule, const RDKit::Atom* at
 // passing x (not the atom itself, which it joins by a single bond).
 template <typename X>
 bool next_to_trigonal_carbon(const RDKit::ROMol& molecule, const RDKit::Atom* atom, X x) {
+  const auto double_bonded_to_x = [&](const RDKit::Atom* carbon) {
+    return trigonal_carbon(carbon) && has_neighbor(molecule, carbon, double_bond, x);
+  };
   return has_neighbor(
-      molecule, atom, [&](const RDKit::Bond* b) { return acyclic_single(molecule, b); },
-      [&](const RDKit::Atom* carbon) { return trigonal_carbon(carbon) && has_neighbor(molecule, carbon, double_bond, x); });
+      molecule, atom, [&](const RDKit::Bond* b) { return acyclic_single(molecule, b); }, double_bonded_to_x);
 }
 
 // The second atom of kStrictRotatableBond: no triple bond, not a terminal atom, not the carbon of a
@@ -542,7 +547,7 @@ double strict_rotatable_bonds(MoleculeTerms& terms) {
       ++count;
   }
   // Each bond matches at most both ways round.
-  if (2 * count > kRdkitMaxSmartsMatches) return count_unique_matches<kStrictRotatableBond>(molecule);
+  if (2 * count > kRdkitMaxMatches) return count_unique_matches<kStrictRotatableBond>(molecule);
   return static_cast<double>(count);
 }
 
@@ -570,7 +575,7 @@ bool hydrogen_bond_acceptor(const RDKit::ROMol& molecule, const RDKit::Atom* ato
 
 double hydrogen_bond_acceptors(MoleculeTerms& terms) {
   const RDKit::ROMol& molecule = terms.molecule();
-  if (molecule.getNumAtoms() > kRdkitMaxSmartsMatches || !molecule.getRingInfo()->isInitialized())
+  if (molecule.getNumAtoms() > kRdkitMaxMatches || !molecule.getRingInfo()->isInitialized())
     return count_unique_matches<kHydrogenBondAcceptor>(molecule);
   std::size_t count = 0;
   for (const RDKit::Atom* atom : molecule.atoms())
