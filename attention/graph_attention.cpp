@@ -15,9 +15,6 @@ namespace {
 // threads write apart.
 constexpr Index kSparseGradientColumns = 16;
 
-// Rows per work item of an element-wise loop over a matrix: about 4,096 elements.
-Index element_rows(Index cols) { return std::max<Index>(1, 4096 / std::max<Index>(cols, 1)); }
-
 void check_options(const GraphAttentionOptions& o) {
   if (o.in_dim <= 0 || o.heads <= 0 || o.head_dim <= 0)
     throw ArgumentError("GraphAttention: in_dim, heads and head_dim must be positive (got " + std::to_string(o.in_dim) +
@@ -43,7 +40,7 @@ void draw_dropout_mask(Matrix<Scalar>& keep, Index rows, Index cols, double rate
   keep.resize(rows, cols);
   Scalar* out = keep.data();
   // A product instead of a choice, and captures by value, let the compiler vectorize the loop.
-  parallel_for_blocks(rows, element_rows(cols), [=](Index begin, Index end) {
+  parallel_for_row_blocks(rows, cols, [=](Index begin, Index end) {
     for (Index r = begin; r < end; ++r)
       for (Index c = 0; c < cols; ++c)
         out[r * cols + c] = static_cast<Scalar>(keep_draw(key, draw_index(r, c), threshold)) * scale;
@@ -78,7 +75,7 @@ void draw_edge_dropout_mask(Matrix<Scalar>& keep, const Graph& g, Index heads, d
 template <typename Scalar, typename Lhs>
 void multiply_elements(Matrix<Scalar>& out, const Lhs& a, const Matrix<Scalar>& b) {
   out.resize(b.rows(), b.cols());
-  parallel_for_blocks(b.rows(), element_rows(b.cols()), [&](Index begin, Index end) {
+  parallel_for_row_blocks(b.rows(), b.cols(), [&](Index begin, Index end) {
     const Index rows = end - begin;
     out.middleRows(begin, rows) = a.middleRows(begin, rows).cwiseProduct(b.middleRows(begin, rows));
   });
@@ -88,7 +85,7 @@ void multiply_elements(Matrix<Scalar>& out, const Lhs& a, const Matrix<Scalar>& 
 template <typename Scalar, typename Row>
 void add_to_rows(Matrix<Scalar>& out, const Matrix<Scalar>& a, const Row& row) {
   out.resize(a.rows(), a.cols());
-  parallel_for_blocks(a.rows(), element_rows(a.cols()), [&](Index begin, Index end) {
+  parallel_for_row_blocks(a.rows(), a.cols(), [&](Index begin, Index end) {
     out.middleRows(begin, end - begin) = a.middleRows(begin, end - begin).rowwise() + row;
   });
 }
@@ -97,7 +94,7 @@ void add_to_rows(Matrix<Scalar>& out, const Matrix<Scalar>& a, const Row& row) {
 template <typename Scalar>
 void copy_rows(Matrix<Scalar>& out, const Matrix<Scalar>& a) {
   out.resize(a.rows(), a.cols());
-  parallel_for_blocks(a.rows(), element_rows(a.cols()), [&](Index begin, Index end) {
+  parallel_for_row_blocks(a.rows(), a.cols(), [&](Index begin, Index end) {
     out.middleRows(begin, end - begin) = a.middleRows(begin, end - begin);
   });
 }
@@ -456,7 +453,7 @@ void GraphAttention<Scalar>::backward_output(const Matrix<Scalar>& dy) {
   // Each head's share of the mean: the same d columns, divided by the head count, in every head.
   const Index h = options_.heads, d = options_.head_dim;
   daggregated_.resize(dy.rows(), width());
-  parallel_for_blocks(dy.rows(), element_rows(width()), [&](Index begin, Index end) {
+  parallel_for_row_blocks(dy.rows(), width(), [&](Index begin, Index end) {
     const auto share = dcombined->middleRows(begin, end - begin) / static_cast<Scalar>(h);
     for (Index head = 0; head < h; ++head) daggregated_.block(begin, head * d, end - begin, d) = share;
   });

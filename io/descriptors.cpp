@@ -519,22 +519,22 @@ bool rotor_end(const RDKit::ROMol& molecule, const RDKit::Atom* atom) {
          !carbon_with_three(molecule, atom, element(35)) && !carbon_with_three(molecule, atom, methyl);
 }
 
-// The first atom: a rotor end that is not the carbon or the heteroatom of an amide, ester, thioamide
-// or amidine-like group, nor the carbon or the nitrogen of an amidinium.
-bool rotor_start(const RDKit::ROMol& molecule, const RDKit::Atom* atom) {
+// What the first atom must not be besides: the carbon or the heteroatom of an amide, ester,
+// thioamide or amidine-like group, or the carbon or the nitrogen of an amidinium.
+bool amide_like(const RDKit::ROMol& molecule, const RDKit::Atom* atom) {
   const auto amide_partner = [](const RDKit::Atom* a) {  // "[#7,O,S!D1]"
     return a->getAtomicNum() == 7 || aliphatic(a, 8) || (aliphatic(a, 16) && a->getDegree() != 1);
   };
   const auto cationic_n = [](const RDKit::Atom* a) { return aliphatic(a, 7) && a->getFormalCharge() == 1; };
   const auto nonterminal_n = [](const RDKit::Atom* a) { return a->getAtomicNum() == 7 && a->getDegree() != 1; };
-  return rotor_end(molecule, atom) && !trigonal_carbon_between(molecule, atom, aliphatic_n_o_s, amide_partner) &&
-         !(amide_partner(atom) && next_to_trigonal_carbon(molecule, atom, aliphatic_n_o_s)) &&
-         !trigonal_carbon_between(molecule, atom, cationic_n, nonterminal_n) &&
-         !(nonterminal_n(atom) && next_to_trigonal_carbon(molecule, atom, cationic_n));
+  return trigonal_carbon_between(molecule, atom, aliphatic_n_o_s, amide_partner) ||
+         (amide_partner(atom) && next_to_trigonal_carbon(molecule, atom, aliphatic_n_o_s)) ||
+         trigonal_carbon_between(molecule, atom, cationic_n, nonterminal_n) ||
+         (nonterminal_n(atom) && next_to_trigonal_carbon(molecule, atom, cationic_n));
 }
 
 // kStrictRotatableBond's unique matches: the acyclic single bonds between two rotor ends, one of
-// them a rotor start.
+// them not amide-like (the first atom of a match).
 double strict_rotatable_bonds(MoleculeTerms& terms) {
   const RDKit::ROMol& molecule = terms.molecule();
   if (!molecule.getRingInfo()->isInitialized()) return count_unique_matches<kStrictRotatableBond>(molecule);
@@ -543,7 +543,7 @@ double strict_rotatable_bonds(MoleculeTerms& terms) {
     if (!acyclic_single(molecule, bond)) continue;
     const RDKit::Atom *begin = bond->getBeginAtom(), *end = bond->getEndAtom();
     if (rotor_end(molecule, begin) && rotor_end(molecule, end) &&
-        (rotor_start(molecule, begin) || rotor_start(molecule, end)))
+        (!amide_like(molecule, begin) || !amide_like(molecule, end)))
       ++count;
   }
   // Each bond matches at most both ways round.

@@ -15,7 +15,6 @@ namespace edgewise {
 namespace {
 
 // Elements per parallel_for chunk in element-wise loops, large enough to hide the scheduling cost.
-constexpr Index kElementChunk = 4096;
 
 std::string shape(Index rows, Index cols) { return "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]"; }
 
@@ -184,7 +183,7 @@ template <typename Scalar, typename Function>
 const Matrix<Scalar>& Elementwise<Scalar, Function>::forward(const Matrix<Scalar>& x) {
   x_ = &x;
   y_.resize(x.rows(), x.cols());
-  parallel_for_blocks(x.size(), kElementChunk, [&](Index begin, Index end) {
+  parallel_for_blocks(x.size(), kElementBlock, [&](Index begin, Index end) {
     const Scalar* in = x.data() + begin;
     Scalar* out = y_.data() + begin;
     if constexpr (requires { function_.values(in, out, end - begin); }) {
@@ -202,7 +201,7 @@ const Matrix<Scalar>& Elementwise<Scalar, Function>::backward(const Matrix<Scala
   dx_.resize(dy.rows(), dy.cols());
   const Scalar *x = x_->data(), *y = y_.data(), *grad = dy.data();
   Scalar* dx = dx_.data();
-  parallel_for_blocks(dy.size(), kElementChunk, [&, x, y, grad, dx](Index begin, Index end) {
+  parallel_for_blocks(dy.size(), kElementBlock, [&, x, y, grad, dx](Index begin, Index end) {
     if constexpr (requires { function_.gradients(x, grad, dx, end - begin); }) {
       function_.gradients(x + begin, grad + begin, dx + begin, end - begin);
     } else if constexpr (requires { function_.gradients_given_output(x, y, grad, dx, end - begin); }) {
@@ -276,19 +275,17 @@ void Dropout<Scalar>::apply_mask(Matrix<Scalar>& out, const Matrix<Scalar>& in) 
   if (!row_ids_.empty()) {
     const Index cols = in.cols();
     const std::int32_t* ids = row_ids_.data();
-    parallel_for_blocks(in.rows(), std::max<Index>(1, kElementChunk / std::max<Index>(cols, 1)),
-                        [=](Index begin, Index end) {
-                          for (Index r = begin; r < end; ++r) {
-                            const Index first = Index{ids[r]} * cols;
-                            for (Index c = 0; c < cols; ++c)
-                              to[r * cols + c] = from[r * cols + c] *
-                                                 (static_cast<Scalar>(keep_draw(key, first + c, threshold)) * scale);
-                          }
-                        });
+    parallel_for_row_blocks(in.rows(), cols, [=](Index begin, Index end) {
+      for (Index r = begin; r < end; ++r) {
+        const Index first = Index{ids[r]} * cols;
+        for (Index c = 0; c < cols; ++c)
+          to[r * cols + c] = from[r * cols + c] * (static_cast<Scalar>(keep_draw(key, first + c, threshold)) * scale);
+      }
+    });
     return;
   }
   // A product instead of a choice, and captures by value, let the compiler vectorize the loop.
-  parallel_for_blocks(in.size(), kElementChunk, [=](Index begin, Index end) {
+  parallel_for_blocks(in.size(), kElementBlock, [=](Index begin, Index end) {
     for (Index k = begin; k < end; ++k) to[k] = from[k] * (static_cast<Scalar>(keep_draw(key, k, threshold)) * scale);
   });
 }

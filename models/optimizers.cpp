@@ -9,9 +9,6 @@
 namespace edgewise {
 namespace {
 
-// Parameters per work item of a step: a multiple of any vector width.
-constexpr Index kStepBlock = 4096;
-
 void require(bool condition, const std::string& what, double value) {
   if (!condition) throw ArgumentError("Adam: " + what + ", got " + std::to_string(value));
 }
@@ -74,7 +71,7 @@ void Adam<Scalar>::step() {
   Scalar *first = m_.data(), *second = v_.data();
   // Blocks of a fixed size: the split, and so each element's path through the vectorized loop, does
   // not depend on the thread count.
-  parallel_for_blocks(params_.size(), kStepBlock, [=](Index begin, Index end) {
+  parallel_for_blocks(params_.size(), kElementBlock, [=](Index begin, Index end) {
     using Array = Eigen::Array<Scalar, Eigen::Dynamic, 1>;
     Eigen::Map<Array> w(values + begin, end - begin), m(first + begin, end - begin), v(second + begin, end - begin);
     if (decoupled != Scalar(1)) w *= decoupled;

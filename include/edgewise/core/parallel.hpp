@@ -5,7 +5,9 @@
 /// cores busy, loops run on fewer threads (ThreadGovernor).
 #pragma once
 
+#include <algorithm>
 #include <exception>
+#include <utility>
 #include <vector>
 
 #include "edgewise/core/tensor.hpp"
@@ -119,6 +121,17 @@ void parallel_for_blocks(Index n, Index block, Body&& body) {
         body(begin, begin + block < n ? begin + block : n);
       },
       1);
+}
+
+/// Elements per block of an element-wise loop: enough to outweigh the loop's scheduling, and a
+/// multiple of any vector width, so that a block's start keeps an array's alignment.
+inline constexpr Index kElementBlock = 4096;
+
+/// parallel_for_blocks over the rows of a [rows, cols] matrix, about kElementBlock elements a block
+/// (at least one row).
+template <typename Body>
+void parallel_for_row_blocks(Index rows, Index cols, Body&& body) {
+  parallel_for_blocks(rows, std::max<Index>(1, kElementBlock / std::max<Index>(cols, 1)), std::forward<Body>(body));
 }
 
 }  // namespace edgewise
