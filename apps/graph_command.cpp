@@ -96,7 +96,7 @@ struct SparseCopy {
   std::vector<std::int32_t> columns;
   std::vector<float> values;
 
-  explicit SparseCopy(const Matrix<float>& features) {
+  explicit SparseCopy(const ConstRowsRef<float>& features) {
     for (Index i = 0; i < features.rows(); ++i) {
       for (Index j = 0; j < features.cols(); ++j) {
         if (features(i, j) == 0.0f) continue;
@@ -110,7 +110,7 @@ struct SparseCopy {
 };
 
 // Whether CSR (8 bytes a node, 8 a non-zero) is smaller than dense rows (4 bytes a value).
-bool smaller_as_csr(const Matrix<float>& features) {
+bool smaller_as_csr(const ConstRowsRef<float>& features) {
   const auto nonzeros = static_cast<Index>((features.array() != 0.0f).count());
   return 8 * (features.rows() + 1 + nonzeros) < 4 * features.size();
 }

@@ -182,9 +182,9 @@ void GraphAttention<Scalar>::reset_parameters(SplitMix64& rng) {
 }
 
 template <typename Scalar>
-const Matrix<Scalar>& GraphAttention<Scalar>::forward(const Graph& graph, const Matrix<Scalar>& x,
+const Matrix<Scalar>& GraphAttention<Scalar>::forward(const Graph& graph, const ConstRowsRef<Scalar>& x,
                                                       const Matrix<Scalar>* edge_features, Mode mode) {
-  x_ = &x;
+  x_.emplace(x);
   sparse_x_ = nullptr;
   return project_and_attend(graph, x, edge_features, mode);
 }
@@ -192,7 +192,7 @@ const Matrix<Scalar>& GraphAttention<Scalar>::forward(const Graph& graph, const 
 template <typename Scalar>
 const Matrix<Scalar>& GraphAttention<Scalar>::forward(const Graph& graph, const SparseMatrix<Scalar>& x,
                                                       const Matrix<Scalar>* edge_features, Mode mode) {
-  x_ = nullptr;
+  x_.reset();
   sparse_x_ = &x;
   return project_and_attend(graph, x, edge_features, mode);
 }
@@ -396,7 +396,7 @@ const Matrix<Scalar>& GraphAttention<Scalar>::backward(const Matrix<Scalar>& dy)
 
 template <typename Scalar>
 void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
-  EDGEWISE_CHECK(graph_ != nullptr && (x_ != nullptr || sparse_x_ != nullptr));
+  EDGEWISE_CHECK(graph_ != nullptr && (x_.has_value() || sparse_x_ != nullptr));
   if (dy.rows() != output_.rows() || dy.cols() != output_.cols())
     throw ArgumentError("GraphAttention: output gradient has the wrong shape");
   backward_output(dy);

@@ -556,11 +556,10 @@ GraphStoreSource graph_store_source(const NodeGraph& graph) {
   GraphStoreSource source;
   source.in_edges = graph.graph.in_edges();
   source.feature_dim = graph.features.cols();
-  const Matrix<float>* features = &graph.features;
-  source.dense_rows = [features](Index first, Index count, float* out) {
-    const Index values = count * features->cols();
+  source.dense_rows = [features = graph.features](Index first, Index count, float* out) {
+    const Index values = count * features.cols();
     if (values > 0)
-      std::memcpy(out, features->data() + first * features->cols(), static_cast<std::size_t>(values) * sizeof(float));
+      std::memcpy(out, features.data() + first * features.cols(), static_cast<std::size_t>(values) * sizeof(float));
   };
   if (graph.labels.num_classes() > 0) source.labels = graph.labels.classes;
   source.class_names = graph.labels.class_names;

@@ -71,7 +71,7 @@ bool normalizes_rows_by_default(FeatureFormat format) {
   return format == FeatureFormat::sparse || format == FeatureFormat::musae_json;
 }
 
-NodeGraph make_node_graph(Graph graph, Matrix<float> features, NodeLabels labels) {
+NodeGraph make_node_graph(Graph graph, SharedRows<float> features, NodeLabels labels) {
   const Index n = graph.num_nodes();
   if (features.rows() != n)
     throw ArgumentError("make_node_graph: the features have " + std::to_string(features.rows()) +
@@ -99,7 +99,7 @@ NodeGraph make_node_graph(Graph graph, Matrix<float> features, NodeLabels labels
   data.edge_list_nodes = n;
   data.edge_list_edges = graph.num_edges();
   data.graph = std::move(graph);
-  data.features = std::move(features);
+  data.features = features;
   data.labels = std::move(labels);
   return data;
 }
@@ -128,8 +128,8 @@ NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& o
                                         : structural_features(data.graph, {.max_degree = options.features.max_degree,
                                                                            .walk_steps = options.features.walk_steps});
   features.extend_to(data.nodes.size());
+  if (options.normalize_rows) normalize_rows(features.values);
   data.features = std::move(features.values);
-  if (options.normalize_rows) normalize_rows(data.features);
   if (options.self_loops_only)
     data.graph = Graph::from_pairs(data.nodes.size(), {}, {.add_self_loops = true});
   data.input = options;

@@ -139,10 +139,11 @@ void check_same_run(const std::string& path, const nlohmann::json& saved, const 
   compare(path, "", saved, current);
 }
 
-void fingerprint(Sha256& digest, const Matrix<float>& values) {
+void fingerprint(Sha256& digest, const ConstRowsRef<float>& values) {
   const std::int64_t shape[2] = {values.rows(), values.cols()};
   digest.update(shape, sizeof shape);
-  digest.update(values.data(), static_cast<std::size_t>(values.size()) * sizeof(float));
+  for (Index row = 0; row < values.rows(); ++row)  // rows may lie apart: one update each, the same digest
+    digest.update(values.row(row).data(), static_cast<std::size_t>(values.cols()) * sizeof(float));
 }
 
 void fingerprint(Sha256& digest, const Graph& graph) {

@@ -243,6 +243,13 @@ const Matrix<Scalar>& Dropout<Scalar>::forward(const Matrix<Scalar>& x, Mode mod
 }
 
 template <typename Scalar>
+ConstRowsRef<Scalar> Dropout<Scalar>::forward(const ConstRowsRef<Scalar>& x, Mode mode) {
+  if (!start(mode, x.rows(), x.cols())) return x;
+  apply_mask(y_, x);
+  return y_;
+}
+
+template <typename Scalar>
 const SparseMatrix<Scalar>& Dropout<Scalar>::forward(const SparseMatrix<Scalar>& x, Mode mode) {
   if (!start(mode, x.rows(), x.cols())) return x;
   const auto scale = static_cast<Scalar>(1.0 / (1.0 - p_));
@@ -265,7 +272,8 @@ const Matrix<Scalar>& Dropout<Scalar>::backward(const Matrix<Scalar>& dy) {
 }
 
 template <typename Scalar>
-void Dropout<Scalar>::apply_mask(Matrix<Scalar>& out, const Matrix<Scalar>& in) const {
+void Dropout<Scalar>::apply_mask(Matrix<Scalar>& out, const ConstRowsRef<Scalar>& in) const {
+  EDGEWISE_CHECK(in.outerStride() == in.cols());  // the loops below read the rows as one array
   const auto scale = static_cast<Scalar>(1.0 / (1.0 - p_));
   out.resize(in.rows(), in.cols());
   const Scalar* from = in.data();

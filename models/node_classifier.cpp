@@ -75,8 +75,8 @@ struct NodeClassifier<Scalar>::HiddenLayer {
     if (o.layer_norm) norm.emplace(params, "norm" + std::to_string(index), o.heads * o.head_dim);
   }
 
-  // h: [N, in], a Matrix or (first layer) a SparseMatrix, kept by pointer until backward. Returns
-  // [N, heads * head_dim].
+  // h: [N, in], a Matrix or (first layer) the features, dense rows read in place or a SparseMatrix,
+  // kept by pointer until backward. Returns [N, heads * head_dim].
   template <typename Input>
   const Matrix<Scalar>& forward(const Graph& graph, const Input& h, Mode mode) {
     const Matrix<Scalar>* out = &activation.forward(attention.forward(graph, dropout.forward(h, mode), nullptr, mode));
@@ -148,9 +148,13 @@ void NodeClassifier<Scalar>::check_features(const Graph& graph, Index rows, Inde
 }
 
 template <typename Scalar>
-const Matrix<Scalar>& NodeClassifier<Scalar>::forward(const Graph& graph, const Matrix<Scalar>& features, Mode mode) {
+const Matrix<Scalar>& NodeClassifier<Scalar>::forward(const Graph& graph, const ConstRowsRef<Scalar>& features,
+                                                      Mode mode) {
   check_features(graph, features.rows(), features.cols());
-  if (hidden_layers_.empty()) return forward_rest(graph, features, mode);
+  if (hidden_layers_.empty()) {
+    dense_features_ = features;
+    return forward_rest(graph, dense_features_, mode);
+  }
   return forward_rest(graph, with_halo(0, hidden_layers_.front()->forward(graph, features, mode)), mode);
 }
 

@@ -14,7 +14,7 @@ void check_node_training_options(const NodeTrainingOptions& options) {
   if (options.patience < 1) throw ArgumentError("node training: patience must be at least 1");
 }
 
-void check_node_inputs(const NodeClassifier<float>& model, const Graph& graph, const Matrix<float>& features,
+void check_node_inputs(const NodeClassifier<float>& model, const Graph& graph, const ConstRowsRef<float>& features,
                        std::span<const Index> labels) {
   const Index n = graph.num_nodes();
   if (features.rows() != n || features.cols() != model.options().in_dim)
@@ -26,7 +26,7 @@ void check_node_inputs(const NodeClassifier<float>& model, const Graph& graph, c
                         " nodes");
 }
 
-std::optional<SparseMatrix<float>> sparse_copy_if_sparse(const Matrix<float>& features) {
+std::optional<SparseMatrix<float>> sparse_copy_if_sparse(const ConstRowsRef<float>& features) {
   constexpr double kSparseFeatureDensity = 0.1;
   const auto nonzeros = static_cast<double>((features.array() != 0.0f).count());
   if (nonzeros >= kSparseFeatureDensity * static_cast<double>(features.size())) return std::nullopt;

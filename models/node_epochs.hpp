@@ -32,12 +32,12 @@ inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 void check_node_training_options(const NodeTrainingOptions& options);
 
 /// Throws ArgumentError unless features are [N, model's in_dim] and labels [N] for the graph's N.
-void check_node_inputs(const NodeClassifier<float>& model, const Graph& graph, const Matrix<float>& features,
+void check_node_inputs(const NodeClassifier<float>& model, const Graph& graph, const ConstRowsRef<float>& features,
                        std::span<const Index> labels);
 
 /// A sparse copy of bag-of-words features (under 10 % non-zeros), on which training runs faster;
 /// nothing for denser features.
-std::optional<SparseMatrix<float>> sparse_copy_if_sparse(const Matrix<float>& features);
+std::optional<SparseMatrix<float>> sparse_copy_if_sparse(const ConstRowsRef<float>& features);
 
 
 /// [N] holding the label of each listed node and -1 elsewhere, the form cross_entropy_loss ignores

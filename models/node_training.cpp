@@ -39,8 +39,8 @@ using detail::part_targets;
 class FullBatchTrainer {
  public:
   FullBatchTrainer(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
-                   const Matrix<float>& features, std::vector<Index> train_targets, std::vector<Index> val_targets,
-                   const NodeTrainingOptions& options)
+                   const ConstRowsRef<float>& features, std::vector<Index> train_targets,
+                   std::vector<Index> val_targets, const NodeTrainingOptions& options)
       : model_(model),
         params_(params),
         graph_(graph),
@@ -82,7 +82,7 @@ class FullBatchTrainer {
   NodeClassifier<float>& model_;
   Parameters<float>& params_;
   const Graph& graph_;
-  const Matrix<float>& features_;
+  ConstRowsRef<float> features_;
   std::optional<SparseMatrix<float>> sparse_features_;  // the features again when mostly zeros
   std::vector<Index> train_targets_;
   std::vector<Index> val_targets_;
@@ -109,7 +109,7 @@ std::string node_epoch_line(const NodeEpochReport& report) {
 }
 
 NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
-                                         const Matrix<float>& features, std::span<const Index> labels,
+                                         const ConstRowsRef<float>& features, std::span<const Index> labels,
                                          const Split& split, const NodeTrainingOptions& options,
                                          const std::function<void(const NodeEpochReport&)>& on_epoch,
                                          const TrainingCheckpoints& checkpoints) {
@@ -138,13 +138,13 @@ void softmax_rows(Matrix<float>& logits) {
 }
 
 Matrix<float> predict_node_probabilities(NodeClassifier<float>& model, const Graph& graph,
-                                         const Matrix<float>& features) {
+                                         const ConstRowsRef<float>& features) {
   Matrix<float> probabilities = model.forward(graph, features);
   softmax_rows(probabilities);
   return probabilities;
 }
 
-Matrix<float> embed_nodes(NodeClassifier<float>& model, const Graph& graph, const Matrix<float>& features) {
+Matrix<float> embed_nodes(NodeClassifier<float>& model, const Graph& graph, const ConstRowsRef<float>& features) {
   model.forward(graph, features);
   return model.hidden();
 }
@@ -167,7 +167,7 @@ NodeEvaluation evaluate_node_logits(const Matrix<float>& logits, std::span<const
 }
 
 NodeEvaluation evaluate_node_classifier(NodeClassifier<float>& model, const Graph& graph,
-                                        const Matrix<float>& features, std::span<const Index> labels,
+                                        const ConstRowsRef<float>& features, std::span<const Index> labels,
                                         std::span<const Index> nodes) {
   detail::check_node_inputs(model, graph, features, labels);
   return evaluate_node_logits(model.forward(graph, features), labels, nodes, model.options().classes);

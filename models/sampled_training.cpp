@@ -155,7 +155,7 @@ struct Tally {
 std::vector<NodeId> node_ids(std::span<const Index> nodes) { return {nodes.begin(), nodes.end()}; }
 
 // The rows of `nodes` into out ([nodes.size(), rows.cols()]), in blocks across threads.
-void gather_rows(const Matrix<float>& rows, std::span<const NodeId> nodes, float* out) {
+void gather_rows(const ConstRowsRef<float>& rows, std::span<const NodeId> nodes, float* out) {
   const Index dim = rows.cols();
   parallel_for_blocks(static_cast<Index>(nodes.size()), 512, [&](Index begin, Index end) {
     for (Index i = begin; i < end; ++i) std::copy_n(rows.row(nodes[i]).data(), dim, out + i * dim);
@@ -347,10 +347,12 @@ void check_sampled_inputs(const NodeClassifier<float>& model, const NodeSource& 
 
 }  // namespace
 
-NodeSource node_source(const Graph& graph, const Matrix<float>& features, bool self_loops) {
+NodeSource node_source(const Graph& graph, const ConstRowsRef<float>& features, bool self_loops) {
   return {.in_edges = graph.in_edges(),
           .feature_dim = features.cols(),
-          .gather_features = [&features](std::span<const NodeId> nodes, float* out) { gather_rows(features, nodes, out); },
+          .gather_features = [features](std::span<const NodeId> nodes, float* out) {
+            gather_rows(features, nodes, out);
+          },
           .self_loops = self_loops};
 }
 

@@ -243,7 +243,7 @@ class MoleculeModel(_Model):
 def _dense_features(features: Any) -> Any:
     if features is None:
         return None
-    if hasattr(features, "toarray"):  # a SciPy sparse matrix: made dense in float32, half float64's size
+    if hasattr(features, "toarray"):  # a SciPy sparse matrix: made dense once, in float32, then read in place
         return features.astype(np.float32).toarray()
     return features
 
@@ -305,8 +305,10 @@ class NodeGraph:
     ) -> "NodeGraph":
         """From an integer array edge_index [2, E] of (source, target) rows, PyTorch Geometric's
         layout. num_nodes defaults to the number of feature rows, else the largest id + 1.
-        features: [N, F] dense array or SciPy sparse matrix. labels: class ids (-1: unlabelled),
-        label names (None: unlabelled), or a dict {node: label}."""
+        features: [N, F] dense array or SciPy sparse matrix; a C-ordered float32 array is read in
+        place, without a copy, so the graph sees later changes to it (pass ``features.copy()`` for a
+        graph of its own); other arrays are converted to float32 rows the graph owns. labels: class
+        ids (-1: unlabelled), label names (None: unlabelled), or a dict {node: label}."""
         index = np.asarray(edge_index)
         if index.ndim != 2 or index.shape[0] != 2:
             raise ValueError(f"edge_index: expected shape [2, E], got {index.shape}")
@@ -408,7 +410,8 @@ class NodeGraph:
 
     @property
     def features(self) -> np.ndarray:
-        """The node features the model sees [N, F] (a copy)."""
+        """The node features the model sees [N, F]: a read-only view, no copy (of the caller's
+        array itself where the graph reads it in place)."""
         return self._handle.features
 
     def __repr__(self) -> str:

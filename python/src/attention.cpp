@@ -37,7 +37,7 @@ class AttentionLayer {
       throw py::value_error("edge_index: expected an integer array of shape [2, E]");
     const std::vector<Index> sources = index_vector(py::array(edges)[py::int_(0)], "edge_index[0]");
     const std::vector<Index> targets = index_vector(py::array(edges)[py::int_(1)], "edge_index[1]");
-    x_ = float_matrix(x, "x", false);
+    x_ = float_rows(x, "x");
     if (x_.cols() != layer_.options().in_dim)
       throw py::value_error("x: " + std::to_string(x_.cols()) + " columns for a layer of in_dim " +
                             std::to_string(layer_.options().in_dim));
@@ -66,7 +66,7 @@ class AttentionLayer {
   Parameters<float> params_;
   GraphAttention<float> layer_;
   Graph graph_;
-  Matrix<float> x_;
+  SharedRows<float> x_;
 };
 
 }  // namespace

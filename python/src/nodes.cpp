@@ -26,7 +26,7 @@ NodeGraph graph_from_arrays(Index num_nodes, const py::object& sources, const py
                             std::vector<std::string> class_names, bool directed, bool self_loops) {
   const std::vector<Index> from = index_vector(sources, "edge sources"), to = index_vector(targets, "edge targets");
   const bool structural = features.is_none();
-  Matrix<float> values = structural ? Matrix<float>() : float_matrix(features, "features", false);
+  SharedRows<float> values = structural ? SharedRows<float>() : float_rows(features, "features");
   NodeLabels node_labels;
   if (!labels.is_none()) node_labels.classes = index_vector(labels, "labels");
   node_labels.class_names = std::move(class_names);
@@ -39,7 +39,7 @@ NodeGraph graph_from_arrays(Index num_nodes, const py::object& sources, const py
     values = std::move(computed.values);
     spec = computed.spec;
   }
-  NodeGraph data = make_node_graph(std::move(graph), std::move(values), std::move(node_labels));
+  NodeGraph data = make_node_graph(std::move(graph), values, std::move(node_labels));
   data.input.directed = directed;
   data.input.add_self_loops = self_loops;
   if (structural) data.input.features = spec;
@@ -163,8 +163,10 @@ void bind_nodes(py::module_& m) {
       .def_property_readonly("class_names", [](const NodeGraph& g) { return g.labels.class_names; })
       .def_property_readonly("labels", &labels_of, "Class id of every node, -1 where unlabelled")
       .def_property_readonly("node_names", &node_names, "Each node's id as the input named it, by index")
-      .def_property_readonly("features", [](const NodeGraph& g) { return to_numpy(g.features); },
-                             "The node features as the model sees them (a copy)");
+      .def_property_readonly(
+          "features",
+          [](const py::object& self) { return read_only_view(self.cast<const NodeGraph&>().features, self); },
+          "The node features as the model sees them: a read-only view, which keeps the graph alive");
 
   py::class_<NodeHandle> model_class(m, "NodeModel", "A trained node classifier (see edgewise.NodeModel)");
   bind_model_file(model_class);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <utility>
 
 #include "edgewise/core/error.hpp"
 
@@ -57,23 +58,42 @@ LogSettings python_log(bool verbose) {
 
 namespace {
 
+// The [rows, columns] shape of a 1-D (one column) or 2-D array; ValueError for other dimensions.
+std::pair<Index, Index> matrix_shape(const py::array& values, const std::string& what) {
+  if (values.ndim() != 1 && values.ndim() != 2)
+    throw py::value_error(what + ": expected a 1-D or 2-D array, got " + std::to_string(values.ndim()) + " dimensions");
+  return {values.shape(0), values.ndim() == 2 ? values.shape(1) : 1};
+}
+
+// ValueError for an infinite entry, or a NaN one unless allow_nan.
+void check_entry(float value, Index row, Index column, const std::string& what, bool allow_nan) {
+  if (std::isinf(value) || (std::isnan(value) && !allow_nan))
+    throw py::value_error(what + ": entry [" + std::to_string(row) + ", " + std::to_string(column) + "] is " +
+                          (std::isnan(value) ? "NaN" : "infinite") + "; only finite numbers are accepted");
+}
+
 // Copies a C-ordered array of T into a [rows, columns] float matrix, refusing what float_matrix refuses.
 template <typename T, int Flags>
 Matrix<float> checked_copy(const py::array_t<T, Flags>& values, const std::string& what, bool allow_nan) {
-  if (values.ndim() != 1 && values.ndim() != 2)
-    throw py::value_error(what + ": expected a 1-D or 2-D array, got " + std::to_string(values.ndim()) + " dimensions");
-  const Index rows = values.shape(0), columns = values.ndim() == 2 ? values.shape(1) : 1;
+  const auto [rows, columns] = matrix_shape(values, what);
   Matrix<float> matrix(rows, columns);
   const T* source = values.data();
   for (Index row = 0; row < rows; ++row)
     for (Index column = 0; column < columns; ++column) {
       const auto value = static_cast<float>(source[row * columns + column]);
-      if (std::isinf(value) || (std::isnan(value) && !allow_nan))
-        throw py::value_error(what + ": entry [" + std::to_string(row) + ", " + std::to_string(column) + "] is " +
-                              (std::isnan(value) ? "NaN" : "infinite") + "; only finite numbers are accepted");
+      check_entry(value, row, column, what, allow_nan);
       matrix(row, column) = value;
     }
   return matrix;
+}
+
+// Holds a reference to `object` until the last copy is gone, taking the GIL to drop it: the rows may
+// be let go of while the GIL is released.
+std::shared_ptr<const void> keep_alive(const py::handle& object) {
+  return {object.inc_ref().ptr(), [](PyObject* kept) {
+            py::gil_scoped_acquire gil;
+            Py_DECREF(kept);
+          }};
 }
 
 }  // namespace
@@ -86,6 +106,25 @@ Matrix<float> float_matrix(const py::handle& array, const std::string& what, boo
   const auto floats = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(array);
   if (!floats) throw py::type_error(what + ": expected an array of numbers");
   return checked_copy(floats, what, allow_nan);
+}
+
+SharedRows<float> float_rows(const py::handle& array, const std::string& what) {
+  using Floats = py::array_t<float, py::array::c_style>;
+  if (!Floats::check_(array)) return float_matrix(array, what, false);
+  const auto floats = py::reinterpret_borrow<Floats>(array);
+  const auto [rows, columns] = matrix_shape(floats, what);
+  const float* values = floats.data();
+  for (Index row = 0; row < rows; ++row)
+    for (Index column = 0; column < columns; ++column)
+      check_entry(values[row * columns + column], row, column, what, false);
+  return {values, rows, columns, keep_alive(floats)};
+}
+
+py::array_t<float> read_only_view(const SharedRows<float>& rows, const py::handle& owner) {
+  if (rows.size() == 0) return py::array_t<float>({rows.rows(), rows.cols()});
+  py::array_t<float> view({rows.rows(), rows.cols()}, rows.data(), owner);
+  view.attr("setflags")(py::arg("write") = false);
+  return view;
 }
 
 std::vector<Index> index_vector(const py::handle& array, const std::string& what) {

@@ -3,7 +3,9 @@ the command-line tool on the same files, and the errors that guard them."""
 
 from __future__ import annotations
 
+import gc
 import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -83,6 +85,27 @@ def test_features_of_any_numeric_dtype_and_layout_read_alike() -> None:
         assert np.array_equal(graph.features, given.astype(np.float32))
     with pytest.raises(ValueError, match=r"entry \[3, 1\] is infinite"):
         edgewise.NodeGraph.from_edge_index(edge_index, features=np.where(wide == wide[3, 1], np.inf, wide))
+
+
+def test_float32_features_are_read_in_place_and_kept_alive_by_the_graph() -> None:
+    edge_index, features, labels = two_communities()
+    references = sys.getrefcount(features)
+    graph = edgewise.NodeGraph.from_edge_index(edge_index, features=features, labels=labels)
+    assert np.shares_memory(graph.features, features) and not graph.features.flags.writeable
+    assert sys.getrefcount(features) == references + 1  # the graph's one reference
+    converted = edgewise.NodeGraph.from_edge_index(edge_index, features=features.astype(np.float64), labels=labels)
+    assert not np.shares_memory(converted.features, features)
+    split = (np.arange(6), np.array([6]), np.array([7]))
+    in_place = edgewise.NodeModel.train(graph, split, verbose=False, **FAST)
+    owned = edgewise.NodeModel.train(converted, split, verbose=False, **FAST)
+    assert np.array_equal(in_place.predict_proba(graph), owned.predict_proba(converted))
+
+    view = graph.features
+    del graph, in_place
+    assert np.array_equal(view, features)  # the view keeps the graph, and so the rows, alive
+    del view
+    gc.collect()
+    assert sys.getrefcount(features) == references
 
 
 def test_predictions_hand_their_memory_to_numpy_without_a_copy() -> None:

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -203,6 +204,35 @@ TEST_F(MakeNodeGraphModelTest, TrainsPredictsEmbedsAndSavesAModel) {
   const NodeModel loaded = NodeModel::load(path_.string());
   EXPECT_EQ(loaded.config().nodes.size(), 300u);
   EXPECT_EQ(loaded.predict(data), probabilities);
+}
+
+// Rows in a caller's buffer (a NumPy array, from Python) reach the network in place: full-batch and
+// sampled training, with dropout on the features, give the model that a copy of them gives.
+TEST_F(MakeNodeGraphModelTest, FeaturesInACallersBufferAreReadInPlaceAndTrainTheSameModel) {
+  const SbmGraph sbm = stochastic_block_model({.nodes = 120, .communities = 2, .p_in = 0.1, .p_out = 0.01, .seed = 5});
+  const Split split = stratified_split(sbm.labels, 0.4, 0.2, 1);
+  const NodeLabels labels{.classes = sbm.labels, .class_names = {"x", "y"}};
+  auto buffer = std::make_shared<std::vector<float>>(sbm.features.data(), sbm.features.data() + sbm.features.size());
+  const NodeGraph in_place = make_node_graph(
+      sbm.graph, SharedRows<float>(buffer->data(), sbm.features.rows(), sbm.features.cols(), buffer), labels);
+  const NodeGraph owned = make_node_graph(sbm.graph, sbm.features, labels);
+  EXPECT_EQ(in_place.features.data(), buffer->data());
+  EXPECT_NE(owned.features.data(), sbm.features.data());
+  buffer.reset();  // the graph keeps the rows alive
+
+  NodeClassifierOptions network;
+  network.heads = 2;
+  network.head_dim = 4;
+  for (const bool sampled : {false, true}) {
+    const BatchingChoice batching{.sampled = sampled, .sampling = {.batch_size = 32}};
+    const auto trained = [&](const NodeGraph& data) {
+      NodeModel model({.network = network, .classes = data.labels.class_names, .input = data.input});
+      model.initialize(7);
+      model.fit(data, split, {.epochs = 20, .seed = 3}, {}, {}, batching);
+      return model.predict(data);
+    };
+    EXPECT_EQ(trained(in_place), trained(owned)) << (sampled ? "sampled" : "full batch");
+  }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 /// backward call. Buffers are reused across calls of the same shape.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -98,9 +99,10 @@ class GraphAttention {
   /// Glorot-uniform projections and attention vectors, zero bias, bilinear matrices I / sqrt(d).
   void reset_parameters(SplitMix64& rng);
 
-  /// x: [N, in_dim]; edge_features: [E, edge_dim] or null when edge_dim == 0. Returns [N, out_dim()].
-  const Matrix<Scalar>& forward(const Graph& graph, const Matrix<Scalar>& x, const Matrix<Scalar>* edge_features,
-                                Mode mode = Mode::inference());
+  /// x: [N, in_dim], read in place (a Matrix, or rows held elsewhere such as the input features);
+  /// edge_features: [E, edge_dim] or null when edge_dim == 0. Returns [N, out_dim()].
+  const Matrix<Scalar>& forward(const Graph& graph, const ConstRowsRef<Scalar>& x,
+                                const Matrix<Scalar>* edge_features, Mode mode = Mode::inference());
   /// The same with a sparse x (bag-of-words features): the input projection and its gradient cost in
   /// proportion to x's non-zeros. x is kept by pointer until backward, as a dense x is.
   const Matrix<Scalar>& forward(const Graph& graph, const SparseMatrix<Scalar>& x,
@@ -159,7 +161,7 @@ class GraphAttention {
 
   // Forward state kept for backward. Per-edge arrays are in CSR-by-destination order.
   const Graph* graph_ = nullptr;
-  const Matrix<Scalar>* x_ = nullptr;               // the input of the last forward: x_ or sparse_x_
+  std::optional<ConstRowsRef<Scalar>> x_;           // the input of the last forward: x_ or sparse_x_
   const SparseMatrix<Scalar>* sparse_x_ = nullptr;
   const Matrix<Scalar>* edge_features_ = nullptr;
   Matrix<Scalar> projected_;    // [N, projection_width()]

@@ -5,6 +5,9 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <memory>
+#include <new>
+#include <utility>
 
 /// Everything edgewise defines: tensors and parameters, graphs, attention, layers and models, file
 /// readers and writers, and datasets.
@@ -29,6 +32,50 @@ using MatrixMap = Eigen::Map<Matrix<Scalar>>;
 template <typename Scalar>
 using ConstMatrixMap = Eigen::Map<const Matrix<Scalar>>;
 /// @}
+
+/// Read-only rows bound without a copy: a Matrix, a ConstMatrixMap or a block of whole rows, whose
+/// consecutive rows may lie further apart than their width. Functions that read input features take
+/// this, so that features held in a caller's buffer reach the network in place.
+template <typename Scalar>
+using ConstRowsRef = Eigen::Ref<const Matrix<Scalar>>;
+
+/// Read-only rows [rows, cols] that keep their storage alive: a Matrix of their own, or a caller's
+/// buffer (a NumPy array) that `keeper` holds, read in place. Copies share the rows. As a
+/// ConstMatrixMap, Eigen reads it as a matrix; assigning rebinds it to the other rows.
+template <typename Scalar>
+class SharedRows : public ConstMatrixMap<Scalar> {
+ public:
+  SharedRows() : ConstMatrixMap<Scalar>(nullptr, 0, 0) {}
+  /// Takes the matrix over (a copy of an lvalue).
+  SharedRows(Matrix<Scalar> owned) : SharedRows(std::make_shared<const Matrix<Scalar>>(std::move(owned))) {}
+  /// A copy of any other matrix expression.
+  template <typename Derived>
+  SharedRows(const Eigen::MatrixBase<Derived>& values) : SharedRows(Matrix<Scalar>(values)) {}
+  /// Rows at `data`, `cols` scalars apart, valid while `keeper` is held.
+  SharedRows(const Scalar* data, Index rows, Index cols, std::shared_ptr<const void> keeper)
+      : ConstMatrixMap<Scalar>(data, rows, cols), keeper_(std::move(keeper)) {}
+
+  // No moves: a moved-from copy would still view the rows it no longer keeps, so moving copies.
+  SharedRows(const SharedRows&) = default;
+  SharedRows& operator=(const SharedRows& other) {
+    if (this != &other) rebind(other);
+    return *this;
+  }
+  ~SharedRows() = default;
+
+ private:
+  explicit SharedRows(std::shared_ptr<const Matrix<Scalar>> owned)
+      : ConstMatrixMap<Scalar>(owned->data(), owned->rows(), owned->cols()), keeper_(std::move(owned)) {}
+
+  // A Map's assignment would copy values; Eigen's documented way to point one elsewhere is to
+  // construct it anew in place.
+  void rebind(const SharedRows& other) {
+    new (static_cast<ConstMatrixMap<Scalar>*>(this)) ConstMatrixMap<Scalar>(other.data(), other.rows(), other.cols());
+    keeper_ = other.keeper_;
+  }
+
+  std::shared_ptr<const void> keeper_;
+};
 
 /// A row-major block of `rows` rows whose consecutive rows are `stride` scalars apart. Kernels take
 /// these so that q, k and v can be column blocks of one fused projection without copies.

@@ -62,7 +62,7 @@ struct NodeGraphFiles {
 struct NodeGraph {
   NodeIndex nodes;  ///< Node names by id, for every node of the three files.
   Graph graph;             ///< the graph attention runs on (input.self_loops_only: self-loops only)
-  Matrix<float> features;  ///< [N, input.features.dim], normalized as input says
+  SharedRows<float> features;  ///< [N, input.features.dim], normalized as input says; copies share it
   NodeLabels labels;       ///< every node unlabeled without a labels file
   NodeInputOptions input;  ///< the options it was read with, features.dim resolved
   Index edge_list_nodes = 0;  ///< nodes named by the edge list: ids >= this came from the labels or features only
@@ -78,11 +78,12 @@ NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& o
 
 /// A graph built in memory (Graph::from_pairs, from_boost, a generator) with its features [N, dim] and
 /// labels: labels.classes holds one class id per node (-1: unlabeled) of labels.class_names, or is
-/// empty for a graph without labels. Nodes are named by their ids ("0" .. "N-1"), and `input` says
-/// the features are dense rows of that width, not normalized. The graph is used as given: build it
-/// with the self-loops and reverse edges that attention needs. Throws ArgumentError when the features
-/// do not have one row per node or are not finite, the labels one entry per node, or a class id is
-/// not below the number of class names.
-NodeGraph make_node_graph(Graph graph, Matrix<float> features, NodeLabels labels = {});
+/// empty for a graph without labels. The features are a Matrix, taken over, or rows in a caller's
+/// buffer (SharedRows), which the graph then reads in place, without a copy. Nodes are named by their
+/// ids ("0" .. "N-1"), and `input` says the features are dense rows of that width, not normalized. The
+/// graph is used as given: build it with the self-loops and reverse edges that attention needs.
+/// Throws ArgumentError when the features do not have one row per node or are not finite, the labels
+/// one entry per node, or a class id is not below the number of class names.
+NodeGraph make_node_graph(Graph graph, SharedRows<float> features, NodeLabels labels = {});
 
 }  // namespace edgewise

@@ -52,7 +52,7 @@ Checkpoint load_checkpoint(const std::string& path);
 void check_same_run(const std::string& path, const nlohmann::json& saved, const nlohmann::json& current);
 
 /// Feeds a matrix's shape and values to a digest, for the data fingerprints checkpoints are matched by.
-void fingerprint(Sha256& digest, const Matrix<float>& values);
+void fingerprint(Sha256& digest, const ConstRowsRef<float>& values);
 /// Feeds a graph's node count and CSR arrays to a digest.
 void fingerprint(Sha256& digest, const Graph& graph);
 

@@ -203,6 +203,8 @@ class Dropout {
   /// item id * D + c of the forward's stream, id = mode.node_ids[r] (or r), so rows of a sampled
   /// batch drop what the same nodes drop over the whole graph. Returns [N, D].
   const Matrix<Scalar>& forward(const Matrix<Scalar>& x, Mode mode = Mode::inference());
+  /// The same on rows read in place (input features, rows contiguous): x itself when nothing drops.
+  ConstRowsRef<Scalar> forward(const ConstRowsRef<Scalar>& x, Mode mode);
 
   /// The same mask on a sparse x (input features): the result has x's pattern, dropped values
   /// stored as zeros, and equals the dense forward's. backward() then masks a dense dy alike.
@@ -216,7 +218,7 @@ class Dropout {
 
  private:
   bool start(Mode mode, Index rows, Index cols);  // whether this forward drops; draws its mask key
-  void apply_mask(Matrix<Scalar>& out, const Matrix<Scalar>& in) const;
+  void apply_mask(Matrix<Scalar>& out, const ConstRowsRef<Scalar>& in) const;
   std::uint64_t draw_index(Index row, Index col) const;  // the stream item of element (row, col)
 
   double p_;

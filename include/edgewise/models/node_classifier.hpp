@@ -82,9 +82,10 @@ class NodeClassifier {
   /// Initializes every layer as its own reset_parameters does.
   void reset_parameters(SplitMix64& rng);
 
-  /// features: [N, in_dim], kept by pointer until backward, like the graph. Returns logits
-  /// [N, classes].
-  const Matrix<Scalar>& forward(const Graph& graph, const Matrix<Scalar>& features, Mode mode = Mode::inference());
+  /// features: [N, in_dim], read in place and kept by pointer until backward, like the graph (a
+  /// network of one layer copies them, as hidden() returns them). Returns logits [N, classes].
+  const Matrix<Scalar>& forward(const Graph& graph, const ConstRowsRef<Scalar>& features,
+                                Mode mode = Mode::inference());
   /// The same with sparse features (bag-of-words): the first layer's dropout and projection cost in
   /// proportion to the non-zeros. The logits equal the dense forward's up to the order of sums.
   const Matrix<Scalar>& forward(const Graph& graph, const SparseMatrix<Scalar>& features,
@@ -137,7 +138,7 @@ class NodeClassifier {
   Dropout<Scalar> output_dropout_;
   GraphAttention<Scalar> output_;
   const Matrix<Scalar>* hidden_ = nullptr;
-  Matrix<Scalar> dense_features_;  // a sparse input made dense, when layers == 1
+  Matrix<Scalar> dense_features_;  // the features as a Matrix, when layers == 1
   std::vector<Index> block_rows_;             // [layers]: the rows of each layer in the last forward_blocks
   std::vector<Matrix<Scalar>> kept_rows_;     // [layers - 1]: the rows each hidden layer passes on, in forward_blocks
   std::vector<Matrix<Scalar>> padded_grads_;  // [layers - 1]: their gradients, zero-padded to the layer's rows

@@ -76,7 +76,7 @@ std::string node_epoch_line(const NodeEpochReport& report);
 /// processes (train_node_classifier_on_parts). Throws ArgumentError on inconsistent
 /// inputs and DivergenceError naming the epoch and parameter when the loss or a gradient stops being finite.
 NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
-                                         const Matrix<float>& features, std::span<const Index> labels,
+                                         const ConstRowsRef<float>& features, std::span<const Index> labels,
                                          const Split& split, const NodeTrainingOptions& options = {},
                                          const std::function<void(const NodeEpochReport&)>& on_epoch = {},
                                          const TrainingCheckpoints& checkpoints = {});
@@ -130,11 +130,11 @@ void softmax_rows(Matrix<float>& logits);
 /// Class probabilities of every node in inference mode: the row-wise softmax of the logits,
 /// [N, classes].
 Matrix<float> predict_node_probabilities(NodeClassifier<float>& model, const Graph& graph,
-                                         const Matrix<float>& features);
+                                         const ConstRowsRef<float>& features);
 
 /// The model's hidden representation of every node in inference mode (NodeClassifier::hidden),
 /// [N, hidden_dim()].
-Matrix<float> embed_nodes(NodeClassifier<float>& model, const Graph& graph, const Matrix<float>& features);
+Matrix<float> embed_nodes(NodeClassifier<float>& model, const Graph& graph, const ConstRowsRef<float>& features);
 
 /// Loss and metrics of a classifier on a set of nodes.
 struct NodeEvaluation {
@@ -149,7 +149,7 @@ NodeEvaluation evaluate_node_logits(const Matrix<float>& logits, std::span<const
 
 /// Scores the given nodes in inference mode. labels: [N]; every listed node must be labeled.
 NodeEvaluation evaluate_node_classifier(NodeClassifier<float>& model, const Graph& graph,
-                                        const Matrix<float>& features, std::span<const Index> labels,
+                                        const ConstRowsRef<float>& features, std::span<const Index> labels,
                                         std::span<const Index> nodes);
 
 }  // namespace edgewise

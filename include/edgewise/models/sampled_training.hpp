@@ -42,8 +42,8 @@ struct NodeSource {
   bool self_loops = true;  ///< whether the graph gives every node a self-loop (NeighborSampler)
 };
 
-/// A NodeSource viewing `graph` and `features` [N, feature_dim], which must outlive it.
-NodeSource node_source(const Graph& graph, const Matrix<float>& features, bool self_loops = true);
+/// A NodeSource viewing `graph` and `features` [N, feature_dim], whose rows must outlive it.
+NodeSource node_source(const Graph& graph, const ConstRowsRef<float>& features, bool self_loops = true);
 
 /// Settings of sampled training and layer-wise inference.
 struct SamplingOptions {
