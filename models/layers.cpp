@@ -201,7 +201,7 @@ const Matrix<Scalar>& Elementwise<Scalar, Function>::backward(const Matrix<Scala
   dx_.resize(dy.rows(), dy.cols());
   const Scalar *x = x_->data(), *y = y_.data(), *grad = dy.data();
   Scalar* dx = dx_.data();
-  parallel_for_blocks(dy.size(), kElementBlock, [&, x, y, grad, dx](Index begin, Index end) {
+  parallel_for_blocks(dy.size(), kElementBlock, [=, this](Index begin, Index end) {
     if constexpr (requires { function_.gradients(x, grad, dx, end - begin); }) {
       function_.gradients(x + begin, grad + begin, dx + begin, end - begin);
     } else if constexpr (requires { function_.gradients_given_output(x, y, grad, dx, end - begin); }) {
