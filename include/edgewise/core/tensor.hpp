@@ -55,13 +55,14 @@ class SharedRows : public ConstMatrixMap<Scalar> {
   SharedRows(const Scalar* data, Index rows, Index cols, std::shared_ptr<const void> keeper)
       : ConstMatrixMap<Scalar>(data, rows, cols), keeper_(std::move(keeper)) {}
 
-  // No moves: a moved-from copy would still view the rows it no longer keeps, so moving copies.
+  /// Shares the other's rows. There are no moves: a moved-from object would still view rows it no
+  /// longer keeps, so moving copies.
   SharedRows(const SharedRows&) = default;
+  /// Views and keeps the other's rows from now on.
   SharedRows& operator=(const SharedRows& other) {
     if (this != &other) rebind(other);
     return *this;
   }
-  ~SharedRows() = default;
 
  private:
   explicit SharedRows(std::shared_ptr<const Matrix<Scalar>> owned)
