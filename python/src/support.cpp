@@ -110,7 +110,10 @@ Matrix<float> float_matrix(const py::handle& array, const std::string& what, boo
 
 SharedRows<float> float_rows(const py::handle& array, const std::string& what) {
   using Floats = py::array_t<float, py::array::c_style>;
-  if (!Floats::check_(array)) return float_matrix(array, what, false);
+  // An array whose floats are not 4-byte aligned (a view at an odd byte offset) is copied: C++
+  // reads aligned floats only.
+  if (!Floats::check_(array) || !py::detail::check_flags(array.ptr(), py::detail::npy_api::NPY_ARRAY_ALIGNED_))
+    return float_matrix(array, what, false);
   const auto floats = py::reinterpret_borrow<Floats>(array);
   const auto [rows, columns] = matrix_shape(floats, what);
   const float* values = floats.data();

@@ -31,9 +31,9 @@ LogSettings python_log(bool verbose);
 // float32 first). NaN entries are kept when allow_nan, else ValueError; infinities are always
 // refused. `what` names the argument in errors.
 Matrix<float> float_matrix(const py::handle& array, const std::string& what, bool allow_nan);
-// The rows of a 1-D (one column) or 2-D array with float_matrix's checks (no NaN): a C-ordered
-// float32 array is read in place, kept alive by the rows, and anything else copied as float_matrix
-// copies it.
+// The rows of a 1-D (one column) or 2-D array with float_matrix's checks (no NaN): an aligned,
+// C-ordered float32 array is read in place, kept alive by the rows, and anything else copied as
+// float_matrix copies it.
 SharedRows<float> float_rows(const py::handle& array, const std::string& what);
 // A read-only NumPy view of `rows`, which keeps `owner` (the Python object holding them) alive.
 py::array_t<float> read_only_view(const SharedRows<float>& rows, const py::handle& owner);

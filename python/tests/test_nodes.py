@@ -95,6 +95,10 @@ def test_float32_features_are_read_in_place_and_kept_alive_by_the_graph() -> Non
     assert sys.getrefcount(features) == references + 1  # the graph's one reference
     converted = edgewise.NodeGraph.from_edge_index(edge_index, features=features.astype(np.float64), labels=labels)
     assert not np.shares_memory(converted.features, features)
+    unaligned = np.frombuffer(b"\0" + features.tobytes(), dtype=np.float32, offset=1).reshape(features.shape)
+    assert not unaligned.flags.aligned  # floats at an odd address are copied, not read in place
+    copied = edgewise.NodeGraph.from_edge_index(edge_index, features=unaligned, labels=labels)
+    assert np.array_equal(copied.features, features) and not np.shares_memory(copied.features, unaligned)
     split = (np.arange(6), np.array([6]), np.array([7]))
     in_place = edgewise.NodeModel.train(graph, split, verbose=False, **FAST)
     owned = edgewise.NodeModel.train(converted, split, verbose=False, **FAST)
