@@ -87,6 +87,12 @@ Matrix<float> checked_copy(const py::array_t<T, Flags>& values, const std::strin
   return matrix;
 }
 
+// Whether an array's values lie where their type's alignment allows: a view at an odd byte offset
+// does not, and C++ reads aligned values only.
+bool aligned(const py::handle& array) {
+  return py::detail::check_flags(array.ptr(), py::detail::npy_api::NPY_ARRAY_ALIGNED_);
+}
+
 // Holds a reference to `object` until the last copy is gone, taking the GIL to drop it: the rows may
 // be let go of while the GIL is released.
 std::shared_ptr<const void> keep_alive(const py::handle& object) {
@@ -102,18 +108,19 @@ Matrix<float> float_matrix(const py::handle& array, const std::string& what, boo
   // A C-ordered array of NumPy's own dtype (float64) is read in place: a float32 copy of it first
   // would double the peak.
   using Doubles = py::array_t<double, py::array::c_style>;
-  if (Doubles::check_(array)) return checked_copy(py::reinterpret_borrow<Doubles>(array), what, allow_nan);
-  const auto floats = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(array);
+  if (Doubles::check_(array) && aligned(array))
+    return checked_copy(py::reinterpret_borrow<Doubles>(array), what, allow_nan);
+  // Anything else becomes aligned, C-ordered float32 first; NumPy copies what is not that already.
+  constexpr int kAlignedFloats =
+      py::array::c_style | py::array::forcecast | static_cast<int>(py::detail::npy_api::NPY_ARRAY_ALIGNED_);
+  const auto floats = py::array_t<float, kAlignedFloats>::ensure(array);
   if (!floats) throw py::type_error(what + ": expected an array of numbers");
   return checked_copy(floats, what, allow_nan);
 }
 
 SharedRows<float> float_rows(const py::handle& array, const std::string& what) {
   using Floats = py::array_t<float, py::array::c_style>;
-  // An array whose floats are not 4-byte aligned (a view at an odd byte offset) is copied: C++
-  // reads aligned floats only.
-  if (!Floats::check_(array) || !py::detail::check_flags(array.ptr(), py::detail::npy_api::NPY_ARRAY_ALIGNED_))
-    return float_matrix(array, what, false);
+  if (!Floats::check_(array) || !aligned(array)) return float_matrix(array, what, false);
   const auto floats = py::reinterpret_borrow<Floats>(array);
   const auto [rows, columns] = matrix_shape(floats, what);
   const float* values = floats.data();

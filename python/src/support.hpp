@@ -27,8 +27,8 @@ void check_interrupt();
 LogSettings python_log(bool verbose);
 
 // A [rows, columns] float32 copy of a 1-D (one column) or 2-D array of any numeric dtype and
-// layout, made in one pass from a C-ordered float32 or float64 array (other arrays are converted to
-// float32 first). NaN entries are kept when allow_nan, else ValueError; infinities are always
+// layout, made in one pass from an aligned, C-ordered float32 or float64 array (other arrays are
+// converted to float32 first). NaN entries are kept when allow_nan, else ValueError; infinities are always
 // refused. `what` names the argument in errors.
 Matrix<float> float_matrix(const py::handle& array, const std::string& what, bool allow_nan);
 // The rows of a 1-D (one column) or 2-D array with float_matrix's checks (no NaN): an aligned,

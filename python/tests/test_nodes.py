@@ -80,7 +80,9 @@ def test_features_of_any_numeric_dtype_and_layout_read_alike() -> None:
     edge_index, features, labels = two_communities()
     wide = np.hstack([features, features + 0.1]).astype(np.float64)
     expected = wide.astype(np.float32)
-    for given in (wide, expected, np.asfortranarray(wide), np.hstack([wide, wide])[:, ::2], wide.astype(np.int64)):
+    unaligned = np.frombuffer(b"\0" + wide.tobytes(), dtype=np.float64, offset=1).reshape(wide.shape)
+    for given in (wide, expected, np.asfortranarray(wide), np.hstack([wide, wide])[:, ::2], wide.astype(np.int64),
+                  unaligned):
         graph = edgewise.NodeGraph.from_edge_index(edge_index, features=given, labels=labels)
         assert np.array_equal(graph.features, given.astype(np.float32))
     with pytest.raises(ValueError, match=r"entry \[3, 1\] is infinite"):
