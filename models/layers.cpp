@@ -14,8 +14,6 @@
 namespace edgewise {
 namespace {
 
-// Elements per parallel_for chunk in element-wise loops, large enough to hide the scheduling cost.
-
 std::string shape(Index rows, Index cols) { return "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]"; }
 
 template <typename Scalar>
