@@ -18,6 +18,7 @@
 #include <numeric>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 // Matching RDKit bit for bit needs its rounding: this file is built without fused multiply-add
 // (io/CMakeLists.txt), which -march=native would otherwise put into the sums of products.
@@ -59,27 +60,99 @@ ElementSet possible_elements(const RDKit::Atom::QUERYATOM_QUERY& query) {
   return passed;
 }
 
+// Whether a query reads only what an atom or bond shows alike with its hydrogens implicit or made
+// explicit: elements, aromaticity, charge, bond orders, the total number of hydrogens (bonded ones
+// included) and of neighbours (hydrogens included). Not, for instance, the explicit degree.
+template <typename Query>
+bool same_with_hydrogens_explicit(const Query& query) {
+  static const std::array<std::string_view, 11> kTests = {
+      "AtomAnd", "AtomOr", "AtomAtomicNum", "AtomType", "AtomFormalCharge", "AtomHCount", "AtomTotalDegree",
+      "AtomIsAliphatic", "AtomIsAromatic", "BondOrder", "SingleOrAromaticBond"};
+  if (std::find(kTests.begin(), kTests.end(), query.getDescription()) == kTests.end()) return false;
+  return std::all_of(query.beginChildren(), query.endChildren(),
+                     [](const auto& child) { return same_with_hydrogens_explicit(*child); });
+}
+
+// A molecule as RDKit's addHs makes it, without building it: its own atoms, then for each of them
+// in index order its getTotalNumHs() hydrogens, each bonded to it alone (addHs's order, checked on
+// every molecule of the shared tables). Patterns whose queries read what looks the same either way
+// (same_with_hydrogens_explicit) match the molecule's own atoms and bonds as they are, and every
+// added hydrogen and its bond as one of each from a built molecule.
+class WithHydrogens {
+ public:
+  explicit WithHydrogens(const RDKit::ROMol& molecule) : molecule_(molecule), own_atoms_(molecule.getNumAtoms()) {
+    first_hydrogen_.reserve(own_atoms_ + 1);
+    for (const RDKit::Atom* atom : molecule.atoms()) {
+      first_hydrogen_.push_back(num_atoms());
+      bonded_to_.insert(bonded_to_.end(), atom->getTotalNumHs(), atom->getIdx());
+    }
+    first_hydrogen_.push_back(num_atoms());
+  }
+
+  unsigned int num_atoms() const { return own_atoms_ + static_cast<unsigned int>(bonded_to_.size()); }
+  unsigned int own_atoms() const { return own_atoms_; }
+  bool added(unsigned int atom) const { return atom >= own_atoms_; }
+  const RDKit::Atom* own_atom(unsigned int atom) const { return molecule_.getAtomWithIdx(atom); }
+  // The atom itself, or the one an added hydrogen is bonded to.
+  unsigned int heavy_atom(unsigned int atom) const { return added(atom) ? bonded_to_[atom - own_atoms_] : atom; }
+  auto own_bonds(unsigned int atom) const { return molecule_.atomBonds(own_atom(atom)); }
+  std::pair<unsigned int, unsigned int> added_hydrogens(unsigned int atom) const {
+    return {first_hydrogen_[atom], first_hydrogen_[atom + 1]};
+  }
+
+  // The molecule built by addHs, for RDKit's own matching; built on the first call.
+  const RDKit::ROMol& built() const {
+    if (!built_) built_.reset(RDKit::MolOps::addHs(molecule_));
+    return *built_;
+  }
+
+ private:
+  const RDKit::ROMol& molecule_;
+  unsigned int own_atoms_;
+  std::vector<unsigned int> first_hydrogen_;  // [own_atoms + 1]: where each own atom's hydrogens start
+  std::vector<unsigned int> bonded_to_;       // the own atom of each added hydrogen
+  mutable std::unique_ptr<RDKit::ROMol> built_;
+};
+
+// An added hydrogen and its bond, as addHs makes them: bonded to one atom by a single bond, with
+// no hydrogens, charge or ring.
+const RDKit::ROMol& hydrogen_on_carbon() {
+  static const std::unique_ptr<const RDKit::ROMol> molecule = [] {
+    RDKit::SmilesParserParams params;
+    params.removeHs = false;
+    return std::unique_ptr<const RDKit::ROMol>(RDKit::SmilesToMol("[H]C", params));
+  }();
+  return *molecule;
+}
+
 // A pattern atom that turns away atoms of elements its query cannot pass with a bit test, before
 // the query's tree of virtual calls: most atoms, for most of Crippen's patterns.
 class PatternAtom {
  public:
   explicit PatternAtom(const RDKit::Atom* atom)
-      : atom_(atom), elements_(atom->hasQuery() ? possible_elements(*atom->getQuery()) : ElementSet().set()) {}
+      : atom_(atom),
+        elements_(atom->hasQuery() ? possible_elements(*atom->getQuery()) : ElementSet().set()),
+        matches_added_hydrogen_(matches(hydrogen_on_carbon().getAtomWithIdx(0))) {}
 
   bool matches(const RDKit::Atom* atom) const {
     const auto element = static_cast<std::size_t>(atom->getAtomicNum());
     return (element >= kFilteredElements || elements_.test(element)) && atom_->Match(atom);
   }
 
+  bool matches(const WithHydrogens& molecule, unsigned int atom) const {
+    return molecule.added(atom) ? matches_added_hydrogen_ : matches(molecule.own_atom(atom));
+  }
+
  private:
   const RDKit::Atom* atom_;
   ElementSet elements_;
+  bool matches_added_hydrogen_;
 };
 
 // Whether some untyped atom passes the pattern's first atom, where every match of it is rooted.
-bool may_root_a_match(const RDKit::ROMol& molecule, const PatternAtom& root, const std::vector<bool>& typed) {
-  for (const RDKit::Atom* atom : molecule.atoms())
-    if (!typed[atom->getIdx()] && root.matches(atom)) return true;
+bool may_root_a_match(const WithHydrogens& molecule, const PatternAtom& root, const std::vector<bool>& typed) {
+  for (unsigned int atom = 0; atom < molecule.num_atoms(); ++atom)
+    if (!typed[atom] && root.matches(molecule, atom)) return true;
   return false;
 }
 
@@ -94,38 +167,27 @@ std::vector<unsigned int> match_roots(const RDKit::ROMol& molecule, const RDKit:
 }
 
 // A pattern of at most kMaxTreeAtoms atoms that form a tree in which each atom after the first is
-// bonded to an earlier one, as every Crippen pattern is: its matches rooted at one atom are found by
-// extending the match atom by atom along the molecule's bonds, which is what SubstructMatch finds,
-// without its search of the whole molecule.
+// bonded to an earlier one, as every Crippen pattern is, and whose queries look the same with
+// hydrogens implicit or explicit: its matches rooted at one atom are found by extending the match
+// atom by atom along the bonds of the molecule with hydrogens, which is what SubstructMatch finds,
+// without its search of the whole molecule nor the molecule built.
 class TreePattern {
  public:
   static constexpr std::size_t kMaxTreeAtoms = 8;
 
   // Empty (tree() false) when the pattern is not such a tree.
   explicit TreePattern(const RDKit::ROMol& pattern) {
-    if (pattern.getNumAtoms() > kMaxTreeAtoms) return;
-    for (const RDKit::Atom* atom : pattern.atoms()) {
-      atoms_.emplace_back(atom);
-      if (atom->getIdx() == 0) {
-        links_.push_back(nullptr);
-        continue;
-      }
-      std::vector<const RDKit::Bond*> to_earlier;
-      for (const RDKit::Bond* bond : pattern.atomBonds(atom))
-        if (bond->getOtherAtomIdx(atom->getIdx()) < atom->getIdx()) to_earlier.push_back(bond);
-      if (to_earlier.size() != 1) {  // not a tree, or not in this order
-        atoms_.clear();
-        return;
-      }
-      links_.push_back(to_earlier.front());
+    if (!read(pattern)) {
+      atoms_.clear();
+      links_.clear();
     }
   }
 
   bool tree() const { return !atoms_.empty(); }
 
   // The number of matches rooted at the atom, counted up to `limit` (past it, any number above).
-  std::size_t count_rooted_at(const RDKit::ROMol& molecule, unsigned int root, std::size_t limit) const {
-    if (!atoms_[0].matches(molecule.getAtomWithIdx(root))) return 0;
+  std::size_t count_rooted_at(const WithHydrogens& molecule, unsigned int root, std::size_t limit) const {
+    if (!atoms_[0].matches(molecule, root)) return 0;
     Match matched{};
     matched[0] = root;
     std::size_t count = 0;
@@ -136,27 +198,64 @@ class TreePattern {
  private:
   using Match = std::array<unsigned int, kMaxTreeAtoms>;  // the molecule atom of each pattern atom
 
+  // The bond from a pattern atom to an earlier one.
+  struct Link {
+    const RDKit::Bond* bond = nullptr;  // null for the first atom
+    unsigned int earlier = 0;
+    bool matches_added_bond = false;  // whether a hydrogen's bond passes its query
+  };
+
+  // Reads the pattern's atoms and the bond of each to an earlier one; false if it is not such a tree.
+  bool read(const RDKit::ROMol& pattern) {
+    if (pattern.getNumAtoms() > kMaxTreeAtoms) return false;
+    const RDKit::Bond* added_bond = hydrogen_on_carbon().getBondWithIdx(0);
+    for (const RDKit::Atom* atom : pattern.atoms()) {
+      if (!atom->hasQuery() || !same_with_hydrogens_explicit(*atom->getQuery())) return false;
+      atoms_.emplace_back(atom);
+      if (atom->getIdx() == 0) {
+        links_.push_back({});
+        continue;
+      }
+      std::vector<const RDKit::Bond*> to_earlier;
+      for (const RDKit::Bond* bond : pattern.atomBonds(atom))
+        if (bond->getOtherAtomIdx(atom->getIdx()) < atom->getIdx()) to_earlier.push_back(bond);
+      if (to_earlier.size() != 1) return false;  // not a tree, or not in this order
+      const RDKit::Bond* bond = to_earlier.front();
+      if (!bond->hasQuery() || !same_with_hydrogens_explicit(*bond->getQuery())) return false;
+      links_.push_back({bond, bond->getOtherAtomIdx(atom->getIdx()), bond->Match(added_bond)});
+    }
+    return true;
+  }
+
   // Matches pattern atom k, bonded to an earlier matched atom, in every way, and counts the full matches.
-  void extend(const RDKit::ROMol& molecule, Match& matched, std::size_t k, std::size_t limit, std::size_t& count) const {
+  void extend(const WithHydrogens& molecule, Match& matched, std::size_t k, std::size_t limit, std::size_t& count) const {
     if (k == atoms_.size()) {
       ++count;
       return;
     }
-    const RDKit::Bond* link = links_[k];
-    const unsigned int anchor = matched[link->getOtherAtomIdx(static_cast<unsigned int>(k))];
-    for (const RDKit::Bond* bond : molecule.atomBonds(molecule.getAtomWithIdx(anchor))) {
-      const unsigned int next = bond->getOtherAtomIdx(anchor);
+    const Link& link = links_[k];
+    const unsigned int anchor = matched[link.earlier];
+    // Tries the neighbour `next` of the anchor as pattern atom k; false once past the limit.
+    const auto try_neighbour = [&](unsigned int next, bool bond_matches) {
       const auto taken = matched.begin() + static_cast<std::ptrdiff_t>(k);
-      if (std::find(matched.begin(), taken, next) != taken) continue;
-      if (!link->Match(bond) || !atoms_[k].matches(molecule.getAtomWithIdx(next))) continue;
+      if (std::find(matched.begin(), taken, next) != taken) return true;
+      if (!bond_matches || !atoms_[k].matches(molecule, next)) return true;
       matched[k] = next;
       extend(molecule, matched, k + 1, limit, count);
-      if (count > limit) return;
+      return count <= limit;
+    };
+    if (molecule.added(anchor)) {
+      try_neighbour(molecule.heavy_atom(anchor), link.matches_added_bond);
+      return;
     }
+    for (const RDKit::Bond* bond : molecule.own_bonds(anchor))
+      if (!try_neighbour(bond->getOtherAtomIdx(anchor), link.bond->Match(bond))) return;
+    for (auto [hydrogen, end] = molecule.added_hydrogens(anchor); hydrogen < end; ++hydrogen)
+      if (!try_neighbour(hydrogen, link.matches_added_bond)) return;
   }
 
   std::vector<PatternAtom> atoms_;
-  std::vector<const RDKit::Bond*> links_;  // the bond from each atom to an earlier one; null for the first
+  std::vector<Link> links_;
 };
 
 // Crippen's parameters, in their order, each with its pattern's first atom and the pattern as a tree.
@@ -178,11 +277,11 @@ const std::vector<CrippenPattern>& crippen_patterns() {
 
 // The atoms that root a match of the tree pattern, in index order, when SubstructMatch would find
 // no more than kRdkitMaxMatches matches in all, so that none is cut; nullopt otherwise.
-std::optional<std::vector<unsigned int>> tree_match_roots(const RDKit::ROMol& molecule, const TreePattern& pattern) {
+std::optional<std::vector<unsigned int>> tree_match_roots(const WithHydrogens& molecule, const TreePattern& pattern) {
   if (!pattern.tree()) return std::nullopt;
   std::vector<unsigned int> roots;
   std::size_t matches = 0;
-  for (unsigned int atom = 0; atom < molecule.getNumAtoms(); ++atom) {
+  for (unsigned int atom = 0; atom < molecule.num_atoms(); ++atom) {
     const std::size_t rooted = pattern.count_rooted_at(molecule, atom, kRdkitMaxMatches - matches);
     if (rooted > 0) roots.push_back(atom);
     matches += rooted;
@@ -194,17 +293,18 @@ std::optional<std::vector<unsigned int>> tree_match_roots(const RDKit::ROMol& mo
 // RDKit's getCrippenAtomContribs, with its result: each atom takes the values of the first pattern,
 // in the parameters' order, that a match of roots at it. RDKit searches the whole molecule for every
 // one of its 110 patterns; here a pattern whose first atom passes no untyped atom is skipped, since
-// none of its matches could type an atom, and the others are matched from each atom as trees. On
-// HIV's molecules each step about halved the typing's time.
-void type_atoms(const RDKit::ROMol& molecule, CrippenContributions& contributions) {
-  std::vector<bool> typed(molecule.getNumAtoms(), false);
+// none of its matches could type an atom, and the others are matched from each atom as trees, on
+// the molecule with its hydrogens left implicit. On HIV's molecules each step about halved the
+// typing's time.
+void type_atoms(const WithHydrogens& molecule, CrippenContributions& contributions) {
+  std::vector<bool> typed(molecule.num_atoms(), false);
   std::size_t untyped = typed.size();
   for (const auto& [param, root, tree] : crippen_patterns()) {
     if (untyped == 0) return;
-    const RDKit::ROMol& pattern = *param->dp_pattern;
-    if (!may_root_a_match(molecule, root, typed)) continue;
+    // The shortcut reads the own atoms as they are: exact only for the queries trees allow.
+    if (tree.tree() && !may_root_a_match(molecule, root, typed)) continue;
     const std::optional<std::vector<unsigned int>> tree_roots = tree_match_roots(molecule, tree);
-    for (const unsigned int atom : tree_roots ? *tree_roots : match_roots(molecule, pattern)) {
+    for (const unsigned int atom : tree_roots ? *tree_roots : match_roots(molecule.built(), *param->dp_pattern)) {
       if (typed[atom]) continue;
       typed[atom] = true;
       --untyped;
@@ -216,18 +316,15 @@ void type_atoms(const RDKit::ROMol& molecule, CrippenContributions& contribution
 
 std::shared_ptr<const CrippenContributions> type_crippen_atoms(const RDKit::ROMol& molecule) {
   // The molecule calcCrippenDescriptors types: all hydrogens explicit, no coordinates.
-  const std::unique_ptr<RDKit::ROMol> with_hydrogens(RDKit::MolOps::addHs(molecule));
+  const WithHydrogens with_hydrogens(molecule);
   auto result = std::make_shared<CrippenContributions>();
-  const unsigned int atoms = with_hydrogens->getNumAtoms();
+  const unsigned int atoms = with_hydrogens.num_atoms();
   result->logp.resize(atoms);
   result->refractivity.resize(atoms);
-  type_atoms(*with_hydrogens, *result);
-  result->molecule_atoms = molecule.getNumAtoms();
-  for (const RDKit::Atom* atom : with_hydrogens->atoms()) {
-    const bool added_hydrogen = atom->getIdx() >= result->molecule_atoms;
-    result->heavy_atom.push_back(
-        added_hydrogen ? static_cast<unsigned int>(*with_hydrogens->getAtomNeighbors(atom).first) : atom->getIdx());
-  }
+  type_atoms(with_hydrogens, *result);
+  result->molecule_atoms = with_hydrogens.own_atoms();
+  result->heavy_atom.reserve(atoms);
+  for (unsigned int atom = 0; atom < atoms; ++atom) result->heavy_atom.push_back(with_hydrogens.heavy_atom(atom));
   return result;
 }
 
