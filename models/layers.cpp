@@ -102,6 +102,11 @@ const Matrix<Scalar>& Linear<Scalar>::backward(const Matrix<Scalar>& dy) {
 
 // ---- Element-wise activations ----
 
+// GCC 12's AVX-512 intrinsics start some results from a self-initialized `__Y` (GCC bug 105593,
+// fixed in GCC 13), which -Wuninitialized reports where they are inlined here on AVX-512 machines.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
 // 1 where u > 0, else 0, for u of at least the smallest subnormal in size: Eigen's select() takes
 // its lanes one by one with a branch each, which mispredicts on mixed signs and cost 8 ns a value.
 FloatBlock positive_lanes(const FloatBlock& u) { return ((u * 1e30f) * 1e30f).max(0.0f).min(1.0f); }
@@ -118,6 +123,8 @@ FloatBlock exp_minus_one(const FloatBlock& x) {
   const FloatBlock use_taylor = positive_lanes(x + 0.25f);
   return use_taylor * (near_zero * taylor) + (1.0f - use_taylor) * (x.exp() - 1.0f);
 }
+
+#pragma GCC diagnostic pop
 
 void activation::Elu::values(const float* x, float* y, Index n) const {
   const auto scale = static_cast<float>(alpha);
