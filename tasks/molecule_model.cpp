@@ -592,10 +592,10 @@ void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)
     // One item at a time per thread: each is a whole batch or parse chunk.
     parallel_for_rethrowing(static_cast<Index>(jobs.size() + chunks), [&](Index index) {
       const auto item = static_cast<std::size_t>(index);
-      const int thread = thread_index();
-      workers[static_cast<std::size_t>(thread)].spent.clear();
+      Worker& worker = workers[static_cast<std::size_t>(thread_index())];
+      worker.spent.clear();
       if (item < jobs.size()) {
-        run_job(jobs[item], workers[static_cast<std::size_t>(thread)]);
+        run_job(jobs[item], worker);
       } else {
         parse_chunk(window_rows, item - jobs.size());
       }
