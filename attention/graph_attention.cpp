@@ -11,10 +11,6 @@ namespace edgewise {
 
 namespace {
 
-// Columns of d(W_in) per work item for a sparse input: 16 floats, a cache line of each row, so that
-// threads write apart.
-constexpr Index kSparseGradientColumns = 16;
-
 void check_options(const GraphAttentionOptions& o) {
   if (o.in_dim <= 0 || o.heads <= 0 || o.head_dim <= 0)
     throw ArgumentError("GraphAttention: in_dim, heads and head_dim must be positive (got " + std::to_string(o.in_dim) +
@@ -39,11 +35,11 @@ void draw_dropout_mask(Matrix<Scalar>& keep, Index rows, Index cols, double rate
   const auto scale = static_cast<Scalar>(1.0 / (1.0 - rate));
   keep.resize(rows, cols);
   Scalar* out = keep.data();
-  // A product instead of a choice, and captures by value, let the compiler vectorize the loop.
+  // Captures by value let the compiler vectorize the loop.
   parallel_for_row_blocks(rows, cols, [=](Index begin, Index end) {
     for (Index r = begin; r < end; ++r)
       for (Index c = 0; c < cols; ++c)
-        out[r * cols + c] = static_cast<Scalar>(keep_draw(key, draw_index(r, c), threshold)) * scale;
+        out[r * cols + c] = keep_factor(key, draw_index(r, c), threshold, scale);
   });
 }
 
@@ -64,8 +60,7 @@ void draw_edge_dropout_mask(Matrix<Scalar>& keep, const Graph& g, Index heads, d
     for (Index p = offsets[i]; p < offsets[i + 1]; ++p) {
       const Index source = ids ? ids[sources[p]] : sources[p];
       for (Index h = 0; h < heads; ++h)
-        out[p * heads + h] =
-            static_cast<Scalar>(keep_draw(key, edge_draw_index(target, source, heads, h), threshold)) * scale;
+        out[p * heads + h] = keep_factor(key, edge_draw_index(target, source, heads, h), threshold, scale);
     }
   });
 }
@@ -319,15 +314,12 @@ void GraphAttention<Scalar>::place_edge_bias(bool accumulate) {
   multiply(edge_bias_, *edge_features_, params_.value(w_edge_));
   scores_.resize(graph_->num_edges(), options_.heads);
   const auto positions = graph_->edge_positions();
-  parallel_for(
-      graph_->num_edges(),
-      [&](Index e) {
-        if (accumulate)
-          scores_.row(positions[e]) += edge_bias_.row(e);
-        else
-          scores_.row(positions[e]) = edge_bias_.row(e);
-      },
-      4096);
+  parallel_for(graph_->num_edges(), [&](Index e) {
+    if (accumulate)
+      scores_.row(positions[e]) += edge_bias_.row(e);
+    else
+      scores_.row(positions[e]) = edge_bias_.row(e);
+  });
 }
 
 template <typename Scalar>
@@ -424,13 +416,21 @@ void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
   backward_scores();
 
   // Eigen's product with a transposed sparse matrix scatters into the rows of its result, on one
-  // thread: each thread takes blocks of the result's columns, which it alone writes, in node order.
+  // thread. Row f of d(W_in) instead gathers the rows of d(projected) of the nodes that have feature
+  // f, from the rows of x's transpose, in node order: one thread writes it, and each node's entry is
+  // read once, not once per block of columns. Features' counts are skewed (a few words in most
+  // documents), so threads take rows as they finish.
   if (sparse_x_ != nullptr) {
+    sparse_x_transposed_ = sparse_x_->transpose();
     MatrixMap<Scalar> grad = params_.grad(w_in_);
-    parallel_for_blocks(dprojected_.cols(), kSparseGradientColumns, [&](Index begin, Index end) {
-      grad.middleCols(begin, end - begin).noalias() +=
-          sparse_x_->transpose() * dprojected_.middleCols(begin, end - begin);
-    });
+    parallel_for_dynamic(
+        sparse_x_transposed_.outerSize(),
+        [&](Index feature) {
+          auto row = grad.row(feature);
+          for (typename SparseMatrix<Scalar>::InnerIterator it(sparse_x_transposed_, feature); it; ++it)
+            row.noalias() += it.value() * dprojected_.row(it.index());
+        },
+        16);
   } else {
     multiply(params_.grad(w_in_), x_->transpose(), dprojected_, Product::add);
   }
@@ -471,7 +471,7 @@ template <typename Scalar>
 void GraphAttention<Scalar>::backward_edge_bias() {
   const auto positions = graph_->edge_positions();
   dedge_bias_.resize(graph_->num_edges(), options_.heads);
-  parallel_for(graph_->num_edges(), [&](Index e) { dedge_bias_.row(e) = dalpha_.row(positions[e]); }, 4096);
+  parallel_for(graph_->num_edges(), [&](Index e) { dedge_bias_.row(e) = dalpha_.row(positions[e]); });
   multiply(params_.grad(w_edge_), edge_features_->transpose(), dedge_bias_, Product::add);
 }
 
@@ -520,7 +520,7 @@ void GraphAttention<Scalar>::backward_scores() {
         } else {
           datt_dst.row(head) += ddst_terms_.col(head).transpose() * z;
         }
-      }, 1);
+      });
       // z is both the values and the input of the attention terms.
       parallel_for(g.num_nodes(), [&](Index i) {
         for (Index head = 0; head < h; ++head)

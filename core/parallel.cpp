@@ -174,6 +174,33 @@ int loop_threads() {
 
 int thread_index() { return omp_get_thread_num(); }
 
+namespace detail {
+
+// Chunks per range: enough for a thread that finished early to take over most of a held-off
+// thread's range.
+constexpr Index kChunksPerRange = 16;
+
+OwnedRanges::OwnedRanges(Index n, int threads)
+    : ranges_(new Range[static_cast<std::size_t>(threads)]),
+      threads_(threads),
+      chunk_(std::max<Index>(1, n / (Index{threads} * kChunksPerRange))) {
+  for (int t = 0; t < threads; ++t) {
+    ranges_[t].next.store(n * t / threads, std::memory_order_relaxed);
+    ranges_[t].end = n * (t + 1) / threads;
+  }
+}
+
+std::pair<Index, Index> OwnedRanges::next(int thread) {
+  for (int k = 0; k < threads_; ++k) {
+    Range& range = ranges_[(thread + k) % threads_];
+    const Index first = range.next.fetch_add(chunk_, std::memory_order_relaxed);
+    if (first < range.end) return {first, std::min(first + chunk_, range.end)};
+  }
+  return {0, 0};
+}
+
+}  // namespace detail
+
 bool in_parallel_region() { return omp_in_parallel() != 0; }
 
 }  // namespace edgewise

@@ -130,8 +130,7 @@ void for_each_batch(const RmatOptions& options, std::uint64_t key, Visit&& visit
           }
         }
         if (batch.size > 0) visit(batch);
-      },
-      1);
+      });
 }
 
 // Asks for the cache lines of a batch's counters, written next, so that their misses overlap: atomic
@@ -163,7 +162,7 @@ std::vector<Index> row_starts(const RmatOptions& options, std::uint64_t key) {
 std::vector<NodeId> place_sources(const RmatOptions& options, std::uint64_t key, std::vector<Index>& offsets) {
   const Index nodes = Index{1} << options.scale;
   std::vector<NodeId> sources(static_cast<std::size_t>(offsets[nodes]));
-  parallel_for(nodes, [&](Index v) { sources[offsets[v]++] = static_cast<NodeId>(v); }, 4096);
+  parallel_for(nodes, [&](Index v) { sources[offsets[v]++] = static_cast<NodeId>(v); });
   for_each_batch(options, key, [&](const Batch& batch) {
     std::array<Index, 2 * kBatchEdges> slots;
     prefetch_rows(batch, offsets, 0);
@@ -182,7 +181,7 @@ std::vector<NodeId> place_sources(const RmatOptions& options, std::uint64_t key,
 std::vector<NodeId> sort_rows(const std::vector<Index>& offsets, std::vector<NodeId>& sources) {
   const Index nodes = static_cast<Index>(offsets.size()) - 1;
   std::vector<NodeId> kept(static_cast<std::size_t>(nodes));
-  parallel_for(
+  parallel_for_dynamic(
       nodes,
       [&](Index v) {
         const auto first = sources.begin() + offsets[v], last = sources.begin() + offsets[v + 1];
@@ -256,8 +255,7 @@ void RmatGraph::features(Index first, Index count, float* out) const {
         const float* mean = class_means_.data() + label_of(node, options_) * dim;
         float* x = out + row * dim;
         for (Index f = 0; f < dim; ++f) x[f] = static_cast<float>(mean[f] + options_.feature_noise * rng.normal());
-      },
-      256);
+      });
 }
 
 }  // namespace edgewise

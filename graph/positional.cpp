@@ -126,8 +126,9 @@ Matrix<Scalar> random_walk_encoding(const Graph& graph, Index k) {
   const Index n = graph.num_nodes();
   Matrix<Scalar> encoding = Matrix<Scalar>::Zero(n, k);
   // Blocks of start nodes share one scratch, so scratch is allocated O(N / block) times, not O(N).
+  // A walk's cost follows the degrees it meets, so the blocks go to whichever thread is free.
   constexpr Index block = 64;
-  parallel_for(
+  parallel_for_dynamic(
       (n + block - 1) / block,
       [&](Index b) {
         SparseWalk walk(n);

@@ -263,7 +263,7 @@ const SparseMatrix<Scalar>& Dropout<Scalar>::forward(const SparseMatrix<Scalar>&
   // The element (r, c) draws what it draws in the dense row-major forward: hash(key, r * cols + c).
   parallel_for(x.outerSize(), [&](Index r) {
     for (typename SparseMatrix<Scalar>::InnerIterator it(sparse_y_, r); it; ++it)
-      it.valueRef() = it.value() * (static_cast<Scalar>(keep_draw(key_, draw_index(r, it.col()), threshold)) * scale);
+      it.valueRef() = it.value() * keep_factor(key_, draw_index(r, it.col()), threshold, scale);
   });
   return sparse_y_;
 }
@@ -292,14 +292,14 @@ void Dropout<Scalar>::apply_mask(Matrix<Scalar>& out, const ConstRowsRef<Scalar>
       for (Index r = begin; r < end; ++r) {
         const Index first = Index{ids[r]} * cols;
         for (Index c = 0; c < cols; ++c)
-          to[r * cols + c] = from[r * cols + c] * (static_cast<Scalar>(keep_draw(key, first + c, threshold)) * scale);
+          to[r * cols + c] = from[r * cols + c] * keep_factor(key, first + c, threshold, scale);
       }
     });
     return;
   }
-  // A product instead of a choice, and captures by value, let the compiler vectorize the loop.
+  // Captures by value let the compiler vectorize the loop.
   parallel_for_blocks(in.size(), kElementBlock, [=](Index begin, Index end) {
-    for (Index k = begin; k < end; ++k) to[k] = from[k] * (static_cast<Scalar>(keep_draw(key, k, threshold)) * scale);
+    for (Index k = begin; k < end; ++k) to[k] = from[k] * keep_factor(key, k, threshold, scale);
   });
 }
 

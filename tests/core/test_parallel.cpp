@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace edgewise {
@@ -27,7 +28,7 @@ TEST_F(ParallelTest, EveryItemRunsOnceOnAThreadBelowTheCount) {
   constexpr Index n = 1000;
   std::vector<int> runs(n, 0);
   std::vector<int> threads(n, -1);
-  parallel_for(n, [&](Index i) {
+  parallel_for_dynamic(n, [&](Index i) {
     ++runs[static_cast<std::size_t>(i)];
     threads[static_cast<std::size_t>(i)] = thread_index();
   }, 7);
@@ -38,6 +39,33 @@ TEST_F(ParallelTest, EveryItemRunsOnceOnAThreadBelowTheCount) {
   }
   EXPECT_FALSE(in_parallel_region());
   EXPECT_EQ(thread_index(), 0);
+}
+
+TEST_F(ParallelTest, EveryItemOfAnOwnedRangesLoopRunsOnce) {
+  set_num_threads(2);
+  for (const Index n : {Index{0}, Index{1}, Index{2}, Index{31}, Index{1000}}) {
+    std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
+    parallel_for(n, [&](Index i) { ++runs[static_cast<std::size_t>(i)]; });
+    for (const std::atomic<int>& count : runs) EXPECT_EQ(count.load(), 1) << "n = " << n;
+  }
+}
+
+// A thread takes the chunks of its own range in order, then what is left of the next thread's.
+TEST_F(ParallelTest, ThreadsTakeTheirOwnRangeFirstThenHelpWithTheOthers) {
+  using Chunk = std::pair<Index, Index>;
+  // 100 items, 2 threads: ranges [0, 50) and [50, 100), chunks of 100 / (2 * 16) = 3 items.
+  detail::OwnedRanges ranges(100, 2);
+  EXPECT_EQ(ranges.next(1), (Chunk{50, 53}));
+  EXPECT_EQ(ranges.next(0), (Chunk{0, 3}));
+  EXPECT_EQ(ranges.next(1), (Chunk{53, 56}));
+  for (Index first = 3; first < 48; first += 3) EXPECT_EQ(ranges.next(0), (Chunk{first, first + 3}));
+  EXPECT_EQ(ranges.next(0), (Chunk{48, 50}));  // the last chunk is cut at its range's end
+  EXPECT_EQ(ranges.next(0), (Chunk{56, 59}));  // thread 0 helps with thread 1's range
+  EXPECT_EQ(ranges.next(1), (Chunk{59, 62}));  // which thread 1 goes on taking
+  for (Index first = 62; first < 98; first += 3) EXPECT_EQ(ranges.next(0), (Chunk{first, first + 3}));
+  EXPECT_EQ(ranges.next(1), (Chunk{98, 100}));
+  EXPECT_EQ(ranges.next(1), (Chunk{0, 0}));
+  EXPECT_EQ(ranges.next(0), (Chunk{0, 0}));
 }
 
 TEST_F(ParallelTest, BlocksCoverTheRangeWithAShorterLastBlock) {
@@ -61,7 +89,7 @@ TEST_F(ParallelTest, NestedLoopsRunOnTheCallingThread) {
     parallel_for(8, [&](Index) {
       if (std::this_thread::get_id() != outer) ++inner_on_another_thread;
     });
-  }, 1);
+  });
   EXPECT_EQ(inner_on_another_thread, 0);
 }
 
@@ -69,7 +97,7 @@ TEST_F(ParallelTest, LoopsOfAThreadMarkedSerialRunOnItAlone) {
   set_num_threads(2);
   const auto threads_used = [] {
     std::vector<int> used(64, 0);
-    parallel_for(64, [&](Index i) { used[static_cast<std::size_t>(i)] = thread_index(); }, 1);
+    parallel_for(64, [&](Index i) { used[static_cast<std::size_t>(i)] = thread_index(); });
     return *std::max_element(used.begin(), used.end()) + 1;
   };
   int background = 0;

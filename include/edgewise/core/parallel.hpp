@@ -6,7 +6,9 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -81,21 +83,69 @@ class SerialLoopsOnThisThread {
   SerialLoopsOnThisThread& operator=(const SerialLoopsOnThisThread&) = delete;
 };
 
-/// Runs body(i) for i in [0, n) across num_threads() threads. Each i runs on exactly one thread, so
-/// a body that writes only to slot i gives results independent of the thread count. Dynamic
-/// scheduling in chunks balances the skewed degree distributions of real graphs.
+namespace detail {
+
+/// The items of one parallel_for: [0, n) cut into one range of consecutive items per thread, each
+/// range cut into chunks. A thread takes the chunks of its own range first, front to back, then
+/// those left in the other ranges.
+class OwnedRanges {
+ public:
+  OwnedRanges(Index n, int threads);
+  /// The next chunk [first, second) for `thread`; an empty one once every chunk is taken.
+  std::pair<Index, Index> next(int thread);
+
+ private:
+  struct alignas(64) Range {  // a cache line each, so that threads taking their own chunks do not meet
+    std::atomic<Index> next;
+    Index end;
+  };
+  std::unique_ptr<Range[]> ranges_;
+  int threads_;
+  Index chunk_;
+};
+
+}  // namespace detail
+
+/// Runs body(i) for i in [0, n) across loop_threads() threads, for items that cost about alike (the
+/// rows of a matrix, the nodes of a graph). Each i runs on exactly one thread, so a body that writes
+/// only to slot i gives results independent of the thread count.
+///
+/// Thread t works through the t-th of T ranges of consecutive items, then helps with what is left of
+/// the others (detail::OwnedRanges). So loops over the same rows, whatever their block sizes, give
+/// each row to the same thread, which finds what the loop before wrote there in its own core's
+/// cache; with threads taking chunks as they finish, half of each loop's rows came from the other
+/// core, and short element-wise loops ran no faster on two threads than on one. The help at the end
+/// keeps a loop from waiting long for a thread that another process holds off its core.
 template <typename Body>
-void parallel_for(Index n, Body&& body, Index chunk = 64) {
+void parallel_for(Index n, Body&& body) {
+  const int threads = static_cast<int>(std::min<Index>(loop_threads(), n));
+  if (threads <= 1) {
+    for (Index i = 0; i < n; ++i) body(i);
+    return;
+  }
+  detail::OwnedRanges ranges(n, threads);
+#pragma omp parallel num_threads(threads)
+  {
+    const int thread = thread_index();
+    for (auto chunk = ranges.next(thread); chunk.first < chunk.second; chunk = ranges.next(thread))
+      for (Index i = chunk.first; i < chunk.second; ++i) body(i);
+  }
+}
+
+/// parallel_for for items whose costs differ widely or cannot be known (molecules, batches, sections
+/// of a file): each thread takes the next chunk when it finishes one.
+template <typename Body>
+void parallel_for_dynamic(Index n, Body&& body, Index chunk = 64) {
 #pragma omp parallel for schedule(dynamic, chunk) num_threads(loop_threads())
   for (Index i = 0; i < n; ++i) body(i);
 }
 
-/// parallel_for for bodies that may throw: an exception must not leave an OpenMP region, so each
-/// item's is kept, and once every item has run the first one in item order is rethrown.
+/// parallel_for_dynamic for bodies that may throw: an exception must not leave an OpenMP region, so
+/// each item's is kept, and once every item has run the first one in item order is rethrown.
 template <typename Body>
 void parallel_for_rethrowing(Index n, Body&& body, Index chunk = 64) {
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(n));
-  parallel_for(
+  parallel_for_dynamic(
       n,
       [&](Index i) {
         try {
@@ -114,13 +164,10 @@ void parallel_for_rethrowing(Index n, Body&& body, Index chunk = 64) {
 /// which it does not do for parallel_for's one call per item.
 template <typename Body>
 void parallel_for_blocks(Index n, Index block, Body&& body) {
-  parallel_for(
-      (n + block - 1) / block,
-      [&](Index b) {
-        const Index begin = b * block;
-        body(begin, begin + block < n ? begin + block : n);
-      },
-      1);
+  parallel_for((n + block - 1) / block, [&](Index b) {
+    const Index begin = b * block;
+    body(begin, begin + block < n ? begin + block : n);
+  });
 }
 
 /// Elements per block of an element-wise loop: enough to outweigh the loop's scheduling, and a

@@ -59,7 +59,7 @@ void multiply(Dst&& dst, const Lhs& lhs, const Rhs& rhs, Product mode = Product:
         const Index begin = block * kProductDepthBlock, count = std::min(kProductDepthBlock, depth - begin);
         into.noalias() += lhs.middleCols(begin, count) * rhs.middleRows(begin, count);
       }
-    }, 1);
+    });
     if (mode == Product::assign) dst.setZero();
     for (const Matrix<Scalar>& sum : partial) dst += sum;
     return;

@@ -88,6 +88,14 @@ inline bool keep_draw(std::uint64_t key, std::uint64_t index, std::uint64_t thre
 }
 /// @}
 
+/// A dropout factor: `scale` when keep_draw(key, index, threshold) keeps item `index`, else 0.
+template <typename Scalar>
+inline Scalar keep_factor(std::uint64_t key, std::uint64_t index, std::uint64_t threshold, Scalar scale) {
+  // Through int32 and a product, not a choice: GCC vectorizes loops over this with AVX2 and AVX-512,
+  // and a bool converted straight to float stops it.
+  return static_cast<Scalar>(static_cast<std::int32_t>(keep_draw(key, index, threshold))) * scale;
+}
+
 /// The stream index of head `head` of edge source -> target (graph-wide ids) among `heads`: an
 /// edge's attention-dropout draw depends on its ends, not on where the edge is stored.
 inline std::uint64_t edge_draw_index(std::int64_t target, std::int64_t source, std::int64_t heads, std::int64_t head) {
