@@ -47,6 +47,17 @@ Pairs random_pairs(Index num_nodes, Index num_edges, std::uint64_t seed) {
   return pairs;
 }
 
+// Random pairs, each unordered pair at most once (self-loops included), so that symmetrizing them
+// gives every edge its reverse exactly as often: the reversible case of a blocked random walk.
+Pairs distinct_random_pairs(Index num_nodes, Index num_edges, std::uint64_t seed) {
+  Pairs pairs = random_pairs(num_nodes, num_edges, seed);
+  for (auto& [s, t] : pairs)
+    if (s > t) std::swap(s, t);
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  return pairs;
+}
+
 // I - D^-1/2 A D^-1/2 for a simple undirected graph given by its edges {u, v}, u != v, each once.
 Eigen::MatrixXd reference_laplacian(Index n, const Pairs& edges) {
   Eigen::VectorXd degree = Eigen::VectorXd::Zero(n);
@@ -119,10 +130,12 @@ TEST(SinusoidalEncoding, FloatMatchesDoubleAndShapesAndErrors) {
   EXPECT_THROW(sinusoidal_encoding<float>(4, -2), ArgumentError);
 }
 
-TEST(RandomWalkEncoding, CycleOfFour) {
+class RandomWalkEncoding : public testing::TestWithParam<RandomWalkMethod> {};
+
+TEST_P(RandomWalkEncoding, CycleOfFour) {
   // Bipartite: odd steps never return; after an even number of steps the walk is home or opposite,
   // each with probability 1/2.
-  const Matrix<double> pe = random_walk_encoding<double>(undirected(4, cycle_edges(4)), 4);
+  const Matrix<double> pe = random_walk_encoding<double>(undirected(4, cycle_edges(4)), 4, GetParam());
   ASSERT_EQ(pe.rows(), 4);
   ASSERT_EQ(pe.cols(), 4);
   for (Index i = 0; i < 4; ++i) {
@@ -133,17 +146,18 @@ TEST(RandomWalkEncoding, CycleOfFour) {
   }
 }
 
-TEST(RandomWalkEncoding, PathOfThree) {
+TEST_P(RandomWalkEncoding, PathOfThree) {
   // From an end: 0 -> 1 -> 0 with probability 1/2. From the middle every second step is home.
-  const Matrix<double> pe = random_walk_encoding<double>(undirected(3, path_edges(3)), 4);
+  const Matrix<double> pe = random_walk_encoding<double>(undirected(3, path_edges(3)), 4, GetParam());
   const std::vector<std::vector<double>> expected = {{0, 0.5, 0, 0.5}, {0, 1, 0, 1}, {0, 0.5, 0, 0.5}};
   for (Index i = 0; i < 3; ++i)
     for (Index t = 0; t < 4; ++t) EXPECT_DOUBLE_EQ(pe(i, t), expected[i][t]) << "node " << i << " step " << t + 1;
 }
 
-TEST(RandomWalkEncoding, FollowsEdgeDirectionAndMultiplicity) {
+TEST_P(RandomWalkEncoding, FollowsEdgeDirectionAndMultiplicity) {
   // A directed 3-cycle returns after exactly 3 steps.
-  const Matrix<double> directed_cycle = random_walk_encoding<double>(Graph::from_pairs(3, cycle_edges(3)), 4);
+  const Matrix<double> directed_cycle =
+      random_walk_encoding<double>(Graph::from_pairs(3, cycle_edges(3)), 4, GetParam());
   for (Index i = 0; i < 3; ++i) {
     EXPECT_DOUBLE_EQ(directed_cycle(i, 0), 0.0);
     EXPECT_DOUBLE_EQ(directed_cycle(i, 1), 0.0);
@@ -152,56 +166,99 @@ TEST(RandomWalkEncoding, FollowsEdgeDirectionAndMultiplicity) {
   }
   // Node 0 has two edges to 1 and one to 2, so the walk from 1 comes back with probability 2/3.
   const Matrix<double> parallel =
-      random_walk_encoding<double>(Graph::from_pairs(3, Pairs{{0, 1}, {0, 1}, {0, 2}, {1, 0}, {2, 0}}), 2);
+      random_walk_encoding<double>(Graph::from_pairs(3, Pairs{{0, 1}, {0, 1}, {0, 2}, {1, 0}, {2, 0}}), 2, GetParam());
   EXPECT_DOUBLE_EQ(parallel(0, 1), 1.0);
   EXPECT_DOUBLE_EQ(parallel(1, 1), 2.0 / 3.0);
   EXPECT_DOUBLE_EQ(parallel(2, 1), 1.0 / 3.0);
   // A self-loop is a step home: from 0, half the walks stay put each step.
-  const Matrix<double> loop = random_walk_encoding<double>(Graph::from_pairs(2, Pairs{{0, 0}, {0, 1}, {1, 0}}), 2);
+  const Matrix<double> loop =
+      random_walk_encoding<double>(Graph::from_pairs(2, Pairs{{0, 0}, {0, 1}, {1, 0}}), 2, GetParam());
   EXPECT_DOUBLE_EQ(loop(0, 0), 0.5);
   EXPECT_DOUBLE_EQ(loop(0, 1), 0.25 + 0.5);
   EXPECT_DOUBLE_EQ(loop(1, 0), 0.0);
   EXPECT_DOUBLE_EQ(loop(1, 1), 0.5);
 }
 
-TEST(RandomWalkEncoding, SinksAndIsolatedNodesGetZero) {
+TEST_P(RandomWalkEncoding, SinksAndIsolatedNodesGetZero) {
   // 0 -> 1 only: the walk from 0 dies at 1, node 1 has no out-edges, node 2 none at all.
-  const Matrix<double> pe = random_walk_encoding<double>(Graph::from_pairs(3, Pairs{{0, 1}}), 3);
+  const Matrix<double> pe =
+      random_walk_encoding<double>(Graph::from_pairs(3, Pairs{{0, 1}}), 3, GetParam());
   EXPECT_TRUE(pe.isZero(0.0)) << pe;
-  EXPECT_EQ(random_walk_encoding<double>(Graph(), 3).rows(), 0);
-  EXPECT_EQ(random_walk_encoding<double>(undirected(4, cycle_edges(4)), 0).cols(), 0);
-  EXPECT_THROW(random_walk_encoding<double>(Graph(), -1), ArgumentError);
+  // Undirected 0 - 1 with node 2 alone: the walk alternates, the lone node never moves.
+  const Matrix<double> pair = random_walk_encoding<double>(undirected(3, Pairs{{0, 1}}), 3, GetParam());
+  for (Index i : {0, 1}) {
+    EXPECT_DOUBLE_EQ(pair(i, 0), 0.0);
+    EXPECT_DOUBLE_EQ(pair(i, 1), 1.0);
+    EXPECT_DOUBLE_EQ(pair(i, 2), 0.0);
+  }
+  EXPECT_TRUE(pair.row(2).isZero(0.0)) << pair;
+  EXPECT_EQ(random_walk_encoding<double>(Graph(), 3, GetParam()).rows(), 0);
+  EXPECT_EQ(random_walk_encoding<double>(undirected(4, cycle_edges(4)), 0, GetParam()).cols(), 0);
+  EXPECT_THROW(random_walk_encoding<double>(Graph(), -1, GetParam()), ArgumentError);
 }
 
-TEST(RandomWalkEncoding, MatchesDenseMatrixPowers) {
-  const Index n = 150, k = 6;  // more nodes than one block of start nodes
+TEST_P(RandomWalkEncoding, MatchesDenseMatrixPowers) {
+  const Index n = 150, k = 7;  // more nodes than one block of start nodes; odd k for the reversible walk
   for (const bool symmetrize : {false, true}) {
     SCOPED_TRACE(symmetrize ? "symmetrized" : "directed");
-    const Graph graph = Graph::from_pairs(n, random_pairs(n, 400, 17), {.symmetrize = symmetrize});
+    const Graph graph = Graph::from_pairs(n, distinct_random_pairs(n, 400, 17), {.symmetrize = symmetrize});
     // P[j][i] = (edges j -> i) / out-degree(j); rows of sinks stay zero.
     Eigen::MatrixXd transition = Eigen::MatrixXd::Zero(n, n);
     for (Index e = 0; e < graph.num_edges(); ++e)
       transition(graph.source(e), graph.target(e)) += 1.0 / static_cast<double>(graph.out_degree(graph.source(e)));
-    const Matrix<double> pe = random_walk_encoding<double>(graph, k);
+    const Matrix<double> pe = random_walk_encoding<double>(graph, k, GetParam());
     Eigen::MatrixXd power = Eigen::MatrixXd::Identity(n, n);
     for (Index t = 0; t < k; ++t) {
       power = power * transition;
       EXPECT_LT((pe.col(t) - power.diagonal()).cwiseAbs().maxCoeff(), 1e-14) << "step " << t + 1;
     }
-    const Matrix<float> pe_float = random_walk_encoding<float>(graph, k);
+    const Matrix<float> pe_float = random_walk_encoding<float>(graph, k, GetParam());
     EXPECT_LT((pe_float.cast<double>() - pe).cwiseAbs().maxCoeff(), 1e-6);
   }
 }
 
-TEST(RandomWalkEncoding, IndependentOfThreadCount) {
-  const Graph graph = undirected(300, random_pairs(300, 900, 23));
-  set_num_threads(1);
-  const Matrix<double> serial = random_walk_encoding<double>(graph, 8);
-  set_num_threads(4);
-  const Matrix<double> parallel = random_walk_encoding<double>(graph, 8);
-  set_num_threads(0);
-  EXPECT_TRUE(serial == parallel);
+TEST_P(RandomWalkEncoding, IndependentOfThreadCount) {
+  for (const Graph& graph :
+       {undirected(300, distinct_random_pairs(300, 900, 23)), Graph::from_pairs(300, random_pairs(300, 900, 23))}) {
+    set_num_threads(1);
+    const Matrix<double> serial = random_walk_encoding<double>(graph, 8, GetParam());
+    set_num_threads(4);
+    const Matrix<double> parallel = random_walk_encoding<double>(graph, 8, GetParam());
+    set_num_threads(0);
+    EXPECT_TRUE(serial == parallel);
+  }
 }
+
+// A ring where each node joins its 3 nearest neighbours on either side (a band graph, as for
+// windowed attention) keeps walks local; random graphs spread them over all nodes within k steps.
+TEST_P(RandomWalkEncoding, BandAndRandomGraphsMatchTheOtherMethod) {
+  Pairs band;
+  for (Index i = 0; i < 2000; ++i)
+    for (Index d = 1; d <= 3; ++d) band.emplace_back(i, (i + d) % 2000);
+  for (const Graph& graph : {undirected(2000, band), undirected(500, distinct_random_pairs(500, 1500, 29)),
+                             Graph::from_pairs(500, random_pairs(500, 3000, 31))}) {
+    const RandomWalkMethod other =
+        GetParam() == RandomWalkMethod::per_start ? RandomWalkMethod::blocked : RandomWalkMethod::per_start;
+    const Matrix<double> pe = random_walk_encoding<double>(graph, 16, GetParam());
+    EXPECT_LT((pe - random_walk_encoding<double>(graph, 16, other)).cwiseAbs().maxCoeff(), 1e-14);
+  }
+}
+
+std::string method_name(const testing::TestParamInfo<RandomWalkMethod>& info) {
+  switch (info.param) {
+    case RandomWalkMethod::per_start:
+      return "PerStart";
+    case RandomWalkMethod::blocked:
+      return "Blocked";
+    default:
+      return "Automatic";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, RandomWalkEncoding,
+                         testing::Values(RandomWalkMethod::automatic, RandomWalkMethod::per_start,
+                                         RandomWalkMethod::blocked),
+                         method_name);
 
 TEST(LaplacianEncoding, CycleEigenpairs) {
   // The normalized Laplacian of a cycle of n has eigenvalues 1 - cos(2 pi j / n): for n = 6,

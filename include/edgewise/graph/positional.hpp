@@ -16,6 +16,21 @@ namespace edgewise {
 template <typename Scalar>
 Matrix<Scalar> sinusoidal_encoding(Index length, Index dim);
 
+/// How random_walk_encoding computes its walks. Both give the same probabilities up to rounding
+/// (on the shared data sets, the same floats).
+enum class RandomWalkMethod {
+  /// Whichever of the two costs less on this graph, judged from the sparse walks of 16 start nodes
+  /// spread over it.
+  automatic,
+  /// A sparse walk from each start node over its k-hop neighbourhood: O(k * E_k) work per node, E_k
+  /// the edges in that neighbourhood. Cheap where neighbourhoods stay small: meshes, chains, bands.
+  per_start,
+  /// 32 start nodes at a time, each step streaming the whole graph: O(k * (N + E) / 32) work per
+  /// node, ceil(k / 2) steps instead of k where every edge's reverse is in the graph as often.
+  /// Cheap where walks spread over most of the graph within k steps: social graphs with hubs.
+  blocked,
+};
+
 /// Random-walk structural encoding, [N, k]: entry (i, t - 1) is the probability that a random walk
 /// started at i is back at i after t steps, t = 1..k, i.e. the diagonal of P^t with P = D^-1 A.
 /// The walk follows the graph's edges as given: from node j it takes one of j's out-edges j -> i
@@ -23,11 +38,12 @@ Matrix<Scalar> sinusoidal_encoding(Index length, Index dim);
 /// A walk that reaches a node without out-edges ends there, so such nodes get 0. For an undirected
 /// reading, build the graph with GraphOptions::symmetrize.
 ///
-/// Each start node runs a sparse walk over its k-hop neighbourhood: O(k * E_k) work per node, E_k
-/// the edges in that neighbourhood, and O(N) scratch per thread. Nodes run in parallel_for; the
-/// result does not depend on the thread count. Throws ArgumentError on negative k.
+/// Scratch per thread: O(N) for per_start walks, 2 x 32 doubles a node for blocked ones. Start nodes
+/// run in parallel; the result does not depend on the thread count. Throws ArgumentError on
+/// negative k.
 template <typename Scalar>
-Matrix<Scalar> random_walk_encoding(const Graph& graph, Index k);
+Matrix<Scalar> random_walk_encoding(const Graph& graph, Index k,
+                                    RandomWalkMethod method = RandomWalkMethod::automatic);
 
 /// Graphs above this many nodes are refused by laplacian_encoding: it builds the dense N x N
 /// Laplacian and its eigenvectors (two N x N double matrices, 400 MB at 5000 nodes) and the
