@@ -18,6 +18,7 @@
 
 #include "edgewise/core/checksum.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/graph/positional.hpp"
 #include "edgewise/io/graph_files.hpp"
 #include "edgewise/io/graph_parts.hpp"
 #include "edgewise/io/graph_store.hpp"
@@ -77,12 +78,27 @@ inline void sdf(std::string_view input) {
   parse_molecule_sdf(std::string(input), "fuzz.sdf", {"target"}, InvalidMoleculePolicy::skip);
 }
 
-// Integer ids (the common case, with header detection) and string ids both.
+// The random-walk features of a small graph (the structural features of a graph without a features
+// file), computed both ways: per start node and in blocks of start nodes must agree.
+inline void check_random_walks(const EdgeList& edges) {
+  if (edges.nodes.size() == 0 || edges.nodes.size() > 2000 || edges.edges.size() > 20000) return;
+  const Graph graph = edges.to_graph();
+  constexpr Index kSteps = 16;
+  const Matrix<double> per_start = random_walk_encoding<double>(graph, kSteps, RandomWalkMethod::per_start);
+  const Matrix<double> blocked = random_walk_encoding<double>(graph, kSteps, RandomWalkMethod::blocked);
+  if (!((per_start - blocked).cwiseAbs().maxCoeff() <= 1e-12))
+    throw std::logic_error("random walks per start node and in blocks disagree");
+}
+
+// Integer ids (the common case, with header detection) and string ids both, each undirected and
+// directed.
 inline void edge_list(std::string_view input) {
   for (const NodeIds ids : {NodeIds::integer, NodeIds::string}) {
-    try {
-      parse_edge_list(input, "fuzz.edges", {.ids = ids});
-    } catch (const Error&) {
+    for (const bool directed : {false, true}) {
+      try {
+        check_random_walks(parse_edge_list(input, "fuzz.edges", {.ids = ids, .directed = directed}));
+      } catch (const Error&) {
+      }
     }
   }
 }
