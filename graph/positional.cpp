@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <iomanip>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -202,12 +204,19 @@ bool has_symmetric_edge_counts(const Graph& graph) {
   return true;
 }
 
-// Whether block walks cost less than per-start sparse walks. Sparse work is measured on a sample of
-// start nodes spread over the graph; a block walk's work per start is its steps times (N + E),
-// shared by the block's starts and cheaper per unit, since it streams rows through vector registers
-// instead of scattering single values. kBlockUnitCost is the ratio of the two units' times, measured
-// on a 200 x 200 grid (where sparse walks win) and on Deezer Europe (where block walks do).
-bool block_walks_are_cheaper(const Graph& graph, Index k, Index block_steps) {
+// The cheaper way to walk a graph, and its estimated work in units of per-start walks (a support
+// node or an out-edge visited).
+struct WalkPlan {
+  bool blocked = false;
+  double work = 0;
+};
+
+// Sparse work is measured on a sample of start nodes spread over the graph; a block walk's work per
+// start is its steps times (N + E), shared by the block's starts and cheaper per unit, since it
+// streams rows through vector registers instead of scattering single values. kBlockUnitCost is the
+// ratio of the two units' times, measured on a 200 x 200 grid (where sparse walks win) and on
+// Deezer Europe (where block walks do).
+WalkPlan cheaper_walks(const Graph& graph, Index k, Index block_steps) {
   constexpr double kBlockUnitCost = 1.5;
   constexpr Index kSamples = 16;
   const Index n = graph.num_nodes();
@@ -225,7 +234,14 @@ bool block_walks_are_cheaper(const Graph& graph, Index k, Index block_steps) {
     sample_work += static_cast<double>(
         walk.run(graph, start, k, scratch.data(), static_cast<Index>(work_limit - sample_work)));
   }
-  return sample_work > work_limit;
+  if (sample_work > work_limit) return {.blocked = true, .work = block_work_per_start * static_cast<double>(n)};
+  return {.blocked = false, .work = sample_work / static_cast<double>(samples) * static_cast<double>(n)};
+}
+
+std::string scientific(double value) {
+  std::ostringstream text;
+  text << std::setprecision(2) << value;
+  return text.str();
 }
 
 template <typename Scalar>
@@ -310,14 +326,23 @@ Matrix<Scalar> sinusoidal_encoding(Index length, Index dim) {
 }
 
 template <typename Scalar>
-Matrix<Scalar> random_walk_encoding(const Graph& graph, Index k, RandomWalkMethod method) {
+Matrix<Scalar> random_walk_encoding(const Graph& graph, Index k, RandomWalkMethod method, double max_work) {
   check_non_negative("random_walk_encoding", "k", k);
-  Matrix<Scalar> encoding = Matrix<Scalar>::Zero(graph.num_nodes(), k);
-  if (graph.num_nodes() == 0 || k == 0) return encoding;
+  if (graph.num_nodes() == 0 || k == 0) return Matrix<Scalar>::Zero(graph.num_nodes(), k);
   const bool reversible = has_symmetric_edge_counts(graph);
-  const Index block_steps = reversible ? (k + 1) / 2 : k;
-  if (method == RandomWalkMethod::blocked ||
-      (method == RandomWalkMethod::automatic && block_walks_are_cheaper(graph, k, block_steps)))
+  bool blocked = method == RandomWalkMethod::blocked;
+  if (method == RandomWalkMethod::automatic) {
+    const WalkPlan plan = cheaper_walks(graph, k, reversible ? (k + 1) / 2 : k);
+    if (plan.work > max_work)
+      throw ArgumentError("random_walk_encoding: exact " + std::to_string(k) + "-step random walks from each of " +
+                          std::to_string(graph.num_nodes()) + " nodes over " + std::to_string(graph.num_edges()) +
+                          " edges would take about " + scientific(plan.work) + " units of work, above the limit of " +
+                          scientific(max_work) +
+                          ": give the nodes features of their own (or, from C++, name a RandomWalkMethod)");
+    blocked = plan.blocked;
+  }
+  Matrix<Scalar> encoding = Matrix<Scalar>::Zero(graph.num_nodes(), k);
+  if (blocked)
     block_walks(graph, k, reversible, encoding);
   else
     sparse_walks(graph, k, encoding);
@@ -351,8 +376,8 @@ void random_sign_flip(Matrix<Scalar>& encoding, SplitMix64& rng) {
 
 template Matrix<float> sinusoidal_encoding<float>(Index, Index);
 template Matrix<double> sinusoidal_encoding<double>(Index, Index);
-template Matrix<float> random_walk_encoding<float>(const Graph&, Index, RandomWalkMethod);
-template Matrix<double> random_walk_encoding<double>(const Graph&, Index, RandomWalkMethod);
+template Matrix<float> random_walk_encoding<float>(const Graph&, Index, RandomWalkMethod, double);
+template Matrix<double> random_walk_encoding<double>(const Graph&, Index, RandomWalkMethod, double);
 template Matrix<float> laplacian_encoding<float>(const Graph&, Index, Index);
 template Matrix<double> laplacian_encoding<double>(const Graph&, Index, Index);
 template void random_sign_flip<float>(Matrix<float>&, SplitMix64&);

@@ -260,6 +260,26 @@ INSTANTIATE_TEST_SUITE_P(Methods, RandomWalkEncoding,
                                          RandomWalkMethod::blocked),
                          method_name);
 
+TEST(RandomWalkEncodingLimit, AutomaticRefusesMoreWorkThanTheLimitAndSaysWhy) {
+  const Graph graph = undirected(500, distinct_random_pairs(500, 1500, 29));
+  // Walks spread over this graph, so blocks are cheaper: 8 steps (undirected, 16 return
+  // probabilities) of N + E visits, 1.5 units each, shared by 32 starts, for each of the 500 nodes.
+  const double work = 1.5 * 8 * static_cast<double>(500 + graph.num_edges()) / 32 * 500;
+  EXPECT_NO_THROW(random_walk_encoding<double>(graph, 16, RandomWalkMethod::automatic, work * 1.001));
+  try {
+    random_walk_encoding<double>(graph, 16, RandomWalkMethod::automatic, work * 0.999);
+    ADD_FAILURE() << "no error above the limit";
+  } catch (const ArgumentError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("16-step random walks from each of 500 nodes"), std::string::npos) << message;
+    EXPECT_NE(message.find("features"), std::string::npos) << message;
+  }
+  // A method named explicitly runs whatever the limit; the default limit is far above this graph.
+  EXPECT_NO_THROW(random_walk_encoding<double>(graph, 16, RandomWalkMethod::blocked, 1.0));
+  EXPECT_NO_THROW(random_walk_encoding<double>(graph, 16, RandomWalkMethod::per_start, 1.0));
+  EXPECT_NO_THROW(random_walk_encoding<double>(graph, 16));
+}
+
 TEST(LaplacianEncoding, CycleEigenpairs) {
   // The normalized Laplacian of a cycle of n has eigenvalues 1 - cos(2 pi j / n): for n = 6,
   // 0, 0.5, 0.5, 1.5, 1.5, 2. The trivial 0 is skipped.

@@ -31,6 +31,13 @@ enum class RandomWalkMethod {
   blocked,
 };
 
+/// The most work random_walk_encoding's automatic method takes on: about 4 hours on 2 cores of a 2024
+/// server (1.2 to 1.6 ns a unit), the work of a small-world graph of a few million nodes. Above it
+/// the call refuses rather than compute for hours without a word. The unit is a node or edge visited by a per_start
+/// walk (estimated from the sample); blocked walks count 1.5 units for each of the steps x (N + E)
+/// node and edge visits of a block, shared by its 32 starts.
+inline constexpr double random_walk_max_work = 1e13;
+
 /// Random-walk structural encoding, [N, k]: entry (i, t - 1) is the probability that a random walk
 /// started at i is back at i after t steps, t = 1..k, i.e. the diagonal of P^t with P = D^-1 A.
 /// The walk follows the graph's edges as given: from node j it takes one of j's out-edges j -> i
@@ -40,10 +47,12 @@ enum class RandomWalkMethod {
 ///
 /// Scratch per thread: O(N) for per_start walks, 2 x 32 doubles a node for blocked ones. Start nodes
 /// run in parallel; the result does not depend on the thread count. Throws ArgumentError on
-/// negative k.
+/// negative k, and with the automatic method when the cheaper method's estimated work exceeds
+/// max_work (a method named explicitly always runs).
 template <typename Scalar>
 Matrix<Scalar> random_walk_encoding(const Graph& graph, Index k,
-                                    RandomWalkMethod method = RandomWalkMethod::automatic);
+                                    RandomWalkMethod method = RandomWalkMethod::automatic,
+                                    double max_work = random_walk_max_work);
 
 /// Graphs above this many nodes are refused by laplacian_encoding: it builds the dense N x N
 /// Laplacian and its eigenvectors (two N x N double matrices, 400 MB at 5000 nodes) and the
