@@ -101,8 +101,9 @@ class BlockWalk {
       : graph_(graph),
         reversible_(reversible),
         inverse_degree_(static_cast<std::size_t>(graph.num_nodes())),
-        mass_(inverse_degree_.size()),
-        next_(inverse_degree_.size()) {
+        reached_(inverse_degree_.size(), false) {
+    mass_.rows.resize(inverse_degree_.size());
+    next_.rows.resize(inverse_degree_.size());
     for (Index v = 0; v < graph.num_nodes(); ++v) {
       const Index degree = graph.out_degree(v);
       inverse_degree_[v] = degree > 0 ? 1.0 / static_cast<double>(degree) : 0.0;
@@ -112,8 +113,11 @@ class BlockWalk {
   // Rows first .. first + count - 1 of encoding, count <= kStarts.
   template <typename Scalar>
   void run(Index first, Index count, Index k, Matrix<Scalar>& encoding) {
-    for (Row& row : mass_) row.fill(0.0);
-    for (Index c = 0; c < count; ++c) mass_[first + c][c] = 1.0;
+    mass_.clear();
+    for (Index c = 0; c < count; ++c) {
+      mass_.rows[first + c][c] = 1.0;
+      mass_.support.push_back(static_cast<NodeId>(first + c));
+    }
     if (reversible_)
       run_reversible(first, count, k, encoding);
     else
@@ -124,11 +128,27 @@ class BlockWalk {
   // Cache-line aligned, so a row spans sizeof(Row) / 64 lines, not one more.
   struct alignas(64) Row : std::array<double, kStarts> {};
 
+  // A walk's mass, one row a node, and which rows may be nonzero.
+  struct Mass {
+    std::vector<Row> rows;
+    std::vector<NodeId> support;  // ascending; the only nonzero rows unless everywhere
+    bool everywhere = false;
+
+    void clear() {
+      if (everywhere)
+        for (Row& row : rows) row.fill(0.0);
+      else
+        for (NodeId v : support) rows[v].fill(0.0);
+      support.clear();
+      everywhere = false;
+    }
+  };
+
   template <typename Scalar>
   void run_forward(Index first, Index count, Index k, Matrix<Scalar>& encoding) {
     for (Index t = 0; t < k; ++t) {
       step([](Index, const Row&, const Row&) {});
-      for (Index c = 0; c < count; ++c) encoding(first + c, t) = static_cast<Scalar>(mass_[first + c][c]);
+      for (Index c = 0; c < count; ++c) encoding(first + c, t) = static_cast<Scalar>(mass_.rows[first + c][c]);
     }
   }
 
@@ -152,31 +172,68 @@ class BlockWalk {
     }
   }
 
-  // next = P^T mass, then mass = next. visit(w, mass row, next row) sees every node once.
+  // next = P^T mass, then mass = next. visit(w, mass row, next row) sees, in ascending order, every
+  // node whose next row may be nonzero. While the walks are near their starts, only the nodes they
+  // reach are pulled; once that would cost half a pass over the graph, every node is. Either way
+  // each row sums the same terms in the same order, up to zeros, so the results are the same.
   template <typename Visit>
   void step(Visit&& visit) {
+    if (!mass_.everywhere && reach_from_support()) {
+      next_.clear();  // the rows of two steps ago
+      std::swap(next_.support, reached_nodes_);
+      for (NodeId w : next_.support) pull(w, visit);
+    } else {
+      for (Index w = 0; w < graph_.num_nodes(); ++w) pull(w, visit);  // writes every row
+      next_.support.clear();
+      next_.everywhere = true;
+    }
+    std::swap(mass_, next_);
+  }
+
+  // Puts the out-neighbours of mass_'s support into reached_nodes_, ascending, and tells whether
+  // pulling only those is worth it: their in-edges and themselves under half of N + E.
+  bool reach_from_support() {
+    const auto out_offsets = graph_.out_offsets();
+    const auto out_targets = graph_.out_targets();
+    reached_nodes_.clear();
+    for (NodeId v : mass_.support)
+      for (Index slot = out_offsets[v]; slot < out_offsets[v + 1]; ++slot)
+        if (!reached_[out_targets[slot]]) {
+          reached_[out_targets[slot]] = true;
+          reached_nodes_.push_back(out_targets[slot]);
+        }
+    Index work = static_cast<Index>(reached_nodes_.size());
+    for (NodeId w : reached_nodes_) {
+      reached_[w] = false;
+      work += graph_.in_degree(w);
+    }
+    if (2 * work >= graph_.num_nodes() + graph_.num_edges()) return false;
+    std::sort(reached_nodes_.begin(), reached_nodes_.end());
+    return true;
+  }
+
+  // next_ row w = the sum of mass_'s rows over w's in-edges, each over its source's out-degree.
+  template <typename Visit>
+  void pull(Index w, Visit& visit) {
     const auto in_offsets = graph_.in_offsets();
     const auto in_sources = graph_.in_sources();
     const Index num_edges = graph_.num_edges();
-    for (Index w = 0; w < graph_.num_nodes(); ++w) {
-      Row sum{};
-      for (Index p = in_offsets[w]; p < in_offsets[w + 1]; ++p) {
-        if (p + kPrefetchDistance < num_edges) prefetch_row(in_sources[p + kPrefetchDistance]);
-        const NodeId v = in_sources[p];
-        const double share = inverse_degree_[v];
-        for (Index c = 0; c < kStarts; ++c) sum[c] += mass_[v][c] * share;
-      }
-      visit(w, mass_[w], sum);
-      next_[w] = sum;
+    Row sum{};
+    for (Index p = in_offsets[w]; p < in_offsets[w + 1]; ++p) {
+      if (p + kPrefetchDistance < num_edges) prefetch_row(in_sources[p + kPrefetchDistance]);
+      const NodeId v = in_sources[p];
+      const double share = inverse_degree_[v];
+      for (Index c = 0; c < kStarts; ++c) sum[c] += mass_.rows[v][c] * share;
     }
-    std::swap(mass_, next_);
+    visit(w, mass_.rows[w], sum);
+    next_.rows[w] = sum;
   }
 
   // The rows a step reads are scattered over the graph, so it asks for them this many edges early.
   static constexpr Index kPrefetchDistance = 16;
 
   void prefetch_row(NodeId v) const {
-    const char* row = reinterpret_cast<const char*>(mass_[v].data());
+    const char* row = reinterpret_cast<const char*>(mass_.rows[v].data());
     for (std::size_t byte = 0; byte < sizeof(Row); byte += 64) __builtin_prefetch(row + byte);
     __builtin_prefetch(&inverse_degree_[v]);
   }
@@ -184,8 +241,10 @@ class BlockWalk {
   const Graph& graph_;
   bool reversible_;
   std::vector<double> inverse_degree_;
-  std::vector<Row> mass_;
-  std::vector<Row> next_;
+  std::vector<bool> reached_;  // scratch of reach_from_support, all false between calls
+  std::vector<NodeId> reached_nodes_;
+  Mass mass_;
+  Mass next_;
 };
 
 // Whether every node's out-targets and in-sources are the same multiset: edge counts are symmetric.
