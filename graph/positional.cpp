@@ -86,8 +86,9 @@ class SparseWalk {
 };
 
 // Walks from up to kStarts start nodes at once over the whole graph: row w of the mass holds, for
-// each start, the probability of being at w. A step pulls every node's mass over its in-edges, so
-// it streams the graph once for the whole block, with the block's columns in vector registers.
+// each start, the probability of being at w. A step pulls each node's mass over its in-edges (only
+// the nodes the walks reach, while those are few), so it streams the graph at most once for the
+// whole block, with the block's columns in vector registers.
 // Once walks spread over most of the graph (small-world graphs with hubs) this costs a fraction of
 // per-start sparse walks, which would each touch most edges at every step.
 class BlockWalk {
