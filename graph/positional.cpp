@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <limits>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -98,17 +99,14 @@ class BlockWalk {
   // reversible: the graph's edge counts are symmetric (every j -> i has a matching i -> j). Then
   // d_s p_t(s, w) = d_w p_t(w, s), so p_{a+b}(s, s) = d_s sum_w p_a(s, w) p_b(s, w) / d_w and
   // k return probabilities need only ceil(k / 2) steps.
-  BlockWalk(const Graph& graph, bool reversible)
+  // inverse_degree: [N], 1 / out-degree, 0 for a node without out-edges; shared by the threads' walks.
+  BlockWalk(const Graph& graph, std::span<const double> inverse_degree, bool reversible)
       : graph_(graph),
         reversible_(reversible),
-        inverse_degree_(static_cast<std::size_t>(graph.num_nodes())),
-        reached_(inverse_degree_.size(), false) {
-    mass_.rows.resize(inverse_degree_.size());
-    next_.rows.resize(inverse_degree_.size());
-    for (Index v = 0; v < graph.num_nodes(); ++v) {
-      const Index degree = graph.out_degree(v);
-      inverse_degree_[v] = degree > 0 ? 1.0 / static_cast<double>(degree) : 0.0;
-    }
+        inverse_degree_(inverse_degree),
+        reached_(inverse_degree.size(), false) {
+    mass_.rows.resize(inverse_degree.size());
+    next_.rows.resize(inverse_degree.size());
   }
 
   // Rows first .. first + count - 1 of encoding, count <= kStarts.
@@ -241,7 +239,7 @@ class BlockWalk {
 
   const Graph& graph_;
   bool reversible_;
-  std::vector<double> inverse_degree_;
+  std::span<const double> inverse_degree_;
   std::vector<bool> reached_;  // scratch of reach_from_support, all false between calls
   std::vector<NodeId> reached_nodes_;
   Mass mass_;
@@ -324,6 +322,11 @@ template <typename Scalar>
 void block_walks(const Graph& graph, Index k, bool reversible, Matrix<Scalar>& encoding) {
   const Index n = graph.num_nodes();
   constexpr Index block = BlockWalk::kStarts;
+  std::vector<double> inverse_degree(static_cast<std::size_t>(n));
+  for (Index v = 0; v < n; ++v) {
+    const Index degree = graph.out_degree(v);
+    inverse_degree[v] = degree > 0 ? 1.0 / static_cast<double>(degree) : 0.0;
+  }
   // A walk's buffers (2 x 256 bytes a node) are made once per thread, on its first block: freshly
   // touched pages are slow, so blocks reuse them.
   std::vector<std::optional<BlockWalk>> walks(static_cast<std::size_t>(num_threads()));
@@ -331,7 +334,7 @@ void block_walks(const Graph& graph, Index k, bool reversible, Matrix<Scalar>& e
       (n + block - 1) / block,
       [&](Index b) {
         std::optional<BlockWalk>& walk = walks[static_cast<std::size_t>(thread_index())];
-        if (!walk) walk.emplace(graph, reversible);
+        if (!walk) walk.emplace(graph, inverse_degree, reversible);
         walk->run(b * block, std::min(block, n - b * block), k, encoding);
       },
       1);
@@ -389,7 +392,8 @@ template <typename Scalar>
 Matrix<Scalar> random_walk_encoding(const Graph& graph, Index k, RandomWalkMethod method, double max_work) {
   check_non_negative("random_walk_encoding", "k", k);
   if (graph.num_nodes() == 0 || k == 0) return Matrix<Scalar>::Zero(graph.num_nodes(), k);
-  const bool reversible = has_symmetric_edge_counts(graph);
+  // Only block walks use the symmetry (per-start walks take every step), so per_start skips the check.
+  const bool reversible = method != RandomWalkMethod::per_start && has_symmetric_edge_counts(graph);
   bool blocked = method == RandomWalkMethod::blocked;
   if (method == RandomWalkMethod::automatic) {
     const WalkPlan plan = cheaper_walks(graph, k, reversible ? (k + 1) / 2 : k);

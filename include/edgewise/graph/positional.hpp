@@ -31,11 +31,11 @@ enum class RandomWalkMethod {
   blocked,
 };
 
-/// The most work random_walk_encoding's automatic method takes on: about 4 hours on 2 cores of a 2024
-/// server (1.2 to 1.6 ns a unit), the work of a small-world graph of a few million nodes. Above it
-/// the call refuses rather than compute for hours without a word. The unit is a node or edge visited by a per_start
-/// walk (estimated from the sample); blocked walks count 1.5 units for each of the steps x (N + E)
-/// node and edge visits of a block, shared by its 32 starts.
+/// The most work random_walk_encoding's automatic method takes on: about 4 hours on 2 cores of a
+/// 2024 server (1.2 to 1.6 ns a unit), the work of a small-world graph of a few million nodes. Above
+/// it the call refuses rather than compute for hours without a word. The unit is a node or edge
+/// visited by a per_start walk (estimated from the sample); blocked walks count 1.5 units for each
+/// of the steps x (N + E) node and edge visits of a block, shared by its 32 starts.
 inline constexpr double random_walk_max_work = 1e13;
 
 /// Random-walk structural encoding, [N, k]: entry (i, t - 1) is the probability that a random walk
