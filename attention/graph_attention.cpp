@@ -189,7 +189,12 @@ const Matrix<Scalar>& GraphAttention<Scalar>::forward(const Graph& graph, const 
                                                       const Matrix<Scalar>* edge_features, Mode mode) {
   x_.reset();
   sparse_x_ = &x;
-  return project_and_attend(graph, x, edge_features, mode);
+  if (!x.isCompressed()) {
+    compressed_x_ = x;
+    compressed_x_.makeCompressed();
+    sparse_x_ = &compressed_x_;
+  }
+  return project_and_attend(graph, *sparse_x_, edge_features, mode);
 }
 
 template <typename Scalar>
@@ -247,14 +252,17 @@ void GraphAttention<Scalar>::compute_score_terms() {
   if (options_.score == ScoreFunction::additive) {
     src_terms_.resize(g.num_nodes(), h);
     dst_terms_.resize(g.num_nodes(), h);
-    const auto att_src = params_.value(att_src_);
-    const auto att_dst = params_.value(att_dst_);
-    parallel_for(g.num_nodes(), [&](Index i) {
-      for (Index head = 0; head < h; ++head) {
-        const auto z = projected_.row(i).segment(head * d, d);
-        src_terms_(i, head) = z.dot(att_src.row(head));
-        dst_terms_(i, head) = z.dot(att_dst.row(head));
-      }
+    const Scalar* att_src = params_.value(att_src_).data();  // [H, d], a row a head
+    const Scalar* att_dst = params_.value(att_dst_).data();
+    detail::with_head_width(d, [&](auto width) {
+      parallel_for(g.num_nodes(), [&](Index i) {
+        const Scalar* z = projected_.row(i).data();
+        for (Index head = 0; head < h; ++head) {
+          const auto z_head = detail::head_of(z, head, width);
+          src_terms_(i, head) = z_head.dot(detail::head_of(att_src, head, width));
+          dst_terms_(i, head) = z_head.dot(detail::head_of(att_dst, head, width));
+        }
+      });
     });
   }
 }
@@ -417,18 +425,20 @@ void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
 
   // Eigen's product with a transposed sparse matrix scatters into the rows of its result, on one
   // thread. Row f of d(W_in) instead gathers the rows of d(projected) of the nodes that have feature
-  // f, from the rows of x's transpose, in node order: one thread writes it, and each node's entry is
-  // read once, not once per block of columns. Features' counts are skewed (a few words in most
-  // documents), so threads take rows as they finish.
+  // f, in node order: one thread writes it, and each node's entry is read once, not once per block
+  // of columns. Features' counts are skewed (a few words in most documents), so threads take rows as
+  // they finish. The entries by column are found once for the features' pattern, which input dropout
+  // keeps (it zeros values, not entries), and not transposed again at every step.
   if (sparse_x_ != nullptr) {
-    sparse_x_transposed_ = sparse_x_->transpose();
+    x_columns_.update(*sparse_x_);
+    const Scalar* values = sparse_x_->valuePtr();
     MatrixMap<Scalar> grad = params_.grad(w_in_);
     parallel_for_dynamic(
-        sparse_x_transposed_.outerSize(),
+        x_columns_.cols(),
         [&](Index feature) {
           auto row = grad.row(feature);
-          for (typename SparseMatrix<Scalar>::InnerIterator it(sparse_x_transposed_, feature); it; ++it)
-            row.noalias() += it.value() * dprojected_.row(it.index());
+          for (Index k = x_columns_.begin(feature); k < x_columns_.end(feature); ++k)
+            row.noalias() += values[x_columns_.position(k)] * dprojected_.row(x_columns_.row(k));
         },
         16);
   } else {
@@ -522,11 +532,16 @@ void GraphAttention<Scalar>::backward_scores() {
         }
       });
       // z is both the values and the input of the attention terms.
-      parallel_for(g.num_nodes(), [&](Index i) {
-        for (Index head = 0; head < h; ++head)
-          dprojected_.row(i).segment(head * d, d) = dvalues_.row(i).segment(head * d, d) +
-                                                    dsrc_terms_(i, head) * att_src.row(head) +
-                                                    ddst_terms_(i, head) * att_dst.row(head);
+      detail::with_head_width(d, [&](auto width) {
+        using detail::head_of;
+        parallel_for(g.num_nodes(), [&](Index i) {
+          Scalar* dz = dprojected_.row(i).data();
+          const Scalar* dv = dvalues_.row(i).data();
+          for (Index head = 0; head < h; ++head)
+            head_of(dz, head, width) = head_of(dv, head, width) +
+                                       dsrc_terms_(i, head) * head_of(att_src.data(), head, width) +
+                                       ddst_terms_(i, head) * head_of(att_dst.data(), head, width);
+        });
       });
       break;
     }

@@ -114,6 +114,37 @@ TEST(NodeClassifierTest, SparseFeaturesGiveTheDenseLogitsAndGradients) {
   }
 }
 
+// The first layer finds the features' entries by column once for their pattern; features of
+// another pattern, or not compressed, must still give the dense gradients.
+TEST(NodeClassifierTest, SparseFeaturesOfAnotherPatternOrUncompressedGiveTheDenseGradients) {
+  const Graph graph = small_graph();
+  NodeClassifierOptions options = small_options(ScoreFunction::additive, false);
+  options.layers = 2;
+  Parameters<double> params;
+  NodeClassifier<double> network(params, options);
+  SplitMix64 rng(8);
+  params.values() = random_matrix(params.size(), 1, rng).col(0);
+  const Matrix<double> r = random_matrix(graph.num_nodes(), 3, rng);
+  const auto gradients = [&](const auto& input) {
+    SplitMix64 dropout_rng(29);
+    network.forward(graph, input, Mode::train(dropout_rng));
+    params.zero_grad();
+    network.backward(r);
+    return Vector<double>(params.grads());
+  };
+  for (const Index zero_every : {2, 3}) {
+    Matrix<double> features = random_matrix(graph.num_nodes(), 5, rng);
+    for (Index k = 0; k < features.size(); ++k)
+      if (k % zero_every == 1) features.data()[k] = 0.0;
+    SparseMatrix<double> sparse = features.sparseView();
+    const Vector<double> dense_grads = gradients(features);
+    EXPECT_LT((gradients(sparse) - dense_grads).cwiseAbs().maxCoeff(), 1e-12) << "zero every " << zero_every;
+    sparse.uncompress();
+    ASSERT_FALSE(sparse.isCompressed());
+    EXPECT_LT((gradients(sparse) - dense_grads).cwiseAbs().maxCoeff(), 1e-12) << "uncompressed, " << zero_every;
+  }
+}
+
 TEST(NodeClassifierTest, DefaultsFollowTheGatRecipe) {
   NodeClassifierOptions o;
   o.in_dim = 1433;

@@ -163,7 +163,8 @@ class GraphAttention {
   const Graph* graph_ = nullptr;
   std::optional<ConstRowsRef<Scalar>> x_;           // the input of the last forward: x_ or sparse_x_
   const SparseMatrix<Scalar>* sparse_x_ = nullptr;
-  SparseMatrix<Scalar> sparse_x_transposed_;  // backward: [in_dim, N], sparse_x_'s transpose
+  SparseMatrix<Scalar> compressed_x_;  // a compressed copy of a sparse input that was not compressed
+  ColumnIndex<Scalar> x_columns_;      // backward: sparse_x_'s entries by column
   const Matrix<Scalar>* edge_features_ = nullptr;
   Matrix<Scalar> projected_;    // [N, projection_width()]
   Matrix<Scalar> src_terms_;    // additive: [N, H], a_src . z_j

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <Eigen/SparseCore>
+#include <algorithm>
+#include <vector>
 
+#include "edgewise/core/error.hpp"
 #include "edgewise/core/tensor.hpp"
 
 namespace edgewise {
@@ -12,5 +15,57 @@ namespace edgewise {
 /// A compressed sparse row matrix, one node per row as in Matrix.
 template <typename Scalar>
 using SparseMatrix = Eigen::SparseMatrix<Scalar, Eigen::RowMajor, Index>;
+
+/// The entries of a compressed sparse matrix by column, rows ascending within each column (the
+/// pattern of its transpose), with each entry's position in the matrix's value array. It is made
+/// again only when the pattern changes, so a matrix whose values change while its entries stay
+/// (features under dropout, which zeros values and keeps them) is read by column without being
+/// transposed at every step.
+template <typename Scalar>
+class ColumnIndex {
+ public:
+  /// Makes the index for x's pattern, unless it is already that pattern's. x must be compressed.
+  void update(const SparseMatrix<Scalar>& x) {
+    EDGEWISE_CHECK(x.isCompressed());
+    const Index* outer = x.outerIndexPtr();
+    const Index* inner = x.innerIndexPtr();
+    const Index entries = x.nonZeros();
+    if (cols_ == x.cols() && std::equal(outer_.begin(), outer_.end(), outer, outer + x.rows() + 1) &&
+        std::equal(inner_.begin(), inner_.end(), inner, inner + entries))
+      return;
+    cols_ = x.cols();
+    outer_.assign(outer, outer + x.rows() + 1);
+    inner_.assign(inner, inner + entries);
+    offsets_.assign(static_cast<std::size_t>(cols_ + 1), 0);
+    for (const Index column : inner_) ++offsets_[static_cast<std::size_t>(column + 1)];
+    for (std::size_t c = 1; c < offsets_.size(); ++c) offsets_[c] += offsets_[c - 1];
+    rows_.resize(inner_.size());
+    positions_.resize(inner_.size());
+    std::vector<Index> next(offsets_.begin(), offsets_.end() - 1);
+    for (Index r = 0; r < x.rows(); ++r)
+      for (Index k = outer[r]; k < outer[r + 1]; ++k) {
+        const auto slot = static_cast<std::size_t>(next[static_cast<std::size_t>(inner[k])]++);
+        rows_[slot] = r;
+        positions_[slot] = k;
+      }
+  }
+
+  /// The matrix's columns.
+  Index cols() const { return cols_; }
+  /// Column c's entries are [begin(c), end(c)).
+  Index begin(Index c) const { return offsets_[static_cast<std::size_t>(c)]; }
+  Index end(Index c) const { return offsets_[static_cast<std::size_t>(c + 1)]; }
+  /// The row of entry k.
+  Index row(Index k) const { return rows_[static_cast<std::size_t>(k)]; }
+  /// Where entry k's value is in the matrix's value array.
+  Index position(Index k) const { return positions_[static_cast<std::size_t>(k)]; }
+
+ private:
+  Index cols_ = -1;
+  std::vector<Index> outer_, inner_;  // the pattern the index was made for
+  std::vector<Index> offsets_;        // [cols + 1]
+  std::vector<Index> rows_;           // [entries], by column
+  std::vector<Index> positions_;      // [entries], by column
+};
 
 }  // namespace edgewise
