@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <utility>
 
 #include "edgewise/attention/kernels.hpp"
 #include "support/gradcheck.hpp"
@@ -133,12 +134,14 @@ TEST(SoftmaxAttendTest, MatchesHandComputedWeights) {
 
 // On a graph with isolated nodes, single in-edges and a duplicated edge, the one-pass kernel gives
 // the weights and aggregate of the three separate kernels, for every score function, at head widths
-// held at run time and at those the kernels are compiled for.
-class SoftmaxAttendWidthTest : public ::testing::TestWithParam<Index> {};
+// held at run time and at those the kernels are compiled for, and at the shapes whose rows of 64 it
+// keeps in registers.
+class SoftmaxAttendWidthTest : public ::testing::TestWithParam<std::pair<Index, Index>> {};
 
 TEST_P(SoftmaxAttendWidthTest, EqualsScoresThenSoftmaxThenAggregation) {
   const Graph g = testing::irregular_graph();
-  const Index n = g.num_nodes(), e = g.num_edges(), heads = 3, d = GetParam();
+  const auto [heads, d] = GetParam();
+  const Index n = g.num_nodes(), e = g.num_edges();
   SplitMix64 rng(9);
   const Matrix<double> q = random_matrix(rng, n, heads * d), k = random_matrix(rng, n, heads * d);
   const Matrix<double> v = random_matrix(rng, n, heads * d), terms = random_matrix(rng, n, 2 * heads);
@@ -163,7 +166,12 @@ TEST_P(SoftmaxAttendWidthTest, EqualsScoresThenSoftmaxThenAggregation) {
   check(Gatv2Score<double>{read_rows(q), read_rows(k), att.data(), 0.2}, "gatv2");
 }
 
-INSTANTIATE_TEST_SUITE_P(HeadWidths, SoftmaxAttendWidthTest, ::testing::Values(4, 8, 16, 32, 64));
+INSTANTIATE_TEST_SUITE_P(HeadShapes, SoftmaxAttendWidthTest,
+                         ::testing::Values(std::pair<Index, Index>{3, 4}, std::pair<Index, Index>{3, 8},
+                                           std::pair<Index, Index>{3, 16}, std::pair<Index, Index>{3, 32},
+                                           std::pair<Index, Index>{3, 64}, std::pair<Index, Index>{8, 8},
+                                           std::pair<Index, Index>{4, 16}, std::pair<Index, Index>{2, 32},
+                                           std::pair<Index, Index>{1, 64}, std::pair<Index, Index>{16, 4}));
 
 // The named backward of the fused kernel gives the bits of the three kernels it is made of.
 TEST(SoftmaxAttendTest, BackwardEqualsWeightsThenAggregationThenSoftmaxBackward) {

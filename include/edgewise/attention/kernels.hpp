@@ -15,6 +15,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -78,6 +79,26 @@ template <typename Scalar, int D>
 auto head_of(Scalar* row, Index h, HeadWidth<D> d) {
   using Plain = Eigen::Matrix<std::remove_const_t<Scalar>, D, 1>;
   return Eigen::Map<std::conditional_t<std::is_const_v<Scalar>, const Plain, Plain>>(row + h * d.size(), d.size());
+}
+
+/// The number of heads, fixed at compile time (H > 0) or held at run time, as HeadWidth holds a width.
+template <int H>
+using HeadCount = HeadWidth<H>;
+
+/// Calls kernel(d, count) with the head width d of with_head_width, and the head count fixed too where
+/// a node row is 64 scalars of a fixed width (8 heads of 8, 4 of 16, 2 of 32, 1 of 64: the defaults'
+/// layers), so that a kernel can keep a whole row in registers; else held at run time.
+template <typename Kernel>
+void with_head_shape(Index heads, Index head_dim, Kernel&& kernel) {
+  with_head_width(head_dim, [&](auto d) {
+    constexpr int kRow = 64;
+    using Width = decltype(d);
+    if constexpr (!std::is_same_v<Width, HeadWidth<Eigen::Dynamic>>) {
+      constexpr int D = static_cast<int>(Width{}.size());
+      if (heads * D == kRow) return kernel(d, HeadCount<kRow / D>{});
+    }
+    return kernel(d, HeadCount<Eigen::Dynamic>{heads});
+  });
 }
 
 /// values[k] = exp(values[k]) for k < count, several per vector instruction: the softmax kernels
@@ -245,6 +266,54 @@ void edge_scores_forward(Scalar* scores, const Graph& g, Index heads, Index head
 
 // --- Fused softmax attention ---------------------------------------------------------------------
 
+namespace detail {
+
+/// The last sweep of softmax_attend_forward over node i's in-edges [begin, end): out_i,h = the sum of
+/// weights[p, h] v_j,h, sum_i,h = the sum of weights[p, h], then out_i,h / sum_i,h where the sum is
+/// positive. With the row's shape fixed, the sums are local and stay in registers from the first edge
+/// to the last, where otherwise each edge loads and stores the output row; the arithmetic is the
+/// same, in the same order.
+template <typename Scalar, int D, int H>
+void weigh_values(Scalar* out, Scalar* sum, const Scalar* weights, const NodeId* sources, Index begin, Index end,
+                  Index edges, RowView<const Scalar> v, HeadWidth<D> d, HeadCount<H> count) {
+  const Index heads = count.size(), width = heads * d.size();
+  if constexpr (D != Eigen::Dynamic && H != Eigen::Dynamic) {
+    std::array<Eigen::Matrix<Scalar, D, 1>, H> weighted;
+    std::array<Scalar, H> sums{};
+    for (auto& head : weighted) head.setZero();
+    for (Index p = begin; p < end; ++p) {
+      if (p + kPrefetchEdges < edges) prefetch_row(v.row(sources[p + kPrefetchEdges]), width);
+      const Scalar* v_j = v.row(sources[p]);
+      for (Index h = 0; h < H; ++h) {
+        const Scalar e = weights[p * H + h];
+        sums[h] += e;
+        weighted[h] += e * head_of(v_j, h, d);
+      }
+    }
+    for (Index h = 0; h < H; ++h) {
+      head_of(out, h, d) = sums[h] > 0 ? Eigen::Matrix<Scalar, D, 1>(weighted[h] / sums[h]) : weighted[h];
+      sum[h] = sums[h];
+    }
+  } else {
+    std::fill(out, out + width, Scalar(0));
+    std::fill(sum, sum + heads, Scalar(0));
+    for (Index p = begin; p < end; ++p) {
+      if (p + kPrefetchEdges < edges) prefetch_row(v.row(sources[p + kPrefetchEdges]), width);
+      const Scalar* v_j = v.row(sources[p]);
+      for (Index h = 0; h < heads; ++h) {
+        const Scalar e = weights[p * heads + h];
+        sum[h] += e;
+        head_of(out, h, d) += e * head_of(v_j, h, d);
+      }
+    }
+    // sum >= 1 where there are in-edges: the maximal edge contributes exp(0).
+    for (Index h = 0; h < heads; ++h)
+      if (sum[h] > 0) head_of(out, h, d) /= sum[h];
+  }
+}
+
+}  // namespace detail
+
 /// Softmax attention's forward in one pass over the graph, node-parallel by destination. For each
 /// node i, a first sweep over its in-edges computes s = score(i, j, h) + bias[p, h] for the edge
 /// j -> i at position p and head h (bias: [E, H] or null; it may alias weights) and keeps the max
@@ -275,9 +344,8 @@ void softmax_attend_forward(RowView<Scalar> out, Scalar* weights, Scalar* node_s
                  !overlap(extent(bias, edge_values), extent(weights, edge_values)));
   const auto offsets = g.in_offsets();
   const auto sources = g.in_sources();
-  const Index edges = g.num_edges(), width = heads * head_dim;
-  detail::with_head_width(head_dim, [&](auto d) {
-    using detail::head_of;
+  const Index edges = g.num_edges();
+  detail::with_head_shape(heads, head_dim, [&](auto d, auto count) {
     parallel_for(g.num_nodes(), [&](Index i) {
       const Index begin = offsets[i], end = offsets[i + 1];
       Scalar* sum = node_sum + i * heads;
@@ -294,23 +362,7 @@ void softmax_attend_forward(RowView<Scalar> out, Scalar* weights, Scalar* node_s
       for (Index p = begin; p < end; ++p)
         for (Index h = 0; h < heads; ++h) weights[p * heads + h] -= max[h];
       detail::exponentiate(weights + begin * heads, (end - begin) * heads);
-
-      Scalar* weighted = out.row(i);
-      std::fill(weighted, weighted + width, Scalar(0));
-      std::fill(sum, sum + heads, Scalar(0));
-      for (Index p = begin; p < end; ++p) {
-        if (p + detail::kPrefetchEdges < edges)
-          detail::prefetch_row(v.row(sources[p + detail::kPrefetchEdges]), width);
-        const Scalar* v_j = v.row(sources[p]);
-        for (Index h = 0; h < heads; ++h) {
-          const Scalar e = weights[p * heads + h];
-          sum[h] += e;
-          head_of(weighted, h, d) += e * head_of(v_j, h, d);
-        }
-      }
-      // sum >= 1 where there are in-edges: the maximal edge contributes exp(0).
-      for (Index h = 0; h < heads; ++h)
-        if (sum[h] > 0) head_of(weighted, h, d) /= sum[h];
+      detail::weigh_values(out.row(i), sum, weights, sources.data(), begin, end, edges, v, d, count);
     });
   });
 }
