@@ -226,6 +226,8 @@ const Matrix<Scalar>& GraphAttention<Scalar>::project_and_attend(const Graph& gr
     keep_.resize(0, 0);
     drop_values(mode);
     attend_fused();
+  } else if (options_.normalization == Normalization::softmax) {
+    attend_with_dropout(mode);
   } else {
     compute_scores();
     if (edge_features_ != nullptr) place_edge_bias(true);
@@ -305,6 +307,31 @@ void GraphAttention<Scalar>::attend_fused() {
   with_score_function([&](const auto& score) {
     softmax_attend_forward(rows_of(aggregated_), scores_.data(), node_sum_.data(), g, aggregated_values(), h,
                            options_.head_dim, score, bias);
+  });
+}
+
+// Softmax attention in training with attention dropout: the weights, their mask and the aggregation
+// in one pass (softmax_dropout_attend_forward). The mask's key is drawn before the value dropout's, as
+// in the separate kernels' order (normalize, then drop_values).
+template <typename Scalar>
+void GraphAttention<Scalar>::attend_with_dropout(Mode mode) {
+  const Graph& g = *graph_;
+  const Index h = options_.heads;
+  if (edge_features_ != nullptr) place_edge_bias(false);
+  const Scalar* bias = edge_features_ != nullptr ? scores_.data() : nullptr;
+  const std::uint64_t key = mode.rng->next(), threshold = keep_threshold(options_.attention_dropout);
+  const auto scale = static_cast<Scalar>(1.0 / (1.0 - options_.attention_dropout));
+  const std::int32_t* ids = mode.node_ids.data();
+  const auto keep_scale = [=](Index i, Index j, Index head) {
+    return keep_factor(key, edge_draw_index(ids ? ids[i] : i, ids ? ids[j] : j, h, head), threshold, scale);
+  };
+  drop_values(mode);
+  alpha_.resize(g.num_edges(), h);
+  keep_.resize(g.num_edges(), h);
+  alpha_used_.resize(g.num_edges(), h);
+  with_score_function([&](const auto& score) {
+    softmax_dropout_attend_forward(rows_of(aggregated_), alpha_.data(), keep_.data(), alpha_used_.data(), g,
+                                   aggregated_values(), h, options_.head_dim, score, bias, keep_scale);
   });
 }
 

@@ -173,6 +173,47 @@ INSTANTIATE_TEST_SUITE_P(HeadShapes, SoftmaxAttendWidthTest,
                                            std::pair<Index, Index>{4, 16}, std::pair<Index, Index>{2, 32},
                                            std::pair<Index, Index>{1, 64}, std::pair<Index, Index>{16, 4}));
 
+// Under attention dropout, the one-pass kernel gives the bits of the separate kernels: scores (plus a
+// bias, or none), softmax, the mask and the aggregation, for every score function and head shape.
+TEST_P(SoftmaxAttendWidthTest, WithDropoutEqualsTheSeparateKernelsBitForBit) {
+  const Graph g = testing::irregular_graph();
+  const auto [heads, d] = GetParam();
+  const Index n = g.num_nodes(), e = g.num_edges();
+  SplitMix64 rng(10);
+  const Matrix<double> q = random_matrix(rng, n, heads * d), k = random_matrix(rng, n, heads * d);
+  const Matrix<double> v = random_matrix(rng, n, heads * d), terms = random_matrix(rng, n, 2 * heads);
+  const Matrix<double> att = random_matrix(rng, heads, d), bias = random_matrix(rng, e, heads);
+  const auto keep_scale = [](Index i, Index j, Index h) { return (i + 2 * j + h) % 3 == 0 ? 0.0 : 1.5; };
+  const auto check = [&](const auto& score, const double* edge_bias, const std::string& name) {
+    Matrix<double> scores(e, heads), alpha(e, heads), keep(e, heads), expected(n, heads * d);
+    edge_scores_forward(scores.data(), g, heads, d, score);
+    if (edge_bias != nullptr) scores += bias;
+    edge_softmax_forward(alpha.data(), g, scores.data(), heads);
+    const auto offsets = g.in_offsets();
+    const auto sources = g.in_sources();
+    for (Index i = 0; i < n; ++i)
+      for (Index p = offsets[i]; p < offsets[i + 1]; ++p)
+        for (Index h = 0; h < heads; ++h) keep(p, h) = keep_scale(i, sources[p], h);
+    const Matrix<double> used = alpha.cwiseProduct(keep);
+    aggregate_forward(rows_of(expected), g, used.data(), read_rows(v), heads, d);
+
+    Matrix<double> fused_alpha(e, heads), fused_keep(e, heads), fused_used(e, heads), out(n, heads * d);
+    softmax_dropout_attend_forward(rows_of(out), fused_alpha.data(), fused_keep.data(), fused_used.data(), g,
+                                   read_rows(v), heads, d, score, edge_bias, keep_scale);
+    EXPECT_EQ(fused_alpha, alpha) << name;
+    EXPECT_EQ(fused_keep, keep) << name;
+    EXPECT_EQ(fused_used, used) << name;
+    EXPECT_EQ(out, expected) << name;
+  };
+  const Matrix<double> src = terms.leftCols(heads), dst = terms.rightCols(heads);
+  for (const double* edge_bias : {static_cast<const double*>(nullptr), bias.data()}) {
+    const std::string with = edge_bias != nullptr ? " with a bias" : "";
+    check(DotScore<double>{read_rows(q), read_rows(k), 0.5}, edge_bias, "dot" + with);
+    check(AdditiveScore<double>{src.data(), dst.data(), heads, 0.2}, edge_bias, "additive" + with);
+    check(Gatv2Score<double>{read_rows(q), read_rows(k), att.data(), 0.2}, edge_bias, "gatv2" + with);
+  }
+}
+
 // The named backward of the fused kernel gives the bits of the three kernels it is made of.
 TEST(SoftmaxAttendTest, BackwardEqualsWeightsThenAggregationThenSoftmaxBackward) {
   const Graph g = testing::irregular_graph();

@@ -138,6 +138,7 @@ class GraphAttention {
   template <typename Run>
   void with_score_function(Run&& run) const;
   void attend_fused();
+  void attend_with_dropout(Mode mode);
   void compute_scores();
   void place_edge_bias(bool accumulate);
   void normalize(Mode mode);

@@ -270,9 +270,9 @@ namespace detail {
 
 /// The last sweep of softmax_attend_forward over node i's in-edges [begin, end): out_i,h = the sum of
 /// weights[p, h] v_j,h, sum_i,h = the sum of weights[p, h], then out_i,h / sum_i,h where the sum is
-/// positive. With the row's shape fixed, the sums are local and stay in registers from the first edge
-/// to the last, where otherwise each edge loads and stores the output row; the arithmetic is the
-/// same, in the same order.
+/// positive (at least 1 where there are in-edges: the maximal edge contributes exp(0)). With the row's
+/// shape fixed, the sums are local and stay in registers from the first edge to the last, where
+/// otherwise each edge loads and stores the output row; the arithmetic is the same, in the same order.
 template <typename Scalar, int D, int H>
 void weigh_values(Scalar* out, Scalar* sum, const Scalar* weights, const NodeId* sources, Index begin, Index end,
                   Index edges, RowView<const Scalar> v, HeadWidth<D> d, HeadCount<H> count) {
@@ -306,7 +306,6 @@ void weigh_values(Scalar* out, Scalar* sum, const Scalar* weights, const NodeId*
         head_of(out, h, d) += e * head_of(v_j, h, d);
       }
     }
-    // sum >= 1 where there are in-edges: the maximal edge contributes exp(0).
     for (Index h = 0; h < heads; ++h)
       if (sum[h] > 0) head_of(out, h, d) /= sum[h];
   }
@@ -363,6 +362,74 @@ void softmax_attend_forward(RowView<Scalar> out, Scalar* weights, Scalar* node_s
         for (Index h = 0; h < heads; ++h) weights[p * heads + h] -= max[h];
       detail::exponentiate(weights + begin * heads, (end - begin) * heads);
       detail::weigh_values(out.row(i), sum, weights, sources.data(), begin, end, edges, v, d, count);
+    });
+  });
+}
+
+/// Softmax attention's forward under attention dropout, in one pass over the graph, node-parallel by
+/// destination. For each node i: the scores s = score(i, j, h) + bias[p, h] of its in-edges j -> i
+/// (CSR position p; bias: [E, H] or null), their softmax over the node's in-edges alpha[p, h], the
+/// dropout scale keep[p, h] = keep_scale(i, j, h) (0, or 1 / (1 - rate)), alpha_used[p, h] =
+/// alpha[p, h] * keep[p, h], and out_i,h = the sum over the edges of alpha_used[p, h] v_j,h. The
+/// arithmetic is that of edge_scores_forward, edge_softmax_forward, the mask and aggregate_forward run
+/// in turn, in the same order, so the results are theirs to the bit; a node's edges are read once
+/// instead of once a kernel, and the loop ends at one barrier, not five.
+template <typename Scalar, typename Score, typename KeepScale>
+void softmax_dropout_attend_forward(RowView<Scalar> out, Scalar* alpha, Scalar* keep, Scalar* alpha_used,
+                                    const Graph& g, RowView<const Scalar> v, Index heads, Index head_dim,
+                                    const Score& score, const Scalar* bias, const KeepScale& keep_scale) {
+  using detail::extent, detail::overlap;
+  const Index n = g.num_nodes(), edge_values = g.num_edges() * heads, w = heads * head_dim;
+  detail::check_heads(heads, head_dim, out, v);
+  EDGEWISE_CHECK(!overlap(out, w, v, w, n));
+  for (const Scalar* edge_array : {alpha, keep, alpha_used})
+    EDGEWISE_CHECK(!overlap(out, w, n, edge_array, edge_values));
+  EDGEWISE_CHECK(!overlap(extent(alpha, edge_values), extent(keep, edge_values)) &&
+                 !overlap(extent(alpha, edge_values), extent(alpha_used, edge_values)) &&
+                 !overlap(extent(keep, edge_values), extent(alpha_used, edge_values)));
+  EDGEWISE_CHECK(bias == nullptr || (!overlap(extent(bias, edge_values), extent(alpha, edge_values)) &&
+                                      !overlap(extent(bias, edge_values), extent(keep, edge_values)) &&
+                                      !overlap(extent(bias, edge_values), extent(alpha_used, edge_values))));
+  const auto offsets = g.in_offsets();
+  const auto sources = g.in_sources();
+  const Index edges = g.num_edges();
+  detail::with_head_width(head_dim, [&](auto d) {
+    using detail::head_of;
+    parallel_for(n, [&](Index i) {
+      const Index begin = offsets[i], end = offsets[i + 1];
+      for (Index p = begin; p < end; ++p) {
+        if (p + detail::kPrefetchEdges < edges) score.prefetch(sources[p + detail::kPrefetchEdges], heads, d);
+        for (Index h = 0; h < heads; ++h) alpha[p * heads + h] = score(i, sources[p], h, d);
+      }
+      // The bias is added to the stored scores, as the separate kernels add it: added in the loop
+      // above, the compiler may fuse it with the score's last product into one rounding.
+      if (bias != nullptr)
+        for (Index p = begin * heads; p < end * heads; ++p) alpha[p] += bias[p];
+      for (Index h = 0; h < heads; ++h) {
+        Scalar max_score = -std::numeric_limits<Scalar>::infinity();
+        for (Index p = begin; p < end; ++p) max_score = std::max(max_score, alpha[p * heads + h]);
+        for (Index p = begin; p < end; ++p) alpha[p * heads + h] -= max_score;
+      }
+      detail::exponentiate(alpha + begin * heads, (end - begin) * heads);
+      for (Index h = 0; h < heads; ++h) {
+        Scalar sum = 0;
+        for (Index p = begin; p < end; ++p) sum += alpha[p * heads + h];
+        // sum >= 1: the maximal edge contributes exp(0).
+        const Scalar inverse = Scalar(1) / sum;
+        for (Index p = begin; p < end; ++p) alpha[p * heads + h] *= inverse;
+      }
+      for (Index p = begin; p < end; ++p)
+        for (Index h = 0; h < heads; ++h) {
+          keep[p * heads + h] = keep_scale(i, Index{sources[p]}, h);
+          alpha_used[p * heads + h] = alpha[p * heads + h] * keep[p * heads + h];
+        }
+      Scalar* row = out.row(i);
+      std::fill(row, row + w, Scalar(0));
+      for (Index p = begin; p < end; ++p) {
+        if (p + detail::kPrefetchEdges < edges) detail::prefetch_row(v.row(sources[p + detail::kPrefetchEdges]), w);
+        const Scalar* v_j = v.row(sources[p]);
+        for (Index h = 0; h < heads; ++h) head_of(row, h, d) += alpha_used[p * heads + h] * head_of(v_j, h, d);
+      }
     });
   });
 }
