@@ -231,7 +231,7 @@ const Matrix<Scalar>& GraphAttention<Scalar>::project_and_attend(const Graph& gr
   } else {
     compute_scores();
     if (edge_features_ != nullptr) place_edge_bias(true);
-    normalize(mode);
+    normalize_relu(mode);
     drop_values(mode);
     const Scalar* alpha = keep_.size() > 0 ? alpha_used_.data() : alpha_.data();
     aggregate_forward(rows_of(aggregated_), graph, alpha, aggregated_values(), options_.heads, options_.head_dim);
@@ -357,14 +357,13 @@ void GraphAttention<Scalar>::place_edge_bias(bool accumulate) {
   });
 }
 
+// ReLU normalization and, when training with it, attention dropout's mask. (Softmax runs in
+// attend_fused or attend_with_dropout.)
 template <typename Scalar>
-void GraphAttention<Scalar>::normalize(Mode mode) {
+void GraphAttention<Scalar>::normalize_relu(Mode mode) {
   const Graph& g = *graph_;
   alpha_.resize(g.num_edges(), options_.heads);
-  if (options_.normalization == Normalization::softmax)
-    edge_softmax_forward(alpha_.data(), g, scores_.data(), options_.heads);
-  else
-    edge_relu_forward(alpha_.data(), g, scores_.data(), options_.heads);
+  edge_relu_forward(alpha_.data(), g, scores_.data(), options_.heads);
 
   const double rate = options_.attention_dropout;
   if (!mode.training || rate == 0.0) {

@@ -141,7 +141,7 @@ class GraphAttention {
   void attend_with_dropout(Mode mode);
   void compute_scores();
   void place_edge_bias(bool accumulate);
-  void normalize(Mode mode);
+  void normalize_relu(Mode mode);
   void drop_values(Mode mode);
   void combine_heads_and_project();
 
