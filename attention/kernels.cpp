@@ -10,7 +10,8 @@ namespace edgewise {
 namespace {
 
 using detail::exponentiate, detail::kPrefetchEdges, detail::leaky_relu, detail::leaky_relu_slope, detail::prefetch_row;
-using detail::check_heads, detail::extent, detail::head_of, detail::overlap, detail::with_head_width;
+using detail::check_heads, detail::extent, detail::head_of, detail::overlap, detail::with_head_shape,
+    detail::with_head_width;
 
 // The [E, H] per-edge and [N, H] per-node arrays of a graph.
 template <typename Scalar>
@@ -49,39 +50,39 @@ void prefetch_edge_ahead(const Scalar* values, std::span<const NodeId> indices, 
 
 // out_i,h = sum over the in-edges j -> i (CSR position p) of (factor * weights[p, h]) * rows_j,h, in
 // edge order: the aggregation, and the queries' gradient of dot-product scores.
-template <typename Scalar, int D>
+template <typename Scalar, int D, int H>
 void sum_in_rows(RowView<Scalar> out, const Graph& g, const Scalar* weights, Scalar factor, RowView<const Scalar> rows,
-                 Index heads, detail::HeadWidth<D> d) {
+                 detail::HeadWidth<D> d, detail::HeadCount<H> count) {
   const auto offsets = g.in_offsets();
   const auto sources = g.in_sources();
-  const Index width = heads * d.size();
+  const Index heads = count.size(), width = heads * d.size();
   parallel_for(g.num_nodes(), [&](Index i) {
-    Segment<Scalar>(out.row(i), width).setZero();
+    detail::RowSums<Scalar, D, H> sums(out.row(i), d, count);
     for (Index p = offsets[i]; p < offsets[i + 1]; ++p) {
       prefetch_ahead(rows, sources, p, width);
-      for (Index h = 0; h < heads; ++h)
-        head_of(out.row(i), h, d) += (factor * weights[p * heads + h]) * head_of(rows.row(sources[p]), h, d);
+      for (Index h = 0; h < heads; ++h) sums.add(h, factor * weights[p * heads + h], rows.row(sources[p]));
     }
+    sums.store();
   });
 }
 
 // out_j,h = sum over the out-edges j -> i (CSR position p) of (factor * weights[p, h]) * rows_i,h, in
 // by-source order: the values' gradient of the aggregation, and the keys' of dot-product scores.
-template <typename Scalar, int D>
+template <typename Scalar, int D, int H>
 void sum_out_rows(RowView<Scalar> out, const Graph& g, const Scalar* weights, Scalar factor, RowView<const Scalar> rows,
-                  Index heads, detail::HeadWidth<D> d) {
+                  detail::HeadWidth<D> d, detail::HeadCount<H> count) {
   const auto offsets = g.out_offsets();
   const auto targets = g.out_targets();
   const auto positions = g.out_positions();
-  const Index width = heads * d.size();
+  const Index heads = count.size(), width = heads * d.size();
   parallel_for(g.num_nodes(), [&](Index j) {
-    Segment<Scalar>(out.row(j), width).setZero();
+    detail::RowSums<Scalar, D, H> sums(out.row(j), d, count);
     for (Index s = offsets[j]; s < offsets[j + 1]; ++s) {
       prefetch_ahead(rows, targets, s, width);
       prefetch_edge_ahead(weights, positions, s, heads);
-      for (Index h = 0; h < heads; ++h)
-        head_of(out.row(j), h, d) += (factor * weights[positions[s] * heads + h]) * head_of(rows.row(targets[s]), h, d);
+      for (Index h = 0; h < heads; ++h) sums.add(h, factor * weights[positions[s] * heads + h], rows.row(targets[s]));
     }
+    sums.store();
   });
 }
 
@@ -120,9 +121,9 @@ void dot_scores_backward(RowView<Scalar> dq, RowView<Scalar> dk, const Graph& g,
   for (const RowView<Scalar> out : {dq, dk})
     EDGEWISE_CHECK(!overlap(out, width, q, width, n) && !overlap(out, width, k, width, n) &&
                    !overlap(out, width, n, dscores, e * heads));
-  with_head_width(head_dim, [&](auto d) {
-    sum_in_rows(dq, g, dscores, scale, k, heads, d);
-    sum_out_rows(dk, g, dscores, scale, q, heads, d);
+  with_head_shape(heads, head_dim, [&](auto d, auto count) {
+    sum_in_rows(dq, g, dscores, scale, k, d, count);
+    sum_out_rows(dk, g, dscores, scale, q, d, count);
   });
 }
 
@@ -319,7 +320,7 @@ void aggregate_forward(RowView<Scalar> out, const Graph& g, const Scalar* alpha,
   const Index n = g.num_nodes(), w = heads * head_dim;
   EDGEWISE_CHECK(!overlap(out, w, v, w, n) && !overlap(out, w, n, alpha, g.num_edges() * heads));
   // A factor of 1 leaves each weight as it is, exactly.
-  with_head_width(head_dim, [&](auto d) { sum_in_rows(out, g, alpha, Scalar(1), v, heads, d); });
+  with_head_shape(heads, head_dim, [&](auto d, auto count) { sum_in_rows(out, g, alpha, Scalar(1), v, d, count); });
 }
 
 template <typename Scalar>
@@ -334,7 +335,7 @@ void aggregate_backward(Scalar* dalpha, RowView<Scalar> dv, const Graph& g, cons
   EDGEWISE_CHECK(!overlap(dv, w, n, dalpha, e * heads));
   const auto in_offsets = g.in_offsets();
   const auto sources = g.in_sources();
-  with_head_width(head_dim, [&](auto d) {
+  with_head_shape(heads, head_dim, [&](auto d, auto count) {
     parallel_for(g.num_nodes(), [&](Index i) {
       for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p) {
         prefetch_ahead(v, sources, p, w);
@@ -342,7 +343,7 @@ void aggregate_backward(Scalar* dalpha, RowView<Scalar> dv, const Graph& g, cons
           dalpha[p * heads + h] = head_of(dout.row(i), h, d).dot(head_of(v.row(sources[p]), h, d));
       }
     });
-    sum_out_rows(dv, g, alpha, Scalar(1), dout, heads, d);
+    sum_out_rows(dv, g, alpha, Scalar(1), dout, d, count);
   });
 }
 

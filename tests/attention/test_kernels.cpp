@@ -214,6 +214,41 @@ TEST_P(SoftmaxAttendWidthTest, WithDropoutEqualsTheSeparateKernelsBitForBit) {
   }
 }
 
+// The backward sums over in-edges and out-edges (the aggregation's and dot products' gradients), at
+// every head shape, against sums written out edge by edge.
+TEST_P(SoftmaxAttendWidthTest, BackwardSumsEqualSumsEdgeByEdge) {
+  const Graph g = testing::irregular_graph();
+  const auto [heads, d] = GetParam();
+  const Index n = g.num_nodes(), e = g.num_edges(), w = heads * d;
+  SplitMix64 rng(11);
+  const Matrix<double> q = random_matrix(rng, n, w), k = random_matrix(rng, n, w), v = random_matrix(rng, n, w);
+  const Matrix<double> dout = random_matrix(rng, n, w), alpha = random_matrix(rng, e, heads);
+  const Matrix<double> dscores = random_matrix(rng, e, heads);
+  const double scale = 0.25;
+  Matrix<double> dalpha_ref = Matrix<double>::Zero(e, heads), dv_ref = Matrix<double>::Zero(n, w);
+  Matrix<double> dq_ref = Matrix<double>::Zero(n, w), dk_ref = Matrix<double>::Zero(n, w);
+  const auto offsets = g.in_offsets();
+  const auto sources = g.in_sources();
+  for (Index i = 0; i < n; ++i)
+    for (Index p = offsets[i]; p < offsets[i + 1]; ++p) {
+      const Index j = sources[p];
+      for (Index h = 0; h < heads; ++h) {
+        const auto cols = Eigen::seqN(h * d, d);
+        dalpha_ref(p, h) = dout(i, cols).dot(v(j, cols));
+        dv_ref(j, cols) += alpha(p, h) * dout(i, cols);
+        dq_ref(i, cols) += scale * dscores(p, h) * k(j, cols);
+        dk_ref(j, cols) += scale * dscores(p, h) * q(i, cols);
+      }
+    }
+  Matrix<double> dalpha(e, heads), dv(n, w), dq(n, w), dk(n, w);
+  aggregate_backward(dalpha.data(), rows_of(dv), g, alpha.data(), read_rows(v), read_rows(dout), heads, d);
+  dot_scores_backward(rows_of(dq), rows_of(dk), g, read_rows(q), read_rows(k), dscores.data(), heads, d, scale);
+  EXPECT_LT((dalpha - dalpha_ref).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LT((dv - dv_ref).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LT((dq - dq_ref).cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LT((dk - dk_ref).cwiseAbs().maxCoeff(), 1e-12);
+}
+
 // The named backward of the fused kernel gives the bits of the three kernels it is made of.
 TEST(SoftmaxAttendTest, BackwardEqualsWeightsThenAggregationThenSoftmaxBackward) {
   const Graph g = testing::irregular_graph();

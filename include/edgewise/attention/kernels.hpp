@@ -268,47 +268,62 @@ void edge_scores_forward(Scalar* scores, const Graph& g, Index heads, Index head
 
 namespace detail {
 
+/// A node row's weighted sums of head slices, added edge by edge: out_h += e * row_h. Where the row's
+/// shape is fixed they are local fixed-size vectors, which stay in registers from the first edge to
+/// the last, and store() writes them out; otherwise they are the output row itself, which each edge
+/// loads and stores. The additions are the same, in the same order, either way.
+template <typename Scalar, int D, int H>
+class RowSums {
+ public:
+  RowSums(Scalar* out, HeadWidth<D> d, HeadCount<H> count) : out_(out), d_(d) {
+    if constexpr (kFixed) {
+      for (auto& head : sums_) head.setZero();
+    } else {
+      std::fill(out, out + count.size() * d.size(), Scalar(0));
+    }
+  }
+  /// Adds e * row_h to head h's sum.
+  void add(Index h, Scalar e, const Scalar* row) {
+    if constexpr (kFixed) {
+      sums_[static_cast<std::size_t>(h)] += e * head_of(row, h, d_);
+    } else {
+      head_of(out_, h, d_) += e * head_of(row, h, d_);
+    }
+  }
+  /// Leaves the sums in the output row.
+  void store() {
+    if constexpr (kFixed)
+      for (Index h = 0; h < H; ++h) head_of(out_, h, d_) = sums_[static_cast<std::size_t>(h)];
+  }
+
+ private:
+  static constexpr bool kFixed = D != Eigen::Dynamic && H != Eigen::Dynamic;
+  Scalar* out_;
+  HeadWidth<D> d_;
+  std::array<Eigen::Matrix<Scalar, D, 1>, kFixed ? H : 0> sums_;
+};
+
 /// The last sweep of softmax_attend_forward over node i's in-edges [begin, end): out_i,h = the sum of
 /// weights[p, h] v_j,h, sum_i,h = the sum of weights[p, h], then out_i,h / sum_i,h where the sum is
-/// positive (at least 1 where there are in-edges: the maximal edge contributes exp(0)). With the row's
-/// shape fixed, the sums are local and stay in registers from the first edge to the last, where
-/// otherwise each edge loads and stores the output row; the arithmetic is the same, in the same order.
+/// positive (at least 1 where there are in-edges: the maximal edge contributes exp(0)).
 template <typename Scalar, int D, int H>
 void weigh_values(Scalar* out, Scalar* sum, const Scalar* weights, const NodeId* sources, Index begin, Index end,
                   Index edges, RowView<const Scalar> v, HeadWidth<D> d, HeadCount<H> count) {
   const Index heads = count.size(), width = heads * d.size();
-  if constexpr (D != Eigen::Dynamic && H != Eigen::Dynamic) {
-    std::array<Eigen::Matrix<Scalar, D, 1>, H> weighted;
-    std::array<Scalar, H> sums{};
-    for (auto& head : weighted) head.setZero();
-    for (Index p = begin; p < end; ++p) {
-      if (p + kPrefetchEdges < edges) prefetch_row(v.row(sources[p + kPrefetchEdges]), width);
-      const Scalar* v_j = v.row(sources[p]);
-      for (Index h = 0; h < H; ++h) {
-        const Scalar e = weights[p * H + h];
-        sums[h] += e;
-        weighted[h] += e * head_of(v_j, h, d);
-      }
+  RowSums<Scalar, D, H> weighted(out, d, count);
+  std::fill(sum, sum + heads, Scalar(0));
+  for (Index p = begin; p < end; ++p) {
+    if (p + kPrefetchEdges < edges) prefetch_row(v.row(sources[p + kPrefetchEdges]), width);
+    const Scalar* v_j = v.row(sources[p]);
+    for (Index h = 0; h < heads; ++h) {
+      const Scalar e = weights[p * heads + h];
+      sum[h] += e;
+      weighted.add(h, e, v_j);
     }
-    for (Index h = 0; h < H; ++h) {
-      head_of(out, h, d) = sums[h] > 0 ? Eigen::Matrix<Scalar, D, 1>(weighted[h] / sums[h]) : weighted[h];
-      sum[h] = sums[h];
-    }
-  } else {
-    std::fill(out, out + width, Scalar(0));
-    std::fill(sum, sum + heads, Scalar(0));
-    for (Index p = begin; p < end; ++p) {
-      if (p + kPrefetchEdges < edges) prefetch_row(v.row(sources[p + kPrefetchEdges]), width);
-      const Scalar* v_j = v.row(sources[p]);
-      for (Index h = 0; h < heads; ++h) {
-        const Scalar e = weights[p * heads + h];
-        sum[h] += e;
-        head_of(out, h, d) += e * head_of(v_j, h, d);
-      }
-    }
-    for (Index h = 0; h < heads; ++h)
-      if (sum[h] > 0) head_of(out, h, d) /= sum[h];
   }
+  weighted.store();
+  for (Index h = 0; h < heads; ++h)
+    if (sum[h] > 0) head_of(out, h, d) /= sum[h];
 }
 
 }  // namespace detail
