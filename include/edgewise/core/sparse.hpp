@@ -52,8 +52,9 @@ class ColumnIndex {
 
   /// The matrix's columns.
   Index cols() const { return cols_; }
-  /// Column c's entries are [begin(c), end(c)).
+  /// The first of column c's entries, which are [begin(c), end(c)).
   Index begin(Index c) const { return offsets_[static_cast<std::size_t>(c)]; }
+  /// One past the last of column c's entries.
   Index end(Index c) const { return offsets_[static_cast<std::size_t>(c + 1)]; }
   /// The row of entry k.
   Index row(Index k) const { return rows_[static_cast<std::size_t>(k)]; }
