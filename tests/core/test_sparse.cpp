@@ -1,6 +1,8 @@
 // ColumnIndex: a sparse matrix's entries by column, against Eigen's transpose.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include "edgewise/core/random.hpp"
 #include "edgewise/core/sparse.hpp"
 
