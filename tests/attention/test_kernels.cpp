@@ -3,6 +3,7 @@
 // backward.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <utility>
 
@@ -138,15 +139,40 @@ TEST(SoftmaxAttendTest, MatchesHandComputedWeights) {
 // keeps in registers.
 class SoftmaxAttendWidthTest : public ::testing::TestWithParam<std::pair<Index, Index>> {};
 
+// Random projections of one head shape on the irregular graph, and the three score functions over them.
+struct ScoreInputs {
+  ScoreInputs(const Graph& g, Index head_count, Index d, std::uint64_t seed) : heads(head_count) {
+    SplitMix64 rng(seed);
+    const Index n = g.num_nodes();
+    q = random_matrix(rng, n, heads * d);
+    k = random_matrix(rng, n, heads * d);
+    v = random_matrix(rng, n, heads * d);
+    terms = random_matrix(rng, n, 2 * heads);
+    att = random_matrix(rng, heads, d);
+    bias = random_matrix(rng, g.num_edges(), heads);
+    src = terms.leftCols(heads);
+    dst = terms.rightCols(heads);
+  }
+  // Calls check(score, name) for each score function.
+  template <typename Check>
+  void each_score(Check&& check) const {
+    check(DotScore<double>{read_rows(q), read_rows(k), 0.5}, "dot");
+    check(AdditiveScore<double>{src.data(), dst.data(), heads, 0.2}, "additive");
+    check(Gatv2Score<double>{read_rows(q), read_rows(k), att.data(), 0.2}, "gatv2");
+  }
+
+  Index heads;
+  Matrix<double> q, k, v, terms, att, bias, src, dst;
+};
+
 TEST_P(SoftmaxAttendWidthTest, EqualsScoresThenSoftmaxThenAggregation) {
   const Graph g = testing::irregular_graph();
   const auto [heads, d] = GetParam();
   const Index n = g.num_nodes(), e = g.num_edges();
-  SplitMix64 rng(9);
-  const Matrix<double> q = random_matrix(rng, n, heads * d), k = random_matrix(rng, n, heads * d);
-  const Matrix<double> v = random_matrix(rng, n, heads * d), terms = random_matrix(rng, n, 2 * heads);
-  const Matrix<double> att = random_matrix(rng, heads, d), bias = random_matrix(rng, e, heads);
-  const auto check = [&](const auto& score, const std::string& name) {
+  const ScoreInputs in(g, heads, d, 9);
+  const Matrix<double>& v = in.v;
+  const Matrix<double>& bias = in.bias;
+  in.each_score([&](const auto& score, const std::string& name) {
     Matrix<double> scores(e, heads), alpha(e, heads), expected(n, heads * d);
     edge_scores_forward(scores.data(), g, heads, d, score);
     scores += bias;
@@ -159,11 +185,7 @@ TEST_P(SoftmaxAttendWidthTest, EqualsScoresThenSoftmaxThenAggregation) {
     softmax_weights(weights.data(), g, unnormalized.data(), sum.data(), heads);
     EXPECT_LT((weights - alpha).cwiseAbs().maxCoeff(), 1e-14) << name;
     EXPECT_LT((out - expected).cwiseAbs().maxCoeff(), 1e-13) << name;
-  };
-  check(DotScore<double>{read_rows(q), read_rows(k), 0.5}, "dot");
-  const Matrix<double> src = terms.leftCols(heads), dst = terms.rightCols(heads);
-  check(AdditiveScore<double>{src.data(), dst.data(), heads, 0.2}, "additive");
-  check(Gatv2Score<double>{read_rows(q), read_rows(k), att.data(), 0.2}, "gatv2");
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(HeadShapes, SoftmaxAttendWidthTest,
@@ -179,10 +201,9 @@ TEST_P(SoftmaxAttendWidthTest, WithDropoutEqualsTheSeparateKernelsBitForBit) {
   const Graph g = testing::irregular_graph();
   const auto [heads, d] = GetParam();
   const Index n = g.num_nodes(), e = g.num_edges();
-  SplitMix64 rng(10);
-  const Matrix<double> q = random_matrix(rng, n, heads * d), k = random_matrix(rng, n, heads * d);
-  const Matrix<double> v = random_matrix(rng, n, heads * d), terms = random_matrix(rng, n, 2 * heads);
-  const Matrix<double> att = random_matrix(rng, heads, d), bias = random_matrix(rng, e, heads);
+  const ScoreInputs in(g, heads, d, 10);
+  const Matrix<double>& v = in.v;
+  const Matrix<double>& bias = in.bias;
   const auto keep_scale = [](Index i, Index j, Index h) { return (i + 2 * j + h) % 3 == 0 ? 0.0 : 1.5; };
   const auto check = [&](const auto& score, const double* edge_bias, const std::string& name) {
     Matrix<double> scores(e, heads), alpha(e, heads), keep(e, heads), expected(n, heads * d);
@@ -205,12 +226,9 @@ TEST_P(SoftmaxAttendWidthTest, WithDropoutEqualsTheSeparateKernelsBitForBit) {
     EXPECT_EQ(fused_used, used) << name;
     EXPECT_EQ(out, expected) << name;
   };
-  const Matrix<double> src = terms.leftCols(heads), dst = terms.rightCols(heads);
   for (const double* edge_bias : {static_cast<const double*>(nullptr), bias.data()}) {
     const std::string with = edge_bias != nullptr ? " with a bias" : "";
-    check(DotScore<double>{read_rows(q), read_rows(k), 0.5}, edge_bias, "dot" + with);
-    check(AdditiveScore<double>{src.data(), dst.data(), heads, 0.2}, edge_bias, "additive" + with);
-    check(Gatv2Score<double>{read_rows(q), read_rows(k), att.data(), 0.2}, edge_bias, "gatv2" + with);
+    in.each_score([&](const auto& score, const std::string& name) { check(score, edge_bias, name + with); });
   }
 }
 
