@@ -143,18 +143,14 @@ class PatternAtom {
     return molecule.added(atom) ? matches_added_hydrogen_ : matches(molecule.own_atom(atom));
   }
 
+  // The elements this atom may pass; every one at or past kFilteredElements may.
+  const ElementSet& elements() const { return elements_; }
+
  private:
   const RDKit::Atom* atom_;
   ElementSet elements_;
   bool matches_added_hydrogen_;
 };
-
-// Whether some untyped atom passes the pattern's first atom, where every match of it is rooted.
-bool may_root_a_match(const WithHydrogens& molecule, const PatternAtom& root, const std::vector<bool>& typed) {
-  for (unsigned int atom = 0; atom < molecule.num_atoms(); ++atom)
-    if (!typed[atom] && root.matches(molecule, atom)) return true;
-  return false;
-}
 
 // The atoms that root a match of the pattern, as getCrippenAtomContribs finds them: each match's
 // first atom, in SubstructMatch's order, at most kRdkitMaxMatches of them.
@@ -184,6 +180,7 @@ class TreePattern {
   }
 
   bool tree() const { return !atoms_.empty(); }
+  std::size_t size() const { return atoms_.size(); }
 
   // The number of matches rooted at the atom, counted up to `limit` (past it, any number above).
   std::size_t count_rooted_at(const WithHydrogens& molecule, unsigned int root, std::size_t limit) const {
@@ -265,14 +262,30 @@ struct CrippenPattern {
   TreePattern tree;
 };
 
-const std::vector<CrippenPattern>& crippen_patterns() {
-  static const std::vector<CrippenPattern> patterns = [] {
-    std::vector<CrippenPattern> result;
+// The patterns, and for each element the positions of those whose first atom may pass it, in order.
+struct CrippenPatterns {
+  std::vector<CrippenPattern> patterns;
+  std::array<std::vector<std::size_t>, kFilteredElements> by_element;
+
+  const std::vector<std::size_t>& for_element(std::size_t element) const {
+    return by_element[std::min(element, kFilteredElements - 1)];
+  }
+};
+
+const CrippenPatterns& crippen_patterns() {
+  static const CrippenPatterns crippen = [] {
+    CrippenPatterns result;
     for (const RDKit::Descriptors::CrippenParams& param : *RDKit::Descriptors::CrippenParamCollection::getParams())
-      result.push_back({&param, PatternAtom(param.dp_pattern->getAtomWithIdx(0)), TreePattern(*param.dp_pattern)});
+      result.patterns.push_back(
+          {&param, PatternAtom(param.dp_pattern->getAtomWithIdx(0)), TreePattern(*param.dp_pattern)});
+    // The last list also serves elements past the filter, which every pattern atom may pass.
+    for (std::size_t element = 0; element < kFilteredElements; ++element)
+      for (std::size_t p = 0; p < result.patterns.size(); ++p)
+        if (element == kFilteredElements - 1 || result.patterns[p].root.elements().test(element))
+          result.by_element[element].push_back(p);
     return result;
   }();
-  return patterns;
+  return crippen;
 }
 
 // The atoms that root a match of the tree pattern, in index order, when SubstructMatch would find
@@ -290,28 +303,95 @@ std::optional<std::vector<unsigned int>> tree_match_roots(const WithHydrogens& m
   return roots;
 }
 
-// RDKit's getCrippenAtomContribs, with its result: each atom takes the values of the first pattern,
-// in the parameters' order, that a match of roots at it. RDKit searches the whole molecule for every
-// one of its 110 patterns; here a pattern whose first atom passes no untyped atom is skipped, since
-// none of its matches could type an atom, and the others are matched from each atom as trees, on
-// the molecule with its hydrogens left implicit. On HIV's molecules each step about halved the
-// typing's time.
-void type_atoms(const WithHydrogens& molecule, CrippenContributions& contributions) {
+void set_type(CrippenContributions& contributions, unsigned int atom, const CrippenPattern& pattern) {
+  contributions.logp[atom] = pattern.param->logp;
+  contributions.refractivity[atom] = pattern.param->mr;
+}
+
+// RDKit's typing pattern by pattern, as getCrippenAtomContribs runs it: each pattern's match roots
+// not typed yet take its values. Tree patterns are matched from each atom, the others (and trees
+// with more than kRdkitMaxMatches matches, whose cut only RDKit's search order tells) by RDKit on
+// the molecule built with its hydrogens.
+void type_pattern_by_pattern(const WithHydrogens& molecule, CrippenContributions& contributions) {
   std::vector<bool> typed(molecule.num_atoms(), false);
-  std::size_t untyped = typed.size();
-  for (const auto& [param, root, tree] : crippen_patterns()) {
-    if (untyped == 0) return;
-    // The shortcut reads the own atoms as they are: exact only for the queries trees allow.
-    if (tree.tree() && !may_root_a_match(molecule, root, typed)) continue;
-    const std::optional<std::vector<unsigned int>> tree_roots = tree_match_roots(molecule, tree);
-    for (const unsigned int atom : tree_roots ? *tree_roots : match_roots(molecule.built(), *param->dp_pattern)) {
+  for (const CrippenPattern& pattern : crippen_patterns().patterns) {
+    std::optional<std::vector<unsigned int>> roots = tree_match_roots(molecule, pattern.tree);
+    if (!roots) roots = match_roots(molecule.built(), *pattern.param->dp_pattern);
+    for (const unsigned int atom : *roots) {
       if (typed[atom]) continue;
       typed[atom] = true;
-      --untyped;
-      contributions.logp[atom] = param->logp;
-      contributions.refractivity[atom] = param->mr;
+      set_type(contributions, atom, pattern);
     }
   }
+}
+
+// Whether the tree pattern may have more than kRdkitMaxMatches matches: each of its atoms after the
+// first is a neighbour of an earlier one's match, and after the second not the match of the earlier
+// one's own earlier atom nor of a sibling matched before it, so at most degree * (degree - 1)^(size
+// - 2) matches are rooted at each atom its first atom may pass.
+bool may_be_cut(const WithHydrogens& molecule, const CrippenPattern& pattern, unsigned int max_degree) {
+  std::size_t roots = 0;
+  for (unsigned int atom = 0; atom < molecule.num_atoms(); ++atom) {
+    const std::size_t element = molecule.added(atom) ? 1 : molecule.own_atom(atom)->getAtomicNum();
+    roots += element >= kFilteredElements || pattern.root.elements().test(element) ? 1 : 0;
+  }
+  std::size_t bound = roots;
+  for (std::size_t k = 1; k < pattern.tree.size() && bound <= kRdkitMaxMatches; ++k)
+    bound *= k == 1 ? max_degree : max_degree - 1;
+  return bound > kRdkitMaxMatches && !tree_match_roots(molecule, pattern.tree);
+}
+
+// RDKit's typing atom by atom: each atom tries the patterns whose first atom may pass its element, in
+// order, and takes the first with a match rooted at it; trees are matched from the atom alone, the
+// other patterns by RDKit, once for the molecule. The result is RDKit's unless a pattern that typed
+// an atom has more matches than RDKit's search keeps; then this returns false.
+bool type_atom_by_atom(const WithHydrogens& molecule, CrippenContributions& contributions) {
+  const CrippenPatterns& crippen = crippen_patterns();
+  std::vector<std::vector<bool>> rdkit_roots(crippen.patterns.size());  // filled when first needed
+  std::vector<bool> typed_some(crippen.patterns.size(), false);
+  const auto roots_at = [&](std::size_t p, unsigned int atom) {
+    const CrippenPattern& pattern = crippen.patterns[p];
+    if (pattern.tree.tree()) return pattern.tree.count_rooted_at(molecule, atom, 0) > 0;
+    std::vector<bool>& roots = rdkit_roots[p];
+    if (roots.empty()) {
+      roots.assign(molecule.num_atoms(), false);
+      for (const unsigned int root : match_roots(molecule.built(), *pattern.param->dp_pattern)) roots[root] = true;
+    }
+    return static_cast<bool>(roots[atom]);
+  };
+  unsigned int max_degree = 1;
+  for (unsigned int atom = 0; atom < molecule.own_atoms(); ++atom) {
+    max_degree = std::max(max_degree, molecule.own_atom(atom)->getTotalDegree());
+    for (const std::size_t p : crippen.for_element(molecule.own_atom(atom)->getAtomicNum())) {
+      if (!roots_at(p, atom)) continue;
+      set_type(contributions, atom, crippen.patterns[p]);
+      typed_some[p] = true;
+      break;
+    }
+  }
+  for (unsigned int atom = molecule.own_atoms(); atom < molecule.num_atoms(); ++atom) {
+    for (const std::size_t p : crippen.for_element(1)) {
+      if (!roots_at(p, atom)) continue;
+      set_type(contributions, atom, crippen.patterns[p]);
+      typed_some[p] = true;
+      break;
+    }
+  }
+  for (std::size_t p = 0; p < crippen.patterns.size(); ++p)
+    if (typed_some[p] && crippen.patterns[p].tree.tree() && may_be_cut(molecule, crippen.patterns[p], max_degree))
+      return false;
+  return true;
+}
+
+// RDKit's getCrippenAtomContribs, with its result: each atom takes the values of the first pattern,
+// in the parameters' order, that a match of roots at it. RDKit searches the whole molecule for every
+// one of its 110 patterns; typing atom by atom tries about a handful per atom, and falls back to
+// typing pattern by pattern only where RDKit's cut of a pattern's matches could change the result.
+void type_atoms(const WithHydrogens& molecule, CrippenContributions& contributions) {
+  if (type_atom_by_atom(molecule, contributions)) return;
+  std::fill(contributions.logp.begin(), contributions.logp.end(), 0.0);
+  std::fill(contributions.refractivity.begin(), contributions.refractivity.end(), 0.0);
+  type_pattern_by_pattern(molecule, contributions);
 }
 
 std::shared_ptr<const CrippenContributions> type_crippen_atoms(const RDKit::ROMol& molecule) {
