@@ -417,6 +417,42 @@ TEST(LayerNormTest, NormalizesEachRow) {
   }
 }
 
+// Rows of whole, aligned packets (dim a multiple of 16 floats or 8 doubles here) take a path of
+// their own; its gradients must hold as the other path's do (dim 6 above).
+TEST(LayerNormTest, GradientsMatchFiniteDifferencesOnRowsOfWholePackets) {
+  SplitMix64 rng(15);
+  Parameters<double> params;
+  LayerNorm<double> norm(params, "norm", 16);
+  randomize(params, rng);
+  Matrix<double> x = 2.0 * random_matrix(5, 16, rng);
+  const Errors e = check_gradients(
+      params, x, [&](const Matrix<double>& in) -> const Matrix<double>& { return norm.forward(in); },
+      [&](const Matrix<double>& dy) -> const Matrix<double>& { return norm.backward(dy); }, rng);
+  EXPECT_LT(e.input, kTolerance);
+  EXPECT_LT(e.parameters, kTolerance);
+}
+
+// ...and the very bits of the row expressions it stands for, which trained models were saved with.
+TEST(LayerNormTest, RowsOfWholePacketsGiveTheRowExpressionsBits) {
+  SplitMix64 rng(16);
+  for (const Index dim : {16, 48, 64, 128}) {
+    Parameters<float> params;
+    LayerNorm<float> norm(params, "norm", dim);
+    for (Index k = 0; k < params.size(); ++k) params.values()(k) = static_cast<float>(rng.uniform(-1.0, 1.0));
+    const Matrix<float> x = (3.0 * random_matrix(7, dim, rng).array() + 1.0).cast<float>();
+    const Matrix<float> y = norm.forward(x);
+    const auto gamma = params.value(params.find("norm.gamma")).row(0);
+    const auto beta = params.value(params.find("norm.beta")).row(0);
+    for (Index r = 0; r < x.rows(); ++r) {
+      Eigen::RowVectorXf centered = x.row(r).array() - x.row(r).mean();
+      centered *= 1.0f / std::sqrt(centered.squaredNorm() / static_cast<float>(dim) + 1e-5f);
+      const Eigen::RowVectorXf expected = centered.cwiseProduct(gamma) + beta;
+      EXPECT_EQ(std::memcmp(y.row(r).data(), expected.data(), sizeof(float) * static_cast<std::size_t>(dim)), 0)
+          << "dim " << dim << ", row " << r;
+    }
+  }
+}
+
 struct FeedForwardCase {
   Activation activation;
   double dropout;
