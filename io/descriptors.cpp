@@ -308,27 +308,41 @@ void set_type(CrippenContributions& contributions, unsigned int atom, const Crip
   contributions.refractivity[atom] = pattern.param->mr;
 }
 
+// Whether some untyped atom passes the pattern's first atom, where every match of it is rooted.
+bool may_root_a_match(const WithHydrogens& molecule, const PatternAtom& root, const std::vector<bool>& typed) {
+  for (unsigned int atom = 0; atom < molecule.num_atoms(); ++atom)
+    if (!typed[atom] && root.matches(molecule, atom)) return true;
+  return false;
+}
+
 // RDKit's typing pattern by pattern, as getCrippenAtomContribs runs it: each pattern's match roots
-// not typed yet take its values. Tree patterns are matched from each atom, the others (and trees
-// with more than kRdkitMaxMatches matches, whose cut only RDKit's search order tells) by RDKit on
-// the molecule built with its hydrogens.
+// not typed yet take its values. A tree pattern whose first atom passes no untyped atom is skipped,
+// since none of its matches could type one; the other trees are matched from each atom, and the
+// remaining patterns (and trees with more than kRdkitMaxMatches matches, whose cut only RDKit's
+// search order tells) by RDKit on the molecule built with its hydrogens.
 void type_pattern_by_pattern(const WithHydrogens& molecule, CrippenContributions& contributions) {
   std::vector<bool> typed(molecule.num_atoms(), false);
+  std::size_t untyped = typed.size();
   for (const CrippenPattern& pattern : crippen_patterns().patterns) {
+    if (untyped == 0) return;
+    // The shortcut reads the own atoms as they are: exact only for the queries trees allow.
+    if (pattern.tree.tree() && !may_root_a_match(molecule, pattern.root, typed)) continue;
     std::optional<std::vector<unsigned int>> roots = tree_match_roots(molecule, pattern.tree);
     if (!roots) roots = match_roots(molecule.built(), *pattern.param->dp_pattern);
     for (const unsigned int atom : *roots) {
       if (typed[atom]) continue;
       typed[atom] = true;
+      --untyped;
       set_type(contributions, atom, pattern);
     }
   }
 }
 
-// Whether the tree pattern may have more than kRdkitMaxMatches matches: each of its atoms after the
-// first is a neighbour of an earlier one's match, and after the second not the match of the earlier
-// one's own earlier atom nor of a sibling matched before it, so at most degree * (degree - 1)^(size
-// - 2) matches are rooted at each atom its first atom may pass.
+// Whether RDKit's search could cut the tree pattern's matches: whether it has more than
+// kRdkitMaxMatches. Each match roots at an atom of an element its first atom may pass. Its second
+// atom is one of the root's at most max_degree neighbours, and each later one a neighbour of an
+// earlier atom's match other than one matched already, so at most max_degree * (max_degree -
+// 1)^(size - 2) matches root at each such atom. Only past that bound are the matches counted.
 bool may_be_cut(const WithHydrogens& molecule, const CrippenPattern& pattern, unsigned int max_degree) {
   std::size_t roots = 0;
   for (unsigned int atom = 0; atom < molecule.num_atoms(); ++atom) {
