@@ -36,7 +36,7 @@ void keep_freed_memory() {
 // about 10% faster, for about 50 MB more peak memory. Freed pages stay with the process
 // (dirty_decay_ms:-1): by default jemalloc hands them back to the kernel over 10 seconds, and each
 // one the next batch takes is then faulted in and zeroed again, which made predicting HIV's 41,127
-// molecules about 8% slower, for no lower peak.
+// molecules up to 8% slower (it varies with the kernel's state), for no lower peak.
 extern "C" {
 const char* malloc_conf = "thp:always,dirty_decay_ms:-1";
 }
