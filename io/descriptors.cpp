@@ -93,6 +93,10 @@ class WithHydrogens {
   unsigned int own_atoms() const { return own_atoms_; }
   bool added(unsigned int atom) const { return atom >= own_atoms_; }
   const RDKit::Atom* own_atom(unsigned int atom) const { return molecule_.getAtomWithIdx(atom); }
+  // The atomic number: 1 for an added hydrogen.
+  std::size_t element(unsigned int atom) const {
+    return added(atom) ? 1 : static_cast<std::size_t>(own_atom(atom)->getAtomicNum());
+  }
   // The atom itself, or the one an added hydrogen is bonded to.
   unsigned int heavy_atom(unsigned int atom) const { return added(atom) ? bonded_to_[atom - own_atoms_] : atom; }
   auto own_bonds(unsigned int atom) const { return molecule_.atomBonds(own_atom(atom)); }
@@ -136,15 +140,15 @@ class PatternAtom {
 
   bool matches(const RDKit::Atom* atom) const {
     const auto element = static_cast<std::size_t>(atom->getAtomicNum());
-    return (element >= kFilteredElements || elements_.test(element)) && atom_->Match(atom);
+    return may_pass(element) && atom_->Match(atom);
   }
 
   bool matches(const WithHydrogens& molecule, unsigned int atom) const {
     return molecule.added(atom) ? matches_added_hydrogen_ : matches(molecule.own_atom(atom));
   }
 
-  // The elements this atom may pass; every one at or past kFilteredElements may.
-  const ElementSet& elements() const { return elements_; }
+  // Whether this atom may pass an atom of the element: every one at or past kFilteredElements may.
+  bool may_pass(std::size_t element) const { return element >= kFilteredElements || elements_.test(element); }
 
  private:
   const RDKit::Atom* atom_;
@@ -281,7 +285,7 @@ const CrippenPatterns& crippen_patterns() {
     // The last list also serves elements past the filter, which every pattern atom may pass.
     for (std::size_t element = 0; element < kFilteredElements; ++element)
       for (std::size_t p = 0; p < result.patterns.size(); ++p)
-        if (element == kFilteredElements - 1 || result.patterns[p].root.elements().test(element))
+        if (element == kFilteredElements - 1 || result.patterns[p].root.may_pass(element))
           result.by_element[element].push_back(p);
     return result;
   }();
@@ -345,10 +349,8 @@ void type_pattern_by_pattern(const WithHydrogens& molecule, CrippenContributions
 // 1)^(size - 2) matches root at each such atom. Only past that bound are the matches counted.
 bool may_be_cut(const WithHydrogens& molecule, const CrippenPattern& pattern, unsigned int max_degree) {
   std::size_t roots = 0;
-  for (unsigned int atom = 0; atom < molecule.num_atoms(); ++atom) {
-    const std::size_t element = molecule.added(atom) ? 1 : molecule.own_atom(atom)->getAtomicNum();
-    roots += element >= kFilteredElements || pattern.root.elements().test(element) ? 1 : 0;
-  }
+  for (unsigned int atom = 0; atom < molecule.num_atoms(); ++atom)
+    roots += pattern.root.may_pass(molecule.element(atom)) ? 1 : 0;
   std::size_t bound = roots;
   for (std::size_t k = 1; k < pattern.tree.size() && bound <= kRdkitMaxMatches; ++k)
     bound *= k == 1 ? max_degree : max_degree - 1;
@@ -373,24 +375,17 @@ bool type_atom_by_atom(const WithHydrogens& molecule, CrippenContributions& cont
     }
     return static_cast<bool>(roots[atom]);
   };
-  unsigned int max_degree = 1;
-  for (unsigned int atom = 0; atom < molecule.own_atoms(); ++atom) {
+  for (unsigned int atom = 0; atom < molecule.num_atoms(); ++atom) {
+    for (const std::size_t p : crippen.for_element(molecule.element(atom))) {
+      if (!roots_at(p, atom)) continue;
+      set_type(contributions, atom, crippen.patterns[p]);
+      typed_some[p] = true;
+      break;
+    }
+  }
+  unsigned int max_degree = 1;  // an added hydrogen's
+  for (unsigned int atom = 0; atom < molecule.own_atoms(); ++atom)
     max_degree = std::max(max_degree, molecule.own_atom(atom)->getTotalDegree());
-    for (const std::size_t p : crippen.for_element(molecule.own_atom(atom)->getAtomicNum())) {
-      if (!roots_at(p, atom)) continue;
-      set_type(contributions, atom, crippen.patterns[p]);
-      typed_some[p] = true;
-      break;
-    }
-  }
-  for (unsigned int atom = molecule.own_atoms(); atom < molecule.num_atoms(); ++atom) {
-    for (const std::size_t p : crippen.for_element(1)) {
-      if (!roots_at(p, atom)) continue;
-      set_type(contributions, atom, crippen.patterns[p]);
-      typed_some[p] = true;
-      break;
-    }
-  }
   for (std::size_t p = 0; p < crippen.patterns.size(); ++p)
     if (typed_some[p] && crippen.patterns[p].tree.tree() && may_be_cut(molecule, crippen.patterns[p], max_degree))
       return false;
