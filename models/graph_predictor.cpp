@@ -178,7 +178,7 @@ void GraphPredictor<Scalar>::backward(const Matrix<Scalar>& dy) {
   }
   const Matrix<Scalar>* dh = &readout_.backward(*dpooled);
   for (auto block = blocks_.rbegin(); block != blocks_.rend(); ++block) dh = &(*block)->backward(*dh);
-  input_.backward(*dh);
+  input_.backward_parameters(*dh);
 }
 
 template <typename Scalar>

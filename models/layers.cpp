@@ -94,11 +94,16 @@ const Matrix<Scalar>& Linear<Scalar>::forward(const Matrix<Scalar>& x) {
 
 template <typename Scalar>
 const Matrix<Scalar>& Linear<Scalar>::backward(const Matrix<Scalar>& dy) {
+  backward_parameters(dy);
+  multiply(dx_, dy, params_.value(weight_).transpose());
+  return dx_;
+}
+
+template <typename Scalar>
+void Linear<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
   require_output_shape("Linear", dy, y_.rows(), y_.cols());
   multiply(params_.grad(weight_), x_->transpose(), dy, Product::add);
   if (bias_.slot >= 0) add_row_sums(params_.grad(bias_).row(0), dy);
-  multiply(dx_, dy, params_.value(weight_).transpose());
-  return dx_;
 }
 
 // ---- Element-wise activations ----

@@ -1,36 +1,42 @@
-// multiply(): the product Eigen computes, cut into blocks that any number of threads runs with the
-// same result to the last bit, for each way of cutting (rows, inner dimension, none), for dst = and
-// dst +=, for transposed operands, blocks of a matrix as dst and a sparse lhs.
+// multiply(): close to the exact product and the same to the last bit at any number of threads,
+// for dst = and dst +=, transposed operands, blocks of a matrix as dst and a sparse lhs. Float
+// products run edgewise's kernel, whose every element is the in-order sum over the inner dimension
+// (checked element by element, at widths around each vector width); other products are Eigen's, cut
+// by rows, along the inner dimension, or not at all.
 #include "edgewise/core/products.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <utility>
 
 #include "edgewise/core/random.hpp"
 
 namespace edgewise {
 namespace {
 
-Matrix<float> random_matrix(Index rows, Index cols, std::uint64_t seed) {
+template <typename Scalar = float>
+Matrix<Scalar> random_matrix(Index rows, Index cols, std::uint64_t seed) {
   SplitMix64 rng(seed);
-  Matrix<float> m(rows, cols);
-  for (Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(rng.uniform()) * 2.0f - 1.0f;
+  Matrix<Scalar> m(rows, cols);
+  for (Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<Scalar>(rng.uniform() * 2.0 - 1.0);
   return m;
 }
 
-bool same_bits(const Matrix<float>& a, const Matrix<float>& b) {
+template <typename Scalar>
+bool same_bits(const Matrix<Scalar>& a, const Matrix<Scalar>& b) {
   return a.rows() == b.rows() && a.cols() == b.cols() &&
-         std::equal(a.data(), a.data() + a.size(), b.data(), [](float x, float y) {
-           return std::bit_cast<std::uint32_t>(x) == std::bit_cast<std::uint32_t>(y);
-         });
+         std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(Scalar)) == 0;
 }
 
 // |a - b| within float rounding of sums of `depth` products of numbers in [-1, 1].
-void expect_close(const Matrix<float>& a, const Matrix<double>& reference, Index depth) {
+template <typename Scalar>
+void expect_close(const Matrix<Scalar>& a, const Matrix<double>& reference, Index depth) {
   ASSERT_EQ(a.rows(), reference.rows());
   ASSERT_EQ(a.cols(), reference.cols());
   const double tolerance = 1e-6 * static_cast<double>(depth);
@@ -39,9 +45,24 @@ void expect_close(const Matrix<float>& a, const Matrix<double>& reference, Index
 }
 
 // Keeps the 1-thread result (the first run) and expects every later one to equal it bit for bit.
-void expect_bits_of_one_thread(const Matrix<float>& result, int threads, Matrix<float>& one_thread) {
+template <typename Scalar>
+void expect_bits_of_one_thread(const Matrix<Scalar>& result, int threads, Matrix<Scalar>& one_thread) {
   if (threads == 1) one_thread = result;
   EXPECT_TRUE(same_bits(result, one_thread)) << threads << " threads";
+}
+
+// start + sum over p of lhs(i, p) * rhs(p, j), added in order of p, each with one rounding where
+// the machine multiplies and adds in one instruction, as the kernel's compiled code does there.
+float in_order_sum(const Matrix<float>& lhs, const Matrix<float>& rhs, Index i, Index j, float start) {
+  float sum = start;
+  for (Index p = 0; p < lhs.cols(); ++p) {
+#ifdef __FMA__
+    sum = std::fma(lhs(i, p), rhs(p, j), sum);
+#else
+    sum += lhs(i, p) * rhs(p, j);
+#endif
+  }
+  return sum;
 }
 
 class ProductTest : public ::testing::Test {
@@ -49,13 +70,19 @@ class ProductTest : public ::testing::Test {
   void TearDown() override { set_num_threads(0); }
 };
 
+template <typename Scalar>
+class ProductCutTest : public ProductTest {};
+using ProductScalars = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(ProductCutTest, ProductScalars);
+
 struct Shape {
   Index rows, depth, cols;
   const char* cut;
 };
 
-// Shapes for each cut: by rows (at least two row blocks), along the inner dimension (a short result
-// over many nodes, as a weight gradient), and none.
+// Shapes for each of Eigen's cuts (float products run the kernel at all of them): by rows (at least
+// two row blocks), along the inner dimension (a short result over many nodes, as a weight
+// gradient), and none.
 constexpr Shape kShapes[] = {
     {2 * kProductRowBlock + 37, 64, 48, "rows"},
     {64, 2 * kProductDepthBlock + 101, 48, "inner dimension"},
@@ -64,27 +91,79 @@ constexpr Shape kShapes[] = {
     {13, 7, 5, "none"},
 };
 
-TEST_F(ProductTest, EveryThreadCountGivesTheSameBitsCloseToTheExactProduct) {
+TYPED_TEST(ProductCutTest, EveryThreadCountGivesTheSameBitsCloseToTheExactProduct) {
+  using Scalar = TypeParam;
   for (const Shape& shape : kShapes) {
     SCOPED_TRACE(std::to_string(shape.rows) + " x " + std::to_string(shape.depth) + " x " +
                  std::to_string(shape.cols) + ", cut: " + shape.cut);
-    const Matrix<float> lhs = random_matrix(shape.rows, shape.depth, 1);
-    const Matrix<float> rhs = random_matrix(shape.depth, shape.cols, 2);
-    const Matrix<float> start = random_matrix(shape.rows, shape.cols, 3);
-    const Matrix<double> exact = lhs.cast<double>() * rhs.cast<double>();
-    Matrix<float> assigned_once, added_once;
+    const Matrix<Scalar> lhs = random_matrix<Scalar>(shape.rows, shape.depth, 1);
+    const Matrix<Scalar> rhs = random_matrix<Scalar>(shape.depth, shape.cols, 2);
+    const Matrix<Scalar> start = random_matrix<Scalar>(shape.rows, shape.cols, 3);
+    const Matrix<double> exact = lhs.template cast<double>() * rhs.template cast<double>();
+    Matrix<Scalar> assigned_once, added_once;
     for (const int threads : {1, 2, 3}) {
       SCOPED_TRACE("threads " + std::to_string(threads));
       set_num_threads(threads);
-      Matrix<float> assigned;
+      Matrix<Scalar> assigned;
       multiply(assigned, lhs, rhs);
-      Matrix<float> added = start;
+      Matrix<Scalar> added = start;
       multiply(added, lhs, rhs, Product::add);
       expect_close(assigned, exact, shape.depth);
-      expect_close(added, exact + start.cast<double>(), shape.depth);
+      expect_close(added, Matrix<double>(exact + start.template cast<double>()), shape.depth);
       expect_bits_of_one_thread(assigned, threads, assigned_once);
       expect_bits_of_one_thread(added, threads, added_once);
     }
+  }
+}
+
+// The kernel's contract, element by element: rows and columns around every vector width and tile
+// size (1 to 16 lanes, 6 rows), inner dimensions across its depth blocks of 256, a transposed rhs
+// (copied into padded rows) and a block of a wider matrix as dst, whose other columns it must not
+// touch.
+TEST_F(ProductTest, FloatElementsAreTheInOrderSumsAtWidthsAroundVectors) {
+  const Index widths[] = {1, 7, 8, 9, 15, 16, 17, 31, 33, 47, 63, 64, 65, 100};
+  for (const Index rows : {1, 6, 7, 13})
+    for (const Index depth : {0, 1, 257, 600})
+      for (const Index cols : widths)
+        for (const bool transposed_rhs : {false, true}) {
+          SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(depth) + " x " + std::to_string(cols) +
+                       (transposed_rhs ? ", rhs transposed" : ""));
+          const Matrix<float> lhs = random_matrix(rows, depth, 11);
+          const Matrix<float> rhs = random_matrix(depth, cols, 12);
+          const Matrix<float> rhs_transposed = rhs.transpose();
+          const Matrix<float> outside = random_matrix(rows, cols + 3, 13);
+          Matrix<float> assigned = outside, added = outside;
+          if (transposed_rhs) {
+            multiply(assigned.leftCols(cols), lhs, rhs_transposed.transpose());
+            multiply(added.leftCols(cols), lhs, rhs_transposed.transpose(), Product::add);
+          } else {
+            multiply(assigned.leftCols(cols), lhs, rhs);
+            multiply(added.leftCols(cols), lhs, rhs, Product::add);
+          }
+          for (Index i = 0; i < rows; ++i) {
+            for (Index j = 0; j < cols; ++j) {
+              ASSERT_EQ(assigned(i, j), in_order_sum(lhs, rhs, i, j, 0.0f)) << i << ", " << j;
+              ASSERT_EQ(added(i, j), in_order_sum(lhs, rhs, i, j, outside(i, j))) << i << ", " << j;
+            }
+            for (Index j = cols; j < cols + 3; ++j) {
+              ASSERT_EQ(assigned(i, j), outside(i, j)) << "wrote outside its block at " << i << ", " << j;
+              ASSERT_EQ(added(i, j), outside(i, j)) << "wrote outside its block at " << i << ", " << j;
+            }
+          }
+        }
+}
+
+// Since each element is its own sum, a product of some rows gives the bits of those rows of the
+// whole product, wherever the rows start: no cut among threads can change a result.
+TEST_F(ProductTest, FloatRowsGiveTheBitsOfTheWholeProduct) {
+  const Matrix<float> lhs = random_matrix(2 * kProductRowBlock + 11, 300, 14);
+  const Matrix<float> rhs = random_matrix(300, 70, 15);
+  Matrix<float> whole;
+  multiply(whole, lhs, rhs);
+  for (const auto& [begin, count] : {std::pair<Index, Index>{0, 1}, {5, 1}, {7, 100}, {121, 140}}) {
+    Matrix<float> part;
+    multiply(part, lhs.middleRows(begin, count), rhs);
+    EXPECT_TRUE(same_bits(part, Matrix<float>(whole.middleRows(begin, count)))) << begin << " + " << count;
   }
 }
 
@@ -100,9 +179,10 @@ TEST_F(ProductTest, TransposedOperandsAndBlocksAsDestination) {
     multiply(gradient.leftCols(24), x.transpose(), dy, Product::add);
     Matrix<float> dx;
     multiply(dx, dy, w.transpose());
-    expect_close(gradient.leftCols(24), x.cast<double>().transpose() * dy.cast<double>(), x.rows());
+    expect_close(Matrix<float>(gradient.leftCols(24)), Matrix<double>(x.cast<double>().transpose() * dy.cast<double>()),
+                 x.rows());
     EXPECT_TRUE(gradient.rightCols(6).isZero(0.0f)) << "multiply wrote outside its block";
-    expect_close(dx, dy.cast<double>() * w.cast<double>().transpose(), w.cols());
+    expect_close(dx, Matrix<double>(dy.cast<double>() * w.cast<double>().transpose()), w.cols());
     expect_bits_of_one_thread(gradient, threads, first_gradient);
     expect_bits_of_one_thread(dx, threads, first_dx);
   }
@@ -118,7 +198,7 @@ TEST_F(ProductTest, SparseRowsAreCutLikeDenseOnes) {
     set_num_threads(threads);
     Matrix<float> product;
     multiply(product, sparse, w);
-    expect_close(product, dense.cast<double>() * w.cast<double>(), dense.cols());
+    expect_close(product, Matrix<double>(dense.cast<double>() * w.cast<double>()), dense.cols());
     expect_bits_of_one_thread(product, threads, first);
   }
 }

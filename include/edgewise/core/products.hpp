@@ -2,9 +2,16 @@
 /// Matrix products run in parallel with results that never depend on the thread count. Eigen's own
 /// threaded products size their blocking by the thread count, so the same seed trained different
 /// weights at 1 and 2 threads. edgewise keeps Eigen on one thread (core/parallel.cpp sets it when
-/// the library loads) and cuts products here instead, into blocks fixed by the shapes alone, each
-/// block a one-thread Eigen product: any number of threads runs the same blocks and sums them in
-/// the same order.
+/// the library loads) and runs products here instead:
+/// - dense float products, the ones training and prediction spend their time in, in a kernel of its
+///   own (core/products.cpp) that sums each result element over the inner dimension in order, one
+///   multiply-add at a time: however the rows are cut among threads, every element gets the same
+///   bits. It keeps a tile of the result in registers and reads the operands in place, where
+///   Eigen's product first copies both into its blocked layout, which cost the small products of
+///   molecule batches as much as the arithmetic;
+/// - all others (double, a sparse lhs, a destination with rows apart in memory) cut into blocks
+///   fixed by the shapes alone, each block a one-thread Eigen product: any number of threads runs
+///   the same blocks and sums them in the same order.
 #pragma once
 
 #include <algorithm>
@@ -28,15 +35,48 @@ inline constexpr Index kProductPartialSums = 16;
 /// Whether multiply() overwrites its destination or adds to it.
 enum class Product { assign, add };
 
-/// dst = lhs * rhs (Product::add: dst += lhs * rhs), dst aliasing neither operand. A result of at
-/// least two row blocks is cut into blocks of rows; else a dense lhs with an inner dimension of at
-/// least two depth blocks is cut along it, each block's product added to its partial sum in block
-/// order and the partial sums to dst in their order; else it is one product.
+namespace detail {
+
+/// A dense float matrix in memory: element (r, c) at data[r * row_stride + c * col_stride].
+struct FloatMatrixView {
+  const float* data;
+  Index rows, cols, row_stride, col_stride;
+};
+
+/// Whether T is a dense Eigen matrix or expression whose elements lie in memory at fixed strides.
+template <typename T>
+constexpr bool kInMemory = std::is_base_of_v<Eigen::DenseBase<T>, T> &&
+                           (Eigen::internal::traits<T>::Flags & Eigen::DirectAccessBit) != 0;
+
+template <typename T>
+FloatMatrixView view_of(const T& m) {
+  return {m.data(), m.rows(), m.cols(), m.rowStride(), m.colStride()};
+}
+
+/// dst = lhs * rhs (Product::add: dst += lhs * rhs) for a dst whose rows, dst_row_stride apart, are
+/// contiguous: each element summed over the inner dimension in order, rows cut among threads.
+void multiply_floats(float* dst, Index dst_row_stride, const FloatMatrixView& lhs, const FloatMatrixView& rhs,
+                     Product mode);
+
+}  // namespace detail
+
+/// dst = lhs * rhs (Product::add: dst += lhs * rhs), dst aliasing neither operand. Dense float
+/// operands in memory, into a dst of contiguous rows, go to detail::multiply_floats. Otherwise a
+/// result of at least two row blocks is cut into blocks of rows; else a dense lhs with an inner
+/// dimension of at least two depth blocks is cut along it, each block's product added to its
+/// partial sum in block order and the partial sums to dst in their order; else it is one product.
 template <typename Dst, typename Lhs, typename Rhs>
 void multiply(Dst&& dst, const Lhs& lhs, const Rhs& rhs, Product mode = Product::assign) {
   using Scalar = typename std::decay_t<Dst>::Scalar;
   const Index rows = lhs.rows(), depth = lhs.cols();
   if (mode == Product::assign) dst.resize(rows, rhs.cols());  // a block of the right shape stays as it is
+  if constexpr (std::is_same_v<Scalar, float> && detail::kInMemory<std::decay_t<Dst>> && detail::kInMemory<Lhs> &&
+                detail::kInMemory<Rhs>) {
+    if (dst.colStride() == 1 || dst.cols() == 1) {
+      detail::multiply_floats(dst.data(), dst.rowStride(), detail::view_of(lhs), detail::view_of(rhs), mode);
+      return;
+    }
+  }
   if (rows >= 2 * kProductRowBlock) {
     parallel_for_blocks(rows, kProductRowBlock, [&](Index begin, Index end) {
       auto block = dst.middleRows(begin, end - begin);

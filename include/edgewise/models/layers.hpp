@@ -41,6 +41,9 @@ class Linear {
   /// dy: [N, out_dim]. dW += xᵀ dy, db += column sums of dy; returns dx = dy Wᵀ, [N, in_dim].
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
 
+  /// backward() without dx, for a layer whose input is data, not an output of another layer.
+  void backward_parameters(const Matrix<Scalar>& dy);
+
   /// Input and output widths.
   /// @{
   Index in_dim() const { return in_dim_; }
