@@ -404,11 +404,13 @@ void GraphAttention<Scalar>::combine_heads_and_project() {
     });
     combined = &combined_;
   }
-  if (options_.output_projection) multiply(output_, *combined, params_.value(w_out_));
-  const Matrix<Scalar>& unbiased = options_.output_projection ? output_ : *combined;
-  if (options_.bias) {
-    add_to_rows(output_, unbiased, params_.value(b_out_).row(0));
-  } else if (!options_.output_projection) {
+  if (options_.output_projection && options_.bias) {
+    multiply_from_bias(output_, *combined, params_.value(w_out_), params_.value(b_out_).row(0));
+  } else if (options_.output_projection) {
+    multiply(output_, *combined, params_.value(w_out_));
+  } else if (options_.bias) {
+    add_to_rows(output_, *combined, params_.value(b_out_).row(0));
+  } else {
     copy_rows(output_, *combined);
   }
 }

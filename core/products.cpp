@@ -1,5 +1,6 @@
 #include "edgewise/core/products.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <utility>
@@ -69,18 +70,23 @@ struct TileOperands {
   float* dst;
   Index dst_row_stride;
   Index depth;
-  Index last_width;  // columns of dst in the tile's last vector
-  bool accumulate;   // start from dst, else from zero
+  Index last_width;          // columns of dst in the tile's last vector
+  bool accumulate;           // start from dst, else from start_row
+  const float* start_row;    // the panel's columns of the row every sum starts from; null: zeros
 };
 
-// dst[r, :] = (accumulate ? dst[r, :] : 0) + sum over p, in order, of lhs(r, p) * rhs[p, :].
+// dst[r, :] = (accumulate ? dst[r, :] : start_row or 0) + sum over p, in order, of lhs(r, p) * rhs[p, :].
 template <int Rows, int Vectors>
 void tile(const TileOperands& t) {
   Vector sums[Rows][Vectors];
   for (int r = 0; r < Rows; ++r)
     for (int v = 0; v < Vectors; ++v) {
       const Index width = v + 1 == Vectors ? t.last_width : kLanes;
-      sums[r][v] = t.accumulate ? load(t.dst + r * t.dst_row_stride + v * kLanes, width) : Vector{};
+      if (t.accumulate) {
+        sums[r][v] = load(t.dst + r * t.dst_row_stride + v * kLanes, width);
+      } else {
+        sums[r][v] = t.start_row != nullptr ? load(t.start_row + v * kLanes, width) : Vector{};
+      }
     }
   for (Index p = 0; p < t.depth; ++p) {
     Vector rhs_row[Vectors];
@@ -123,15 +129,20 @@ PackedRhs pack_rhs(const FloatMatrixView& rhs) {
   thread_local std::vector<float> packed;
   const Index width = (rhs.cols + kLanes - 1) / kLanes * kLanes;
   packed.assign(static_cast<std::size_t>(rhs.rows * width), 0.0f);
-  for (Index p = 0; p < rhs.rows; ++p)
+  float* to = packed.data();
+  if (rhs.row_stride == 1) {  // the transpose of a row-major matrix (a weight in dx = dy Wᵀ): read its rows
     for (Index j = 0; j < rhs.cols; ++j)
-      packed[static_cast<std::size_t>(p * width + j)] = rhs.data[p * rhs.row_stride + j * rhs.col_stride];
-  return {packed.data(), width};
+      for (Index p = 0; p < rhs.rows; ++p) to[p * width + j] = rhs.data[p + j * rhs.col_stride];
+  } else {
+    for (Index p = 0; p < rhs.rows; ++p)
+      for (Index j = 0; j < rhs.cols; ++j) to[p * width + j] = rhs.data[p * rhs.row_stride + j * rhs.col_stride];
+  }
+  return {to, width};
 }
 
 // Rows [begin, end) of dst: depth blocks, in each the column panels, in each the row tiles.
 void multiply_rows(float* dst, Index dst_row_stride, const FloatMatrixView& lhs, const PackedRhs& rhs, Index cols,
-                   Index begin, Index end, Product mode) {
+                   Index begin, Index end, Product mode, const float* start_row) {
   constexpr Index panel = kTileVectors * kLanes;
   for (Index depth_begin = 0; depth_begin < lhs.cols; depth_begin += kDepthBlock) {
     TileOperands t{};
@@ -146,6 +157,7 @@ void multiply_rows(float* dst, Index dst_row_stride, const FloatMatrixView& lhs,
       const Index vectors = (width + kLanes - 1) / kLanes;
       t.last_width = width - (vectors - 1) * kLanes;
       t.rhs = rhs.data + depth_begin * rhs.row_stride + col;
+      t.start_row = start_row != nullptr ? start_row + col : nullptr;
       for (Index row = begin; row < end; row += kTileRows) {
         const Index rows = std::min<Index>(kTileRows, end - row);
         t.lhs = lhs.data + row * lhs.row_stride + depth_begin * lhs.col_stride;
@@ -156,9 +168,10 @@ void multiply_rows(float* dst, Index dst_row_stride, const FloatMatrixView& lhs,
   }
 }
 
-// Result rows per parallel block.
+// Result rows per parallel block: for tall results, the whole tiles nearest kProductRowBlock, since
+// a tile of fewer rows does less arithmetic per load.
 Index row_block(Index rows, Index depth, Index cols) {
-  if (rows >= 2 * kProductRowBlock) return kProductRowBlock;
+  if (rows >= 2 * kProductRowBlock) return (kProductRowBlock + kTileRows - 1) / kTileRows * kTileRows;
   if (rows * depth * cols < kParallelProducts) return rows;
   const Index tiles = (rows + kTileRows - 1) / kTileRows;
   return std::max<Index>(1, (tiles + kSmallResultBlocks - 1) / kSmallResultBlocks) * kTileRows;
@@ -167,17 +180,24 @@ Index row_block(Index rows, Index depth, Index cols) {
 }  // namespace
 
 void multiply_floats(float* dst, Index dst_row_stride, const FloatMatrixView& lhs, const FloatMatrixView& rhs,
-                     Product mode) {
+                     Product mode, const float* start_row) {
   const Index rows = lhs.rows, cols = rhs.cols;
   if (rows == 0 || cols == 0) return;
   if (lhs.cols == 0) {
     if (mode == Product::assign)
-      for (Index i = 0; i < rows; ++i) std::fill(dst + i * dst_row_stride, dst + i * dst_row_stride + cols, 0.0f);
+      for (Index i = 0; i < rows; ++i) {
+        float* row = dst + i * dst_row_stride;
+        if (start_row != nullptr) {
+          std::copy(start_row, start_row + cols, row);
+        } else {
+          std::fill(row, row + cols, 0.0f);
+        }
+      }
     return;
   }
   const PackedRhs packed = pack_rhs(rhs);
   parallel_for_blocks(rows, row_block(rows, lhs.cols, cols), [&](Index begin, Index end) {
-    multiply_rows(dst, dst_row_stride, lhs, packed, cols, begin, end, mode);
+    multiply_rows(dst, dst_row_stride, lhs, packed, cols, begin, end, mode, start_row);
   });
 }
 

@@ -170,8 +170,11 @@ class EpochRunner {
     params_.zero_grad();
     const double loss =
         distributed::active() ? slice_gradients(begin, end) : gradients(begin, end, Mode::train(dropout_rng_));
-    check_finite_step(params_, loss, epoch, batch);
-    if (options_.clip_norm > 0) clip_grad_norm(params_, options_.clip_norm);
+    // Float gradients' norm, summed in double, is finite exactly when every gradient is, so clipping's
+    // pass over them is also the check; clip_grad_norm leaves them as they are when it is not finite.
+    const bool clipped_finite = options_.clip_norm > 0 && std::isfinite(loss) &&
+                                std::isfinite(clip_grad_norm(params_, options_.clip_norm));
+    if (!clipped_finite) check_finite_step(params_, loss, epoch, batch);
     optimizer_.step();
     return loss;
   }

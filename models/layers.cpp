@@ -80,12 +80,8 @@ template <typename Scalar>
 const Matrix<Scalar>& Linear<Scalar>::forward(const Matrix<Scalar>& x) {
   require_cols("Linear", x, in_dim_);
   x_ = &x;
-  y_.resize(x.rows(), out_dim_);
-  // The product accumulates into the bias rows: Eigen would otherwise zero y first, and the bias
-  // would take a second pass over y.
   if (bias_.slot >= 0) {
-    y_.rowwise() = params_.value(bias_).row(0);
-    multiply(y_, x, params_.value(weight_), Product::add);
+    multiply_from_bias(y_, x, params_.value(weight_), params_.value(bias_).row(0));
   } else {
     multiply(y_, x, params_.value(weight_));
   }

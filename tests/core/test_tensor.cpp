@@ -1,6 +1,8 @@
 // SharedRows: rows that keep their storage alive, whether a matrix of their own or a caller's buffer.
+// add_row_sums: each column's sum in row order, to the bit.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -43,6 +45,32 @@ TEST(SharedRows, CopiesAnyOtherExpressionAndBindsToConstRowsRefWithoutACopy) {
   const ConstRowsRef<float> ref = rows;
   EXPECT_EQ(ref.data(), rows.data());
   EXPECT_EQ(SharedRows<float>().size(), 0);
+}
+
+// Widths around the 16-column chunks, an expression as the summand (as LayerNorm's gamma gradient
+// sums a product; an absolute value here, which no compiler can fuse into the sum), and a column as
+// the destination (the attention kernels' per-head sums).
+TEST(AddRowSums, AddsEachColumnInRowOrderAtEveryWidth) {
+  for (const Index cols : {1, 7, 16, 17, 33, 64, 100}) {
+    SCOPED_TRACE(cols);
+    const Matrix<float> m = Matrix<float>::Random(37, cols);
+    const Matrix<float> start = Matrix<float>::Random(1, cols);
+    Matrix<float> expected = start, expected_absolute = start;
+    for (Index r = 0; r < m.rows(); ++r)
+      for (Index c = 0; c < cols; ++c) {
+        expected(0, c) += m(r, c);
+        expected_absolute(0, c) += std::abs(m(r, c));
+      }
+    Matrix<float> sums = start;
+    add_row_sums(sums.row(0), m);
+    EXPECT_EQ(sums, expected);
+    Matrix<float> absolute_sums = start;
+    add_row_sums(absolute_sums.row(0), m.cwiseAbs());
+    EXPECT_EQ(absolute_sums, expected_absolute);
+    Vector<float> column = start.transpose();
+    add_row_sums(column.transpose(), m);
+    EXPECT_EQ(Matrix<float>(column.transpose()), expected);
+  }
 }
 
 }  // namespace

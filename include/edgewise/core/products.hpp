@@ -54,9 +54,14 @@ FloatMatrixView view_of(const T& m) {
 }
 
 /// dst = lhs * rhs (Product::add: dst += lhs * rhs) for a dst whose rows, dst_row_stride apart, are
-/// contiguous: each element summed over the inner dimension in order, rows cut among threads.
+/// contiguous: each element summed over the inner dimension in order, rows cut among threads. With
+/// Product::assign, a start_row (rhs.cols floats) starts every row's sums in place of zeros.
 void multiply_floats(float* dst, Index dst_row_stride, const FloatMatrixView& lhs, const FloatMatrixView& rhs,
-                     Product mode);
+                     Product mode, const float* start_row = nullptr);
+
+template <typename Dst, typename Lhs, typename Rhs>
+constexpr bool kFloatKernelTakes = std::is_same_v<typename std::decay_t<Dst>::Scalar, float> &&
+                                   kInMemory<std::decay_t<Dst>> && kInMemory<Lhs> && kInMemory<Rhs>;
 
 }  // namespace detail
 
@@ -70,8 +75,7 @@ void multiply(Dst&& dst, const Lhs& lhs, const Rhs& rhs, Product mode = Product:
   using Scalar = typename std::decay_t<Dst>::Scalar;
   const Index rows = lhs.rows(), depth = lhs.cols();
   if (mode == Product::assign) dst.resize(rows, rhs.cols());  // a block of the right shape stays as it is
-  if constexpr (std::is_same_v<Scalar, float> && detail::kInMemory<std::decay_t<Dst>> && detail::kInMemory<Lhs> &&
-                detail::kInMemory<Rhs>) {
+  if constexpr (detail::kFloatKernelTakes<Dst, Lhs, Rhs>) {
     if (dst.colStride() == 1 || dst.cols() == 1) {
       detail::multiply_floats(dst.data(), dst.rowStride(), detail::view_of(lhs), detail::view_of(rhs), mode);
       return;
@@ -109,6 +113,22 @@ void multiply(Dst&& dst, const Lhs& lhs, const Rhs& rhs, Product mode = Product:
   } else {
     dst.noalias() = lhs * rhs;
   }
+}
+
+/// dst = bias + lhs * rhs, the row `bias` added to every row: a layer's bias and product in one pass
+/// over dst, with the bits of dst.rowwise() = bias followed by multiply(..., Product::add).
+template <typename Dst, typename Lhs, typename Rhs, typename Bias>
+void multiply_from_bias(Dst&& dst, const Lhs& lhs, const Rhs& rhs, const Bias& bias) {
+  dst.resize(lhs.rows(), rhs.cols());
+  if constexpr (detail::kFloatKernelTakes<Dst, Lhs, Rhs> && detail::kInMemory<Bias>) {
+    if ((dst.colStride() == 1 || dst.cols() == 1) && bias.innerStride() == 1) {
+      detail::multiply_floats(dst.data(), dst.rowStride(), detail::view_of(lhs), detail::view_of(rhs), Product::assign,
+                              bias.data());
+      return;
+    }
+  }
+  dst.rowwise() = bias;
+  multiply(dst, lhs, rhs, Product::add);
 }
 
 }  // namespace edgewise

@@ -106,10 +106,22 @@ RowView<const Scalar> read_rows(const Matrix<Scalar>& m, Index first_col = 0) {
 namespace edgewise {
 
 /// out += the sum of m's rows, added in row order. Eigen's colwise().sum() may order the additions
-/// differently with the thread count, which would make gradients depend on it.
+/// differently with the thread count, which would make gradients depend on it. The columns go in
+/// chunks of 16, each summed in a register over all rows: adding whole rows to out loaded and stored
+/// out at every row, with the overhead of a dynamic-size expression each time.
 template <typename Out, typename M>
 void add_row_sums(Out&& out, const M& m) {
-  for (Index r = 0; r < m.rows(); ++r) out += m.row(r);
+  using Scalar = typename M::Scalar;
+  constexpr Index kChunk = 16;
+  const Index cols = m.cols();
+  Index c = 0;
+  for (; c + kChunk <= cols; c += kChunk) {
+    Eigen::Matrix<Scalar, 1, kChunk> sums = out.template segment<kChunk>(c);
+    for (Index r = 0; r < m.rows(); ++r) sums += m.row(r).template segment<kChunk>(c);
+    out.template segment<kChunk>(c) = sums;
+  }
+  if (c < cols)
+    for (Index r = 0; r < m.rows(); ++r) out.tail(cols - c) += m.row(r).tail(cols - c);
 }
 
 }  // namespace edgewise
