@@ -167,6 +167,25 @@ TEST_F(ProductTest, FloatRowsGiveTheBitsOfTheWholeProduct) {
   }
 }
 
+// A layer's bias and product in one pass: the bits of writing the bias into every row and adding
+// the product to it, with the kernel and with Eigen (double).
+TYPED_TEST(ProductCutTest, ProductFromBiasEqualsTheProductAddedToBiasRows) {
+  using Scalar = TypeParam;
+  for (const Index depth : {0, 5, 300})
+    for (const Index cols : {3, 16, 70}) {
+      SCOPED_TRACE(std::to_string(depth) + " deep, " + std::to_string(cols) + " columns");
+      const Matrix<Scalar> lhs = random_matrix<Scalar>(2 * kProductRowBlock + 9, depth, 16);
+      const Matrix<Scalar> rhs = random_matrix<Scalar>(depth, cols, 17);
+      const Matrix<Scalar> bias = random_matrix<Scalar>(1, cols, 18);
+      Matrix<Scalar> expected(lhs.rows(), cols);
+      expected.rowwise() = bias.row(0);
+      multiply(expected, lhs, rhs, Product::add);
+      Matrix<Scalar> result;
+      multiply_from_bias(result, lhs, rhs, bias.row(0));
+      EXPECT_TRUE(same_bits(result, expected));
+    }
+}
+
 TEST_F(ProductTest, TransposedOperandsAndBlocksAsDestination) {
   // A weight gradient x^T dy into a block of a larger matrix, and dy W^T: both cut.
   const Matrix<float> x = random_matrix(3 * kProductDepthBlock, 40, 4);
