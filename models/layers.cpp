@@ -381,6 +381,32 @@ Scalar normalize_row_in_packets(const Scalar* x, Scalar* centered, Scalar* y, co
   return rstd;
 }
 
+// LayerNorm's backward on one row of whole, aligned packets, as normalize_row_in_packets is its
+// forward: the operations of the row expressions in LayerNorm::backward, with the same roundings.
+template <typename Scalar>
+void normalize_gradient_row_in_packets(const Scalar* dy, const Scalar* normalized, const Scalar* gamma, Scalar rstd,
+                                       Scalar* dx, Index dim) {
+  using namespace Eigen::internal;
+  using Packet = typename packet_traits<Scalar>::type;
+  constexpr Index lanes = packet_traits<Scalar>::size;
+  const Index packets = dim / lanes;
+  for (Index i = 0; i < packets; ++i)
+    pstore(dx + i * lanes, pmul(pload<Packet>(dy + i * lanes), ploadu<Packet>(gamma + i * lanes)));
+  const auto scalar_dim = static_cast<Scalar>(dim);
+  const Scalar mean_g = packet_sum<Scalar>(packets, [&](Index i) { return pload<Packet>(dx + i * lanes); }) / scalar_dim;
+  const Scalar mean_g_xhat = packet_sum<Scalar>(packets, [&](Index i) {
+                               return pmul(pload<Packet>(dx + i * lanes), pload<Packet>(normalized + i * lanes));
+                             }) /
+                             scalar_dim;
+  const Packet rstd_lanes = pset1<Packet>(rstd), mean_g_lanes = pset1<Packet>(mean_g),
+               mean_g_xhat_lanes = pset1<Packet>(mean_g_xhat);
+  for (Index i = 0; i < packets; ++i) {
+    const Packet centered = psub(pload<Packet>(dx + i * lanes), mean_g_lanes);
+    const Packet projected = pmul(pload<Packet>(normalized + i * lanes), mean_g_xhat_lanes);
+    pstore(dx + i * lanes, pmul(rstd_lanes, psub(centered, projected)));
+  }
+}
+
 // Whether rows of `dim` scalars from `data` all start on a packet boundary and hold whole packets.
 template <typename Scalar>
 bool rows_in_whole_packets(const Scalar* data, Index dim) {
@@ -428,6 +454,14 @@ const Matrix<Scalar>& LayerNorm<Scalar>::backward(const Matrix<Scalar>& dy) {
   dx_.resize(dy.rows(), dim_);
   const auto gamma = params_.value(gamma_).row(0);
   const auto dim = static_cast<Scalar>(dim_);
+  if (rows_in_whole_packets(dy.data(), dim_) && rows_in_whole_packets(normalized_.data(), dim_) &&
+      rows_in_whole_packets(dx_.data(), dim_)) {
+    parallel_for(dy.rows(), [&](Index r) {
+      normalize_gradient_row_in_packets(dy.row(r).data(), normalized_.row(r).data(), gamma.data(), rstd_(r),
+                                        dx_.row(r).data(), dim_);
+    });
+    return dx_;
+  }
   parallel_for(dy.rows(), [&](Index r) {
     auto g = dx_.row(r);  // dL/dx̂, turned into dL/dx in place
     g = dy.row(r).cwiseProduct(gamma);

@@ -424,8 +424,8 @@ TEST(LayerNormTest, NormalizesEachRow) {
   }
 }
 
-// The whole-packet path gives the very bits of the row expressions it stands for, which trained
-// models were saved with.
+// The whole-packet paths, forward and backward, give the very bits of the row expressions they
+// stand for, which trained models were saved with.
 TEST(LayerNormTest, RowsOfWholePacketsGiveTheRowExpressionsBits) {
   SplitMix64 rng(16);
   for (const Index dim : {16, 48, 64, 128}) {
@@ -442,6 +442,19 @@ TEST(LayerNormTest, RowsOfWholePacketsGiveTheRowExpressionsBits) {
       const Eigen::RowVectorXf expected = centered.cwiseProduct(gamma) + beta;
       EXPECT_EQ(std::memcmp(y.row(r).data(), expected.data(), sizeof(float) * static_cast<std::size_t>(dim)), 0)
           << "dim " << dim << ", row " << r;
+    }
+    const Matrix<float> dy = random_matrix(7, dim, rng).cast<float>();
+    const Matrix<float> dx = norm.backward(dy);
+    for (Index r = 0; r < x.rows(); ++r) {
+      Eigen::RowVectorXf normalized = x.row(r).array() - x.row(r).mean();
+      const float rstd = 1.0f / std::sqrt(normalized.squaredNorm() / static_cast<float>(dim) + 1e-5f);
+      normalized *= rstd;
+      Eigen::RowVectorXf g = dy.row(r).cwiseProduct(gamma);
+      const float mean_g = g.sum() / static_cast<float>(dim);
+      const float mean_g_xhat = g.dot(normalized) / static_cast<float>(dim);
+      g.array() = rstd * (g.array() - mean_g - normalized.array() * mean_g_xhat);
+      EXPECT_EQ(std::memcmp(dx.row(r).data(), g.data(), sizeof(float) * static_cast<std::size_t>(dim)), 0)
+          << "backward, dim " << dim << ", row " << r;
     }
   }
 }
