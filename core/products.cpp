@@ -128,7 +128,7 @@ PackedRhs pack_rhs(const FloatMatrixView& rhs) {
   if (rhs.col_stride == 1 && rhs.cols % kLanes == 0) return {rhs.data, rhs.row_stride};
   thread_local std::vector<float> packed;
   const Index width = (rhs.cols + kLanes - 1) / kLanes * kLanes;
-  packed.assign(static_cast<std::size_t>(rhs.rows * width), 0.0f);
+  packed.resize(static_cast<std::size_t>(rhs.rows * width));
   float* to = packed.data();
   if (rhs.row_stride == 1) {  // the transpose of a row-major matrix (a weight in dx = dy Wᵀ): read its rows
     for (Index j = 0; j < rhs.cols; ++j)
@@ -137,6 +137,7 @@ PackedRhs pack_rhs(const FloatMatrixView& rhs) {
     for (Index p = 0; p < rhs.rows; ++p)
       for (Index j = 0; j < rhs.cols; ++j) to[p * width + j] = rhs.data[p * rhs.row_stride + j * rhs.col_stride];
   }
+  for (Index p = 0; p < rhs.rows; ++p) std::fill(to + p * width + rhs.cols, to + (p + 1) * width, 0.0f);
   return {to, width};
 }
 
