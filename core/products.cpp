@@ -31,17 +31,17 @@ constexpr int kTileRows = 6;
 // its order.
 constexpr Index kDepthBlock = 256;
 
-// Results of fewer than two kProductRowBlocks are cut into this many blocks of whole tiles, so that
-// a weight gradient (few rows, a deep inner dimension) still runs on two threads, when the product
-// has at least kParallelProducts multiplications: below that, starting the threads costs more than
-// they save.
+// A result of fewer than two kProductRowBlocks rows is cut into kSmallResultBlocks blocks of whole
+// tiles, so that a weight gradient (few rows over a deep inner dimension) still runs on two threads;
+// but only a product of at least kParallelProducts multiply-adds: for a smaller one, starting the
+// threads costs more than they save.
 constexpr Index kSmallResultBlocks = 4;
 constexpr Index kParallelProducts = Index{1} << 18;
 
 using Vector = float __attribute__((vector_size(kLanes * sizeof(float))));
 
 // The first `count` floats at `from`, the other lanes 0. A whole vector is one unaligned load;
-// fewer floats are copied one call, at the end of a row.
+// fewer floats, at the end of a row, are copied by one call.
 Vector load(const float* from, Index count) {
   Vector v{};
   if (count == kLanes) {

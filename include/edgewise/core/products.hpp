@@ -9,7 +9,7 @@
 ///   bits. It keeps a tile of the result in registers and reads the operands in place, where
 ///   Eigen's product first copies both into its blocked layout, which cost the small products of
 ///   molecule batches as much as the arithmetic;
-/// - all others (double, a sparse lhs, a destination with rows apart in memory) cut into blocks
+/// - all others (double, a sparse lhs, a destination whose rows are not contiguous) cut into blocks
 ///   fixed by the shapes alone, each block a one-thread Eigen product: any number of threads runs
 ///   the same blocks and sums them in the same order.
 #pragma once
@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/core/sparse.hpp"
 
@@ -115,10 +116,12 @@ void multiply(Dst&& dst, const Lhs& lhs, const Rhs& rhs, Product mode = Product:
   }
 }
 
-/// dst = bias + lhs * rhs, the row `bias` added to every row: a layer's bias and product in one pass
-/// over dst, with the bits of dst.rowwise() = bias followed by multiply(..., Product::add).
+/// dst = bias + lhs * rhs, the row `bias` (rhs.cols() values) added to every row: a layer's bias and
+/// product in one pass over dst, with the bits of dst.rowwise() = bias followed by multiply(...,
+/// Product::add).
 template <typename Dst, typename Lhs, typename Rhs, typename Bias>
 void multiply_from_bias(Dst&& dst, const Lhs& lhs, const Rhs& rhs, const Bias& bias) {
+  EDGEWISE_CHECK(bias.size() == rhs.cols());
   dst.resize(lhs.rows(), rhs.cols());
   if constexpr (detail::kFloatKernelTakes<Dst, Lhs, Rhs> && detail::kInMemory<Bias>) {
     if ((dst.colStride() == 1 || dst.cols() == 1) && bias.innerStride() == 1) {
