@@ -393,7 +393,7 @@ TEST(DropoutTest, RejectsBadArguments) {
 }
 
 // Rows of whole, aligned packets (dim a multiple of 16 floats or 8 doubles here, so 16 and not 6)
-// take a path of their own in the forward; the gradients must hold on both paths.
+// take a path of their own, forward and backward; the gradients must hold on both paths.
 TEST(LayerNormTest, GradientsMatchFiniteDifferences) {
   for (const auto& [dim, seed] : {std::pair<Index, std::uint64_t>{6, 13}, std::pair<Index, std::uint64_t>{16, 15}}) {
     SCOPED_TRACE("dim " + std::to_string(dim));
@@ -434,27 +434,23 @@ TEST(LayerNormTest, RowsOfWholePacketsGiveTheRowExpressionsBits) {
     for (Index k = 0; k < params.size(); ++k) params.values()(k) = static_cast<float>(rng.uniform(-1.0, 1.0));
     const Matrix<float> x = (3.0 * random_matrix(7, dim, rng).array() + 1.0).cast<float>();
     const Matrix<float> y = norm.forward(x);
-    const auto gamma = params.value(params.find("norm.gamma")).row(0);
-    const auto beta = params.value(params.find("norm.beta")).row(0);
-    for (Index r = 0; r < x.rows(); ++r) {
-      Eigen::RowVectorXf centered = x.row(r).array() - x.row(r).mean();
-      centered *= 1.0f / std::sqrt(centered.squaredNorm() / static_cast<float>(dim) + 1e-5f);
-      const Eigen::RowVectorXf expected = centered.cwiseProduct(gamma) + beta;
-      EXPECT_EQ(std::memcmp(y.row(r).data(), expected.data(), sizeof(float) * static_cast<std::size_t>(dim)), 0)
-          << "dim " << dim << ", row " << r;
-    }
     const Matrix<float> dy = random_matrix(7, dim, rng).cast<float>();
     const Matrix<float> dx = norm.backward(dy);
+    const auto gamma = params.value(params.find("norm.gamma")).row(0);
+    const auto beta = params.value(params.find("norm.beta")).row(0);
+    const auto scalar_dim = static_cast<float>(dim);
+    const auto row_bytes = sizeof(float) * static_cast<std::size_t>(dim);
     for (Index r = 0; r < x.rows(); ++r) {
       Eigen::RowVectorXf normalized = x.row(r).array() - x.row(r).mean();
-      const float rstd = 1.0f / std::sqrt(normalized.squaredNorm() / static_cast<float>(dim) + 1e-5f);
+      const float rstd = 1.0f / std::sqrt(normalized.squaredNorm() / scalar_dim + 1e-5f);
       normalized *= rstd;
+      const Eigen::RowVectorXf expected = normalized.cwiseProduct(gamma) + beta;
+      EXPECT_EQ(std::memcmp(y.row(r).data(), expected.data(), row_bytes), 0) << "forward, dim " << dim << ", row " << r;
       Eigen::RowVectorXf g = dy.row(r).cwiseProduct(gamma);
-      const float mean_g = g.sum() / static_cast<float>(dim);
-      const float mean_g_xhat = g.dot(normalized) / static_cast<float>(dim);
+      const float mean_g = g.sum() / scalar_dim;
+      const float mean_g_xhat = g.dot(normalized) / scalar_dim;
       g.array() = rstd * (g.array() - mean_g - normalized.array() * mean_g_xhat);
-      EXPECT_EQ(std::memcmp(dx.row(r).data(), g.data(), sizeof(float) * static_cast<std::size_t>(dim)), 0)
-          << "backward, dim " << dim << ", row " << r;
+      EXPECT_EQ(std::memcmp(dx.row(r).data(), g.data(), row_bytes), 0) << "backward, dim " << dim << ", row " << r;
     }
   }
 }
