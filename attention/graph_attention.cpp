@@ -76,6 +76,17 @@ void multiply_elements(Matrix<Scalar>& out, const Lhs& a, const Matrix<Scalar>& 
   });
 }
 
+// rows(r, c) *= factors(r, c) across threads, as multiply_elements on rows held elsewhere.
+template <typename Scalar>
+void multiply_in_place(RowView<Scalar> rows, const Matrix<Scalar>& factors) {
+  parallel_for_row_blocks(factors.rows(), factors.cols(), [&](Index begin, Index end) {
+    for (Index r = begin; r < end; ++r) {
+      Scalar* row = rows.row(r);
+      for (Index c = 0; c < factors.cols(); ++c) row[c] *= factors(r, c);
+    }
+  });
+}
+
 // out = a + row (each row of a plus the row vector), across threads.
 template <typename Scalar, typename Row>
 void add_to_rows(Matrix<Scalar>& out, const Matrix<Scalar>& a, const Row& row) {
@@ -150,6 +161,16 @@ Index GraphAttention<Scalar>::projection_width() const {
 template <typename Scalar>
 RowView<const Scalar> GraphAttention<Scalar>::values() const {
   return read_rows(projected_, uses_query_key_value() ? 2 * width() : 0);
+}
+
+// Where backward writes d(values): their own columns of d(projected), which the scores' backward
+// then completes, so no [N, H*d] buffer is copied in. gatv2's backward overwrites the columns its
+// values share with the source terms, so it gets a buffer of its own and adds it after.
+template <typename Scalar>
+RowView<Scalar> GraphAttention<Scalar>::value_gradient_rows() {
+  if (options_.score != ScoreFunction::gatv2) return rows_of(dprojected_, uses_query_key_value() ? 2 * width() : 0);
+  dvalues_.resize(graph_->num_nodes(), width());
+  return rows_of(dvalues_);
 }
 
 // The values the aggregation multiplies: dropped out in training with value dropout.
@@ -434,21 +455,21 @@ void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
   const Graph& g = *graph_;
   const Index h = options_.heads, d = options_.head_dim;
   dalpha_.resize(g.num_edges(), h);
-  dvalues_.resize(g.num_nodes(), width());
+  dprojected_.resize(g.num_nodes(), projection_width());
+  const RowView<Scalar> dvalues = value_gradient_rows();
   if (fused_) {
     alpha_.resize(g.num_edges(), h);
-    softmax_attend_backward(dalpha_.data(), rows_of(dvalues_), alpha_.data(), g, scores_.data(), node_sum_.data(),
+    softmax_attend_backward(dalpha_.data(), dvalues, alpha_.data(), g, scores_.data(), node_sum_.data(),
                             aggregated_values(), read_rows(daggregated_), h, d);
   } else {
     const bool dropout = keep_.size() > 0;
-    aggregate_backward(dalpha_.data(), rows_of(dvalues_), g, dropout ? alpha_used_.data() : alpha_.data(),
-                       aggregated_values(), read_rows(daggregated_), h, d);
+    aggregate_backward(dalpha_.data(), dvalues, g, dropout ? alpha_used_.data() : alpha_.data(), aggregated_values(),
+                       read_rows(daggregated_), h, d);
     if (dropout) multiply_elements(dalpha_, dalpha_, keep_);
     backward_normalization();
   }
-  if (value_keep_.size() > 0) multiply_elements(dvalues_, dvalues_, value_keep_);
+  if (value_keep_.size() > 0) multiply_in_place(dvalues, value_keep_);
   if (edge_features_ != nullptr) backward_edge_bias();
-  dprojected_.resize(g.num_nodes(), projection_width());
   backward_scores();
 
   // Eigen's product with a transposed sparse matrix scatters into the rows of its result, on one
@@ -478,15 +499,19 @@ template <typename Scalar>
 void GraphAttention<Scalar>::backward_output(const Matrix<Scalar>& dy) {
   if (options_.bias) add_row_sums(params_.grad(b_out_).row(0), dy);
   const Matrix<Scalar>& combined = options_.concat_heads ? aggregated_ : combined_;
+  if (options_.output_projection) multiply(params_.grad(w_out_), combined.transpose(), dy, Product::add);
+  if (options_.concat_heads) {
+    if (options_.output_projection) {
+      multiply(daggregated_, dy, params_.value(w_out_).transpose());
+    } else {
+      copy_rows(daggregated_, dy);
+    }
+    return;
+  }
   const Matrix<Scalar>* dcombined = &dy;
   if (options_.output_projection) {
-    multiply(params_.grad(w_out_), combined.transpose(), dy, Product::add);
     multiply(dcombined_, dy, params_.value(w_out_).transpose());
     dcombined = &dcombined_;
-  }
-  if (options_.concat_heads) {
-    copy_rows(daggregated_, *dcombined);
-    return;
   }
   // Each head's share of the mean: the same d columns, divided by the head count, in every head.
   const Index h = options_.heads, d = options_.head_dim;
@@ -525,7 +550,6 @@ void GraphAttention<Scalar>::backward_scores() {
       const Scalar scale = options_.score == ScoreFunction::dot ? Scalar(1) : Scalar(1) / std::sqrt(Scalar(d));
       dot_scores_backward(rows_of(dprojected_, 0), rows_of(dprojected_, w), g, read_rows(projected_, 0),
                           read_rows(projected_, w), dscores, h, d, scale);
-      dprojected_.middleCols(2 * w, w) = dvalues_;
       break;
     }
     case ScoreFunction::bilinear: {
@@ -539,7 +563,6 @@ void GraphAttention<Scalar>::backward_scores() {
                  Product::add);
         multiply(dprojected_.middleCols(head * d, d), dquery_map_.middleCols(head * d, d), w_h.transpose());
       }
-      dprojected_.middleCols(2 * w, w) = dvalues_;
       break;
     }
     case ScoreFunction::additive: {
@@ -559,14 +582,13 @@ void GraphAttention<Scalar>::backward_scores() {
           datt_dst.row(head) += ddst_terms_.col(head).transpose() * z;
         }
       });
-      // z is both the values and the input of the attention terms.
+      // z is both the values and the input of the attention terms: d(z) holds d(values) so far.
       detail::with_head_width(d, [&](auto width) {
         using detail::head_of;
         parallel_for(g.num_nodes(), [&](Index i) {
           Scalar* dz = dprojected_.row(i).data();
-          const Scalar* dv = dvalues_.row(i).data();
           for (Index head = 0; head < h; ++head)
-            head_of(dz, head, width) = head_of(dv, head, width) +
+            head_of(dz, head, width) = head_of(dz, head, width) +
                                        dsrc_terms_(i, head) * head_of(att_src.data(), head, width) +
                                        ddst_terms_(i, head) * head_of(att_dst.data(), head, width);
         });

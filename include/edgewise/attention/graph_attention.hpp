@@ -130,6 +130,7 @@ class GraphAttention {
   bool uses_query_key_value() const;
   RowView<const Scalar> values() const;
   RowView<const Scalar> aggregated_values() const;
+  RowView<Scalar> value_gradient_rows();
 
   template <typename Input>  // Matrix or SparseMatrix
   const Matrix<Scalar>& project_and_attend(const Graph& graph, const Input& x, const Matrix<Scalar>* edge_features,
@@ -185,10 +186,10 @@ class GraphAttention {
   Matrix<Scalar> output_;       // [N, out_dim()]
 
   // Backward buffers.
-  Matrix<Scalar> dcombined_;
-  Matrix<Scalar> daggregated_;
+  Matrix<Scalar> dcombined_;     // heads averaged: [N, d]
+  Matrix<Scalar> daggregated_;   // [N, H*d]
   Matrix<Scalar> dalpha_;
-  Matrix<Scalar> dvalues_;       // [N, H*d]
+  Matrix<Scalar> dvalues_;       // gatv2: [N, H*d]
   Matrix<Scalar> dprojected_;    // [N, projection_width()]
   Matrix<Scalar> dsrc_terms_;    // additive: [N, H]
   Matrix<Scalar> ddst_terms_;    // additive: [N, H]
