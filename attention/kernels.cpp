@@ -269,21 +269,26 @@ void edge_softmax_forward(Scalar* alpha, const Graph& g, const Scalar* scores, I
   });
 }
 
+// edge_softmax_backward on the in-edges [begin, end) of one node; dscores may be dalpha.
+template <typename Scalar>
+void softmax_backward_of_node(Scalar* dscores, const Scalar* alpha, const Scalar* dalpha, Index begin, Index end,
+                              Index heads) {
+  for (Index h = 0; h < heads; ++h) {
+    Scalar weighted = 0;
+    for (Index p = begin; p < end; ++p) weighted += alpha[p * heads + h] * dalpha[p * heads + h];
+    for (Index p = begin; p < end; ++p)
+      dscores[p * heads + h] = alpha[p * heads + h] * (dalpha[p * heads + h] - weighted);
+  }
+}
+
 template <typename Scalar>
 void edge_softmax_backward(Scalar* dscores, const Graph& g, const Scalar* alpha, const Scalar* dalpha, Index heads) {
   const detail::Extent out = per_edge(dscores, g, heads);
   EDGEWISE_CHECK(heads > 0 && !overlap(out, per_edge(alpha, g, heads)));
   EDGEWISE_CHECK(same_or_apart(dscores, out, dalpha, per_edge(dalpha, g, heads)));
   const auto offsets = g.in_offsets();
-  parallel_for(g.num_nodes(), [&](Index i) {
-    const Index begin = offsets[i], end = offsets[i + 1];
-    for (Index h = 0; h < heads; ++h) {
-      Scalar weighted = 0;
-      for (Index p = begin; p < end; ++p) weighted += alpha[p * heads + h] * dalpha[p * heads + h];
-      for (Index p = begin; p < end; ++p)
-        dscores[p * heads + h] = alpha[p * heads + h] * (dalpha[p * heads + h] - weighted);
-    }
-  });
+  parallel_for(g.num_nodes(),
+               [&](Index i) { softmax_backward_of_node(dscores, alpha, dalpha, offsets[i], offsets[i + 1], heads); });
 }
 
 template <typename Scalar>
@@ -347,8 +352,45 @@ void aggregate_backward(Scalar* dalpha, RowView<Scalar> dv, const Graph& g, cons
   });
 }
 
+// By destination, one node at a time: softmax_weights, the d(alpha) half of aggregate_backward and
+// edge_softmax_backward, each node's in-edges still in cache for the next step; then dv by source.
+template <typename Scalar>
+void softmax_attend_backward(Scalar* dscores, RowView<Scalar> dv, Scalar* alpha, const Graph& g, const Scalar* weights,
+                             const Scalar* node_sum, RowView<const Scalar> v, RowView<const Scalar> dout, Index heads,
+                             Index head_dim) {
+  check_heads(heads, head_dim, dv, v, dout);
+  const Index n = g.num_nodes(), e = g.num_edges(), w = heads * head_dim;
+  const detail::Extent alpha_extent = per_edge(alpha, g, heads), dscores_extent = per_edge(dscores, g, heads);
+  EDGEWISE_CHECK(!overlap(alpha_extent, per_node(node_sum, g, heads)) &&
+                 !overlap(dscores_extent, per_node(node_sum, g, heads)));
+  EDGEWISE_CHECK(same_or_apart(alpha, alpha_extent, weights, per_edge(weights, g, heads)) &&
+                 !overlap(dscores_extent, alpha_extent) && !overlap(dscores_extent, per_edge(weights, g, heads)));
+  for (const RowView<const Scalar> input : {v, dout})
+    EDGEWISE_CHECK(!overlap(input, w, n, dscores, e * heads) && !overlap(input, w, n, alpha, e * heads) &&
+                   !overlap(dv, w, input, w, n));
+  EDGEWISE_CHECK(!overlap(dv, w, n, dscores, e * heads) && !overlap(dv, w, n, alpha, e * heads));
+  const auto in_offsets = g.in_offsets();
+  const auto sources = g.in_sources();
+  with_head_shape(heads, head_dim, [&](auto d, auto count) {
+    parallel_for(n, [&](Index i) {
+      const Index begin = in_offsets[i], end = in_offsets[i + 1];
+      for (Index p = begin; p < end; ++p) {
+        prefetch_ahead(v, sources, p, w);
+        for (Index h = 0; h < heads; ++h) {
+          alpha[p * heads + h] = weights[p * heads + h] / node_sum[i * heads + h];
+          dscores[p * heads + h] = head_of(dout.row(i), h, d).dot(head_of(v.row(sources[p]), h, d));
+        }
+      }
+      softmax_backward_of_node(dscores, alpha, dscores, begin, end, heads);
+    });
+    sum_out_rows(dv, g, alpha, Scalar(1), dout, d, count);
+  });
+}
+
 #define EDGEWISE_INSTANTIATE_KERNELS(Scalar)                                                                          \
   template void softmax_weights(Scalar*, const Graph&, const Scalar*, const Scalar*, Index);                           \
+  template void softmax_attend_backward(Scalar*, RowView<Scalar>, Scalar*, const Graph&, const Scalar*,               \
+                                        const Scalar*, RowView<const Scalar>, RowView<const Scalar>, Index, Index);   \
   template void dot_scores_forward(Scalar*, const Graph&, RowView<const Scalar>, RowView<const Scalar>, Index, Index, \
                                    Scalar);                                                                           \
   template void dot_scores_backward(RowView<Scalar>, RowView<Scalar>, const Graph&, RowView<const Scalar>,            \

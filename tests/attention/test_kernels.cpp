@@ -267,28 +267,38 @@ TEST_P(SoftmaxAttendWidthTest, BackwardSumsEqualSumsEdgeByEdge) {
   EXPECT_LT((dk - dk_ref).cwiseAbs().maxCoeff(), 1e-12);
 }
 
-// The named backward of the fused kernel gives the bits of the three kernels it is made of.
-TEST(SoftmaxAttendTest, BackwardEqualsWeightsThenAggregationThenSoftmaxBackward) {
+// The fused kernel's backward gives the bits of the three kernels it does in one pass, at a generic
+// head shape and at the fixed ones of the float layers.
+template <typename Scalar>
+void expect_backward_bits_of_three_kernels(Index heads, Index d) {
+  SCOPED_TRACE(std::to_string(heads) + " heads of " + std::to_string(d));
   const Graph g = testing::irregular_graph();
-  const Index n = g.num_nodes(), e = g.num_edges(), heads = 2, d = 3;
+  const Index n = g.num_nodes(), e = g.num_edges();
   SplitMix64 rng(4);
-  const Matrix<double> q = random_matrix(rng, n, heads * d), k = random_matrix(rng, n, heads * d);
-  const Matrix<double> v = random_matrix(rng, n, heads * d), dout = random_matrix(rng, n, heads * d);
-  Matrix<double> weights(e, heads), sum(n, heads), out(n, heads * d);
-  softmax_attend_forward(rows_of(out), weights.data(), sum.data(), g, read_rows(v), heads, d,
-                         DotScore<double>{read_rows(q), read_rows(k), 0.5}, static_cast<const double*>(nullptr));
+  const auto random = [&] { return Matrix<Scalar>(random_matrix(rng, n, heads * d).cast<Scalar>()); };
+  const Matrix<Scalar> q = random(), k = random(), v = random(), dout = random();
+  Matrix<Scalar> weights(e, heads), sum(n, heads), out(n, heads * d);
+  const DotScore<Scalar> score{read_rows(q), read_rows(k), Scalar(0.5)};
+  softmax_attend_forward(rows_of(out), weights.data(), sum.data(), g, read_rows(v), heads, d, score,
+                         static_cast<const Scalar*>(nullptr));
 
-  Matrix<double> alpha(e, heads), dalpha(e, heads), dv(n, heads * d), expected_dscores(e, heads);
+  Matrix<Scalar> alpha(e, heads), dalpha(e, heads), dv(n, heads * d), expected_dscores(e, heads);
   softmax_weights(alpha.data(), g, weights.data(), sum.data(), heads);
   aggregate_backward(dalpha.data(), rows_of(dv), g, alpha.data(), read_rows(v), read_rows(dout), heads, d);
   edge_softmax_backward(expected_dscores.data(), g, alpha.data(), dalpha.data(), heads);
 
-  Matrix<double> composed_alpha(e, heads), dscores(e, heads), composed_dv(n, heads * d);
+  Matrix<Scalar> composed_alpha(e, heads), dscores(e, heads), composed_dv(n, heads * d);
   softmax_attend_backward(dscores.data(), rows_of(composed_dv), composed_alpha.data(), g, weights.data(), sum.data(),
                           read_rows(v), read_rows(dout), heads, d);
   EXPECT_EQ(composed_alpha, alpha);
   EXPECT_EQ(dscores, expected_dscores);
   EXPECT_EQ(composed_dv, dv);
+}
+
+TEST(SoftmaxAttendTest, BackwardEqualsWeightsThenAggregationThenSoftmaxBackward) {
+  expect_backward_bits_of_three_kernels<double>(2, 3);
+  for (const auto& [heads, d] : {std::pair<Index, Index>{2, 3}, {4, 16}, {8, 8}, {1, 64}, {16, 4}})
+    expect_backward_bits_of_three_kernels<float>(heads, d);
 }
 
 // Kernels refuse arguments that would corrupt memory: no heads, rows narrower than the heads, and an

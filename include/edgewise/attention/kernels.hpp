@@ -529,19 +529,18 @@ void aggregate_backward(Scalar* dalpha, RowView<Scalar> dv, const Graph& g, cons
 
 // --- The fused kernel's backward ----------------------------------------------------------------
 
-/// The backward of softmax_attend_forward, composed of three kernels: softmax_weights puts the
-/// normalized weights in alpha ([E, H], kept for the caller), aggregate_backward gives d(alpha) and
-/// dv (overwritten), and edge_softmax_backward turns d(alpha) into dscores ([E, H], overwritten): the
-/// gradient of s = score + bias, which the score function's backward and the bias then take. Bytes
-/// per edge: those of the three kernels, about 2*H*d scalars of gathered rows and 9*H of per-edge
-/// values. The same operations in the same order as calling the three, so the same bits.
+/// The backward of softmax_attend_forward: softmax_weights puts the normalized weights in alpha ([E,
+/// H], kept for the caller), aggregate_backward gives d(alpha) and dv (overwritten), and
+/// edge_softmax_backward turns d(alpha) into dscores ([E, H], overwritten): the gradient of s = score
+/// + bias, which the score function's backward and the bias then take. softmax_weights, the d(alpha)
+/// half of aggregate_backward and edge_softmax_backward run node by node by destination, in one pass
+/// over the graph, so a node's d(alpha) becomes its dscores while still in cache; dv, the other half,
+/// then takes a pass by source. Bytes per edge: about 2*H*d
+/// scalars of gathered rows and 4*H of per-edge values (the three kernels apart: 9*H). The same
+/// operations in the same order as calling the three, so the same bits.
 template <typename Scalar>
 void softmax_attend_backward(Scalar* dscores, RowView<Scalar> dv, Scalar* alpha, const Graph& g, const Scalar* weights,
                              const Scalar* node_sum, RowView<const Scalar> v, RowView<const Scalar> dout, Index heads,
-                             Index head_dim) {
-  softmax_weights(alpha, g, weights, node_sum, heads);
-  aggregate_backward(dscores, dv, g, alpha, v, dout, heads, head_dim);
-  edge_softmax_backward(dscores, g, alpha, dscores, heads);
-}
+                             Index head_dim);
 
 }  // namespace edgewise
