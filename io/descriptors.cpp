@@ -615,16 +615,19 @@ double count_unique_matches(const RDKit::ROMol& molecule) {
 }
 
 // The patterns of RDKit 2022.09's NumRotatableBonds (its strict definition, the default of builds
-// with RDK_USE_STRICT_ROTOR_DEFINITION) and NumHBA, used only where RDKit reports those versions of
-// the two definitions; any other RDKit computes them itself.
+// with RDK_USE_STRICT_ROTOR_DEFINITION), NumHBA, NumHBD, NumHeteroatoms and NumAmideBonds, used only
+// where RDKit reports those versions of the definitions; any other RDKit computes them itself.
 constexpr char kStrictRotatableBond[] =
     "[!$(*#*)&!D1&!$(C(F)(F)F)&!$(C(Cl)(Cl)Cl)&!$(C(Br)(Br)Br)&!$(C([CH3])([CH3])[CH3])&!$([CD3](=[N,O,S])-!@[#7,O,S!"
     "D1])&!$([#7,O,S!D1]-!@[CD3]=[N,O,S])&!$([CD3](=[N+])-!@[#7!D1])&!$([#7!D1]-!@[CD3]=[N+])]-!@[!$(*#*)&!D1&!$(C(F)("
     "F)F)&!$(C(Cl)(Cl)Cl)&!$(C(Br)(Br)Br)&!$(C([CH3])([CH3])[CH3])]";
 constexpr char kHydrogenBondAcceptor[] =
     "[$([O,S;H1;v2]-[!$(*=[O,N,P,S])]),$([O,S;H0;v2]),$([O,S;-]),$([N;v3;!$(N-*=!@[O,N,P,S])]),$([nH0,o,s;+0])]";
+constexpr char kHydrogenBondDonor[] = "[N&!H0&v3,N&!H0&+1&v4,O&H1&+0,S&H1&+0,n&H1&+0]";
+constexpr char kHeteroatom[] = "[!#6;!#1]";
+constexpr char kAmideBond[] = "C(=[O;!R])N";
 
-// The two patterns are matched here by walking each atom's bonds, which counts what RDKit's search
+// The patterns are matched here by walking each atom's bonds, which counts what RDKit's search
 // counts (checked against it on every row of the shared molecule tables) in a fraction of its time:
 // each recursive query is a search of the whole molecule there. The atom and bond tests below are
 // the patterns' SMARTS primitives, as RDKit evaluates them. RDKit stops after kRdkitMaxMatches
@@ -643,6 +646,10 @@ bool aliphatic_o_n_p_s(const RDKit::Atom* atom) { return aliphatic_n_o_s(atom) |
 
 bool in_ring(const RDKit::ROMol& molecule, const RDKit::Bond* bond) {
   return molecule.getRingInfo()->numBondRings(bond->getIdx()) != 0;
+}
+// "R": in a ring.
+bool in_ring(const RDKit::ROMol& molecule, const RDKit::Atom* atom) {
+  return molecule.getRingInfo()->numAtomRings(atom->getIdx()) != 0;
 }
 // "-" and "=": single and double bonds; a SMARTS bond left unwritten is single or aromatic.
 bool single(const RDKit::Bond* bond) { return bond->getBondType() == RDKit::Bond::SINGLE; }
@@ -769,6 +776,58 @@ double hydrogen_bond_acceptors(MoleculeTerms& terms) {
   return static_cast<double>(count);
 }
 
+// One atom of kHydrogenBondDonor. "H" counts an atom's hydrogens, its hydrogen neighbors included;
+// "v" is its total valence.
+bool hydrogen_bond_donor(const RDKit::Atom* atom) {
+  const unsigned int hydrogens = atom->getTotalNumHs(true);
+  const int charge = atom->getFormalCharge();
+  if (aliphatic(atom, 7)) {
+    const int valence = atom->getTotalValence();
+    return hydrogens != 0 && (valence == 3 || (charge == 1 && valence == 4));
+  }
+  return (aliphatic(atom, 8) || aliphatic(atom, 16) || aromatic(atom, 7)) && hydrogens == 1 && charge == 0;
+}
+
+// The unique matches of a pattern of one atom: the atoms passing its test.
+template <const char* kSmarts, typename AtomTest>
+double count_atoms(const RDKit::ROMol& molecule, AtomTest atom_test) {
+  if (molecule.getNumAtoms() > kRdkitMaxMatches) return count_unique_matches<kSmarts>(molecule);
+  std::size_t count = 0;
+  for (const RDKit::Atom* atom : molecule.atoms())
+    if (atom_test(atom)) ++count;
+  return static_cast<double>(count);
+}
+
+double hydrogen_bond_donors(MoleculeTerms& terms) {
+  return count_atoms<kHydrogenBondDonor>(terms.molecule(), hydrogen_bond_donor);
+}
+
+double heteroatoms(MoleculeTerms& terms) {
+  return count_atoms<kHeteroatom>(terms.molecule(), [](const RDKit::Atom* atom) {
+    return atom->getAtomicNum() != 6 && atom->getAtomicNum() != 1;
+  });
+}
+
+// kAmideBond's unique matches: for each aliphatic carbon, every pair of an acyclic aliphatic oxygen
+// it holds by a double bond and an aliphatic nitrogen it holds by a single or aromatic bond.
+double amide_bonds(MoleculeTerms& terms) {
+  const RDKit::ROMol& molecule = terms.molecule();
+  if (!molecule.getRingInfo()->isInitialized()) return count_unique_matches<kAmideBond>(molecule);
+  std::size_t count = 0;
+  for (const RDKit::Atom* carbon : molecule.atoms()) {
+    if (!aliphatic(carbon, 6)) continue;
+    std::size_t oxygens = 0, nitrogens = 0;
+    for (const RDKit::Bond* bond : molecule.atomBonds(carbon)) {
+      const RDKit::Atom* other = bond->getOtherAtom(carbon);
+      if (double_bond(bond) && aliphatic(other, 8) && !in_ring(molecule, other)) ++oxygens;
+      if (single_or_aromatic(bond) && aliphatic(other, 7)) ++nitrogens;
+    }
+    count += oxygens * nitrogens;
+  }
+  if (count > kRdkitMaxMatches) return count_unique_matches<kAmideBond>(molecule);
+  return static_cast<double>(count);
+}
+
 #ifdef RDK_USE_STRICT_ROTOR_DEFINITION
 constexpr bool kStrictRotorsByDefault = true;
 #else
@@ -779,6 +838,9 @@ bool counts_as_rdkit_2022_09(std::string_view name) {
   if (name == "NumRotatableBonds")
     return kStrictRotorsByDefault && RDKit::Descriptors::NumRotatableBondsVersion == "3.1.0";
   if (name == "NumHBA") return RDKit::Descriptors::NumHBAVersion == "2.0.1";
+  if (name == "NumHBD") return RDKit::Descriptors::NumHBDVersion == "2.0.1";
+  if (name == "NumHeteroatoms") return RDKit::Descriptors::NumHeteroatomsVersion == "1.0.1";
+  if (name == "NumAmideBonds") return RDKit::Descriptors::NumAmideBondsVersion == "1.0.0";
   return true;
 }
 
@@ -799,6 +861,9 @@ constexpr std::pair<std::string_view, SharedDescriptor> kSharedDescriptors[] = {
     {"Phi", phi},
     {"NumRotatableBonds", strict_rotatable_bonds},
     {"NumHBA", hydrogen_bond_acceptors},
+    {"NumHBD", hydrogen_bond_donors},
+    {"NumHeteroatoms", heteroatoms},
+    {"NumAmideBonds", amide_bonds},
 };
 
 std::optional<SharedDescriptor> shared_descriptor(std::string_view name) {

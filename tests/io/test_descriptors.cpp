@@ -45,6 +45,9 @@ const std::vector<std::string> kOddSmiles = {
     // ends, triple bonds) and what the acceptors count (thiols, thioethers, anions, N-oxides).
     "CC(=O)NC", "CC(=S)NC", "CC(=[NH2+])NC", "FC(F)(F)CC", "ClC(Cl)(Cl)COC", "CC(C)(C)CC", "CC#CCC", "CSCCS",
     "CC(=O)[O-]", "C[N+](C)([O-])CC", "c1ccoc1CN",
+    // What the donors count (hydrogens bonded as atoms too) and the amide bonds: ureas, lactams, imides.
+    "[2H]N(C)C", "[2H]OC", "C[SH]", "c1cc[nH]c1", "C[NH2+]C", "NC(N)=O", "O=C1CCCN1", "O=C1CCC(=O)N1", "CN(C)C=O",
+    "O=C1NC(=O)c2ccccc21", "NC(=O)c1ccccc1",
 };
 
 std::vector<std::shared_ptr<RDKit::ROMol>> parse_all(const std::vector<std::string>& smiles) {
