@@ -36,7 +36,9 @@ std::shared_ptr<const CrippenContributions> crippen_contributions(const RDKit::R
 
 /// A list of RDKit descriptor names (RDKit::Descriptors::Properties), computed in that order. The
 /// ones that share intermediate results are computed here from one Crippen typing and one path
-/// enumeration, and two SMARTS counts with per-thread patterns; RDKit computes the others.
+/// enumeration, and five SMARTS counts by testing the patterns' primitives atom by atom (RDKit's
+/// search, with per-thread patterns, where its cut at 1,000 matches could matter); RDKit computes
+/// the others.
 /// compute() may run on many threads at once.
 class DescriptorSet {
  public:
