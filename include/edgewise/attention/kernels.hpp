@@ -535,9 +535,9 @@ void aggregate_backward(Scalar* dalpha, RowView<Scalar> dv, const Graph& g, cons
 /// + bias, which the score function's backward and the bias then take. softmax_weights, the d(alpha)
 /// half of aggregate_backward and edge_softmax_backward run node by node by destination, in one pass
 /// over the graph, so a node's d(alpha) becomes its dscores while still in cache; dv, the other half,
-/// then takes a pass by source. Bytes per edge: about 2*H*d
-/// scalars of gathered rows and 4*H of per-edge values (the three kernels apart: 9*H). The same
-/// operations in the same order as calling the three, so the same bits.
+/// then takes a pass by source. Bytes per edge: about 2*H*d scalars of gathered rows and 4*H of
+/// per-edge values (the three kernels apart: 9*H). The same operations in the same order as calling
+/// the three, so the same bits.
 template <typename Scalar>
 void softmax_attend_backward(Scalar* dscores, RowView<Scalar> dv, Scalar* alpha, const Graph& g, const Scalar* weights,
                              const Scalar* node_sum, RowView<const Scalar> v, RowView<const Scalar> dout, Index heads,
