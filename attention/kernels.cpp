@@ -86,6 +86,37 @@ void sum_out_rows(RowView<Scalar> out, const Graph& g, const Scalar* weights, Sc
   });
 }
 
+// softmax_weights on the in-edges [begin, end) of node i.
+template <typename Scalar>
+void softmax_weights_of_node(Scalar* alpha, const Scalar* weights, const Scalar* node_sum, Index i, Index begin,
+                             Index end, Index heads) {
+  for (Index p = begin; p < end; ++p)
+    for (Index h = 0; h < heads; ++h) alpha[p * heads + h] = weights[p * heads + h] / node_sum[i * heads + h];
+}
+
+// The d(alpha) half of aggregate_backward on the in-edges [begin, end) of node i: <dout_i,h, v_j,h>.
+template <typename Scalar, int D>
+void value_dots_of_node(Scalar* dalpha, Index i, Index begin, Index end, std::span<const NodeId> sources,
+                        RowView<const Scalar> v, RowView<const Scalar> dout, Index heads, detail::HeadWidth<D> d) {
+  for (Index p = begin; p < end; ++p) {
+    prefetch_ahead(v, sources, p, heads * d.size());
+    for (Index h = 0; h < heads; ++h)
+      dalpha[p * heads + h] = head_of(dout.row(i), h, d).dot(head_of(v.row(sources[p]), h, d));
+  }
+}
+
+// edge_softmax_backward on the in-edges [begin, end) of one node; dscores may be dalpha.
+template <typename Scalar>
+void softmax_backward_of_node(Scalar* dscores, const Scalar* alpha, const Scalar* dalpha, Index begin, Index end,
+                              Index heads) {
+  for (Index h = 0; h < heads; ++h) {
+    Scalar weighted = 0;
+    for (Index p = begin; p < end; ++p) weighted += alpha[p * heads + h] * dalpha[p * heads + h];
+    for (Index p = begin; p < end; ++p)
+      dscores[p * heads + h] = alpha[p * heads + h] * (dalpha[p * heads + h] - weighted);
+  }
+}
+
 }  // namespace
 
 // --- Fused softmax attention ---------------------------------------------------------------------
@@ -96,8 +127,7 @@ void softmax_weights(Scalar* alpha, const Graph& g, const Scalar* weights, const
   EDGEWISE_CHECK(same_or_apart(alpha, per_edge(alpha, g, heads), weights, per_edge(weights, g, heads)));
   const auto offsets = g.in_offsets();
   parallel_for(g.num_nodes(), [&](Index i) {
-    for (Index p = offsets[i]; p < offsets[i + 1]; ++p)
-      for (Index h = 0; h < heads; ++h) alpha[p * heads + h] = weights[p * heads + h] / node_sum[i * heads + h];
+    softmax_weights_of_node(alpha, weights, node_sum, i, offsets[i], offsets[i + 1], heads);
   });
 }
 
@@ -269,18 +299,6 @@ void edge_softmax_forward(Scalar* alpha, const Graph& g, const Scalar* scores, I
   });
 }
 
-// edge_softmax_backward on the in-edges [begin, end) of one node; dscores may be dalpha.
-template <typename Scalar>
-void softmax_backward_of_node(Scalar* dscores, const Scalar* alpha, const Scalar* dalpha, Index begin, Index end,
-                              Index heads) {
-  for (Index h = 0; h < heads; ++h) {
-    Scalar weighted = 0;
-    for (Index p = begin; p < end; ++p) weighted += alpha[p * heads + h] * dalpha[p * heads + h];
-    for (Index p = begin; p < end; ++p)
-      dscores[p * heads + h] = alpha[p * heads + h] * (dalpha[p * heads + h] - weighted);
-  }
-}
-
 template <typename Scalar>
 void edge_softmax_backward(Scalar* dscores, const Graph& g, const Scalar* alpha, const Scalar* dalpha, Index heads) {
   const detail::Extent out = per_edge(dscores, g, heads);
@@ -342,11 +360,7 @@ void aggregate_backward(Scalar* dalpha, RowView<Scalar> dv, const Graph& g, cons
   const auto sources = g.in_sources();
   with_head_shape(heads, head_dim, [&](auto d, auto count) {
     parallel_for(g.num_nodes(), [&](Index i) {
-      for (Index p = in_offsets[i]; p < in_offsets[i + 1]; ++p) {
-        prefetch_ahead(v, sources, p, w);
-        for (Index h = 0; h < heads; ++h)
-          dalpha[p * heads + h] = head_of(dout.row(i), h, d).dot(head_of(v.row(sources[p]), h, d));
-      }
+      value_dots_of_node(dalpha, i, in_offsets[i], in_offsets[i + 1], sources, v, dout, heads, d);
     });
     sum_out_rows(dv, g, alpha, Scalar(1), dout, d, count);
   });
@@ -374,13 +388,8 @@ void softmax_attend_backward(Scalar* dscores, RowView<Scalar> dv, Scalar* alpha,
   with_head_shape(heads, head_dim, [&](auto d, auto count) {
     parallel_for(n, [&](Index i) {
       const Index begin = in_offsets[i], end = in_offsets[i + 1];
-      for (Index p = begin; p < end; ++p) {
-        prefetch_ahead(v, sources, p, w);
-        for (Index h = 0; h < heads; ++h) {
-          alpha[p * heads + h] = weights[p * heads + h] / node_sum[i * heads + h];
-          dscores[p * heads + h] = head_of(dout.row(i), h, d).dot(head_of(v.row(sources[p]), h, d));
-        }
-      }
+      softmax_weights_of_node(alpha, weights, node_sum, i, begin, end, heads);
+      value_dots_of_node(dscores, i, begin, end, sources, v, dout, heads, d);
       softmax_backward_of_node(dscores, alpha, dscores, begin, end, heads);
     });
     sum_out_rows(dv, g, alpha, Scalar(1), dout, d, count);

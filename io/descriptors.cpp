@@ -766,14 +766,22 @@ bool hydrogen_bond_acceptor(const RDKit::ROMol& molecule, const RDKit::Atom* ato
          atom->getFormalCharge() == 0;
 }
 
-double hydrogen_bond_acceptors(MoleculeTerms& terms) {
-  const RDKit::ROMol& molecule = terms.molecule();
+// The unique matches of a pattern of one atom: the atoms passing its test. RDKit's search counts
+// them where its cut could matter, or where the test could not read the rings.
+template <const char* kSmarts, typename AtomTest>
+double count_atoms(const RDKit::ROMol& molecule, AtomTest atom_test) {
   if (molecule.getNumAtoms() > kRdkitMaxMatches || !molecule.getRingInfo()->isInitialized())
-    return count_unique_matches<kHydrogenBondAcceptor>(molecule);
+    return count_unique_matches<kSmarts>(molecule);
   std::size_t count = 0;
   for (const RDKit::Atom* atom : molecule.atoms())
-    if (hydrogen_bond_acceptor(molecule, atom)) ++count;
+    if (atom_test(atom)) ++count;
   return static_cast<double>(count);
+}
+
+double hydrogen_bond_acceptors(MoleculeTerms& terms) {
+  const RDKit::ROMol& molecule = terms.molecule();
+  return count_atoms<kHydrogenBondAcceptor>(
+      molecule, [&](const RDKit::Atom* atom) { return hydrogen_bond_acceptor(molecule, atom); });
 }
 
 // One atom of kHydrogenBondDonor. "H" counts an atom's hydrogens, its hydrogen neighbors included;
@@ -786,16 +794,6 @@ bool hydrogen_bond_donor(const RDKit::Atom* atom) {
     return hydrogens != 0 && (valence == 3 || (charge == 1 && valence == 4));
   }
   return (aliphatic(atom, 8) || aliphatic(atom, 16) || aromatic(atom, 7)) && hydrogens == 1 && charge == 0;
-}
-
-// The unique matches of a pattern of one atom: the atoms passing its test.
-template <const char* kSmarts, typename AtomTest>
-double count_atoms(const RDKit::ROMol& molecule, AtomTest atom_test) {
-  if (molecule.getNumAtoms() > kRdkitMaxMatches) return count_unique_matches<kSmarts>(molecule);
-  std::size_t count = 0;
-  for (const RDKit::Atom* atom : molecule.atoms())
-    if (atom_test(atom)) ++count;
-  return static_cast<double>(count);
 }
 
 double hydrogen_bond_donors(MoleculeTerms& terms) {
