@@ -9,16 +9,22 @@
 #include <GraphMol/QueryAtom.h>
 #include <GraphMol/SmilesParse/SmilesParse.h>
 #include <GraphMol/Substruct/SubstructMatch.h>
+#include <Query/AndQuery.h>
 #include <Query/EqualityQuery.h>
+#include <Query/OrQuery.h>
 #include <RDGeneral/RDConfig.h>
 
 #include <algorithm>
 #include <array>
 #include <bitset>
+#include <cstdint>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <string_view>
+#include <typeinfo>
 #include <utility>
+#include <vector>
 
 // Matching RDKit bit for bit needs its rounding: this file is built without fused multiply-add
 // (io/CMakeLists.txt), which -march=native would otherwise put into the sums of products.
@@ -60,18 +66,132 @@ ElementSet possible_elements(const RDKit::Atom::QUERYATOM_QUERY& query) {
   return passed;
 }
 
+// The values that the atom tests in kAtomTests read, in that order: what RDKit's query functions
+// (GraphMol/QueryOps.h) return for an atom, read once.
+constexpr std::array<std::string_view, 7> kAtomTests = {"AtomAtomicNum",   "AtomType",        "AtomFormalCharge",
+                                                        "AtomHCount",      "AtomTotalDegree", "AtomIsAliphatic",
+                                                        "AtomIsAromatic"};
+using AtomValues = std::array<int, kAtomTests.size()>;
+constexpr std::size_t kAtomicNumSlot = 0;
+constexpr std::size_t kTotalDegreeSlot = 4;
+static_assert(kAtomTests[kAtomicNumSlot] == "AtomAtomicNum" && kAtomTests[kTotalDegreeSlot] == "AtomTotalDegree");
+
+AtomValues atom_values(const RDKit::Atom& atom) {
+  const int aromatic = atom.getIsAromatic() ? 1 : 0;
+  return {atom.getAtomicNum(),
+          atom.getAtomicNum() + 1000 * aromatic,
+          atom.getFormalCharge(),
+          static_cast<int>(atom.getTotalNumHs(/*includeNeighbors=*/true)),
+          static_cast<int>(atom.getTotalDegree()),
+          1 - aromatic,
+          aromatic};
+}
+
+// The same for bonds.
+constexpr std::array<std::string_view, 2> kBondTests = {"BondOrder", "SingleOrAromaticBond"};
+using BondValues = std::array<int, kBondTests.size()>;
+
+BondValues bond_values(const RDKit::Bond& bond) {
+  const RDKit::Bond::BondType type = bond.getBondType();
+  return {static_cast<int>(type), type == RDKit::Bond::SINGLE || type == RDKit::Bond::AROMATIC ? 1 : 0};
+}
+
 // Whether a query reads only what an atom or bond shows alike with its hydrogens implicit or made
-// explicit: elements, aromaticity, charge, bond orders, the total number of hydrogens (bonded ones
-// included) and of neighbours (hydrogens included). Not, for instance, the explicit degree.
+// explicit, the values above: elements, aromaticity, charge, bond orders, the total number of
+// hydrogens (bonded ones included) and of neighbours (hydrogens included). Not, for instance, the
+// explicit degree.
 template <typename Query>
 bool same_with_hydrogens_explicit(const Query& query) {
-  static const std::array<std::string_view, 11> kTests = {
-      "AtomAnd", "AtomOr", "AtomAtomicNum", "AtomType", "AtomFormalCharge", "AtomHCount", "AtomTotalDegree",
-      "AtomIsAliphatic", "AtomIsAromatic", "BondOrder", "SingleOrAromaticBond"};
-  if (std::find(kTests.begin(), kTests.end(), query.getDescription()) == kTests.end()) return false;
+  const std::string& test = query.getDescription();
+  const auto reads = [&](const auto& tests) { return std::find(tests.begin(), tests.end(), test) != tests.end(); };
+  if (test != "AtomAnd" && test != "AtomOr" && !reads(kAtomTests) && !reads(kBondTests)) return false;
   return std::all_of(query.beginChildren(), query.endChildren(),
                      [](const auto& child) { return same_with_hydrogens_explicit(*child); });
 }
+
+// An RDKit query tree of ANDs, ORs and equality tests of the values above, evaluated on those values
+// computed once for an atom or bond: the same result as the query's Match, without the virtual calls
+// down its tree or the getters each test calls again (RDKit's getTotalNumHs walks the neighbours).
+class FlatQuery {
+ public:
+  // Nullopt for a tree with another test or another kind of node.
+  template <typename Query, std::size_t N>
+  static std::optional<FlatQuery> of(const Query& query, const std::array<std::string_view, N>& tests) {
+    FlatQuery flat;
+    if (!flat.add(query, tests)) return std::nullopt;
+    return flat;
+  }
+
+  template <std::size_t N>
+  bool passes(const std::array<int, N>& values) const {
+    return passes(values.data(), 0);
+  }
+
+ private:
+  enum class Kind : std::uint8_t { equals, all_of, any_of };
+  // In preorder: a node's children follow it, each after the subtree of the one before.
+  struct Node {
+    Kind kind = Kind::equals;
+    bool negated = false;
+    std::size_t slot = 0;  // the value an equality test reads
+    int value = 0;
+    int tolerance = 0;
+    std::size_t subtree = 1;  // this node and its descendants
+  };
+
+  template <typename Query, std::size_t N>
+  bool add(const Query& query, const std::array<std::string_view, N>& tests) {
+    using Equality = Queries::EqualityQuery<int, typename Query::DATA_FUNC_ARG_TYPE, true>;
+    using And = Queries::AndQuery<int, typename Query::DATA_FUNC_ARG_TYPE, true>;
+    using Or = Queries::OrQuery<int, typename Query::DATA_FUNC_ARG_TYPE, true>;
+    const std::size_t at = nodes_.size();
+    nodes_.push_back({});
+    nodes_[at].negated = query.getNegation();
+    if (typeid(query) == typeid(Equality)) {
+      const auto slot = std::find(tests.begin(), tests.end(), query.getDescription());
+      if (slot == tests.end() || query.beginChildren() != query.endChildren()) return false;
+      const auto& equality = static_cast<const Equality&>(query);
+      nodes_[at].slot = static_cast<std::size_t>(slot - tests.begin());
+      nodes_[at].value = equality.getVal();
+      nodes_[at].tolerance = equality.getTol();
+      return true;
+    }
+    if (typeid(query) == typeid(And)) {
+      nodes_[at].kind = Kind::all_of;
+    } else if (typeid(query) == typeid(Or)) {
+      nodes_[at].kind = Kind::any_of;
+    } else {
+      return false;
+    }
+    for (auto child = query.beginChildren(); child != query.endChildren(); ++child)
+      if (!add(**child, tests)) return false;
+    nodes_[at].subtree = nodes_.size() - at;
+    return true;
+  }
+
+  // As RDKit's EqualityQuery, AndQuery and OrQuery match: queryCmp's tolerance, children in order up to
+  // the first that settles the result, then the negation.
+  bool passes(const int* values, std::size_t at) const {
+    const Node& node = nodes_[at];
+    bool result = false;
+    if (node.kind == Kind::equals) {
+      const int difference = node.value - values[node.slot];
+      result = difference <= node.tolerance && difference >= -node.tolerance;
+    } else {
+      const bool all_of = node.kind == Kind::all_of;
+      result = all_of;
+      for (std::size_t child = at + 1; child < at + node.subtree; child += nodes_[child].subtree) {
+        if (passes(values, child) != all_of) {
+          result = !all_of;
+          break;
+        }
+      }
+    }
+    return result != node.negated;
+  }
+
+  std::vector<Node> nodes_;
+};
 
 // A molecule as RDKit's addHs makes it, without building it: its own atoms, then for each of them
 // in index order its getTotalNumHs() hydrogens, each bonded to it alone (addHs's order, checked on
@@ -80,26 +200,49 @@ bool same_with_hydrogens_explicit(const Query& query) {
 // added hydrogen and its bond as one of each from a built molecule.
 class WithHydrogens {
  public:
+  // A bond of an own atom: the atom at its other end, and what bond queries read of it.
+  struct OwnBond {
+    const RDKit::Bond* bond;
+    unsigned int other;
+    BondValues values;
+  };
+
+  // Reads each own atom's values and bonds once, for the many patterns tried on it.
   explicit WithHydrogens(const RDKit::ROMol& molecule) : molecule_(molecule), own_atoms_(molecule.getNumAtoms()) {
     first_hydrogen_.reserve(own_atoms_ + 1);
+    own_values_.reserve(own_atoms_);
+    first_own_bond_.reserve(own_atoms_ + 1);
+    own_bonds_.reserve(2 * molecule.getNumBonds());
     for (const RDKit::Atom* atom : molecule.atoms()) {
       first_hydrogen_.push_back(num_atoms());
       bonded_to_.insert(bonded_to_.end(), atom->getTotalNumHs(), atom->getIdx());
+      own_values_.push_back(atom_values(*atom));
+      first_own_bond_.push_back(own_bonds_.size());
+      for (const RDKit::Bond* bond : molecule.atomBonds(atom))
+        own_bonds_.push_back({bond, bond->getOtherAtomIdx(atom->getIdx()), bond_values(*bond)});
     }
     first_hydrogen_.push_back(num_atoms());
+    first_own_bond_.push_back(own_bonds_.size());
   }
 
   unsigned int num_atoms() const { return own_atoms_ + static_cast<unsigned int>(bonded_to_.size()); }
   unsigned int own_atoms() const { return own_atoms_; }
   bool added(unsigned int atom) const { return atom >= own_atoms_; }
   const RDKit::Atom* own_atom(unsigned int atom) const { return molecule_.getAtomWithIdx(atom); }
+  const AtomValues& own_values(unsigned int atom) const { return own_values_[atom]; }
+  unsigned int total_degree(unsigned int atom) const {
+    return static_cast<unsigned int>(own_values_[atom][kTotalDegreeSlot]);
+  }
   // The atomic number: 1 for an added hydrogen.
   std::size_t element(unsigned int atom) const {
-    return added(atom) ? 1 : static_cast<std::size_t>(own_atom(atom)->getAtomicNum());
+    return added(atom) ? 1 : static_cast<std::size_t>(own_values_[atom][kAtomicNumSlot]);
   }
   // The atom itself, or the one an added hydrogen is bonded to.
   unsigned int heavy_atom(unsigned int atom) const { return added(atom) ? bonded_to_[atom - own_atoms_] : atom; }
-  auto own_bonds(unsigned int atom) const { return molecule_.atomBonds(own_atom(atom)); }
+  // In RDKit's order of the atom's bonds.
+  std::span<const OwnBond> own_bonds(unsigned int atom) const {
+    return std::span(own_bonds_).subspan(first_own_bond_[atom], first_own_bond_[atom + 1] - first_own_bond_[atom]);
+  }
   std::pair<unsigned int, unsigned int> added_hydrogens(unsigned int atom) const {
     return {first_hydrogen_[atom], first_hydrogen_[atom + 1]};
   }
@@ -115,6 +258,9 @@ class WithHydrogens {
   unsigned int own_atoms_;
   std::vector<unsigned int> first_hydrogen_;  // [own_atoms + 1]: where each own atom's hydrogens start
   std::vector<unsigned int> bonded_to_;       // the own atom of each added hydrogen
+  std::vector<AtomValues> own_values_;
+  std::vector<std::size_t> first_own_bond_;  // [own_atoms + 1]: where each own atom's bonds start
+  std::vector<OwnBond> own_bonds_;
   mutable std::unique_ptr<RDKit::ROMol> built_;
 };
 
@@ -136,6 +282,7 @@ class PatternAtom {
   explicit PatternAtom(const RDKit::Atom* atom)
       : atom_(atom),
         elements_(atom->hasQuery() ? possible_elements(*atom->getQuery()) : ElementSet().set()),
+        flat_(atom->hasQuery() ? FlatQuery::of(*atom->getQuery(), kAtomTests) : std::nullopt),
         matches_added_hydrogen_(matches(hydrogen_on_carbon().getAtomWithIdx(0))) {}
 
   bool matches(const RDKit::Atom* atom) const {
@@ -144,7 +291,9 @@ class PatternAtom {
   }
 
   bool matches(const WithHydrogens& molecule, unsigned int atom) const {
-    return molecule.added(atom) ? matches_added_hydrogen_ : matches(molecule.own_atom(atom));
+    if (molecule.added(atom)) return matches_added_hydrogen_;
+    if (!flat_) return matches(molecule.own_atom(atom));
+    return may_pass(molecule.element(atom)) && flat_->passes(molecule.own_values(atom));
   }
 
   // Whether this atom may pass an atom of the element: every one at or past kFilteredElements may.
@@ -153,6 +302,7 @@ class PatternAtom {
  private:
   const RDKit::Atom* atom_;
   ElementSet elements_;
+  std::optional<FlatQuery> flat_;  // the query, when FlatQuery can read it
   bool matches_added_hydrogen_;
 };
 
@@ -204,6 +354,11 @@ class TreePattern {
     const RDKit::Bond* bond = nullptr;  // null for the first atom
     unsigned int earlier = 0;
     bool matches_added_bond = false;  // whether a hydrogen's bond passes its query
+    std::optional<FlatQuery> flat;    // the bond's query, when FlatQuery can read it
+
+    bool matches(const WithHydrogens::OwnBond& other) const {
+      return flat ? flat->passes(other.values) : bond->Match(other.bond);
+    }
   };
 
   // Reads the pattern's atoms and the bond of each to an earlier one; false if it is not such a tree.
@@ -223,7 +378,8 @@ class TreePattern {
       if (to_earlier.size() != 1) return false;  // not a tree, or not in this order
       const RDKit::Bond* bond = to_earlier.front();
       if (!bond->hasQuery() || !same_with_hydrogens_explicit(*bond->getQuery())) return false;
-      links_.push_back({bond, bond->getOtherAtomIdx(atom->getIdx()), bond->Match(added_bond)});
+      links_.push_back({bond, bond->getOtherAtomIdx(atom->getIdx()), bond->Match(added_bond),
+                        FlatQuery::of(*bond->getQuery(), kBondTests)});
     }
     return true;
   }
@@ -249,8 +405,8 @@ class TreePattern {
       try_neighbour(molecule.heavy_atom(anchor), link.matches_added_bond);
       return;
     }
-    for (const RDKit::Bond* bond : molecule.own_bonds(anchor))
-      if (!try_neighbour(bond->getOtherAtomIdx(anchor), link.bond->Match(bond))) return;
+    for (const WithHydrogens::OwnBond& bond : molecule.own_bonds(anchor))
+      if (!try_neighbour(bond.other, link.matches(bond))) return;
     for (auto [hydrogen, end] = molecule.added_hydrogens(anchor); hydrogen < end; ++hydrogen)
       if (!try_neighbour(hydrogen, link.matches_added_bond)) return;
   }
@@ -385,7 +541,7 @@ bool type_atom_by_atom(const WithHydrogens& molecule, CrippenContributions& cont
   }
   unsigned int max_degree = 1;  // an added hydrogen's
   for (unsigned int atom = 0; atom < molecule.own_atoms(); ++atom)
-    max_degree = std::max(max_degree, molecule.own_atom(atom)->getTotalDegree());
+    max_degree = std::max(max_degree, molecule.total_degree(atom));
   for (std::size_t p = 0; p < crippen.patterns.size(); ++p)
     if (typed_some[p] && crippen.patterns[p].tree.tree() && may_be_cut(molecule, crippen.patterns[p], max_degree))
       return false;
