@@ -7,6 +7,7 @@
 #include <GraphMol/GraphMol.h>
 #include <GraphMol/MolOps.h>
 #include <GraphMol/QueryAtom.h>
+#include <GraphMol/RingInfo.h>
 #include <GraphMol/SmilesParse/SmilesParse.h>
 #include <GraphMol/Substruct/SubstructMatch.h>
 #include <Query/AndQuery.h>
@@ -673,6 +674,48 @@ class PathWalker {
   PathTerms terms_;
 };
 
+// The molecule's SSSR rings by kind, as RDKit's ring counts (Lipinski.cpp) sort them: a ring is
+// aromatic when all its bonds are and aliphatic otherwise, saturated when all its bonds are single
+// and none aromatic, and a heterocycle when an end of one of its bonds is not carbon (NumHeterocycles:
+// one of its atoms). Needs the ring information perceived.
+struct RingCounts {
+  double all = 0, heterocycles = 0;
+  double aromatic = 0, aromatic_heterocycles = 0, aromatic_carbocycles = 0;
+  double aliphatic = 0, aliphatic_heterocycles = 0, aliphatic_carbocycles = 0;
+  double saturated = 0, saturated_heterocycles = 0, saturated_carbocycles = 0;
+};
+
+RingCounts count_rings(const RDKit::ROMol& molecule) {
+  const RDKit::RingInfo& rings = *molecule.getRingInfo();
+  const auto carbon = [&](unsigned int atom) { return molecule.getAtomWithIdx(atom)->getAtomicNum() == 6; };
+  RingCounts counts;
+  counts.all = rings.numRings();
+  for (const std::vector<int>& ring : rings.atomRings())
+    if (!std::all_of(ring.begin(), ring.end(), [&](int atom) { return carbon(static_cast<unsigned int>(atom)); }))
+      ++counts.heterocycles;
+  for (const std::vector<int>& ring : rings.bondRings()) {
+    bool aromatic = true, saturated = true, hetero = false;
+    for (const int index : ring) {
+      const RDKit::Bond* bond = molecule.getBondWithIdx(static_cast<unsigned int>(index));
+      aromatic = aromatic && bond->getIsAromatic();
+      saturated = saturated && bond->getBondType() == RDKit::Bond::SINGLE && !bond->getIsAromatic();
+      hetero = hetero || !carbon(bond->getBeginAtomIdx()) || !carbon(bond->getEndAtomIdx());
+    }
+    if (aromatic) {
+      ++counts.aromatic;
+      ++(hetero ? counts.aromatic_heterocycles : counts.aromatic_carbocycles);
+    } else {
+      ++counts.aliphatic;
+      ++(hetero ? counts.aliphatic_heterocycles : counts.aliphatic_carbocycles);
+    }
+    if (saturated) {
+      ++counts.saturated;
+      ++(hetero ? counts.saturated_heterocycles : counts.saturated_carbocycles);
+    }
+  }
+  return counts;
+}
+
 // The intermediate results of one molecule, each computed on first use.
 class MoleculeTerms {
  public:
@@ -697,6 +740,11 @@ class MoleculeTerms {
     return *alpha_;
   }
 
+  const RingCounts& rings() {
+    if (!rings_) rings_ = count_rings(molecule_);
+    return *rings_;
+  }
+
  private:
   // RDKit's per-atom terms of the chi-n and chi-v indices (1 / sqrt(delta); 0 for delta 0), from
   // RDKit itself and its cache on the molecule: it exports the function for the chi-v terms, and
@@ -715,6 +763,7 @@ class MoleculeTerms {
   std::shared_ptr<const CrippenContributions> crippen_;
   std::optional<PathTerms> paths_;
   std::optional<double> alpha_;
+  std::optional<RingCounts> rings_;
 };
 
 // Hall and Kier's shape indices from path counts (Rev. Comp. Chem. 2, 367-422, 1991, eq. 58-62), in
@@ -988,6 +1037,13 @@ constexpr bool kStrictRotorsByDefault = true;
 constexpr bool kStrictRotorsByDefault = false;
 #endif
 
+// One of RingCounts' counts, or RDKit's own for a molecule whose rings are not perceived.
+template <double RingCounts::*kCount, unsigned int (*kRdkitCount)(const RDKit::ROMol&)>
+double ring_count(MoleculeTerms& terms) {
+  if (!terms.molecule().getRingInfo()->isInitialized()) return kRdkitCount(terms.molecule());
+  return terms.rings().*kCount;
+}
+
 bool counts_as_rdkit_2022_09(std::string_view name) {
   if (name == "NumRotatableBonds")
     return kStrictRotorsByDefault && RDKit::Descriptors::NumRotatableBondsVersion == "3.1.0";
@@ -995,6 +1051,20 @@ bool counts_as_rdkit_2022_09(std::string_view name) {
   if (name == "NumHBD") return RDKit::Descriptors::NumHBDVersion == "2.0.1";
   if (name == "NumHeteroatoms") return RDKit::Descriptors::NumHeteroatomsVersion == "1.0.1";
   if (name == "NumAmideBonds") return RDKit::Descriptors::NumAmideBondsVersion == "1.0.0";
+  if (name == "NumRings") return RDKit::Descriptors::NumRingsVersion == "1.0.1";
+  const std::pair<std::string_view, const std::string*> ring_counts[] = {
+      {"NumAromaticRings", &RDKit::Descriptors::NumAromaticRingsVersion},
+      {"NumAliphaticRings", &RDKit::Descriptors::NumAliphaticRingsVersion},
+      {"NumSaturatedRings", &RDKit::Descriptors::NumSaturatedRingsVersion},
+      {"NumHeterocycles", &RDKit::Descriptors::NumHeterocyclesVersion},
+      {"NumAromaticHeterocycles", &RDKit::Descriptors::NumAromaticHeterocyclesVersion},
+      {"NumAromaticCarbocycles", &RDKit::Descriptors::NumAromaticCarbocyclesVersion},
+      {"NumSaturatedHeterocycles", &RDKit::Descriptors::NumSaturatedHeterocyclesVersion},
+      {"NumSaturatedCarbocycles", &RDKit::Descriptors::NumSaturatedCarbocyclesVersion},
+      {"NumAliphaticHeterocycles", &RDKit::Descriptors::NumAliphaticHeterocyclesVersion},
+      {"NumAliphaticCarbocycles", &RDKit::Descriptors::NumAliphaticCarbocyclesVersion}};
+  for (const auto& [ring_count, version] : ring_counts)
+    if (name == ring_count) return *version == "1.0.0";
   return true;
 }
 
@@ -1018,6 +1088,23 @@ constexpr std::pair<std::string_view, SharedDescriptor> kSharedDescriptors[] = {
     {"NumHBD", hydrogen_bond_donors},
     {"NumHeteroatoms", heteroatoms},
     {"NumAmideBonds", amide_bonds},
+    {"NumRings", ring_count<&RingCounts::all, RDKit::Descriptors::calcNumRings>},
+    {"NumAromaticRings", ring_count<&RingCounts::aromatic, RDKit::Descriptors::calcNumAromaticRings>},
+    {"NumAliphaticRings", ring_count<&RingCounts::aliphatic, RDKit::Descriptors::calcNumAliphaticRings>},
+    {"NumSaturatedRings", ring_count<&RingCounts::saturated, RDKit::Descriptors::calcNumSaturatedRings>},
+    {"NumHeterocycles", ring_count<&RingCounts::heterocycles, RDKit::Descriptors::calcNumHeterocycles>},
+    {"NumAromaticHeterocycles",
+     ring_count<&RingCounts::aromatic_heterocycles, RDKit::Descriptors::calcNumAromaticHeterocycles>},
+    {"NumAromaticCarbocycles",
+     ring_count<&RingCounts::aromatic_carbocycles, RDKit::Descriptors::calcNumAromaticCarbocycles>},
+    {"NumSaturatedHeterocycles",
+     ring_count<&RingCounts::saturated_heterocycles, RDKit::Descriptors::calcNumSaturatedHeterocycles>},
+    {"NumSaturatedCarbocycles",
+     ring_count<&RingCounts::saturated_carbocycles, RDKit::Descriptors::calcNumSaturatedCarbocycles>},
+    {"NumAliphaticHeterocycles",
+     ring_count<&RingCounts::aliphatic_heterocycles, RDKit::Descriptors::calcNumAliphaticHeterocycles>},
+    {"NumAliphaticCarbocycles",
+     ring_count<&RingCounts::aliphatic_carbocycles, RDKit::Descriptors::calcNumAliphaticCarbocycles>},
 };
 
 std::optional<SharedDescriptor> shared_descriptor(std::string_view name) {

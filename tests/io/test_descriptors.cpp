@@ -48,6 +48,9 @@ const std::vector<std::string> kOddSmiles = {
     // What the donors count (hydrogens bonded as atoms too) and the amide bonds: ureas, lactams, imides.
     "[2H]N(C)C", "[2H]OC", "C[SH]", "c1cc[nH]c1", "C[NH2+]C", "NC(N)=O", "O=C1CCCN1", "O=C1CCC(=O)N1", "CN(C)C=O",
     "O=C1NC(=O)c2ccccc21", "NC(=O)c1ccccc1",
+    // Rings of each kind the ring counts tell apart: aromatic, aliphatic with a double bond, saturated,
+    // each with and without a heteroatom; fused, bridged and spiro.
+    "c1ccsc1", "C1=CCCC1", "C1=COCC1", "C1CCOC1", "c1ccc2c(c1)CCN2", "C1CC2CCC1O2", "C1CCC2(CC1)CCNC2",
 };
 
 std::vector<std::shared_ptr<RDKit::ROMol>> parse_all(const std::vector<std::string>& smiles) {
