@@ -1052,7 +1052,7 @@ bool counts_as_rdkit_2022_09(std::string_view name) {
   if (name == "NumHeteroatoms") return RDKit::Descriptors::NumHeteroatomsVersion == "1.0.1";
   if (name == "NumAmideBonds") return RDKit::Descriptors::NumAmideBondsVersion == "1.0.0";
   if (name == "NumRings") return RDKit::Descriptors::NumRingsVersion == "1.0.1";
-  const std::pair<std::string_view, const std::string*> ring_counts[] = {
+  const std::pair<std::string_view, const std::string*> ring_count_versions[] = {
       {"NumAromaticRings", &RDKit::Descriptors::NumAromaticRingsVersion},
       {"NumAliphaticRings", &RDKit::Descriptors::NumAliphaticRingsVersion},
       {"NumSaturatedRings", &RDKit::Descriptors::NumSaturatedRingsVersion},
@@ -1063,8 +1063,8 @@ bool counts_as_rdkit_2022_09(std::string_view name) {
       {"NumSaturatedCarbocycles", &RDKit::Descriptors::NumSaturatedCarbocyclesVersion},
       {"NumAliphaticHeterocycles", &RDKit::Descriptors::NumAliphaticHeterocyclesVersion},
       {"NumAliphaticCarbocycles", &RDKit::Descriptors::NumAliphaticCarbocyclesVersion}};
-  for (const auto& [ring_count, version] : ring_counts)
-    if (name == ring_count) return *version == "1.0.0";
+  for (const auto& [counted, version] : ring_count_versions)
+    if (name == counted) return *version == "1.0.0";
   return true;
 }
 
