@@ -460,32 +460,47 @@ MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec
 
 MoleculeBatcher::MoleculeBatcher(FeaturizerSpec spec) : spec_(std::move(spec)) {}
 
-void MoleculeBatcher::assemble(std::span<const RDKit::ROMol* const> molecules,
+void MoleculeRows::write(const RDKit::ROMol& molecule, const FeaturizerSpec& spec) {
+  atoms = static_cast<Index>(molecule.getNumAtoms());
+  edges = edge_count(molecule, spec);
+  node_rows.assign(static_cast<std::size_t>(atoms * spec.atom_dim()), 0.0f);
+  edge_rows.assign(static_cast<std::size_t>(edges * spec.bond_dim()), 0.0f);
+  sources.resize(static_cast<std::size_t>(edges));
+  targets.resize(static_cast<std::size_t>(edges));
+  write_molecule(molecule, spec, node_rows.data(), edge_rows.data(), sources.data(), targets.data(), nullptr, 0);
+}
+
+void MoleculeBatcher::assemble(std::span<const MoleculeRows* const> molecules,
                                std::span<const float* const> descriptor_rows, FeaturedBatch& batch) {
-  const Index graph_dim = spec_.graph_dim();
+  const Index atom_dim = spec_.atom_dim(), bond_dim = spec_.bond_dim(), graph_dim = spec_.graph_dim();
   if (graph_dim > 0 && descriptor_rows.size() != molecules.size())
     throw ArgumentError("MoleculeBatcher: " + std::to_string(descriptor_rows.size()) + " descriptor rows for " +
                         std::to_string(molecules.size()) + " molecules");
   node_offsets_.assign(1, 0);
   edge_offsets_.assign(1, 0);
-  for (const RDKit::ROMol* molecule : molecules) {
-    node_offsets_.push_back(node_offsets_.back() + static_cast<Index>(molecule->getNumAtoms()));
-    edge_offsets_.push_back(edge_offsets_.back() + edge_count(*molecule, spec_));
+  for (const MoleculeRows* molecule : molecules) {
+    if (molecule->node_rows.size() != static_cast<std::size_t>(molecule->atoms * atom_dim) ||
+        molecule->edge_rows.size() != static_cast<std::size_t>(molecule->edges * bond_dim))
+      throw ArgumentError("MoleculeBatcher: a molecule's rows are not " + std::to_string(atom_dim) + " and " +
+                          std::to_string(bond_dim) + " wide, as the spec's");
+    node_offsets_.push_back(node_offsets_.back() + molecule->atoms);
+    edge_offsets_.push_back(edge_offsets_.back() + molecule->edges);
   }
   const Index nodes = node_offsets_.back(), edges = edge_offsets_.back();
   if (nodes > std::numeric_limits<NodeId>::max())
     throw GraphError("MoleculeBatcher: " + std::to_string(nodes) + " atoms exceed the limit of 2^31 - 1");
-  batch.node_features.resize(nodes, spec_.atom_dim());
-  batch.node_features.setZero();
-  batch.edge_features.resize(edges, spec_.bond_dim());
-  batch.edge_features.setZero();
+  batch.node_features.resize(nodes, atom_dim);
+  batch.edge_features.resize(edges, bond_dim);
   sources_.resize(static_cast<std::size_t>(edges));
   targets_.resize(static_cast<std::size_t>(edges));
   for (std::size_t g = 0; g < molecules.size(); ++g) {
+    const MoleculeRows& molecule = *molecules[g];
     const Index first_node = node_offsets_[g], first_edge = edge_offsets_[g];
-    write_molecule(*molecules[g], spec_, batch.node_features.data() + first_node * spec_.atom_dim(),
-                   batch.edge_features.data() + first_edge * spec_.bond_dim(), sources_.data() + first_edge,
-                   targets_.data() + first_edge, nullptr, static_cast<NodeId>(first_node));
+    std::ranges::copy(molecule.node_rows, batch.node_features.data() + first_node * atom_dim);
+    std::ranges::copy(molecule.edge_rows, batch.edge_features.data() + first_edge * bond_dim);
+    const auto shift = [first_node](NodeId atom) { return static_cast<NodeId>(first_node + atom); };
+    std::ranges::transform(molecule.sources, sources_.begin() + first_edge, shift);
+    std::ranges::transform(molecule.targets, targets_.begin() + first_edge, shift);
   }
   batch.batch.assign(node_offsets_, edge_offsets_, sources_, targets_);
   batch.graph_features.resize(graph_dim > 0 ? static_cast<Index>(molecules.size()) : 0, graph_dim);

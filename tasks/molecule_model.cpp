@@ -443,12 +443,13 @@ constexpr auto kPredictionBatch = static_cast<std::size_t>(kPredictionBatchSize)
 constexpr auto kWindowRows = static_cast<std::size_t>(kPredictionWindowRows);
 constexpr std::size_t kParseChunk = 16;
 
-// One input SMILES after parsing; kept from its window until its batch has run.
+// One input SMILES after parsing, as feature rows: the molecule itself is gone by then. Kept from its
+// window until its batch has run.
 struct ParsedRow {
-  std::shared_ptr<RDKit::ROMol> molecule;  // null when RDKit could not read the SMILES
+  bool valid = false;  // false when RDKit could not read the SMILES, or its descriptors failed
   std::string error;
+  MoleculeRows rows;
   std::vector<float> descriptors;  // [graph_dim]
-  int parsed_by = 0;               // the thread that parsed it, which also destroys it
 };
 
 // A batch of parsed molecules: `count` consecutive slots of the pending ring from `first_slot`, and
@@ -482,13 +483,8 @@ struct MoleculeModel::Worker {
   std::vector<std::unique_ptr<Member>> networks;
   MoleculeBatcher batcher;
   FeaturedBatch batch;
-  std::vector<const RDKit::ROMol*> molecules;
+  std::vector<const MoleculeRows*> molecules;
   std::vector<const float*> descriptor_rows;
-  // Molecules this thread parsed whose batches have run, destroyed by it at its next work item. A
-  // molecule is hundreds of small allocations: freed by another thread, glibc's allocator (the
-  // interpreter's, from Python) hands them back to the parsing thread's arena under its lock, which
-  // made 2 threads 1.77 times as fast as 1 from Python against 1.97 times from the tool.
-  std::vector<std::shared_ptr<RDKit::ROMol>> spent;
 };
 
 void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)>& next,
@@ -518,20 +514,25 @@ void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)
   const auto parse_chunk = [&](std::size_t window_rows, std::size_t chunk) {
     for (std::size_t i = chunk * kParseChunk; i < std::min(window_rows, (chunk + 1) * kParseChunk); ++i) {
       ParsedRow& row = window[i];
-      row.parsed_by = thread_index();
-      SmilesResult parsed = parse_smiles(window_smiles[i], smiles);
-      row.molecule = std::move(parsed.molecule);
-      if (!row.molecule) {
-        row.error = parsed.error.empty() ? "unreadable SMILES" : std::move(parsed.error);
+      // The molecule is featurized and destroyed here, by the thread that made it: a molecule is
+      // hundreds of small allocations, which come back to the allocator still in cache (and, from
+      // Python, to glibc's arena of this thread rather than another's, under its lock).
+      const SmilesResult parsed = parse_smiles(window_smiles[i], smiles);
+      row.valid = false;
+      if (!parsed.molecule) {
+        row.error = parsed.error.empty() ? "unreadable SMILES" : parsed.error;
         continue;
       }
       row.descriptors.resize(static_cast<std::size_t>(descriptors.size()));
       try {
-        descriptors.compute(*row.molecule, row.descriptors.data());
+        descriptors.compute(*parsed.molecule, row.descriptors.data());
       } catch (const MoleculeError& e) {
-        row.molecule.reset();
         row.error = e.what();
+        continue;
       }
+      // After the descriptors, whose Crippen typing the atom rows reuse.
+      row.rows.write(*parsed.molecule, config_.featurizer);
+      row.valid = true;
     }
   };
   const auto run_job = [&](BatchJob& job, Worker& worker) {
@@ -539,7 +540,7 @@ void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)
     worker.descriptor_rows.clear();
     for (std::size_t i = 0; i < job.count; ++i) {
       const ParsedRow& row = pending[(job.first_slot + i) % pending.size()];
-      worker.molecules.push_back(row.molecule.get());
+      worker.molecules.push_back(&row.rows);
       worker.descriptor_rows.push_back(row.descriptors.data());
     }
     worker.batcher.assemble(worker.molecules, worker.descriptor_rows, worker.batch);
@@ -592,19 +593,14 @@ void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)
     // One item at a time per thread: each is a whole batch or parse chunk.
     parallel_for_rethrowing(static_cast<Index>(jobs.size() + chunks), [&](Index index) {
       const auto item = static_cast<std::size_t>(index);
-      Worker& worker = workers[static_cast<std::size_t>(thread_index())];
-      worker.spent.clear();
       if (item < jobs.size()) {
+        Worker& worker = workers[static_cast<std::size_t>(thread_index())];
         run_job(jobs[item], worker);
       } else {
         parse_chunk(window_rows, item - jobs.size());
       }
     }, 1);
     for (const BatchJob& job : jobs) {
-      for (std::size_t i = 0; i < job.count; ++i) {
-        ParsedRow& row = pending[(job.first_slot + i) % pending.size()];
-        workers[static_cast<std::size_t>(row.parsed_by)].spent.push_back(std::move(row.molecule));
-      }
       finished.push_back(averaged(job));
       pending_first = (pending_first + job.count) % pending.size();
       pending_count -= job.count;
@@ -614,7 +610,7 @@ void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)
 
     for (std::size_t i = 0; i < window_rows; ++i) {
       ParsedRow& row = window[i];
-      if (!row.molecule) {
+      if (!row.valid) {
         unreported.emplace_back(rows_read + i, std::move(row.error));
         row.error.clear();
         continue;

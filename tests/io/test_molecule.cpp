@@ -291,20 +291,23 @@ void expect_batcher_matches_assemble(const FeaturizerSpec& spec) {
   MoleculeBatcher batcher(spec);
   const DescriptorCalculator calculator(spec.descriptors);
   FeaturedBatch in_place;
-  // Batches of decreasing, then increasing size through one batcher and one batch: buffers are reused.
+  // Rows rewritten for other molecules, batches of decreasing, then increasing size through one
+  // batcher and one batch: every buffer is reused.
+  std::vector<MoleculeRows> rows(kBatchSmiles.size());
   for (const std::size_t count : {kBatchSmiles.size(), std::size_t{3}, std::size_t{1}, kBatchSmiles.size()}) {
     SCOPED_TRACE("batch of " + std::to_string(count));
     std::vector<MoleculeGraph> graphs;
     std::vector<const FeaturedGraph*> graph_pointers;
-    std::vector<const RDKit::ROMol*> molecules;
+    std::vector<const MoleculeRows*> molecules;
     Matrix<float> descriptors(static_cast<Index>(count), spec.graph_dim());
     std::vector<const float*> descriptor_rows;
     for (std::size_t i = 0; i < count; ++i) {
       const std::size_t m = (i * 5 + count) % parsed.size();
       graphs.push_back(featurize(*parsed[m], spec));
-      molecules.push_back(parsed[m].get());
       calculator.compute(*parsed[m], descriptors.row(static_cast<Index>(i)).data());
       descriptor_rows.push_back(descriptors.row(static_cast<Index>(i)).data());
+      rows[i].write(*parsed[m], spec);
+      molecules.push_back(&rows[i]);
     }
     for (const MoleculeGraph& graph : graphs) graph_pointers.push_back(&graph);
     FeaturedBatch joined;
@@ -336,6 +339,18 @@ TEST(MoleculeBatcherTest, WithCrippenContributions) {
   FeaturizerSpec spec;
   spec.crippen_contributions = true;
   expect_batcher_matches_assemble(spec);
+}
+
+TEST(MoleculeBatcherTest, RowsOfAnotherSpecAreRefused) {
+  const FeaturizerSpec narrow;
+  FeaturizerSpec wide;
+  wide.crippen_contributions = true;  // two more atom columns
+  MoleculeRows rows;
+  rows.write(*parse_smiles("CCO").molecule, narrow);
+  MoleculeBatcher batcher(wide);
+  FeaturedBatch batch;
+  const std::vector<const MoleculeRows*> molecules = {&rows};
+  EXPECT_THROW(batcher.assemble(molecules, {}, batch), ArgumentError);
 }
 
 // Molecules whose stereochemistry, charges, isotopes, explicit hydrogens and CXSMILES exercise every

@@ -171,18 +171,35 @@ MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec
 MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec,
                         const DescriptorCalculator& descriptors);
 
-/// Featurizes molecules straight into one FeaturedBatch: the rows and the graph FeaturedBatch::assemble
+/// One molecule's feature rows and edges as featurize() makes them (descriptors aside), in buffers
+/// kept when rewritten. Written right after parsing, they let the molecule be destroyed at once,
+/// while its memory is still in cache; a MoleculeBatcher joins many into one batch.
+struct MoleculeRows {
+  Index atoms = 0;
+  Index edges = 0;
+  std::vector<float> node_rows;  ///< [atoms, atom_dim] row after row
+  std::vector<float> edge_rows;  ///< [edges, bond_dim] row after row
+  std::vector<NodeId> sources;   ///< [edges]: atom indices within the molecule
+  std::vector<NodeId> targets;   ///< [edges]
+
+  /// Replaces the rows with those of `molecule` as `spec` says. With spec.crippen_contributions, the
+  /// molecule's Crippen typing is reused if its descriptors were computed first.
+  void write(const RDKit::ROMol& molecule, const FeaturizerSpec& spec);
+};
+
+/// Joins molecules' MoleculeRows into one FeaturedBatch: the rows and the graph FeaturedBatch::assemble
 /// gives for their featurize() graphs, without a MoleculeGraph per molecule. The batch's and the
 /// batcher's buffers are reused, so a batcher kept across batches allocates only when a batch is
 /// larger than any before it.
 class MoleculeBatcher {
  public:
-  /// Featurizes as `spec` says. Not thread-safe: use one batcher per thread.
+  /// Joins rows written with `spec`. Not thread-safe: use one batcher per thread.
   explicit MoleculeBatcher(FeaturizerSpec spec);
 
   /// descriptor_rows: one pointer per molecule to its spec.graph_dim() descriptors, as
-  /// DescriptorCalculator::compute writes them; not read when the spec has no descriptors.
-  void assemble(std::span<const RDKit::ROMol* const> molecules, std::span<const float* const> descriptor_rows,
+  /// DescriptorCalculator::compute writes them; not read when the spec has no descriptors. Throws
+  /// ArgumentError for rows of other widths than the spec's.
+  void assemble(std::span<const MoleculeRows* const> molecules, std::span<const float* const> descriptor_rows,
                 FeaturedBatch& batch);
 
   /// The spec given at construction.
