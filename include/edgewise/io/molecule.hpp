@@ -175,8 +175,8 @@ MoleculeGraph featurize(const RDKit::ROMol& molecule, const FeaturizerSpec& spec
 /// kept when rewritten. Written right after parsing, they let the molecule be destroyed at once,
 /// while its memory is still in cache; a MoleculeBatcher joins many into one batch.
 struct MoleculeRows {
-  Index atoms = 0;
-  Index edges = 0;
+  Index atoms = 0;               ///< The molecule's atoms
+  Index edges = 0;               ///< Its directed edges: two per bond, then self-loops if the spec has them
   std::vector<float> node_rows;  ///< [atoms, atom_dim] row after row
   std::vector<float> edge_rows;  ///< [edges, bond_dim] row after row
   std::vector<NodeId> sources;   ///< [edges]: atom indices within the molecule
