@@ -72,6 +72,11 @@ class CliTest : public ::testing::Test {
     for (const char* s : smiles) csv << s << ',' << (value += 0.3) << '\n';
   }
 
+  // Writes `contents` to the folder's file `name`, as bytes.
+  void write(const std::string& name, const std::string& contents) const {
+    std::ofstream(path(name), std::ios::binary) << contents;
+  }
+
   std::string read(const std::string& name) const {
     std::ostringstream text;
     text << std::ifstream(path(name), std::ios::binary).rdbuf();
