@@ -109,16 +109,18 @@ class EdgeListBuilder {
     if (std::exchange(first_, false) && is_header(record, options_.header, options_.ids, {0, 1})) return;
     const Where where{list_.source, record.line};
     if (record.fields.size() < 2) fail(where, record.fields.front(), "expected two node ids, found one field");
-    const Index source_node = node(record.fields[0], where);
-    const Index target_node = node(record.fields[1], where);
+    const Index source_node = node(record.fields[0], where.at(0));
+    const Index target_node = node(record.fields[1], where.at(1));
     if (std::max(source_node, target_node) > std::numeric_limits<NodeId>::max())
-      fail(where, record.fields[1], "more than 2^31 - 1 distinct nodes");
+      fail(where.at(1), record.fields[1], "more than 2^31 - 1 distinct nodes");
     list_.edges.emplace_back(static_cast<NodeId>(source_node), static_cast<NodeId>(target_node));
   }
 
   // Room for the edges of a file of `bytes` bytes at 8 bytes a line or more, so the list does not
   // grow by copies whose freed blocks would stay in the process while the graph is built.
   void reserve_for(std::uintmax_t bytes) { list_.edges.reserve(static_cast<std::size_t>(bytes / 8)); }
+
+  const std::string& source() const { return list_.source; }
 
   EdgeList finish() {
     if (list_.edges.empty())
@@ -160,7 +162,7 @@ class EdgeListBuilder {
 
 EdgeList parse_edge_list(std::string_view text, std::string source, const EdgeListOptions& options, NodeIndex nodes) {
   EdgeListBuilder builder(std::move(source), options, std::move(nodes));
-  RecordReader reader(text, options.delimiter);
+  RecordReader reader(text, options.delimiter, builder.source());
   Record record;
   while (reader.next(record)) builder.add(record);
   return builder.finish();

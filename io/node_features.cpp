@@ -93,10 +93,12 @@ NodeFeatures sparse_features(std::span<const SparseEntry> entries, Index num_nod
   return features;
 }
 
-// A text feature file record: the node token, and the value tokens after the skipped fields.
+// A text feature file record: the node token, and the value tokens after the skipped fields with
+// the 0-based field each came from.
 struct FeatureRecord {
   std::string_view node;
   std::vector<std::string_view> values;
+  std::vector<std::size_t> fields;
 };
 
 FeatureRecord split_feature_record(const Record& record, std::size_t skip_fields, const Where& where) {
@@ -105,9 +107,12 @@ FeatureRecord split_feature_record(const Record& record, std::size_t skip_fields
          "expected the node and " + std::to_string(skip_fields) + " more fields before the values, found " +
              std::to_string(record.fields.size()) + " fields");
   }
-  FeatureRecord split{record.fields.front(), {}};
+  FeatureRecord split{record.fields.front(), {}, {}};
   for (std::size_t f = 1 + skip_fields; f < record.fields.size(); ++f) {
-    for (std::string_view token : split_at_blanks(record.fields[f])) split.values.push_back(token);
+    for (std::string_view token : split_at_blanks(record.fields[f])) {
+      split.values.push_back(token);
+      split.fields.push_back(f);
+    }
   }
   return split;
 }
@@ -118,15 +123,15 @@ void for_each_feature_record(std::string_view text, const std::string& source, N
                              const FeatureOptions& options, Visit&& visit) {
   const NodeResolver resolve(nodes, options.ids, options.unknown_nodes);
   ListedNodes listed;
-  RecordReader reader(text, options.delimiter);
+  RecordReader reader(text, options.delimiter, source);
   Record record;
   bool first = true;
   while (reader.next(record)) {
     if (std::exchange(first, false) && is_header(record, options.header, options.ids, {0})) continue;
     const Where where{source, record.line};
     const FeatureRecord split = split_feature_record(record, options.skip_fields, where);
-    const Index node = resolve(split.node, where);
-    listed.mark(node, split.node, where);
+    const Index node = resolve(split.node, where.at(0));
+    listed.mark(node, split.node, where.at(0));
     visit(where, node, split);
   }
 }
@@ -136,8 +141,9 @@ NodeFeatures parse_sparse_features(std::string_view text, const std::string& sou
   std::vector<SparseEntry> entries;
   for_each_feature_record(text, source, nodes, options,
                           [&](const Where& where, Index node, const FeatureRecord& record) {
-                            for (std::string_view token : record.values)
-                              entries.push_back(parse_sparse_entry(node, token, options.dim, where));
+                            for (std::size_t v = 0; v < record.values.size(); ++v)
+                              entries.push_back(parse_sparse_entry(node, record.values[v], options.dim,
+                                                                   where.at(record.fields[v])));
                           });
   return sparse_features(entries, nodes.size(), {.format = FeatureFormat::sparse, .dim = options.dim},
                          options.max_values, source);
@@ -163,7 +169,8 @@ NodeFeatures parse_dense_features(std::string_view text, const std::string& sour
                "expected " + std::to_string(dim) + " feature values, found " + std::to_string(count));
         }
         row_nodes.push_back(node);
-        for (std::string_view token : record.values) values.push_back(parse_value(token, where));
+        for (std::size_t v = 0; v < record.values.size(); ++v)
+          values.push_back(parse_value(record.values[v], where.at(record.fields[v])));
       });
   if (!row_nodes.empty()) check_matrix_size(nodes.size(), dim, options.max_values, {source, first_line}, first_node);
   NodeFeatures features{Matrix<float>::Zero(nodes.size(), dim), {.format = FeatureFormat::dense, .dim = dim}};

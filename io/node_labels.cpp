@@ -55,11 +55,16 @@ class LabelCollector {
   NodeLabels labels(Index num_nodes) const {
     NodeLabels labels;
     std::unordered_set<std::string> seen;
+    std::unordered_map<std::string, std::size_t> first_line;
     for (Index node : order_) {
-      const std::string& label = by_node_.at(node).label;
-      if (seen.insert(label).second) labels.class_names.push_back(label);
+      const LabelRecord& record = by_node_.at(node);
+      if (seen.insert(record.label).second) {
+        labels.class_names.push_back(record.label);
+        first_line.emplace(record.label, record.line);
+      }
     }
     order_classes(labels.class_names);
+    for (const std::string& name : labels.class_names) labels.class_lines.push_back(first_line.at(name));
     std::unordered_map<std::string, Index> class_of;
     for (std::size_t c = 0; c < labels.class_names.size(); ++c) class_of.emplace(labels.class_names[c], c);
     labels.classes.assign(static_cast<std::size_t>(num_nodes), -1);
@@ -111,7 +116,7 @@ NodeLabels parse_node_labels(std::string_view text, std::string source, NodeInde
   const Header header = named && options.header == Header::detect ? Header::present : options.header;
   std::size_t node_column = 0, label_column = 0, needed = 0;
   LabelCollector collector;
-  RecordReader reader(text, options.delimiter);
+  RecordReader reader(text, options.delimiter, source);
   Record record;
   bool first = true;
   while (reader.next(record)) {
@@ -129,9 +134,9 @@ NodeLabels parse_node_labels(std::string_view text, std::string source, NodeInde
       fail(where, record.fields.back(),
            "expected at least " + std::to_string(needed) + " fields, found " + std::to_string(record.fields.size()));
     }
-    const Index node = resolve(record.fields[node_column], where);
+    const Index node = resolve(record.fields[node_column], where.at(node_column));
     const std::string_view label = record.fields[label_column];
-    if (!label.empty()) collector.add(node, label, where);
+    if (!label.empty()) collector.add(node, label, where.at(label_column));
   }
   return collector.labels(nodes.size());
 }

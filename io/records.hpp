@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -26,13 +27,18 @@ inline constexpr auto max_node_id = static_cast<std::uint64_t>(std::numeric_limi
 // Feature indices share the node id limit, which also keeps an inferred dimension allocatable.
 inline constexpr auto max_feature_index = max_node_id;
 
-// Where a record came from, for errors.
+// Where a record or one of its fields came from, for errors.
 struct Where {
   const std::string& source;
   std::size_t line;
+  std::size_t column = 0;  // 1-based field number; 0: the record as a whole
+
+  // The same record's field `field` (0-based).
+  Where at(std::size_t field) const { return {source, line, field + 1}; }
 };
 
 [[noreturn]] inline void fail(const Where& where, std::string_view token, std::string reason) {
+  if (where.column > 0) reason = "column " + std::to_string(where.column) + ": " + reason;
   throw ParseError(where.source, where.line, std::string(token), std::move(reason));
 }
 
@@ -43,46 +49,45 @@ std::string_view without_byte_order_mark(std::string_view text);
 std::vector<std::string_view> split_at_blanks(std::string_view text);
 
 // The fields of a line: split at `delimiter` (each field trimmed); without one, at commas when the
-// line has any, else at runs of blanks.
+// line has any, else at runs of blanks. No quoting: RecordReader reads quoted fields.
 std::vector<std::string_view> split_fields(std::string_view line, std::optional<char> delimiter);
 
 struct Record {
   std::size_t line = 0;
   std::vector<std::string_view> fields;  // at least one
+  std::deque<std::string> unquoted;      // quoted fields that held a doubled quote, as they read
 };
 
-// The records of a line-based file, without blank and comment lines.
+// The records of a line-based file, without blank and comment lines. Fields split at a delimiter
+// (an explicit one, or the comma of a line that has one) follow RFC 4180: a field that starts with
+// '"' runs to the closing quote, may hold delimiters and line breaks, and writes a quote as "".
 class RecordReader {
  public:
-  // Lines are numbered on from first_line - 1 (a block of a file that starts further down).
-  RecordReader(std::string_view text, std::optional<char> delimiter, std::size_t first_line = 1)
-      : text_(first_line == 1 ? without_byte_order_mark(text) : text), delimiter_(delimiter), line_(first_line - 1) {}
+  // Lines are numbered on from first_line (a block of a file that starts further down). With
+  // more_follows, the text is a block that the file continues after: a quoted field running past its
+  // end stops the reading before that record, which resumes at consumed() with the next block.
+  RecordReader(std::string_view text, std::optional<char> delimiter, const std::string& source,
+               std::size_t first_line = 1, bool more_follows = false);
 
-  bool next(Record& record) {
-    while (pos_ < text_.size()) {
-      const std::string_view content = trim_whitespace(next_line());
-      if (content.empty() || content.front() == '#' || content.front() == '%') continue;
-      record.line = line_;
-      record.fields = split_fields(content, delimiter_);
-      return true;
-    }
-    return false;
-  }
+  // Reads the next record; false at the end of the text. Throws ParseError for an unterminated
+  // quoted field or text after a closing quote.
+  bool next(Record& record);
 
   // The number of the last line read.
   std::size_t line() const { return line_; }
+  // The bytes of the text given to the constructor that the records read so far took.
+  std::size_t consumed() const { return skipped_ + std::min(pos_, text_.size()); }
 
  private:
-  std::string_view next_line() {
-    const std::size_t end = std::min(text_.find('\n', pos_), text_.size());
-    const std::string_view line = text_.substr(pos_, end - pos_);
-    pos_ = end + 1;
-    ++line_;
-    return line;
-  }
+  std::string_view next_line();
+  bool read_quoted_record(char delimiter, Record& record);
+  bool read_quoted_field(char delimiter, Record& record);
 
   std::string_view text_;
   std::optional<char> delimiter_;
+  const std::string& source_;
+  bool more_follows_ = false;
+  std::size_t skipped_ = 0;  // a byte order mark's bytes before text_
   std::size_t pos_ = 0;
   std::size_t line_ = 0;
 };
@@ -94,6 +99,7 @@ void for_each_record_in_file(const std::filesystem::path& path, std::optional<ch
   constexpr std::size_t kBlockBytes = 4 << 20;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path.string() + ": cannot open for reading: " + std::generic_category().message(errno));
+  const std::string source = path.string();
   std::string block;
   std::size_t first_line = 1;
   Record record;
@@ -102,13 +108,14 @@ void for_each_record_in_file(const std::filesystem::path& path, std::optional<ch
     block.resize(kept + kBlockBytes);
     in.read(block.data() + kept, static_cast<std::streamsize>(kBlockBytes));
     block.resize(kept + static_cast<std::size_t>(in.gcount()));
-    if (in.bad()) throw Error(path.string() + ": read error");
+    if (in.bad()) throw Error(source + ": read error");
     // Whole lines only, but for the last block; the partial line waits for the next block.
-    const std::size_t end = in ? block.rfind('\n') + 1 : block.size();
-    RecordReader reader(std::string_view(block).substr(0, end), delimiter, first_line);
+    const bool more_follows = static_cast<bool>(in);
+    const std::size_t end = more_follows ? block.rfind('\n') + 1 : block.size();
+    RecordReader reader(std::string_view(block).substr(0, end), delimiter, source, first_line, more_follows);
     while (reader.next(record)) visit(record);
     first_line = reader.line() + 1;
-    block.erase(0, end);
+    block.erase(0, reader.consumed());
   }
 }
 

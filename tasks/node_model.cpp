@@ -1,6 +1,7 @@
 #include "edgewise/tasks/node_model.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +17,7 @@
 
 #include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/io/csv.hpp"
 #include "edgewise/io/graph_parts.hpp"
 #include "edgewise/models/model_file.hpp"
 
@@ -93,9 +95,12 @@ std::vector<Index> class_ids_by_name(const NodeLabels& labels, const std::vector
   std::vector<Index> mapped(labels.class_names.size());
   for (std::size_t c = 0; c < mapped.size(); ++c) {
     const auto found = ids.find(labels.class_names[c]);
-    if (found == ids.end())
-      throw ArgumentError(source.string() + ": label '" + labels.class_names[c] + "' is not one of the model's " +
-                          std::to_string(classes.size()) + " classes");
+    if (found == ids.end()) {
+      const std::string line = c < labels.class_lines.size() ? ":" + std::to_string(labels.class_lines[c]) : "";
+      throw ArgumentError(source.string() + line + ": label '" + labels.class_names[c] +
+                          "' is not one of the model's " + std::to_string(classes.size()) + " classes" +
+                          (classes.size() <= 20 ? " (" + quoted_list(classes) + ")" : ""));
+    }
     mapped[c] = found->second;
   }
   return mapped;
@@ -475,10 +480,13 @@ NodeEvaluation NodeModel::evaluate(const NodeGraph& data, std::span<const Index>
 }
 
 std::vector<Index> NodeModel::output_order(const NodeIndex& nodes) const {
-  std::vector<std::int64_t> rank(static_cast<std::size_t>(nodes.size()));
+  std::vector<std::uint64_t> rank(static_cast<std::size_t>(nodes.size()));
   if (config_.input.ids == NodeIds::integer) {
-    for (Index node = 0; node < nodes.size(); ++node)
-      rank[static_cast<std::size_t>(node)] = std::stoll(std::string(nodes.name(node)));
+    // Integer names are the decimal values of ids in [0, 2^64 - 1], as the readers wrote them.
+    for (Index node = 0; node < nodes.size(); ++node) {
+      const std::string_view name = nodes.name(node);
+      std::from_chars(name.data(), name.data() + name.size(), rank[static_cast<std::size_t>(node)]);
+    }
   } else {
     std::unordered_map<std::string_view, Index> training_ids;
     for (std::size_t id = 0; id < config_.nodes.size(); ++id)
@@ -486,7 +494,8 @@ std::vector<Index> NodeModel::output_order(const NodeIndex& nodes) const {
     const auto training_size = static_cast<Index>(config_.nodes.size());
     for (Index node = 0; node < nodes.size(); ++node) {
       const auto found = training_ids.find(nodes.name(node));
-      rank[static_cast<std::size_t>(node)] = found != training_ids.end() ? found->second : training_size + node;
+      rank[static_cast<std::size_t>(node)] =
+          static_cast<std::uint64_t>(found != training_ids.end() ? found->second : training_size + node);
     }
   }
   std::vector<Index> order(rank.size());

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <vector>
 #include <string>
 
 #include "edgewise/tasks/node_model.hpp"
@@ -223,6 +225,72 @@ TEST_F(CliNodeTest, RefusesOptionsOfTheOtherTaskAndExistingOutputs) {
   const CliRun smiles = run_cli("predict --model " + path("model.ew") + " --smiles CCO");
   EXPECT_NE(smiles.status, 0);
   EXPECT_NE(smiles.output.find("--smiles applies to molecule models"), std::string::npos) << smiles.output;
+}
+
+// The MUSAE Facebook files as downloaded (tests/data/musae_facebook): page names quoted because they
+// hold commas and doubled quotes; the class is in page_type.
+TEST_F(CliNodeTest, MusaeFacebookFilesAsDownloaded) {
+  const std::string musae = std::string(EDGEWISE_SOURCE_DIR) + "/tests/data/musae_facebook/";
+  const std::string graph = " --edges " + musae + "musae_facebook_edges.csv --features " + musae +
+                            "musae_facebook_features.json";
+  const CliRun train = run_cli("train --task node" + graph + " --labels " + musae +
+                               "musae_facebook_target.csv --label-column page_type --split stratified:0.6,0.2,0.2 "
+                               "--epochs 20 --out " + path("facebook.ew"));
+  ASSERT_EQ(train.status, 0) << train.output;
+  EXPECT_NE(train.output.find("20 labeled in 4 classes"), std::string::npos) << train.output;
+  EXPECT_EQ(train.output.find("warning"), std::string::npos) << train.output;
+
+  const CliRun eval = run_cli("eval --model " + path("facebook.ew") + graph + " --labels " + musae +
+                              "musae_facebook_target.csv --label-column page_type");
+  ASSERT_EQ(eval.status, 0) << eval.output;
+  EXPECT_NE(eval.output.find("labeled: 20 nodes"), std::string::npos) << eval.output;
+
+  // A label the model does not know is named with its line.
+  write("new_type.csv", "id,facebook_id,page_name,page_type\n0,1,\"A, B\",tvshow\n1,2,\"C, D\",artist\n");
+  const CliRun unknown = run_cli("eval --model " + path("facebook.ew") + graph + " --labels " + path("new_type.csv") +
+                                 " --label-column page_type");
+  EXPECT_EQ(unknown.status, 1) << unknown.output;
+  EXPECT_NE(unknown.output.find("new_type.csv:3: label 'artist' is not one of the model's 4 classes"),
+            std::string::npos)
+      << unknown.output;
+}
+
+// Integer ids anywhere in [0, 2^64 - 1]: social networks' user ids need all 64 bits.
+TEST_F(CliNodeTest, IdsAtAndAbove2To63WorkInEveryCommand) {
+  const std::vector<std::string> ids = {"9223372036854775807", "9223372036854775808", "9223372036854775809",
+                                        "18446744073709551614", "18446744073709551615", "0", "1", "2"};
+  {
+    std::ofstream edges(path("big_edges.txt")), labels(path("big_labels.txt"));
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      for (std::size_t j = i + 1; j < ids.size(); ++j)
+        if ((i < 4) == (j < 4)) edges << ids[i] << ' ' << ids[j] << '\n';
+      labels << ids[i] << ' ' << (i < 4 ? "x" : "y") << '\n';
+    }
+    edges << ids[0] << ' ' << ids[7] << '\n';
+  }
+  const std::string graph = " --edges " + path("big_edges.txt");
+  const CliRun train = run_cli("train --task node" + graph + " --labels " + path("big_labels.txt") +
+                               " --split stratified:0.5,0.25,0.25 --epochs 5 --out " + path("big.ew"));
+  ASSERT_EQ(train.status, 0) << train.output;
+  const std::string model = " --model " + path("big.ew") + graph;
+  const CliRun predict = run_cli("predict" + model + " --out " + path("big_predictions.tsv"));
+  ASSERT_EQ(predict.status, 0) << predict.output;
+  const CliRun embed = run_cli("embed" + model + " --out " + path("big_embeddings.tsv"));
+  ASSERT_EQ(embed.status, 0) << embed.output;
+  const CliRun eval = run_cli("eval" + model + " --labels " + path("big_labels.txt"));
+  ASSERT_EQ(eval.status, 0) << eval.output;
+  const CliRun info = run_cli("info " + path("big.ew"), 0);
+  ASSERT_EQ(info.status, 0) << info.output;
+  for (const std::string& written : {read("big_predictions.tsv"), read("big_embeddings.tsv")}) {
+    // Rows in the order of the ids' values, each named by its id as written.
+    std::istringstream rows(written);
+    std::string row;
+    std::getline(rows, row);
+    for (const std::string& id : {ids[5], ids[6], ids[7], ids[0], ids[1], ids[2], ids[3], ids[4]}) {
+      ASSERT_TRUE(std::getline(rows, row)) << written;
+      EXPECT_EQ(row.substr(0, row.find('\t')), id) << written;
+    }
+  }
 }
 
 }  // namespace

@@ -227,23 +227,23 @@ TEST_F(GraphFilesTest, EdgeListErrorsNameFileLineAndToken) {
   const auto too_large = parse_error_of([] { parse_edge_list("1 2\n2 18446744073709551616\n", "edges.txt"); });
   EXPECT_EQ(too_large.line(), 2u);
   EXPECT_EQ(too_large.text(), "18446744073709551616");
-  EXPECT_EQ(too_large.reason(), "node id above 2^64 - 1");
+  EXPECT_EQ(too_large.reason(), "column 2: node id above 2^64 - 1");
 
   const auto huge = parse_error_of([] { parse_edge_list("1 99999999999999999999999\n", "edges.txt"); });
-  EXPECT_EQ(huge.reason(), "node id above 2^64 - 1");
+  EXPECT_EQ(huge.reason(), "column 2: node id above 2^64 - 1");
 
   const auto negative = parse_error_of([] { parse_edge_list("\n-1 2\n", "edges.txt"); });
   EXPECT_EQ(negative.line(), 2u);
   EXPECT_EQ(negative.text(), "-1");
-  EXPECT_EQ(negative.reason(), "negative node id");
+  EXPECT_EQ(negative.reason(), "column 1: negative node id");
 
   const auto word = parse_error_of([] { parse_edge_list("1 2\nalice bob\n", "edges.txt"); });
   EXPECT_EQ(word.line(), 2u);
   EXPECT_EQ(word.text(), "alice");
-  EXPECT_EQ(word.reason(), "node id is not an integer");
+  EXPECT_EQ(word.reason(), "column 1: node id is not an integer");
 
   const auto empty = parse_error_of([] { parse_edge_list("1,,2\n", "edges.csv"); });
-  EXPECT_EQ(empty.reason(), "empty node id");
+  EXPECT_EQ(empty.reason(), "column 2: empty node id");
 }
 
 TEST_F(GraphFilesTest, MissingFileIsAnError) {
@@ -281,7 +281,7 @@ TEST_F(GraphFilesTest, LabelForUnknownNodeIsAnErrorWithItsLine) {
   EXPECT_EQ(error.file(), "labels.txt");
   EXPECT_EQ(error.line(), 4u);
   EXPECT_EQ(error.text(), "9");
-  EXPECT_EQ(error.reason(), "node not in the graph");
+  EXPECT_EQ(error.reason(), "column 1: node not in the graph");
   EXPECT_EQ(list.nodes.size(), 2);
 }
 
@@ -304,7 +304,7 @@ TEST_F(GraphFilesTest, ConflictingLabelsAreAnError) {
   const auto error = parse_error_of([&] { parse_node_labels("0 a\n0 a\n0 b\n", "labels.txt", nodes); });
   EXPECT_EQ(error.line(), 3u);
   EXPECT_EQ(error.text(), "b");
-  EXPECT_EQ(error.reason(), "conflicting label: the node was labeled 'a' on line 1");
+  EXPECT_EQ(error.reason(), "column 2: conflicting label: the node was labeled 'a' on line 1");
 }
 
 TEST_F(GraphFilesTest, LabelRecordNeedsTwoFields) {
@@ -363,6 +363,84 @@ TEST_F(GraphFilesTest, LabelColumnsCanBeNamedByTheHeader) {
       << headless.what();
 }
 
+TEST_F(GraphFilesTest, QuotedFieldsFollowRfc4180) {
+  NodeIndex nodes;
+  for (const char* name : {"0", "1", "2", "3"}) nodes.add(name);
+  // MUSAE's Facebook page names hold commas, quotes and, in other exports, line breaks.
+  const std::string facebook =
+      "\xEF\xBB\xBFid,facebook_id,page_name,page_type\r\n"
+      "0,378134195601552,\"Historic Preservation Division, Illinois Department of Natural Resources\",government\r\n"
+      "1,191483281412,\"The \"\"Real\"\" Deal\",tvshow\r\n"
+      "2,144761358898518,\"Two\r\nlines, one page\",company\r\n"
+      "3,5, \"spaced\" ,government\r\n";
+  const NodeLabels labels = parse_node_labels(facebook, "facebook_target.csv", nodes, {.label_column = "page_type"});
+  EXPECT_EQ(labels.class_names, (std::vector<std::string>{"government", "tvshow", "company"}));
+  EXPECT_EQ(labels.classes, (std::vector<Index>{0, 1, 2, 0}));
+  EXPECT_EQ(labels.class_lines, (std::vector<std::size_t>{2, 3, 4}));
+
+  const NodeLabels names = parse_node_labels(facebook, "facebook_target.csv", nodes, {.label_column = "page_name"});
+  EXPECT_EQ(names.class_names,
+            (std::vector<std::string>{"Historic Preservation Division, Illinois Department of Natural Resources",
+                                      "The \"Real\" Deal", "Two\r\nlines, one page", "spaced"}));
+
+  // A record after a quoted line break keeps its own line number.
+  const auto unknown = parse_error_of([&] {
+    parse_node_labels("id,name,type\n0,\"a\nb\",x\n7,c,y\n", "t.csv", nodes, {.label_column = 2});
+  });
+  EXPECT_EQ(unknown.line(), 4u);
+  EXPECT_EQ(unknown.reason(), "column 1: node not in the graph");
+}
+
+TEST_F(GraphFilesTest, QuotedFieldsInEdgeListsAndFeatures) {
+  const EdgeList edges = parse_edge_list("\"source\",\"target\"\n\"1\",\"2\"\n2,\"3\"\n", "edges.csv");
+  EXPECT_EQ(edges.nodes.names(), (std::vector<std::string>{"1", "2", "3"}));
+  const EdgeList tabs = parse_edge_list("\"a b\"\t\"c\td\"\n", "edges.tsv", {.ids = NodeIds::string, .delimiter = '\t'});
+  EXPECT_EQ(tabs.nodes.names(), (std::vector<std::string>{"a b", "c\td"}));
+
+  NodeIndex nodes = edges.nodes;
+  const NodeFeatures dense = parse_node_features("node,\"x\",\"y\"\n1,\"0.5\",2\n2,1,\"-1\"\n", "f.csv", nodes,
+                                                 {.format = FeatureFormat::dense});
+  EXPECT_FLOAT_EQ(dense.values(0, 0), 0.5f);
+  EXPECT_FLOAT_EQ(dense.values(1, 1), -1.0f);
+}
+
+TEST_F(GraphFilesTest, MalformedQuotesAreErrorsWithLineAndColumn) {
+  NodeIndex nodes;
+  nodes.add("0");
+  const auto unterminated = parse_error_of([&] { parse_node_labels("id,label\n0,\"open\n", "l.csv", nodes); });
+  EXPECT_EQ(unterminated.line(), 2u);
+  EXPECT_EQ(unterminated.reason(), "column 2: unterminated quoted field");
+  const auto trailing = parse_error_of([&] { parse_node_labels("id,label\n0,\"a\"b\n", "l.csv", nodes); });
+  EXPECT_EQ(trailing.line(), 2u);
+  EXPECT_EQ(trailing.reason(), "column 2: text after a closing quote");
+  const auto value = parse_error_of([&] {
+    parse_node_features("0,1,x\n", "f.csv", nodes, {.format = FeatureFormat::dense});
+  });
+  EXPECT_NE(value.reason().find("column 3: "), std::string::npos) << value.what();
+}
+
+TEST_F(GraphFilesTest, QuotedLineBreaksAcrossTheFileReadersBlocks) {
+  // The file readers take 4 MiB blocks of whole lines; a quoted field may hold the line feed that
+  // ends a block.
+  std::string text = "id,name,type\n";
+  NodeIndex nodes;
+  Index node = 0;
+  while (text.size() < (4u << 20) + (1u << 16)) {
+    nodes.add(std::to_string(node));
+    text += std::to_string(node) + ",\"name\nof " + std::to_string(node) + ", a page\"," + (node % 3 == 0 ? "a" : "b") + "\n";
+    ++node;
+  }
+  const NodeLabels labels = read_node_labels(write("t.csv", text), nodes, {.label_column = 2});
+  ASSERT_EQ(labels.classes.size(), static_cast<std::size_t>(node));
+  for (Index n = 0; n < node; ++n) ASSERT_EQ(labels.classes[static_cast<std::size_t>(n)], n % 3 == 0 ? 0 : 1) << n;
+
+  std::string edges = "source,target\n";
+  for (Index n = 1; n < node; ++n) edges += "\"" + std::to_string(n - 1) + "\",\"x\n" + std::to_string(n) + "\"\n";
+  const auto error = parse_error_of([&] { read_edge_list(write("e.csv", edges)); });
+  EXPECT_EQ(error.line(), 2u);
+  EXPECT_EQ(error.reason(), "column 2: node id is not an integer");
+}
+
 TEST_F(GraphFilesTest, ExtendToCoversNodesAddedLater) {
   NodeIndex nodes;
   nodes.add("0");
@@ -403,7 +481,7 @@ TEST_F(GraphFilesTest, SparseFeatureErrors) {
   const auto beyond = parse_error_of([&] { parse_node_features("0 1\n1 2 5\n", "f.txt", nodes, {.dim = 5}); });
   EXPECT_EQ(beyond.line(), 2u);
   EXPECT_EQ(beyond.text(), "5");
-  EXPECT_EQ(beyond.reason(), "feature index not below the dimension 5");
+  EXPECT_EQ(beyond.reason(), "column 3: feature index not below the dimension 5");
 
   const auto word = parse_error_of([&] { parse_node_features("0 1 x\n", "f.txt", nodes); });
   EXPECT_EQ(word.text(), "x");
@@ -413,12 +491,12 @@ TEST_F(GraphFilesTest, SparseFeatureErrors) {
 
   const auto twice = parse_error_of([&] { parse_node_features("0 1\n1 1\n0 2\n", "f.txt", nodes); });
   EXPECT_EQ(twice.line(), 3u);
-  EXPECT_EQ(twice.reason(), "features for this node were given on line 1");
+  EXPECT_EQ(twice.reason(), "column 1: features for this node were given on line 1");
 
   const auto unknown = parse_error_of([&] { parse_node_features("0 1\n\n2 1\n", "f.txt", nodes); });
   EXPECT_EQ(unknown.line(), 3u);
   EXPECT_EQ(unknown.text(), "2");
-  EXPECT_EQ(unknown.reason(), "node not in the graph");
+  EXPECT_EQ(unknown.reason(), "column 1: node not in the graph");
 
   const NodeFeatures added = parse_node_features("0 1\n2 0\n", "f.txt", nodes, {.unknown_nodes = UnknownNodes::add});
   EXPECT_EQ(nodes.size(), 3);
@@ -467,7 +545,7 @@ TEST_F(GraphFilesTest, DenseFeatures) {
   const auto infinite =
       parse_error_of([&] { parse_node_features("0 1 inf\n", "f.txt", nodes, {.format = FeatureFormat::dense}); });
   EXPECT_EQ(infinite.text(), "inf");
-  EXPECT_EQ(infinite.reason(), "feature value is not a finite number");
+  EXPECT_EQ(infinite.reason(), "column 3: feature value is not a finite number");
 }
 
 TEST_F(GraphFilesTest, MusaeJsonFeatures) {
@@ -676,7 +754,7 @@ TEST(GraphFileDatasets, EmailEuCore) {
   const std::filesystem::path labels_path = graph_file("email_eu_core", "labels.txt");
   const auto unknown = parse_error_of([&] { read_node_labels(labels_path, derived.nodes); });
   EXPECT_EQ(unknown.file(), labels_path.string());
-  EXPECT_EQ(unknown.reason(), "node not in the graph");
+  EXPECT_EQ(unknown.reason(), "column 1: node not in the graph");
   const NodeLabels added = read_node_labels(labels_path, derived.nodes, {.unknown_nodes = UnknownNodes::add});
   EXPECT_EQ(derived.nodes.size(), 1005);
   EXPECT_EQ(added.num_labeled(), 1005);

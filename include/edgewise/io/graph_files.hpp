@@ -13,9 +13,13 @@
 ///   Graph graph = edges.to_graph();
 ///
 /// Text files hold one record a line, LF or CRLF; blank lines and lines whose first non-blank
-/// character is '#' or '%' are skipped. Fields are separated by commas on a line that has one, else
-/// by runs of spaces and tabs, unless an explicit delimiter is given. Every ParseError names the file,
-/// the 1-based line and the offending token.
+/// character is '#' or '%' are skipped; a UTF-8 byte order mark is ignored. Fields are separated by
+/// commas on a line that has one, else by runs of spaces and tabs, unless an explicit delimiter is
+/// given. Fields split at a comma or an explicit delimiter (a TSV's tab) are read as RFC 4180 has
+/// them, as csv.hpp's reader does: a field that starts with '"' runs to the closing quote, may hold
+/// delimiters and line breaks, and writes a quote as "" (MUSAE's page names). Every ParseError names
+/// the file, the 1-based line, the column (1-based field) where one is at fault, and the offending
+/// token.
 #pragma once
 
 #include <cstddef>
@@ -137,6 +141,7 @@ struct LabelOptions {
 struct NodeLabels {
   std::vector<Index> classes;            ///< [N]: the class of each node, -1 where unlabeled
   std::vector<std::string> class_names;  ///< [num_classes]: each class's label (integers by value)
+  std::vector<std::size_t> class_lines;  ///< [num_classes]: the line where each label first appears; empty if not read
 
   /// The number of distinct labels.
   Index num_classes() const { return static_cast<Index>(class_names.size()); }
