@@ -3,8 +3,8 @@
 The same models as the ``edgewise`` command-line tool, from Python: a model file written by one
 opens in the other.
 
-- :class:`MoleculeModel`: molecule property prediction from SMILES (regression or classification,
-  several targets with missing labels).
+- :class:`MoleculeModel`: molecule property prediction from SMILES, CSV or SD files (regression or
+  classification, several targets with missing labels).
 - :class:`NodeGraph` and :class:`NodeModel`: node classification on a graph given as NumPy arrays,
   a NetworkX graph or the files ``edgewise train --task node`` reads.
 - :class:`GraphAttention`: one attention layer on NumPy inputs.
@@ -17,6 +17,7 @@ line and value where there is one.
 
 from __future__ import annotations
 
+import operator
 import os
 from typing import Any, Sequence
 
@@ -42,6 +43,13 @@ def _smiles_list(smiles: Any, what: str = "smiles") -> list[str]:
     """A list of str from a list, tuple, NumPy array or pandas Series of SMILES."""
     if isinstance(smiles, str):
         raise TypeError(f"{what}: expected a sequence of SMILES, got one string; wrap it in a list")
+    if hasattr(smiles, "columns"):  # a pandas DataFrame
+        named = [c for c in smiles.columns if str(c).lower() == "smiles"]
+        column = named[0] if named else (smiles.columns[0] if len(smiles.columns) else "smiles")
+        raise TypeError(f"{what}: expected a list of SMILES strings or a pandas Series, got a DataFrame; "
+                        f"pass df[{column!r}]")
+    if getattr(smiles, "ndim", 1) != 1:
+        raise TypeError(f"{what}: expected a list of SMILES strings, got a {smiles.ndim}-D array")
     values = list(smiles.tolist() if hasattr(smiles, "tolist") else smiles)
     for index, value in enumerate(values):
         if not isinstance(value, str):
@@ -65,6 +73,27 @@ def _targets(targets: Any) -> tuple[np.ndarray, list[str]]:
     if values.ndim != 2:
         raise ValueError(f"targets: expected a 1-D or 2-D array, got {values.ndim} dimensions")
     return values, names
+
+
+def _column(column: Any, what: str, header: bool) -> int | str:
+    """A column of a file: its 0-based index, or its name in the header."""
+    if isinstance(column, str):
+        if not header:
+            raise ValueError(f"{what}: a file without a header names no columns; give 0-based indices")
+        return column
+    if isinstance(column, bool) or not isinstance(column, (int, np.integer)):
+        raise TypeError(f"{what}: expected a 0-based column index or a header name, got {type(column).__name__}")
+    if column < 0:
+        raise ValueError(f"{what}: column indices count from 0, got {column}")
+    return int(column)
+
+
+def _unreadable(row: tuple[int, str, str, str], listed: bool) -> str:
+    """The message for a molecule that cannot be read: (index, SMILES, reason, place)."""
+    index, text, reason, place = row
+    where = f"smiles[{index}]" if listed else f"row {index}"
+    what = f"'{text}'" if text else "the SD record"
+    return f"{where} ({place}): cannot read {what}: {reason}"
 
 
 def _with_threads(threads: int | None) -> None:
@@ -134,9 +163,11 @@ class MoleculeModel(_Model):
         targets: Any = None,
         *,
         data: str | os.PathLike[str] | None = None,
-        smiles_column: str | None = None,
-        target_columns: Sequence[str] | None = None,
+        smiles_column: str | int | None = None,
+        target_columns: Sequence[str | int] | None = None,
         task_names: Sequence[str] | None = None,
+        header: bool = True,
+        comment: str | None = None,
         split: str | tuple[Any, Any, Any] = "random",
         split_sizes: tuple[float, float, float] = (0.8, 0.1, 0.1),
         skip_invalid: bool = False,
@@ -147,12 +178,16 @@ class MoleculeModel(_Model):
     ) -> "MoleculeModel":
         """Trains a model on SMILES and targets, or on a CSV or SDF file (``data``).
 
-        smiles, targets: a sequence of SMILES and a 1-D or 2-D array (or DataFrame) of targets,
-        NaN for a missing label. task_names name the targets (default: a DataFrame's columns, else
-        y or y0, y1, ...).
-        data: a CSV file (header, SMILES and target columns) or SDF file instead; smiles_column
-        (default: the column named smiles, in any case, else the first) and target_columns
-        (default: every other column) choose the columns.
+        smiles, targets: a sequence of SMILES (a list, array or pandas Series) and a 1-D or 2-D
+        array (or DataFrame) of targets, NaN for a missing label. task_names name the targets
+        (default: a DataFrame's columns, else y or y0, y1, ...).
+        data: a CSV file (SMILES and target columns) or SDF file instead, read as ``edgewise
+        train`` reads it. smiles_column (default: the column named smiles, in any case, else the
+        first) and target_columns (default: every other column) choose the columns by header name
+        or 0-based index; an SD file's target_columns name its data fields. header=False reads a
+        CSV without a header (``--no-header``: columns by index, target_columns required, targets
+        named "column <i>" unless task_names name them); comment skips lines starting with it
+        (``--comment``).
         split: "random", "scaffold" (Bemis-Murcko groups, largest to train) with split_sizes as
         train, validation and test fractions, or a (train, val, test) tuple of row index arrays or
         boolean masks. Training stops early on the validation rows; the test rows' metrics go
@@ -171,8 +206,11 @@ class MoleculeModel(_Model):
             if smiles is not None or targets is not None:
                 raise ValueError("give either smiles and targets, or data, not both")
             handle = _edgewise.MoleculeModel._train_file(
-                _check_readable(data, "data"), smiles_column or "", list(target_columns or []), max_atoms,
-                skip_invalid, split, fractions, verbose, options
+                _check_readable(data, "data"),
+                None if smiles_column is None else _column(smiles_column, "smiles_column", header),
+                [_column(c, "target_columns", header) for c in target_columns or []],
+                [str(n) for n in task_names or []], header, comment or "", max_atoms, skip_invalid, split,
+                fractions, verbose, options
             )
             return cls(handle)
         if smiles is None or targets is None:
@@ -186,8 +224,12 @@ class MoleculeModel(_Model):
 
     def predict(
         self,
-        smiles: Sequence[str],
+        smiles: Sequence[str] | None = None,
         *,
+        data: str | os.PathLike[str] | None = None,
+        smiles_column: str | int | None = None,
+        header: bool = True,
+        comment: str | None = None,
         on_invalid: str = "nan",
         return_invalid: bool = False,
         max_atoms: int = 1000,
@@ -196,22 +238,34 @@ class MoleculeModel(_Model):
         """Predictions [n, tasks] as float32: target units for regression, probabilities of class 1
         for classification.
 
-        A SMILES that RDKit cannot read gets a row of NaN (on_invalid="nan") or raises ValueError
+        smiles: a sequence of SMILES (a list, array or pandas Series); or data: a CSV file, one row
+        per molecule (smiles_column, header and comment as in :meth:`train`), or an SD file, one
+        row per record, as ``edgewise predict --data`` reads them.
+        A molecule that RDKit cannot read gets a row of NaN (on_invalid="nan") or raises ValueError
         naming it (on_invalid="raise"). With return_invalid, returns (predictions, invalid) where
-        invalid lists (index, SMILES, reason).
+        invalid lists (index, SMILES, reason); an SD record's SMILES is empty.
         """
         if on_invalid not in ("nan", "raise"):
             raise ValueError(f"on_invalid: expected 'nan' or 'raise', got {on_invalid!r}")
+        if (smiles is None) == (data is None):
+            raise ValueError("give either smiles or data")
         _with_threads(threads)
-        values, invalid = self._handle._predict(_smiles_list(smiles), max_atoms)
+        if data is None:
+            values, invalid = self._handle._predict(_smiles_list(smiles), max_atoms)
+        else:
+            column = None if smiles_column is None else _column(smiles_column, "smiles_column", header)
+            values, invalid = self._handle._predict_file(_check_readable(data, "data"), column, header,
+                                                         comment or "", max_atoms)
         if invalid and on_invalid == "raise":
-            index, text, reason = invalid[0]
-            raise ValueError(f"smiles[{index}] (SMILES list:{index + 1}): cannot read '{text}': {reason}")
+            raise ValueError(_unreadable(invalid[0], data is None))
+        invalid = [(index, text, reason) for index, text, reason, _ in invalid]
         return (values, invalid) if return_invalid else values
 
-    def evaluate(self, smiles: Sequence[str], targets: Any) -> dict[str, Any]:
-        """The metrics of ``edgewise eval``: their means over tasks (rmse, mae, r2, or roc_auc,
-        pr_auc, accuracy) and, under "tasks", each task's. Targets as in :meth:`train`."""
+    def evaluate(self, smiles: Sequence[str], targets: Any) -> dict[str, float]:
+        """The metrics of ``edgewise eval`` by name: their means over tasks ("rmse", "mae", "r2",
+        or "roc_auc", "pr_auc", "accuracy") and each task's, named "<task> <metric>", with
+        "<task> count" (the labels scored, an int). Undefined metrics are NaN. Targets as in
+        :meth:`train`."""
         values, _ = _targets(targets)
         return self._handle._evaluate(_smiles_list(smiles), values)
 
@@ -246,6 +300,37 @@ def _dense_features(features: Any) -> Any:
     if hasattr(features, "toarray"):  # a SciPy sparse matrix: made dense once, in float32, then read in place
         return features.astype(np.float32).toarray()
     return features
+
+
+def _id_array(ids: Any) -> np.ndarray:
+    """Node ids as an array, exactly: Python ints beyond int64 become uint64 (or objects, refused by
+    value later), never the float64 that np.asarray makes of them."""
+    array = np.asarray(ids)
+    if array.dtype.kind != "f" or isinstance(ids, np.ndarray):
+        return array
+    values = list(ids)
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values):
+        return array  # floats: refused as ids
+    return np.array(values, dtype=np.uint64 if min(values) >= 0 else object)
+
+
+def _row_numbers(ids: np.ndarray) -> bool:
+    """Whether edge ids are row numbers 0 .. N-1 (integers of int64's range), not ids naming nodes."""
+    if ids.size == 0 or ids.dtype.kind == "i":
+        return True
+    return ids.dtype.kind == "u" and ids.max() < 2**63
+
+
+def _labels_by_row(labels: dict[Any, Any], names: list[str]) -> dict[int, Any]:
+    """A dict {node id: label} keyed by row, through the graph's node names."""
+    row = {name: i for i, name in enumerate(names)}
+    by_row = {}
+    for node, label in labels.items():
+        name = node if isinstance(node, str) else str(operator.index(node))
+        if name not in row:
+            raise ValueError(f"labels: node {node!r} is not in the graph")
+        by_row[row[name]] = label
+    return by_row
 
 
 def _labels(labels: Any, num_nodes: int, class_names: Sequence[str] | None) -> tuple[Any, list[str]]:
@@ -308,11 +393,14 @@ class NodeGraph:
         features: [N, F] dense array or SciPy sparse matrix; a C-ordered float32 array is read in
         place, without a copy, so the graph sees later changes to it (pass ``features.copy()`` for a
         graph of its own); other arrays are converted to float32 rows the graph owns. labels: class
-        ids (-1: unlabelled), label names (None: unlabelled), or a dict {node: label}."""
+        ids (-1: unlabelled), label names (None: unlabelled), or a dict {node: label}. Ids that are
+        not row numbers (strings, integers beyond int64) name the nodes, as in :meth:`from_edges`."""
         index = np.asarray(edge_index)
         if index.ndim != 2 or index.shape[0] != 2:
             raise ValueError(f"edge_index: expected shape [2, E], got {index.shape}")
-        return cls.from_edges(index[0], index[1], num_nodes, features=features, labels=labels,
+        # Rows of a list are passed on as given: NumPy would make Python ints beyond int64 floats.
+        rows = index if isinstance(edge_index, np.ndarray) else edge_index
+        return cls.from_edges(rows[0], rows[1], num_nodes, features=features, labels=labels,
                               class_names=class_names, directed=directed, self_loops=self_loops)
 
     @classmethod
@@ -322,15 +410,26 @@ class NodeGraph:
         targets: Any,
         num_nodes: int | None = None,
         *,
+        nodes: Any = None,
         features: Any = None,
         labels: Any = None,
         class_names: Sequence[str] | None = None,
         directed: bool = False,
         self_loops: bool = True,
     ) -> "NodeGraph":
-        """From parallel arrays of edge sources and targets; otherwise as :meth:`from_edge_index`."""
-        sources, targets = np.asarray(sources), np.asarray(targets)
+        """From parallel sequences of edge sources and targets; otherwise as :meth:`from_edge_index`.
+
+        Integers of int64's range number the rows, 0 .. num_nodes - 1. Other ids name the nodes:
+        strings, and integers up to 2**64 - 1 (a uint64 array, or Python ints). nodes= lists every
+        node's id in row order (features and label arrays follow it; nodes without edges
+        included), and makes any ids names; without it, rows are numbered by first appearance
+        (each edge's source, then its target), as ``NodeGraph.read`` numbers a file's ids, and
+        labels may be a dict {id: label}. :attr:`node_ids` gives each row's id back exactly."""
+        sources, targets = _id_array(sources), _id_array(targets)
         dense = _dense_features(features)
+        if nodes is not None or not (_row_numbers(sources) and _row_numbers(targets)):
+            return cls._from_node_ids(sources, targets, num_nodes, nodes, dense, labels, class_names, directed,
+                                      self_loops)
         if num_nodes is None:
             if dense is not None:
                 num_nodes = int(np.shape(dense)[0])
@@ -338,7 +437,24 @@ class NodeGraph:
                 num_nodes = int(max(sources.max(initial=-1), targets.max(initial=-1))) + 1
         ids, names = _labels(labels, num_nodes, class_names)
         return cls(_edgewise.NodeGraph._from_arrays(num_nodes, sources, targets, dense, ids, names, directed,
-                                                    self_loops))
+                                                    self_loops, [], False))
+
+    @classmethod
+    def _from_node_ids(cls, sources: np.ndarray, targets: np.ndarray, num_nodes: int | None, nodes: Any,
+                       dense: Any, labels: Any, class_names: Sequence[str] | None, directed: bool,
+                       self_loops: bool) -> "NodeGraph":
+        names, from_rows, to_rows, strings = _edgewise.NodeGraph._number_ids(
+            None if nodes is None else _id_array(nodes), sources, targets)
+        if nodes is None and (dense is not None or not (labels is None or isinstance(labels, dict))):
+            raise ValueError("features and label arrays need the id of each row: pass nodes=, "
+                             "or labels as a dict {id: label}")
+        if num_nodes is not None and num_nodes != len(names):
+            raise ValueError(f"num_nodes: {num_nodes}, but the ids name {len(names)} nodes")
+        if isinstance(labels, dict):
+            labels = _labels_by_row(labels, names)
+        ids, class_list = _labels(labels, len(names), class_names)
+        return cls(_edgewise.NodeGraph._from_arrays(len(names), from_rows, to_rows, dense, ids, class_list,
+                                                    directed, self_loops, names, strings))
 
     @classmethod
     def from_networkx(
@@ -366,6 +482,8 @@ class NodeGraph:
         labels: str | os.PathLike[str] | None = None,
         features: str | os.PathLike[str] | None = None,
         *,
+        label_column: int | str = 1,
+        id_column: int | str = 0,
         feature_format: str | None = None,
         node_ids: str = "integer",
         directed: bool = False,
@@ -373,10 +491,14 @@ class NodeGraph:
         row_normalize: bool | None = None,
     ) -> "NodeGraph":
         """Reads the files of ``edgewise train --task node`` with its options (feature_format:
-        sparse, dense, musae-json or structural; node_ids: integer or string)."""
+        sparse, dense, musae-json or structural; node_ids: integer or string). label_column and
+        id_column (``--label-column``, ``--id-column``) choose the labels file's label and node id
+        columns by 0-based index or header name: MUSAE's facebook_target.csv
+        (id,facebook_id,page_name,page_type) needs label_column="page_type"."""
         handle = _edgewise.NodeGraph._from_files(
             _check_readable(edges, "edges"),
             _check_readable(labels, "labels") if labels is not None else "",
+            _column(label_column, "label_column", True), _column(id_column, "id_column", True),
             _check_readable(features, "features") if features is not None else "",
             feature_format or "", node_ids, directed, self_loops, row_normalize)
         return cls(handle)
@@ -405,8 +527,15 @@ class NodeGraph:
 
     @property
     def node_names(self) -> list[str]:
-        """Each node's id as the input named it, by index."""
+        """Each node's id as the input named it, by row: integers by their decimal digits."""
         return self._handle.node_names
+
+    @property
+    def node_ids(self) -> np.ndarray:
+        """Each node's id by row, exactly as given: int64 for integer ids (row numbers included),
+        uint64 when one exceeds 2**63 - 1, an object array of str for string ids. The rows of
+        predictions, probabilities and embeddings are in this order."""
+        return self._handle.node_ids
 
     @property
     def features(self) -> np.ndarray:
@@ -455,28 +584,36 @@ class NodeModel(_Model):
         edges: str | os.PathLike[str],
         labels: str | os.PathLike[str] | None = None,
         features: str | os.PathLike[str] | None = None,
+        *,
+        label_column: int | str = 1,
+        id_column: int | str = 0,
     ) -> NodeGraph:
-        """Reads graph files the way the model's training graph was read."""
+        """Reads graph files the way the model's training graph was read; label_column and id_column
+        as in :meth:`NodeGraph.read`."""
         return NodeGraph(self._handle._read_graph(
             _check_readable(edges, "edges"),
             _check_readable(labels, "labels") if labels is not None else "",
+            _column(label_column, "label_column", True), _column(id_column, "id_column", True),
             _check_readable(features, "features") if features is not None else ""))
 
     def predict_proba(self, graph: NodeGraph) -> np.ndarray:
-        """Class probabilities of every node [N, classes], columns in :attr:`classes` order."""
+        """Class probabilities of every node [N, classes], rows in ``graph.node_ids`` order,
+        columns in :attr:`classes` order."""
         return self._handle._predict(graph._handle)
 
-    def predict(self, graph: NodeGraph) -> list[str]:
-        """The most probable class name of every node."""
+    def predict(self, graph: NodeGraph) -> np.ndarray:
+        """The most probable class name of every node, [N] in ``graph.node_ids`` order: a NumPy
+        array of str (``.tolist()`` gives a list)."""
         best = self.predict_proba(graph).argmax(axis=1)
-        return [self.classes[i] for i in best]
+        return np.asarray(self.classes)[best]
 
     def embed(self, graph: NodeGraph) -> np.ndarray:
         """Each node's final hidden representation [N, width], the output layer's input."""
         return self._handle._embed(graph._handle)
 
     def evaluate(self, graph: NodeGraph, nodes: Any = None) -> dict[str, float]:
-        """Accuracy, macro-F1 and loss on the listed labelled nodes (default: every labelled node)."""
+        """Metrics by name on the listed labelled nodes (default: every labelled node): "accuracy",
+        "macro_f1", "loss" (floats) and "count" (the nodes scored, an int)."""
         return self._handle._evaluate(graph._handle, nodes)
 
     @property

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
-from . import MoleculeModel
+from . import MoleculeModel, _smiles_list
 
 # Estimator parameters and the training options they set; the attention score function is
 # attention_score here, as score is scikit-learn's method.
@@ -70,8 +70,8 @@ class _MoleculeEstimator(BaseEstimator):
         options = {option: getattr(self, name) for name, option in _OPTIONS.items() if getattr(self, name) is not None}
         fraction = float(self.validation_fraction)
         self.model_ = MoleculeModel.train(
-            X, y, split="random", split_sizes=(1.0 - fraction, fraction, 0.0), task_type=self._task_type,
-            verbose=self.verbose, threads=self.threads, **options)
+            _smiles_list(X, "X"), y, split="random", split_sizes=(1.0 - fraction, fraction, 0.0),
+            task_type=self._task_type, verbose=self.verbose, threads=self.threads, **options)
         self.n_outputs_ = len(self.model_.tasks)
         return self
 
@@ -79,7 +79,7 @@ class _MoleculeEstimator(BaseEstimator):
         if not hasattr(self, "model_"):
             from sklearn.exceptions import NotFittedError
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
-        return self.model_.predict(X, threads=self.threads)
+        return self.model_.predict(_smiles_list(X, "X"), threads=self.threads)
 
 
 class MoleculeRegressor(RegressorMixin, _MoleculeEstimator):

@@ -2,17 +2,21 @@
 // property models, running the task-level code the command-line tool runs.
 #include <GraphMol/ROMol.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "bindings.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/interrupt.hpp"
+#include "edgewise/io/csv.hpp"
 #include "edgewise/io/explain.hpp"
 #include "edgewise/io/scaffold.hpp"
 #include "edgewise/tasks/layer_width.hpp"
@@ -74,46 +78,104 @@ MoleculeTrainingPlan training_plan(const Options& options) {
   return plan;
 }
 
+// How a CSV file's columns are read, as the command line's --smiles-column, --targets, --no-header
+// and --comment give them.
+struct CsvLayout {
+  std::optional<CsvColumn> smiles_column = {};  // nullopt: the column named smiles, in any case, else the first
+  std::vector<CsvColumn> target_columns = {};   // empty: every column but the SMILES one (needs a header)
+  bool has_header = true;
+  std::string comment = {};  // lines starting with it are skipped; empty: none
+};
+
 // The molecules to train on: a list of SMILES with a target matrix, or a CSV or SDF file.
 struct MoleculeSource {
   std::optional<std::vector<std::string>> smiles = {};
   py::object targets = {};              // [n] or [n, T]; NaN: missing label
-  std::vector<std::string> tasks = {};  // names of the targets (SMILES list) or the columns to read (file)
+  std::vector<std::string> tasks = {};  // the targets' names; empty: y (y0, y1, ...) or the file's
   std::string path = {};                // a CSV or SDF file
-  std::string smiles_column = {};       // of a CSV file; empty: the command line's default
+  CsvLayout layout = {};                // of a CSV file; an SD file's target columns name data fields
   bool skip_invalid = false;
   Index max_atoms = kDefaultMaxAtoms;
 
   std::string name() const {
     return path.empty() ? "Python: a list of " + std::to_string(smiles->size()) + " SMILES" : path;
   }
+  InvalidMoleculePolicy policy() const {
+    return skip_invalid ? InvalidMoleculePolicy::skip : InvalidMoleculePolicy::fail;
+  }
 };
 
-MoleculeDataset read_molecules(const MoleculeSource& source, const FeaturizerSpec& featurizer) {
-  const InvalidMoleculePolicy policy = source.skip_invalid ? InvalidMoleculePolicy::skip : InvalidMoleculePolicy::fail;
-  if (source.smiles) {
-    Matrix<float> targets = float_matrix(source.targets, "targets", true);
-    std::vector<std::string> tasks = source.tasks;
-    if (tasks.empty())
-      for (Index t = 0; t < targets.cols(); ++t) tasks.push_back(targets.cols() == 1 ? "y" : "y" + std::to_string(t));
-    py::gil_scoped_release release;
-    return molecules_from_smiles(*source.smiles, targets, tasks, policy, featurizer, source.max_atoms);
-  }
-  py::gil_scoped_release release;
-  if (is_sdf_path(source.path)) {
-    if (source.tasks.empty()) throw ArgumentError("target_columns: name the SDF data fields to train on");
-    return load_molecule_sdf(source.path, source.tasks, policy, featurizer, source.max_atoms);
-  }
-  // The command line's defaults: the column named smiles, else the first; every other as a target.
-  const MoleculeColumns defaults = default_molecule_columns(source.path, {}, source.smiles_column);
+// The command line's default columns of a CSV file with a header: the SMILES column given (by name or
+// 0-based index), else the column named smiles, in any case, else the first; every other as a target.
+MoleculeColumns header_columns(const std::string& path, const CsvLayout& layout) {
+  if (!layout.smiles_column) return default_molecule_columns(path, layout.comment);
+  if (const auto* name = std::get_if<std::string>(&*layout.smiles_column))
+    return default_molecule_columns(path, layout.comment, *name);
+  const CsvReader reader(path, {.has_header = true, .comment_prefix = layout.comment});
+  const CsvTable& header = reader.columns();
+  const auto index = static_cast<std::size_t>(std::get<Index>(*layout.smiles_column));
+  return default_molecule_columns(path, layout.comment, header.column_name(header.check_column(index)));
+}
+
+// The reader's options for a CSV file read by `layout`, the command line's defaults filled in.
+MoleculeCsvOptions csv_options(const std::string& path, const CsvLayout& layout) {
   MoleculeCsvOptions options;
+  options.has_header = layout.has_header;
+  options.comment_prefix = layout.comment;
+  options.target_columns = layout.target_columns;
+  if (!layout.has_header) {
+    options.smiles_column = layout.smiles_column.value_or(Index{0});
+    return options;
+  }
+  const MoleculeColumns defaults = header_columns(path, layout);
   options.smiles_column = defaults.smiles;
-  options.invalid_molecules = policy;
+  if (options.target_columns.empty()) options.target_columns.assign(defaults.targets.begin(), defaults.targets.end());
+  return options;
+}
+
+// An SD file's targets: data fields, by name.
+std::vector<std::string> sdf_fields(const std::vector<CsvColumn>& columns) {
+  if (columns.empty()) throw ArgumentError("target_columns: name the SDF data fields to train on");
+  std::vector<std::string> names;
+  for (const CsvColumn& column : columns) {
+    const auto* name = std::get_if<std::string>(&column);
+    if (name == nullptr) throw ArgumentError("target_columns: an SD file's targets are data fields, named by strings");
+    names.push_back(*name);
+  }
+  return names;
+}
+
+MoleculeDataset read_file_molecules(const MoleculeSource& source, const FeaturizerSpec& featurizer) {
+  py::gil_scoped_release release;
+  if (is_sdf_path(source.path))
+    return load_molecule_sdf(source.path, sdf_fields(source.layout.target_columns), source.policy(), featurizer,
+                             source.max_atoms);
+  if (!source.layout.has_header && source.layout.target_columns.empty())
+    throw ArgumentError("target_columns: a file without a header needs them, as 0-based column indices");
+  MoleculeCsvOptions options = csv_options(source.path, source.layout);
+  options.invalid_molecules = source.policy();
   options.featurizer = featurizer;
   options.max_atoms = source.max_atoms;
-  for (const std::string& task : source.tasks.empty() ? defaults.targets : source.tasks)
-    options.target_columns.emplace_back(task);
   return load_molecule_csv(source.path, options);
+}
+
+MoleculeDataset read_molecules(const MoleculeSource& source, const FeaturizerSpec& featurizer) {
+  if (!source.smiles) {
+    MoleculeDataset data = read_file_molecules(source, featurizer);
+    if (source.tasks.empty()) return data;
+    // Names for a file's targets, as the command line's --target-names gives them.
+    if (source.tasks.size() != data.tasks.size())
+      throw ArgumentError("task_names: " + std::to_string(source.tasks.size()) + " names for " +
+                          std::to_string(data.tasks.size()) + " targets");
+    data.tasks = source.tasks;
+    return data;
+  }
+  Matrix<float> targets = float_matrix(source.targets, "targets", true);
+  std::vector<std::string> tasks = source.tasks;
+  if (tasks.empty())
+    for (Index t = 0; t < targets.cols(); ++t) tasks.push_back(targets.cols() == 1 ? "y" : "y" + std::to_string(t));
+  py::gil_scoped_release release;
+  return molecules_from_smiles(*source.smiles, targets, tasks, source.policy(), featurizer, source.max_atoms);
 }
 
 Split molecule_training_split(const py::object& split, const std::pair<double, double>& fractions,
@@ -144,6 +206,7 @@ std::unique_ptr<MoleculeHandle> train(const MoleculeSource& source, const py::ob
   const InterruptCheck interruptible(check_interrupt);  // while the molecules are featurized
   const MoleculeDataset data = read_molecules(source, plan.config.featurizer);
   if (data.tasks.empty()) throw ArgumentError("no targets to train on");
+  check_targets_labelled(data, source.name());
   if (plan.config.task_type == TaskType::classification) check_classification_targets(data, source.name());
   std::string split_name;
   const Split parts = molecule_training_split(split, fractions, data, plan.training.seed, split_name);
@@ -163,9 +226,11 @@ std::unique_ptr<MoleculeHandle> train(const MoleculeSource& source, const py::ob
   return std::make_unique<MoleculeHandle>(std::move(trained->model));
 }
 
-// Predictions [n, T] (NaN rows for SMILES that cannot be read) and the (index, SMILES, reason) of
-// those, streamed through the model as `edgewise predict` streams a file.
-py::tuple predict(MoleculeHandle& handle, const std::vector<std::string>& smiles, Index max_atoms) {
+// Predictions [n, T] (NaN rows for SMILES that cannot be read) and the (index, SMILES, reason, place)
+// of those, where place(index) names the row in messages; streamed through the model as `edgewise
+// predict` streams a file.
+py::tuple predict(MoleculeHandle& handle, const std::vector<std::string>& smiles, Index max_atoms,
+                  const std::function<std::string(std::size_t)>& place) {
   const auto tasks = static_cast<std::size_t>(handle.model.config().tasks.size());
   py::array_t<float> values({smiles.size(), tasks});
   float* out = values.mutable_data();
@@ -191,32 +256,85 @@ py::tuple predict(MoleculeHandle& handle, const std::vector<std::string>& smiles
         max_atoms);
   });
   py::list reasons;
-  for (const auto& [index, reason] : invalid) reasons.append(py::make_tuple(index, smiles[index], reason));
+  for (const auto& [index, reason] : invalid)
+    reasons.append(py::make_tuple(index, smiles[index], reason, place(index)));
   return py::make_tuple(values, reasons);
 }
 
+// The SMILES column of a CSV file, trimmed, and the line of each row.
+std::vector<std::string> read_smiles_column(const std::string& path, const CsvLayout& layout,
+                                            std::vector<std::size_t>& lines) {
+  py::gil_scoped_release release;
+  const CsvColumn column = csv_options(path, layout).smiles_column;
+  CsvReader reader(path, {.has_header = layout.has_header, .comment_prefix = layout.comment});
+  const CsvTable& table = reader.columns();
+  const auto* name = std::get_if<std::string>(&column);
+  const std::size_t index =
+      name != nullptr ? table.column_index(*name) : static_cast<std::size_t>(std::get<Index>(column));
+  if (layout.has_header) table.check_column(index);
+  std::vector<std::string> smiles, fields;
+  std::size_t line = 0;
+  while (reader.next(fields, line)) {
+    if (index >= fields.size())  // a file without a header: rows have the first row's width
+      throw ArgumentError(path + ": column index " + std::to_string(index) + " is out of range; the table has " +
+                          std::to_string(fields.size()) + " columns");
+    smiles.emplace_back(trim_whitespace(fields[index]));
+    lines.push_back(line);
+  }
+  return smiles;
+}
+
+// predict() for the records of an SD file: a record RDKit cannot read gets a NaN row, an empty
+// SMILES and the line where it starts.
+py::tuple predict_sdf(MoleculeHandle& handle, const std::string& path, Index max_atoms) {
+  const InterruptCheck interruptible(check_interrupt);  // while the records are read
+  MoleculeDataset data;
+  Matrix<float> predicted;
+  handle.locked([&] {
+    data = load_molecule_sdf(path, {}, InvalidMoleculePolicy::skip, handle.model.config().featurizer, max_atoms);
+    predicted = handle.model.predict(molecule_set(data).molecules);
+  });
+  const auto tasks = static_cast<std::size_t>(predicted.cols());
+  py::array_t<float> values({data.source_rows, tasks});
+  float* out = values.mutable_data();
+  std::fill(out, out + values.size(), std::numeric_limits<float>::quiet_NaN());
+  for (std::size_t m = 0; m < data.molecules.size(); ++m)
+    std::copy_n(predicted.data() + m * tasks, tasks, out + data.rows[m] * tasks);
+  py::list reasons;
+  for (const SkippedMolecule& record : data.skipped)
+    reasons.append(py::make_tuple(record.row, record.smiles, record.reason, path + ":" + std::to_string(record.line)));
+  return py::make_tuple(values, reasons);
+}
+
+// predict() for the molecules of a CSV or SD file, rows named by their file and line.
+py::tuple predict_file(MoleculeHandle& handle, const std::string& path, const CsvLayout& layout, Index max_atoms) {
+  if (is_sdf_path(path)) return predict_sdf(handle, path, max_atoms);
+  std::vector<std::size_t> lines;
+  const std::vector<std::string> smiles = read_smiles_column(path, layout, lines);
+  return predict(handle, smiles, max_atoms, [&](std::size_t row) { return path + ":" + std::to_string(lines[row]); });
+}
+
+// The metrics of `edgewise eval` by name: their means over tasks (rmse, mae, r2, or roc_auc, pr_auc,
+// accuracy), and each task's as "<task> <metric>", with "<task> count", the labels it was scored on.
 py::dict metrics_dict(const MoleculeMetrics& metrics, const std::vector<std::string>& tasks) {
   py::dict result;
   for (const auto& [name, value] : metrics.means("")) result[py::str(name.substr(1))] = value;
-  py::dict per_task;
   for (std::size_t t = 0; t < tasks.size(); ++t) {
-    py::dict task;
+    const auto set = [&](const char* metric, auto value) { result[py::str(tasks[t] + " " + metric)] = value; };
     if (metrics.regression) {
       const RegressionTaskMetrics& m = metrics.regression->tasks[t];
-      task["count"] = m.count;
-      task["rmse"] = m.rmse;
-      task["mae"] = m.mae;
-      task["r2"] = m.r2;
+      set("count", m.count);
+      set("rmse", m.rmse);
+      set("mae", m.mae);
+      set("r2", m.r2);
     } else {
       const ClassificationTaskMetrics& m = metrics.classification->tasks[t];
-      task["count"] = m.count;
-      task["roc_auc"] = m.roc_auc;
-      task["pr_auc"] = m.pr_auc;
-      task["accuracy"] = m.accuracy;
+      set("count", m.count);
+      set("roc_auc", m.roc_auc);
+      set("pr_auc", m.pr_auc);
+      set("accuracy", m.accuracy);
     }
-    per_task[py::str(tasks[t])] = task;
   }
-  result["tasks"] = per_task;
   return result;
 }
 
@@ -289,15 +407,33 @@ void bind_molecules(py::module_& m) {
           })
       .def_static(
           "_train_file",
-          [](std::string path, std::string smiles_column, std::vector<std::string> tasks, Index max_atoms,
+          [](std::string path, std::optional<CsvColumn> smiles_column, std::vector<CsvColumn> target_columns,
+             std::vector<std::string> task_names, bool has_header, std::string comment, Index max_atoms,
              bool skip_invalid, py::object split, std::pair<double, double> fractions, bool verbose,
              py::dict options) {
-            MoleculeSource source{.tasks = std::move(tasks), .path = std::move(path),
-                                  .smiles_column = std::move(smiles_column), .skip_invalid = skip_invalid,
+            MoleculeSource source{.tasks = std::move(task_names),
+                                  .path = std::move(path),
+                                  .layout = {.smiles_column = std::move(smiles_column),
+                                             .target_columns = std::move(target_columns),
+                                             .has_header = has_header,
+                                             .comment = std::move(comment)},
+                                  .skip_invalid = skip_invalid,
                                   .max_atoms = max_atoms};
             return train(source, split, fractions, verbose, options);
           })
-      .def("_predict", &predict)
+      .def("_predict",
+           [](MoleculeHandle& handle, const std::vector<std::string>& smiles, Index max_atoms) {
+             return predict(handle, smiles, max_atoms,
+                            [](std::size_t row) { return "SMILES list:" + std::to_string(row + 1); });
+           })
+      .def("_predict_file",
+           [](MoleculeHandle& handle, const std::string& path, std::optional<CsvColumn> smiles_column,
+              bool has_header, std::string comment, Index max_atoms) {
+             const CsvLayout layout{.smiles_column = std::move(smiles_column),
+                                    .has_header = has_header,
+                                    .comment = std::move(comment)};
+             return predict_file(handle, path, layout, max_atoms);
+           })
       .def("_evaluate", &evaluate)
       .def("_attention", &attention)
       .def("_explain_svg", &explain_svg)

@@ -1,8 +1,12 @@
 // edgewise._edgewise.NodeGraph and NodeModel: graphs from NumPy arrays or files, and node classifiers
 // trained, applied and evaluated by the task-level code the command-line tool runs.
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,12 +22,78 @@ namespace {
 
 using NodeHandle = ModelHandle<NodeModel>;
 
+// The name of every id of a 1-D array, as an edge list file names its nodes: an integer in
+// [0, 2^64 - 1] by its decimal digits, a string as written. `strings` is set by the first array of
+// ids and must hold for every later one. `what` names the array in errors.
+std::vector<std::string> id_names(const py::handle& ids, const std::string& what, std::optional<bool>& strings) {
+  const py::array array = py::array::ensure(ids);
+  if (!array || array.ndim() != 1) throw py::value_error(what + ": expected a 1-D array of node ids");
+  std::vector<std::string> names;
+  names.reserve(static_cast<std::size_t>(array.size()));
+  const auto check_kind = [&](bool string_id) {
+    if (strings.value_or(string_id) != string_id)
+      throw py::type_error(what + ": node ids are integers or strings, not both");
+    strings = string_id;
+  };
+  for (const py::handle id : array.attr("tolist")()) {
+    if (py::isinstance<py::str>(id)) {
+      check_kind(true);
+      names.push_back(id.cast<std::string>());
+      if (names.back().empty()) throw py::value_error(what + ": an empty string is not a node id");
+    } else if (py::isinstance<py::int_>(id) && !py::isinstance<py::bool_>(id)) {
+      check_kind(false);
+      try {
+        names.push_back(std::to_string(id.cast<unsigned long long>()));
+      } catch (const py::cast_error&) {
+        throw py::value_error(what + ": node id " + std::string(py::str(id)) + " is outside 0 .. 2^64 - 1");
+      }
+    } else {
+      throw py::type_error(what + ": expected integers or strings as node ids, got " +
+                           std::string(py::str(id.get_type().attr("__name__"))));
+    }
+  }
+  return names;
+}
+
+// Numbers the ids of `nodes` (None: no list) in their order, then the edges' ids by first appearance
+// (each edge's source, then its target), as an edge list file numbers them; with a list, an edge's
+// ids must be in it. Returns (node names by number, sources, targets, whether the ids are strings).
+py::tuple number_ids(const py::object& nodes, const py::object& sources, const py::object& targets) {
+  std::optional<bool> strings;
+  NodeIndex index;
+  if (!nodes.is_none())
+    for (const std::string& name : id_names(nodes, "nodes", strings))
+      if (const Index before = index.size(); index.add(name) != before)
+        throw py::value_error("nodes: node id " + name + " is listed twice");
+  const std::vector<std::string> from = id_names(sources, "edge sources", strings);
+  const std::vector<std::string> to = id_names(targets, "edge targets", strings);
+  if (from.size() != to.size())
+    throw py::value_error("edge sources and targets: " + std::to_string(from.size()) + " and " +
+                          std::to_string(to.size()) + " ids");
+  const auto number = [&](const std::string& name, const char* what) {
+    if (nodes.is_none()) return index.add(name);
+    const std::optional<Index> known = index.find(name);
+    if (!known) throw py::value_error(std::string(what) + ": node id " + name + " is not in nodes");
+    return *known;
+  };
+  py::array_t<std::int64_t> from_rows(static_cast<py::ssize_t>(from.size()));
+  py::array_t<std::int64_t> to_rows(static_cast<py::ssize_t>(to.size()));
+  for (std::size_t e = 0; e < from.size(); ++e) {
+    from_rows.mutable_data()[e] = number(from[e], "edge sources");
+    to_rows.mutable_data()[e] = number(to[e], "edge targets");
+  }
+  return py::make_tuple(index.names(), from_rows, to_rows, strings.value_or(false));
+}
+
 // A graph from (sources, targets) arrays over nodes 0 .. num_nodes - 1: each edge joins its nodes both
 // ways unless directed, repeated edges count once, and every node attends to itself with self_loops.
-// Without features, the structural features of `edgewise train` are computed from the graph.
+// Without features, the structural features of `edgewise train` are computed from the graph. Nodes
+// are named by their numbers, or by node_names (one per node) when given, as string ids with
+// string_ids.
 NodeGraph graph_from_arrays(Index num_nodes, const py::object& sources, const py::object& targets,
                             const py::object& features, const py::object& labels,
-                            std::vector<std::string> class_names, bool directed, bool self_loops) {
+                            std::vector<std::string> class_names, bool directed, bool self_loops,
+                            const std::vector<std::string>& node_names, bool string_ids) {
   const std::vector<Index> from = index_vector(sources, "edge sources"), to = index_vector(targets, "edge targets");
   const bool structural = features.is_none();
   SharedRows<float> values = structural ? SharedRows<float>() : float_rows(features, "features");
@@ -43,10 +113,16 @@ NodeGraph graph_from_arrays(Index num_nodes, const py::object& sources, const py
   data.input.directed = directed;
   data.input.add_self_loops = self_loops;
   if (structural) data.input.features = spec;
+  if (!node_names.empty()) {
+    data.nodes = NodeIndex();
+    for (const std::string& name : node_names) data.nodes.add(name);
+    data.input.ids = string_ids ? NodeIds::string : NodeIds::integer;
+  }
   return data;
 }
 
-NodeGraph graph_from_files(const std::string& edges, const std::string& labels, const std::string& features,
+NodeGraph graph_from_files(const std::string& edges, const std::string& labels, const FileColumn& label_column,
+                           const FileColumn& id_column, const std::string& features,
                            const std::string& feature_format, const std::string& node_ids, bool directed,
                            bool self_loops, std::optional<bool> normalize_rows) {
   NodeInputOptions input{.ids = value_named(kNodeIdsNames, node_ids, "node_ids"),
@@ -57,7 +133,12 @@ NodeGraph graph_from_files(const std::string& edges, const std::string& labels, 
   input.features.format = feature_format_from_name(format);
   input.normalize_rows = normalize_rows.value_or(normalizes_rows_by_default(input.features.format));
   py::gil_scoped_release release;
-  return read_node_graph({.edges = edges, .labels = labels, .features = features}, input);
+  return read_node_graph({.edges = edges,
+                          .labels = labels,
+                          .label_node_column = id_column,
+                          .label_column = label_column,
+                          .features = features},
+                         input);
 }
 
 const std::vector<std::string> kTrainOptions = {
@@ -150,10 +231,28 @@ std::vector<std::string> node_names(const NodeGraph& data) {
   return names;
 }
 
+// Each node's id as the input gave it: strings (an object array), or integers, int64 where every id
+// fits, else uint64, so that ids up to 2^64 - 1 come back exactly.
+py::array node_ids(const NodeGraph& data) {
+  if (data.input.ids == NodeIds::string)
+    return py::module_::import("numpy").attr("array")(node_names(data), py::arg("dtype") = "object");
+  py::array_t<std::uint64_t> ids(data.nodes.size());
+  for (Index node = 0; node < data.nodes.size(); ++node) {
+    const std::string_view name = data.nodes.name(node);
+    std::from_chars(name.data(), name.data() + name.size(), ids.mutable_at(node));  // the readers' canonical digits
+  }
+  const std::uint64_t* values = ids.data();
+  const bool fit = std::all_of(values, values + ids.size(), [](std::uint64_t id) {
+    return id <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  });
+  return fit ? py::array(ids.attr("astype")("int64")) : ids;
+}
+
 }  // namespace
 
 void bind_nodes(py::module_& m) {
   py::class_<NodeGraph>(m, "NodeGraph", "A graph with node features and labels (see edgewise.NodeGraph)")
+      .def_static("_number_ids", &number_ids)
       .def_static("_from_arrays", &graph_from_arrays)
       .def_static("_from_files", &graph_from_files)
       .def_property_readonly("num_nodes", [](const NodeGraph& g) { return g.nodes.size(); })
@@ -163,6 +262,7 @@ void bind_nodes(py::module_& m) {
       .def_property_readonly("class_names", [](const NodeGraph& g) { return g.labels.class_names; })
       .def_property_readonly("labels", &labels_of, "Class id of every node, -1 where unlabelled")
       .def_property_readonly("node_names", &node_names, "Each node's id as the input named it, by index")
+      .def_property_readonly("node_ids", &node_ids, "Each node's id as the input gave it, by index")
       .def_property_readonly(
           "features",
           [](const py::object& self) { return read_only_view(self.cast<const NodeGraph&>().features, self); },
@@ -173,9 +273,13 @@ void bind_nodes(py::module_& m) {
   model_class.def_static("_train", &train)
       .def("_read_graph",
            [](const NodeHandle& handle, const std::string& edges, const std::string& labels,
-              const std::string& features) {
+              const FileColumn& label_column, const FileColumn& id_column, const std::string& features) {
              py::gil_scoped_release release;
-             return handle.model.read_graph({.edges = edges, .labels = labels, .features = features});
+             return handle.model.read_graph({.edges = edges,
+                                             .labels = labels,
+                                             .label_node_column = id_column,
+                                             .label_column = label_column,
+                                             .features = features});
            })
       .def("_predict",
            [](NodeHandle& handle, const NodeGraph& data) {

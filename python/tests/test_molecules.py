@@ -70,6 +70,7 @@ def test_a_loaded_file_saves_byte_for_byte_and_predicts_as_the_command_line(
     python_values = loaded.predict(SMILES, threads=1)[:, 0]
     # The tool prints six significant digits of the same float.
     assert cli_values == [f"{v:.6g}" for v in python_values]
+    assert np.array_equal(loaded.predict(data=molecules_csv, threads=1)[:, 0], python_values)
 
 
 def test_predictions_do_not_depend_on_the_thread_count_or_a_reload(model: edgewise.MoleculeModel,
@@ -99,7 +100,24 @@ def test_evaluate_matches_metrics_computed_by_hand(model: edgewise.MoleculeModel
     assert metrics["mae"] == pytest.approx(np.mean(np.abs(errors)), rel=1e-5)
     r2 = 1 - np.sum(errors ** 2) / np.sum((TARGETS - TARGETS.mean()) ** 2)
     assert metrics["r2"] == pytest.approx(r2, rel=1e-4)
-    assert metrics["tasks"]["logS"]["count"] == len(SMILES)
+    assert metrics["logS count"] == len(SMILES) and metrics["logS rmse"] == metrics["rmse"]
+
+
+def test_metrics_are_a_flat_dict_of_numbers_by_name() -> None:
+    targets = np.column_stack([TARGETS, np.where(np.arange(len(SMILES)) % 4 == 0, np.nan, -TARGETS)])
+    labels = np.where(np.isnan(targets), np.nan, targets > 0)
+    val = np.array([1, 2, 5, 6])  # both classes of both tasks
+    split = (np.setdiff1d(np.arange(len(SMILES)), val), val, np.array([], dtype=int))
+    regression = edgewise.MoleculeModel.train(SMILES, targets, task_names=["a", "b"], split=split, verbose=False,
+                                              **TINY)
+    classification = edgewise.MoleculeModel.train(SMILES, labels, task_names=["a", "b"], split=split,
+                                                  task_type="classification", verbose=False, **TINY)
+    for model, values, names in ((regression, targets, ("rmse", "mae", "r2")),
+                                 (classification, labels, ("roc_auc", "pr_auc", "accuracy"))):
+        metrics = model.evaluate(SMILES, values)
+        assert all(type(value) is float for name, value in metrics.items() if not name.endswith(" count"))
+        assert metrics["a count"] == len(SMILES) and metrics["b count"] == len(SMILES) - 4
+        assert set(metrics) == {*names, *(f"{task} {name}" for task in "ab" for name in ("count", *names))}
 
 
 def test_targets_may_come_as_a_dataframe_with_missing_labels() -> None:
@@ -169,6 +187,106 @@ def test_sd_files_are_told_by_their_extension_as_the_command_line_tells_them(tmp
         (tmp_path / name).write_bytes(broken)
         with pytest.raises(ValueError, match=rf"{name}:15: .*SD record 2 cannot be read"):
             edgewise.MoleculeModel.train(data=tmp_path / name, target_columns=["y"], verbose=False, **TINY)
+
+
+TPSA_TABLE = pathlib.Path("/usr/share/RDKit/Data/NCI/first_5k.tpsa.csv")
+
+
+@pytest.fixture()
+def tpsa_csv(tmp_path: pathlib.Path) -> pathlib.Path:
+    """Forty rows of RDKit's TPSA table: SMILES,TPSA without a header, comment lines starting with #."""
+    if not TPSA_TABLE.is_file():
+        pytest.skip(f"RDKit's TPSA table is absent at {TPSA_TABLE} (Debian: rdkit-data)")
+    lines = TPSA_TABLE.read_text().splitlines()
+    rows = [line for line in lines if line and not line.startswith("#")][:40]
+    path = tmp_path / "tpsa.csv"
+    path.write_text("\n".join([lines[0], *rows[:20], "# a comment between rows", *rows[20:]]) + "\n")
+    return path
+
+
+def test_a_table_without_header_and_with_comments_trains_as_the_command_line(
+        cli: str, tpsa_csv: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    run_cli(cli, *cli_training(cli, tpsa_csv, tmp_path / "cli.ew")[1:], "--no-header", "--comment", "#",
+            "--targets", "1", "--target-names", "TPSA")
+    trained = edgewise.MoleculeModel.train(data=tpsa_csv, header=False, comment="#", target_columns=[1],
+                                           task_names=["TPSA"], verbose=False, threads=1, **TINY)
+    assert trained.tasks == ["TPSA"] and trained.describe()["training"]["examples"] == 40
+    trained.save(tmp_path / "python.ew")
+    assert (tmp_path / "python.ew").read_bytes() == (tmp_path / "cli.ew").read_bytes()
+
+    unnamed = edgewise.MoleculeModel.train(data=tpsa_csv, header=False, comment="#", target_columns=[1],
+                                           verbose=False, **TINY)
+    assert unnamed.tasks == ["column 1"]
+    with pytest.raises(ValueError, match="tpsa.csv:2: expected 1 fields"):  # the comment line read as a row
+        edgewise.MoleculeModel.train(data=tpsa_csv, header=False, target_columns=[1], verbose=False, **TINY)
+    with pytest.raises(ValueError, match="without a header needs them"):
+        edgewise.MoleculeModel.train(data=tpsa_csv, header=False, comment="#", verbose=False, **TINY)
+    with pytest.raises(ValueError, match="without a header names no columns"):
+        edgewise.MoleculeModel.train(data=tpsa_csv, header=False, comment="#", target_columns=["TPSA"],
+                                     verbose=False, **TINY)
+
+
+def test_predicting_a_table_without_header_gives_the_command_lines_values(
+        cli: str, tpsa_csv: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    run_cli(cli, *cli_training(cli, tpsa_csv, tmp_path / "cli.ew")[1:], "--no-header", "--comment", "#",
+            "--targets", "1")
+    model = edgewise.MoleculeModel.load(tmp_path / "cli.ew")
+    values = model.predict(data=tpsa_csv, header=False, comment="#", smiles_column=0, threads=1)
+    smiles = [line.split(",")[0] for line in tpsa_csv.read_text().splitlines() if not line.startswith("#")]
+    assert np.array_equal(values, model.predict(smiles, threads=1))
+    output = run_cli(cli, "predict", "--model", str(tmp_path / "cli.ew"), "--data", str(tpsa_csv), "--no-header",
+                     "--comment", "#", "--threads", "1")
+    assert [row.split(",")[1] for row in output.strip().splitlines()[1:]] == [f"{v:.6g}" for v in values[:, 0]]
+
+
+def molblock(atoms: str, bonds: list[tuple[int, int, int]]) -> str:
+    """A V2000 record of the given heavy atoms (one letter each) and (atom, atom, order) bonds."""
+    lines = ["", "  edgewise", "", f"{len(atoms):3d}{len(bonds):3d}  0  0  0  0  0  0  0  0999 V2000"]
+    lines += [f"    0.0000{i:>10.4f}    0.0000 {a}   0  0  0  0  0  0  0  0  0  0  0  0" for i, a in enumerate(atoms)]
+    lines += [f"{u:3d}{v:3d}{order:3d}  0" for u, v, order in bonds]
+    return "\n".join(lines + ["M  END", "$$$$", ""])
+
+
+def test_predicts_the_records_of_an_sd_file(model: edgewise.MoleculeModel, tmp_path: pathlib.Path) -> None:
+    ethanol = molblock("CCO", [(1, 2, 1), (2, 3, 1)])
+    pentavalent = molblock("CCCCCC", [(1, k, 1) for k in range(2, 7)])
+    acetic_acid = molblock("CCOO", [(1, 2, 1), (2, 3, 2), (2, 4, 1)])
+    propane = molblock("CCC", [(1, 2, 1), (2, 3, 1)])
+    sdf = tmp_path / "molecules.sdf"
+    sdf.write_text(ethanol + pentavalent + acetic_acid + propane)
+    values, invalid = model.predict(data=sdf, return_invalid=True)
+    assert values.shape == (4, 1) and np.isnan(values[1]).all()
+    expected = model.predict(["CCO", "CC(=O)O", "CCC"])
+    assert values[[0, 2, 3]] == pytest.approx(expected, rel=1e-5)
+    assert [(index, text) for index, text, _ in invalid] == [(1, "")] and invalid[0][2]
+    with pytest.raises(ValueError, match=r"row 1 \(.*molecules.sdf:12\): cannot read the SD record: .*valence"):
+        model.predict(data=sdf, on_invalid="raise")
+    with pytest.raises(ValueError, match="either smiles or data"):
+        model.predict(["CCO"], data=sdf)
+
+
+def test_a_dataframe_given_as_smiles_names_the_column_to_pass(model: edgewise.MoleculeModel) -> None:
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.DataFrame({"name": [f"m{i}" for i in range(len(SMILES))], "SMILES": SMILES, "logS": TARGETS})
+    message = r"smiles: expected a list of SMILES strings or a pandas Series, got a DataFrame; pass df\['SMILES'\]"
+    with pytest.raises(TypeError, match=message):
+        model.predict(frame)
+    with pytest.raises(TypeError, match=message):
+        model.evaluate(frame, TARGETS)
+    with pytest.raises(TypeError, match=message):
+        edgewise.MoleculeModel.train(frame, TARGETS, verbose=False, **TINY)
+    with pytest.raises(TypeError, match=r"got a DataFrame; pass df\['name'\]"):
+        model.predict(frame[["name"]])
+    assert model.predict(frame["SMILES"]).shape == (len(SMILES), 1)
+
+
+@pytest.mark.xfail(raises=OSError, strict=True,
+                   reason="the library reports an all-missing target as edgewise::Error (OSError); "
+                          "ArgumentError would make it ValueError")
+def test_a_target_column_without_any_label_is_refused() -> None:
+    empty = np.column_stack([TARGETS, np.full(len(SMILES), np.nan)])
+    with pytest.raises((ValueError, RuntimeError), match="y1"):
+        edgewise.MoleculeModel.train(SMILES, empty, verbose=False, **TINY)
 
 
 def test_non_contiguous_and_integer_targets_are_read_as_numbers() -> None:

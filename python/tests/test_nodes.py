@@ -44,8 +44,12 @@ def test_trains_predicts_embeds_and_evaluates() -> None:
     assert probabilities.shape == (8, 2)
     assert probabilities.sum(axis=1) == pytest.approx(np.ones(8), abs=1e-5)
     assert model.embed(graph).shape == (8, 8)
-    assert model.predict(graph) == [model.classes[i] for i in probabilities.argmax(axis=1)]
-    assert model.evaluate(graph)["count"] == 8
+    predicted = model.predict(graph)
+    assert isinstance(predicted, np.ndarray) and predicted.shape == (8,)
+    assert predicted.tolist() == [model.classes[i] for i in probabilities.argmax(axis=1)]
+    metrics = model.evaluate(graph)
+    assert metrics["count"] == 8
+    assert all(type(value) in (int, float) for value in metrics.values())
     mask = np.arange(8) >= 4
     assert model.evaluate(graph, mask) == model.evaluate(graph, np.arange(4, 8))
     with pytest.raises(ValueError, match="nodes: index 8"):
@@ -189,6 +193,134 @@ def test_bad_graphs_raise_python_errors() -> None:
         edgewise.NodeModel.train(graph, epoch=3)
     with pytest.raises(FileNotFoundError):
         edgewise.NodeGraph.read("absent-edges.txt")
+
+
+# Ids of up to 64 bits: float64 would round 2**63 + 1 to 2**63 and 2**64 - 1 to 2**64.
+BIG_IDS = [2**64 - 1, 2**63, 2**63 + 1, 18_000_000_000_000_000_001, 7, 2**64 - 2, 9_223_372_036_854_775_809 + 100, 0]
+
+
+def test_raw_64_bit_ids_name_the_rows_of_predictions_exactly() -> None:
+    edge_index, features, labels = two_communities()
+    ids = np.array(BIG_IDS, dtype=np.uint64)
+    by_id = edgewise.NodeGraph.from_edges(ids[edge_index[0]], ids[edge_index[1]], nodes=ids, features=features,
+                                          labels=labels)
+    assert by_id.node_ids.dtype == np.uint64 and by_id.node_ids.tolist() == BIG_IDS
+    assert by_id.node_names == [str(i) for i in BIG_IDS]
+    by_row = edgewise.NodeGraph.from_edge_index(edge_index, features=features, labels=labels)
+    split = (np.array([0, 1, 4, 5]), np.array([2, 6]), np.array([3, 7]))
+    model = edgewise.NodeModel.train(by_id, split, verbose=False, **FAST)
+    same = edgewise.NodeModel.train(by_row, split, verbose=False, **FAST)
+    assert np.array_equal(model.predict_proba(by_id), same.predict_proba(by_row))  # rows follow nodes=
+    predicted = dict(zip(by_id.node_ids.tolist(), model.predict(by_id)))
+    assert predicted[2**64 - 1] == model.predict(by_id)[0] and set(predicted) == set(BIG_IDS)
+
+
+def test_python_ints_beyond_int64_stay_exact_and_label_dicts_take_ids() -> None:
+    edge_index, _, labels = two_communities()
+    sources, targets = ([BIG_IDS[i] for i in row] for row in edge_index)
+    graph = edgewise.NodeGraph.from_edges(sources, targets, labels={BIG_IDS[0]: "a", np.uint64(BIG_IDS[4]): "b"})
+    assert graph.num_nodes == 8  # 2**63 and 2**63 + 1 are two nodes
+    first_seen = list(dict.fromkeys(i for pair in zip(sources, targets) for i in pair))
+    assert graph.node_ids.tolist() == first_seen
+    row = {node: i for i, node in enumerate(first_seen)}
+    assert graph.labels[row[BIG_IDS[0]]] == graph.class_names.index("a")
+    assert graph.labels[row[BIG_IDS[4]]] == graph.class_names.index("b")
+    assert (graph.labels >= 0).sum() == 2
+    with pytest.raises(ValueError, match="outside 0 .. 2\\^64 - 1"):
+        edgewise.NodeGraph.from_edges([2**64, 1], [1, 2])
+    with pytest.raises(ValueError, match="node id -1 is outside"):
+        edgewise.NodeGraph.from_edges([2**63, -1], [1, 2])
+    with pytest.raises(ValueError, match="pass nodes="):
+        edgewise.NodeGraph.from_edges(sources, targets, features=np.ones((8, 2)))
+    with pytest.raises(ValueError, match="not in the graph"):
+        edgewise.NodeGraph.from_edges(sources, targets, labels={3: "a"})
+    with pytest.raises(TypeError, match="integers or strings as node ids, got float"):
+        edgewise.NodeGraph.from_edges([2.0**64, 1.0], [1.0, 2.0])
+
+
+def test_string_ids_are_kept_and_read_graph_reads_string_ids(tmp_path: pathlib.Path) -> None:
+    edge_index, features, labels = two_communities()
+    names = np.array([f"page_{i}" for i in range(8)])
+    graph = edgewise.NodeGraph.from_edges(names[edge_index[0]], names[edge_index[1]], nodes=list(names),
+                                          features=features, labels=labels)
+    assert graph.node_ids.tolist() == list(names) and graph.node_names == list(names)
+    model = edgewise.NodeModel.train(graph, (np.arange(6), np.array([6]), np.array([7])), verbose=False, **FAST)
+    (tmp_path / "edges.tsv").write_text("".join(f"{names[s]}\t{names[t]}\n" for s, t in edge_index.T))
+    (tmp_path / "features.tsv").write_text(
+        "".join(f"{n}\t" + "\t".join(f"{v:g}" for v in row) + "\n" for n, row in zip(names, features)))
+    read = model.read_graph(tmp_path / "edges.tsv", features=tmp_path / "features.tsv")
+    assert read.node_names == list(names)
+    assert model.predict(read).tolist() == model.predict(graph).tolist()
+    with pytest.raises(ValueError, match="not in nodes"):
+        edgewise.NodeGraph.from_edges(["a"], ["b"], nodes=["a"])
+    with pytest.raises(TypeError, match="integers or strings, not both"):
+        edgewise.NodeGraph.from_edges(["a", "b"], np.array([1, 2**63], dtype=np.uint64))
+
+
+def test_a_python_graph_on_64_bit_ids_predicts_as_the_command_line_on_its_file(
+        cli: str, tmp_path: pathlib.Path) -> None:
+    edge_index, _, labels = two_communities()
+    ids = np.array(BIG_IDS, dtype=np.uint64)
+    graph = edgewise.NodeGraph.from_edges(ids[edge_index[0]], ids[edge_index[1]],
+                                          labels=dict(zip(BIG_IDS, labels.tolist())))
+    edges = tmp_path / "edges.txt"
+    edges.write_text("".join(f"{ids[s]} {ids[t]}\n" for s, t in edge_index.T))
+    assert edgewise.NodeGraph.read(edges).node_names == graph.node_names  # numbered alike
+    model = edgewise.NodeModel.train(graph, verbose=False, threads=1, **FAST)
+    model.save(tmp_path / "ids.ew")
+    output = run_cli(cli, "predict", "--model", str(tmp_path / "ids.ew"), "--edges", str(edges), "--threads", "1")
+    rows = [line.split("\t") for line in output.strip().splitlines()[1:]]
+    assert {int(row[0]): row[1] for row in rows} == dict(zip(graph.node_ids.tolist(), model.predict(graph)))
+
+
+PAGE_TYPES = ["tvshow", "government", "company", "politician"]
+
+
+def facebook_files(folder: pathlib.Path, quoted: bool) -> tuple[pathlib.Path, pathlib.Path]:
+    """Twenty pages of four types in the layout of MUSAE's facebook_target.csv (id, facebook_id,
+    page_name, page_type), each type a clique, the cliques joined in a ring; quoted: some page
+    names hold commas, quoted as the real file quotes them."""
+    def name(page: int) -> str:
+        return f'"Page {page}, ""Inc."""' if quoted and page % 3 == 0 else f"Page {page}"
+    rows = [f"{page},{145647315578475 + 7919 * page},{name(page)},{PAGE_TYPES[page // 5]}" for page in range(20)]
+    targets = folder / "facebook_target.csv"
+    targets.write_text("id,facebook_id,page_name,page_type\n" + "\n".join(rows) + "\n")
+    pairs = [(5 * c + i, 5 * c + j) for c in range(4) for i in range(5) for j in range(i + 1, 5)]
+    pairs += [(5 * c, (5 * c + 5) % 20) for c in range(4)]
+    edges = folder / "facebook_edges.csv"
+    edges.write_text("id_1,id_2\n" + "".join(f"{u},{v}\n" for u, v in pairs))
+    return edges, targets
+
+
+def test_label_and_id_columns_choose_the_label_files_columns(cli: str, tmp_path: pathlib.Path) -> None:
+    edges, targets = facebook_files(tmp_path, quoted=False)
+    assert len(edgewise.NodeGraph.read(edges, targets).class_names) == 20  # facebook_id, one class a page
+    by_name = edgewise.NodeGraph.read(edges, targets, label_column="page_type", id_column="id")
+    by_index = edgewise.NodeGraph.read(edges, targets, label_column=3, id_column=0)
+    assert by_name.class_names == PAGE_TYPES and by_index.class_names == PAGE_TYPES
+    assert by_name.labels.tolist() == by_index.labels.tolist() == np.repeat(np.arange(4), 5).tolist()
+
+    model = edgewise.NodeModel.train(by_name, verbose=False, threads=1, **FAST)
+    again = model.read_graph(edges, targets, label_column="page_type")
+    assert again.labels.tolist() == by_name.labels.tolist()
+    run_cli(cli, "train", "--task", "node", "--edges", str(edges), "--labels", str(targets), "--label-column",
+            "page_type", "--id-column", "id", "--epochs", "30", "--seed", "3", "--heads", "2", "--head-dim", "4",
+            "--threads", "1", "--quiet", "--out", str(tmp_path / "cli.ew"))
+    assert edgewise.NodeModel.load(tmp_path / "cli.ew").classes == model.classes
+    with pytest.raises(ValueError, match="page_kind"):
+        edgewise.NodeGraph.read(edges, targets, label_column="page_kind")
+    with pytest.raises(TypeError, match="column index or a header name"):
+        edgewise.NodeGraph.read(edges, targets, label_column=3.0)
+    with pytest.raises(ValueError, match="count from 0"):
+        edgewise.NodeGraph.read(edges, targets, label_column=-1)
+
+
+def test_page_names_quoted_around_commas_leave_the_label_column_in_place(tmp_path: pathlib.Path) -> None:
+    edges, targets = facebook_files(tmp_path, quoted=True)
+    by_name = edgewise.NodeGraph.read(edges, targets, label_column="page_type")
+    by_index = edgewise.NodeGraph.read(edges, targets, label_column=3)
+    assert by_name.class_names == PAGE_TYPES and by_index.class_names == PAGE_TYPES
+    assert by_name.labels.tolist() == np.repeat(np.arange(4), 5).tolist()
 
 
 def test_cora_from_arrays_reaches_the_command_lines_accuracy_class(data_folder: pathlib.Path) -> None:

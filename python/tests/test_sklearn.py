@@ -51,6 +51,17 @@ def test_classifier_gives_probabilities_of_both_classes_in_a_pipeline() -> None:
     assert 0.0 <= pipeline.score(SMILES, labels) <= 1.0
 
 
+def test_a_dataframe_as_x_names_the_column_to_pass() -> None:
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.DataFrame({"smiles": SMILES, "weight": np.arange(len(SMILES))})
+    message = r"X: expected a list of SMILES strings or a pandas Series, got a DataFrame; pass df\['smiles'\]"
+    with pytest.raises(TypeError, match=message):
+        MoleculeRegressor(**SMALL).fit(frame, TARGETS)
+    fitted = MoleculeRegressor(**SMALL).fit(frame["smiles"], TARGETS)
+    with pytest.raises(TypeError, match=message):
+        fitted.predict(frame)
+
+
 def test_predicting_before_fitting_is_refused() -> None:
     from sklearn.exceptions import NotFittedError
 
