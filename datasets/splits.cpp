@@ -7,6 +7,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <numeric>
 #include <optional>
 #include <system_error>
 #include <unordered_map>
@@ -50,7 +52,8 @@ Split cut(const std::vector<Index>& items, Index train_size, Index val_size) {
   return {{items.begin(), train_end}, {train_end, val_end}, {val_end, items.end()}};
 }
 
-void shuffle(std::vector<Index>& items, SplitMix64& rng) {
+template <typename Item>
+void shuffle(std::vector<Item>& items, SplitMix64& rng) {
   for (std::size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[rng.below(i)]);
 }
 
@@ -269,6 +272,76 @@ Split group_split(const std::vector<std::string>& keys, double train_fraction, d
                                : split.val.size() + group.size() <= val_size   ? split.val
                                                                                : split.test;
     part.insert(part.end(), group.begin(), group.end());
+  }
+  return split;
+}
+
+namespace {
+
+// The labels of a group, one count per (task, class): [2 * tasks], negatives then positives.
+std::vector<double> class_counts(const std::vector<Index>& rows, const Matrix<float>& labels) {
+  std::vector<double> counts(static_cast<std::size_t>(2 * labels.cols()), 0.0);
+  for (const Index row : rows)
+    for (Index task = 0; task < labels.cols(); ++task)
+      if (const float y = labels(row, task); !std::isnan(y)) counts[static_cast<std::size_t>(2 * task + (y > 0.5f))] += 1;
+  return counts;
+}
+
+// How many of a group's labels a part still lacks to reach its share of each class.
+double labels_wanted(const std::vector<double>& group, const std::vector<double>& have,
+                     const std::vector<double>& share) {
+  double wanted = 0;
+  for (std::size_t c = 0; c < group.size(); ++c) wanted += std::min(group[c], std::max(0.0, share[c] - have[c]));
+  return wanted;
+}
+
+// Groups larger than half a validation or test part first, largest first; then the others in a
+// seeded random order (Chemprop's balanced scaffold split).
+std::vector<std::vector<Index>> balanced_group_order(const std::vector<std::vector<Index>>& groups,
+                                                     std::size_t val_size, std::size_t test_size, std::uint64_t seed) {
+  std::vector<std::vector<Index>> big, small;
+  for (const std::vector<Index>& group : groups)
+    (2 * group.size() > val_size || 2 * group.size() > test_size ? big : small).push_back(group);
+  std::ranges::stable_sort(big, std::greater{}, &std::vector<Index>::size);
+  SplitMix64 rng(seed);
+  shuffle(small, rng);
+  big.insert(big.end(), std::make_move_iterator(small.begin()), std::make_move_iterator(small.end()));
+  return big;
+}
+
+}  // namespace
+
+Split class_balanced_group_split(const std::vector<std::string>& keys, const Matrix<float>& labels,
+                                 double train_fraction, double val_fraction, std::uint64_t seed) {
+  check_fractions(train_fraction, val_fraction);
+  if (labels.rows() != static_cast<Index>(keys.size()))
+    throw ArgumentError("class-balanced group split: " + std::to_string(keys.size()) + " keys but " +
+                        std::to_string(labels.rows()) + " label rows");
+  const Index n = static_cast<Index>(keys.size());
+  const std::array<std::size_t, 3> capacity = {
+      static_cast<std::size_t>(part_size(n, train_fraction)), static_cast<std::size_t>(part_size(n, val_fraction)),
+      static_cast<std::size_t>(n - part_size(n, train_fraction) - part_size(n, val_fraction))};
+  std::vector<Index> all(static_cast<std::size_t>(n));
+  std::iota(all.begin(), all.end(), Index{0});
+  const std::vector<double> totals = class_counts(all, labels);
+  std::array<std::vector<double>, 3> share, have;
+  for (std::size_t p = 0; p < 3; ++p) {
+    have[p].assign(totals.size(), 0.0);
+    for (const double total : totals) share[p].push_back(n > 0 ? total * static_cast<double>(capacity[p]) / static_cast<double>(n) : 0.0);
+  }
+  Split split;
+  std::array<std::vector<Index>*, 3> parts = {&split.train, &split.val, &split.test};
+  for (const std::vector<Index>& group : balanced_group_order(groups_by_key(keys), capacity[1], capacity[2], seed)) {
+    const std::vector<double> counts = class_counts(group, labels);
+    std::optional<std::size_t> chosen;
+    for (std::size_t p = 0; p < 3; ++p) {
+      if (parts[p]->size() + group.size() > capacity[p]) continue;
+      if (!chosen || labels_wanted(counts, have[p], share[p]) > labels_wanted(counts, have[*chosen], share[*chosen]))
+        chosen = p;
+    }
+    const std::size_t part = chosen.value_or(2);  // fits nowhere: the test part takes it, as group_split does
+    parts[part]->insert(parts[part]->end(), group.begin(), group.end());
+    for (std::size_t c = 0; c < counts.size(); ++c) have[part][c] += counts[c];
   }
   return split;
 }

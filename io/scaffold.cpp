@@ -20,7 +20,9 @@ std::string murcko_scaffold(const std::string& smiles) {
   return RDKit::MolToSmiles(*scaffold, /*doIsomericSmiles=*/false);
 }
 
-Split scaffold_split(const std::vector<std::string>& smiles, double train_fraction, double val_fraction) {
+namespace {
+
+std::vector<std::string> scaffolds_of(const std::vector<std::string>& smiles) {
   std::vector<std::string> scaffolds;
   scaffolds.reserve(smiles.size());
   for (std::size_t row = 0; row < smiles.size(); ++row) {
@@ -30,7 +32,18 @@ Split scaffold_split(const std::vector<std::string>& smiles, double train_fracti
       throw ArgumentError("row " + std::to_string(row) + ": " + e.what());
     }
   }
-  return group_split(scaffolds, train_fraction, val_fraction);
+  return scaffolds;
+}
+
+}  // namespace
+
+Split scaffold_split(const std::vector<std::string>& smiles, double train_fraction, double val_fraction) {
+  return group_split(scaffolds_of(smiles), train_fraction, val_fraction);
+}
+
+Split class_balanced_scaffold_split(const std::vector<std::string>& smiles, const Matrix<float>& labels,
+                                   double train_fraction, double val_fraction, std::uint64_t seed) {
+  return class_balanced_group_split(scaffolds_of(smiles), labels, train_fraction, val_fraction, seed);
 }
 
 }  // namespace edgewise

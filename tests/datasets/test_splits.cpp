@@ -9,7 +9,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
+#include <set>
 #include <numeric>
 #include <sstream>
 
@@ -90,6 +92,71 @@ TEST(GroupSplit, GroupsGoLargestFirstToTheFirstPartWithRoomKeepingRowOrder) {
   EXPECT_EQ(split.train, (std::vector<Index>{0, 2, 5}));
   EXPECT_EQ(split.val, (std::vector<Index>{1, 4}));
   EXPECT_EQ(split.test, (std::vector<Index>{3}));
+}
+
+// BBBP's shape under a scaffold split: a large group of class 1, class 0 only in small groups of two,
+// and many singletons of class 1 (rows 60..99) that the largest-first split leaves to validation and
+// test.
+struct GroupedLabels {
+  std::vector<std::string> keys;
+  Matrix<float> labels = Matrix<float>(100, 1);
+};
+
+GroupedLabels bbbp_like_groups() {
+  GroupedLabels data;
+  for (Index row = 0; row < 100; ++row) {
+    const bool pair = row >= 40 && row < 60;
+    data.keys.push_back(row < 40 ? "ring" : pair ? "pair" + std::to_string(row / 2) : "single" + std::to_string(row));
+    data.labels(row, 0) = pair ? 0.0f : 1.0f;
+  }
+  return data;
+}
+
+std::set<float> classes_of(const std::vector<Index>& rows, const Matrix<float>& labels) {
+  std::set<float> classes;
+  for (const Index row : rows) classes.insert(labels(row, 0));
+  return classes;
+}
+
+TEST(ClassBalancedGroupSplit, EveryPartReceivesBothClassesWhereTheGroupsAllow) {
+  const GroupedLabels data = bbbp_like_groups();
+  const Split largest_first = group_split(data.keys, 0.8, 0.1);
+  EXPECT_EQ(classes_of(largest_first.val, data.labels), std::set<float>{1.0f});  // what the balance avoids
+
+  const Split split = class_balanced_group_split(data.keys, data.labels, 0.8, 0.1, 0);
+  EXPECT_EQ(split.train.size(), 80u);
+  EXPECT_EQ(split.val.size(), 10u);
+  EXPECT_EQ(split.test.size(), 10u);
+  for (const std::vector<Index>* part : {&split.train, &split.val, &split.test})
+    EXPECT_EQ(classes_of(*part, data.labels), (std::set<float>{0.0f, 1.0f}));
+  std::map<std::string, int> part_of_key;
+  for (int p = 0; const std::vector<Index>* part : {&split.train, &split.val, &split.test}) {
+    for (const Index row : *part) {
+      const auto [it, inserted] = part_of_key.emplace(data.keys[static_cast<std::size_t>(row)], p);
+      EXPECT_EQ(it->second, p) << "group " << it->first << " is in two parts";
+    }
+    ++p;
+  }
+  EXPECT_EQ(part_of_key.at("ring"), 0);  // a group larger than half the validation part goes first
+}
+
+TEST(ClassBalancedGroupSplit, TheSeedOrdersTheSmallGroups) {
+  const GroupedLabels data = bbbp_like_groups();
+  const Split first = class_balanced_group_split(data.keys, data.labels, 0.8, 0.1, 3);
+  const Split again = class_balanced_group_split(data.keys, data.labels, 0.8, 0.1, 3);
+  const Split other = class_balanced_group_split(data.keys, data.labels, 0.8, 0.1, 4);
+  EXPECT_EQ(first.val, again.val);
+  EXPECT_EQ(first.test, again.test);
+  EXPECT_NE(sorted(first.val), sorted(other.val));
+}
+
+TEST(ClassBalancedGroupSplit, MissingLabelsAndBadArguments) {
+  GroupedLabels data = bbbp_like_groups();
+  data.labels.setConstant(std::numeric_limits<float>::quiet_NaN());
+  const Split split = class_balanced_group_split(data.keys, data.labels, 0.8, 0.1, 0);
+  EXPECT_EQ(split.train.size() + split.val.size() + split.test.size(), 100u);
+  EXPECT_THROW(class_balanced_group_split(data.keys, Matrix<float>(3, 1), 0.8, 0.1, 0), ArgumentError);
+  EXPECT_THROW(class_balanced_group_split(data.keys, data.labels, 0.9, 0.2, 0), ArgumentError);
 }
 
 // Rows 100..139 of a table, as a split's train and validation rows might be.

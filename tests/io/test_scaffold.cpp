@@ -161,6 +161,40 @@ TEST(ScaffoldSplit, EsolKeepsEveryScaffoldInOnePart) {
   }
 }
 
+// BBBP's scaffold split took only class 1 into validation and test with the largest-first rule; the
+// class-balanced split gives every part about the data's share of each class.
+TEST(ScaffoldSplit, BbbpClassesAreBalancedOverTheParts) {
+  const fs::path path = testing::dataset_csv("bbbp");
+  if (!fs::exists(path)) GTEST_SKIP() << testing::missing_data_reason(path);
+  const CsvTable table = read_csv(path);
+  const std::size_t smiles_column = table.column_index("smiles"), label_column = table.column_index("p_np");
+  std::vector<std::string> smiles;
+  std::vector<float> labels;
+  for (std::size_t row = 0; row < table.num_rows(); ++row) {
+    try {
+      murcko_scaffold(table.rows[row][smiles_column]);
+    } catch (const ArgumentError&) {
+      continue;  // the few SMILES RDKit cannot read
+    }
+    smiles.push_back(table.rows[row][smiles_column]);
+    labels.push_back(static_cast<float>(*table.number(row, label_column)));
+  }
+  const Matrix<float> classes = ConstMatrixMap<float>(labels.data(), static_cast<Index>(labels.size()), 1);
+  const Split largest_first = scaffold_split(smiles, 0.8, 0.1);
+  const Split split = class_balanced_scaffold_split(smiles, classes, 0.8, 0.1, 0);
+  expect_partition_of(split, smiles.size());
+  expect_scaffolds_not_shared(split, smiles);
+  const double share = classes.mean();
+  const auto positive_share = [&](const std::vector<Index>& rows) {
+    double positives = 0;
+    for (const Index row : rows) positives += classes(row, 0);
+    return positives / static_cast<double>(rows.size());
+  };
+  EXPECT_EQ(positive_share(largest_first.val), 1.0);
+  for (const std::vector<Index>* part : {&split.train, &split.val, &split.test})
+    EXPECT_NEAR(positive_share(*part), share, 0.02);
+}
+
 // Splits that Chemprop wrote for the shared data, beside the checkout.
 fs::path peer_split(const std::string& name) {
   return fs::path(EDGEWISE_SOURCE_DIR) / ".." / "shared" / "peers" / "chemprop" / name;

@@ -19,6 +19,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/tasks/molecule_model.hpp"
+#include "edgewise/tasks/molecule_training.hpp"
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/models/model_file.hpp"
 
@@ -287,6 +288,72 @@ TEST(MoleculeModelTest, ClassificationWithMissingLabels) {
   const ClassificationMetrics metrics = classification_metrics(probabilities, data.set.targets);
   EXPECT_EQ(metrics.tasks[1].count, 13) << "missing labels are left out";
   EXPECT_GT(metrics.roc_auc, 0.95);
+}
+
+// The message of the Error that `call` throws; empty, and a test failure, if none.
+template <typename Call>
+std::string error_of(Call&& call) {
+  try {
+    call();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no exception thrown";
+  return "";
+}
+
+// A validation set of one class has no ROC-AUC: no epoch is measured, so none may be kept as the best.
+TEST(MoleculeModelTest, AValidationSetOfOneClassIsNeverTakenAsMeasured) {
+  set_num_threads(2);
+  MoleculeModelConfig config = small_config({"has_ring"});
+  config.task_type = TaskType::classification;
+  MoleculeModel model(config);
+  model.initialize(5);
+  Featurized data = featurize_all(model, kMolecules);
+  for (std::size_t i = 0; i < kMolecules.size(); ++i)
+    data.set.targets(static_cast<Index>(i), 0) = kMolecules[i].first.find('1') != std::string::npos ? 1.0f : 0.0f;
+  MoleculeSet rings;
+  for (std::size_t i = 0; i < kMolecules.size(); ++i) {
+    if (data.set.targets(static_cast<Index>(i), 0) == 0.0f) continue;
+    rings.molecules.push_back(data.set.molecules[i]);
+  }
+  rings.targets = Matrix<float>::Ones(static_cast<Index>(rings.molecules.size()), 1);
+  const std::string error = error_of([&] { model.fit(data.set, rings, quick_training(3)); });
+  EXPECT_NE(error.find("validation roc_auc was undefined (nan) in each of the 3 epochs"), std::string::npos) << error;
+}
+
+// train_molecule_model checks the split before training: a part whose every task has one class stops
+// the run; a task of one class beside others is named in a warning.
+TEST(MoleculeModelTest, TrainingRefusesASplitThatCannotBeMeasured) {
+  set_num_threads(2);
+  std::vector<std::string> smiles;
+  Matrix<float> targets(static_cast<Index>(kMolecules.size()), 2);
+  for (std::size_t i = 0; i < kMolecules.size(); ++i) {
+    smiles.push_back(kMolecules[i].first);
+    targets(static_cast<Index>(i), 0) = kMolecules[i].first.find('1') != std::string::npos ? 1.0f : 0.0f;
+    targets(static_cast<Index>(i), 1) = i % 2 == 0 ? 1.0f : 0.0f;
+  }
+  const MoleculeDataset data = molecules_from_smiles(smiles, targets, {"has_ring", "even"});
+  Split split;
+  for (Index row = 0; row < 20; ++row) {
+    const bool ring = targets(row, 0) == 1.0f;
+    (ring && split.val.size() < 4 ? split.val : split.train).push_back(row);
+  }
+  std::string warnings;
+  MoleculeTrainingPlan plan{
+      .config = small_config(), .training = quick_training(2), .budget_ensemble = false, .budget_epochs = false};
+  plan.config.task_type = TaskType::classification;
+  plan.training.log.sink = [&](const LogMessage& message) { warnings += std::string(message.text) + "\n"; };
+  train_molecule_model(data, split, plan);
+  EXPECT_NE(warnings.find("warning: the validation part holds one class only of 'has_ring' (4 labels, all 1)"),
+            std::string::npos)
+      << warnings;
+
+  const MoleculeDataset one_task = molecules_from_smiles(smiles, targets.leftCols(1), {"has_ring"});
+  const std::string error = error_of([&] { train_molecule_model(one_task, split, plan); });
+  EXPECT_NE(error.find("the validation part (4 molecules) holds one class only of its task 'has_ring' (4 labels, all 1)"),
+            std::string::npos)
+      << error;
 }
 
 TEST(MoleculeModelTest, PredictSmilesReportsUnreadableMoleculesInPlace) {

@@ -53,6 +53,16 @@ std::vector<Split> cross_validation_folds(const std::vector<Index>& rows, Index 
 /// row order. Throws ArgumentError for fractions as random_split does.
 Split group_split(const std::vector<std::string>& keys, double train_fraction, double val_fraction);
 
+/// group_split for classification: no group is shared between parts, and each part receives its
+/// share of every (task, class) as far as the groups allow. `labels` is [keys.size(), tasks] of 0, 1
+/// or NaN (missing). Groups larger than half the validation or the test part are placed first,
+/// largest first, then the others in an order drawn from `seed` (Chemprop's balanced scaffold split);
+/// each goes to the part, among those it fits in (train, validation, test in that order on ties), that
+/// still lacks most of its labels' classes; a group that fits in none goes to test. Throws
+/// ArgumentError for fractions as random_split does, or when labels has another number of rows.
+Split class_balanced_group_split(const std::vector<std::string>& keys, const Matrix<float>& labels,
+                                 double train_fraction, double val_fraction, std::uint64_t seed);
+
 /// Sizes of per_class_split, Planetoid's defaults.
 struct PerClassSplitOptions {
   Index train_per_class = 20;  ///< Training nodes drawn from each class.

@@ -21,4 +21,11 @@ std::string murcko_scaffold(const std::string& smiles);
 /// fractions as random_split does, and naming the row for a SMILES that cannot be parsed.
 Split scaffold_split(const std::vector<std::string>& smiles, double train_fraction, double val_fraction);
 
+/// The scaffold split for classification: molecules grouped by murcko_scaffold and placed by
+/// class_balanced_group_split, so that validation and test receive both classes of every task as far
+/// as the scaffolds allow. `labels` is [smiles.size(), tasks] of 0, 1 or NaN; `seed` orders the small
+/// scaffold groups. Throws as scaffold_split does.
+Split class_balanced_scaffold_split(const std::vector<std::string>& smiles, const Matrix<float>& labels,
+                                   double train_fraction, double val_fraction, std::uint64_t seed);
+
 }  // namespace edgewise
