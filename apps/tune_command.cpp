@@ -155,11 +155,19 @@ std::size_t best_candidate(const std::vector<CandidateResult>& results, const st
   return best;
 }
 
-// The fastest candidate that the folds cannot tell from the best: its paired t value against the
-// best is under kIndistinguishableT in size. More folds make the rule stricter.
+// A paired t test over K folds has K - 1 degrees of freedom. With 1 or 2, a t value says little (two
+// fold differences of 0.030 and 0.031 give t = 61; the 5% critical value is 12.7 for 1 and 4.3 for 2),
+// so fewer folds than this choose by the mean alone.
+constexpr std::size_t kFewestFoldsForThePairedTest = 4;
 constexpr double kIndistinguishableT = 2.0;
 
+bool paired_test_applies(std::size_t folds) { return folds >= kFewestFoldsForThePairedTest; }
+
+// With enough folds, the fastest candidate that the folds cannot tell from the best: its paired t value
+// against the best is under kIndistinguishableT in size (more folds make the rule stricter). With
+// fewer, the best.
 std::size_t chosen_candidate(const std::vector<CandidateResult>& results, std::size_t best) {
+  if (!paired_test_applies(results[best].folds.size())) return best;
   std::size_t chosen = best;
   for (std::size_t c = 0; c < results.size(); ++c)
     if (std::abs(paired_difference(results[c], results[best]).second) < kIndistinguishableT &&
@@ -168,18 +176,32 @@ std::size_t chosen_candidate(const std::vector<CandidateResult>& results, std::s
   return chosen;
 }
 
+void print_rule(std::size_t folds) {
+  if (paired_test_applies(folds)) {
+    std::printf("chosen: the fastest candidate whose paired t value against the best mean is under %.0f in size\n",
+                kIndistinguishableT);
+    return;
+  }
+  const std::size_t df = folds - 1;
+  std::printf("with %zu folds the paired t test has %zu degree%s of freedom, too few to tell candidates apart: "
+              "chosen by the mean alone\n",
+              folds, df, df == 1 ? "" : "s");
+}
+
 void print_table(const std::vector<CandidateResult>& results, std::size_t best, std::size_t chosen,
                  const std::string& metric) {
-  std::printf("\n%-6s %19s %9s %7s %9s  %s\n", "", (metric + " mean ± sd").c_str(), "Δ best", "t", "seconds",
-              "candidate");
+  const std::size_t folds = results[best].folds.size();
+  const std::string t_header = "t (" + std::to_string(folds - 1) + " df)";
+  // printf pads bytes, and "Δ" takes two: its field is one byte wider than the column.
+  std::printf("\n%-6s %19s %10s %9s %9s  %s\n", "", (metric + " mean ± sd").c_str(), "Δ best", t_header.c_str(),
+              "seconds", "candidate");
   for (std::size_t c = 0; c < results.size(); ++c) {
     const auto [difference, t] = paired_difference(results[c], results[best]);
     const char* mark = c == chosen ? "chosen" : c == best ? "best" : "";
-    std::printf("%-6s %9.4f ± %6.4f %+9.4f %7.2f %9.1f  %s\n", mark, results[c].mean(), results[c].sd(), difference,
+    std::printf("%-6s %9.4f ± %6.4f %+9.4f %9.2f %9.1f  %s\n", mark, results[c].mean(), results[c].sd(), difference,
                 t, results[c].seconds, candidate_name(results[c].options).c_str());
   }
-  std::printf("chosen: the fastest candidate whose paired t value against the best mean is under %.0f in size\n",
-              kIndistinguishableT);
+  print_rule(folds);
   std::fflush(stdout);
 }
 
@@ -337,7 +359,11 @@ void add_tune_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   command->add_option("--preset", args->preset, "A built-in grid: small (one change at a time from the defaults)")
       ->check(CLI::IsMember({"small"}));
-  command->add_option("--folds", args->folds, "Cross-validation folds")->capture_default_str()->check(at_least(2, "INTEGER"));
+  command->add_option("--folds", args->folds,
+                      "Cross-validation folds. From 4 folds, the fastest candidate whose paired t value against the "
+                      "best mean is under 2 in size is chosen; with 2 or 3, too few for the t test, the best mean")
+      ->capture_default_str()
+      ->check(at_least(2, "INTEGER"));
   command->add_option("--out", args->out, "Options file to write (JSON; edgewise train --options reads it)")->required();
   command->add_flag("--force", args->shared.force, "Replace existing --out and --skipped-list files");
   command->add_option("--seed", args->shared.seed, "Seed for the split, the folds and the networks")->capture_default_str();
