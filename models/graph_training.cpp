@@ -355,11 +355,11 @@ TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<fl
     }
   }
   if (validating && result.best_epoch == 0)
-    throw Error("training: the validation " + metric + " was undefined (nan) in each of the " +
-                std::to_string(result.epochs_run) + " epochs, so no epoch could be kept as the best" +
-                (options.task_type == TaskType::classification
-                     ? "; ROC-AUC needs both classes of a task among the validation molecules"
-                     : ""));
+    throw ArgumentError("training: the validation " + metric + " was undefined (nan) in each of the " +
+                        std::to_string(result.epochs_run) + " epochs, so no epoch could be kept as the best" +
+                        (options.task_type == TaskType::classification
+                             ? "; ROC-AUC needs both classes of a task among the validation molecules"
+                             : ""));
   params.values() = best_weights;
   return result;
 }

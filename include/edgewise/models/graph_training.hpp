@@ -94,7 +94,7 @@ struct GraphSet {
 /// training early). Same seed, data and thread count give the same weights, whether or not the run
 /// was resumed from a checkpoint (checkpoints.resume: the history then starts after it). Throws
 /// DivergenceError naming epoch, batch and parameter when the loss or a gradient becomes NaN or
-/// infinite, and Error when the validation metric was NaN in every epoch (a validation set of one
+/// infinite, and ArgumentError when the validation metric was NaN in every epoch (a validation set of one
 /// class, whose ROC-AUC is undefined): no epoch was measured, so none can be kept.
 TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<float>& params, const GraphSet& train,
                                      const GraphSet& validation, const TrainingOptions& options,
