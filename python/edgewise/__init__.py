@@ -188,10 +188,12 @@ class MoleculeModel(_Model):
         CSV without a header (``--no-header``: columns by index, target_columns required, targets
         named "column <i>" unless task_names name them); comment skips lines starting with it
         (``--comment``).
-        split: "random", "scaffold" (Bemis-Murcko groups, largest to train) with split_sizes as
+        split: "random", "scaffold" (Bemis-Murcko groups; for regression largest to train, for
+        classification class-balanced and seeded, as ``--split scaffold`` does) with split_sizes as
         train, validation and test fractions, or a (train, val, test) tuple of row index arrays or
         boolean masks. Training stops early on the validation rows; the test rows' metrics go
-        into the model's training summary.
+        into the model's training summary. A classification validation or test part of one class
+        in every task raises ValueError: its ROC-AUC is undefined.
         skip_invalid: leave out SMILES RDKit cannot read instead of raising ValueError.
         options: the command line's training options with underscores: hidden, heads, head_dim,
         layers, score, readout, descriptors, atom_crippen, ensemble, head_hidden, dropout,

@@ -179,7 +179,8 @@ MoleculeDataset read_molecules(const MoleculeSource& source, const FeaturizerSpe
 }
 
 Split molecule_training_split(const py::object& split, const std::pair<double, double>& fractions,
-                              const MoleculeDataset& data, std::uint64_t seed, std::string& description) {
+                              const MoleculeDataset& data, TaskType type, std::uint64_t seed,
+                              std::string& description) {
   if (py::isinstance<py::str>(split)) {
     const std::string name = split.cast<std::string>();
     if (name != "random" && name != "scaffold")
@@ -188,8 +189,15 @@ Split molecule_training_split(const py::object& split, const std::pair<double, d
     char sizes[96];
     std::snprintf(sizes, sizeof sizes, " %g,%g,%g", fractions.first, fractions.second,
                   1.0 - fractions.first - fractions.second);
+    if (name == "random") {
+      description = name + sizes;
+      return random_split(data.size(), fractions.first, fractions.second, seed);
+    }
+    if (type == TaskType::classification) {
+      description = "scaffold (class-balanced, seed " + std::to_string(seed) + ")" + sizes;
+      return class_balanced_scaffold_split(data.smiles, data.targets, fractions.first, fractions.second, seed);
+    }
     description = name + sizes;
-    if (name == "random") return random_split(data.size(), fractions.first, fractions.second, seed);
     return scaffold_split(data.smiles, fractions.first, fractions.second);
   }
   description = "given";
@@ -209,7 +217,8 @@ std::unique_ptr<MoleculeHandle> train(const MoleculeSource& source, const py::ob
   check_targets_labelled(data, source.name());
   if (plan.config.task_type == TaskType::classification) check_classification_targets(data, source.name());
   std::string split_name;
-  const Split parts = molecule_training_split(split, fractions, data, plan.training.seed, split_name);
+  const Split parts =
+      molecule_training_split(split, fractions, data, plan.config.task_type, plan.training.seed, split_name);
   std::optional<TrainedMoleculeModel> trained;
   {
     py::gil_scoped_release release;

@@ -149,6 +149,25 @@ def test_splits_may_be_masks_or_index_arrays() -> None:
         edgewise.MoleculeModel.train(SMILES, TARGETS, split=(train, train, test), verbose=False, **TINY)
 
 
+def test_a_classification_scaffold_split_gives_every_part_both_classes(data_folder: pathlib.Path) -> None:
+    path = data_folder / "bbbp" / "bbbp.csv"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    trained = edgewise.MoleculeModel.train(data=str(path), smiles_column="smiles", target_columns=["p_np"],
+                                           task_type="classification", split="scaffold", skip_invalid=True,
+                                           verbose=False, **dict(TINY, epochs=1))
+    assert "scaffold (class-balanced, seed 5)" in str(trained.describe()), trained.describe()
+
+
+def test_a_validation_part_of_one_class_is_refused_before_training() -> None:
+    labels = np.array([1.0 if "1" in s else 0.0 for s in SMILES])
+    rings = np.flatnonzero(labels == 1)
+    others = np.flatnonzero(labels == 0)
+    split = (np.concatenate([others, rings[2:]]), rings[:2], np.array([], dtype=int))
+    with pytest.raises(ValueError, match="validation part .* holds one class only"):
+        edgewise.MoleculeModel.train(SMILES, labels, task_type="classification", split=split, verbose=False, **TINY)
+
+
 def test_bad_inputs_raise_python_errors(tmp_path: pathlib.Path, model: edgewise.MoleculeModel) -> None:
     with pytest.raises(ValueError, match="SMILES list"):
         edgewise.MoleculeModel.train(SMILES[:-1] + ["C1CC"], TARGETS, verbose=False, **TINY)
