@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <string_view>
 
 #include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
@@ -146,6 +148,70 @@ std::vector<const CLI::Option*> options_except(const CLI::App& command, const st
   return command.get_options([&](const CLI::Option* option) {
     return std::none_of(keep.begin(), keep.end(), [&](const std::string& name) { return option->check_name(name); });
   });
+}
+
+namespace {
+
+// Edits that turn a into b: insertions, deletions, replacements and swaps of neighbouring letters.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  // edits[i][j]: between the first i letters of a and the first j of b
+  std::vector<std::vector<std::size_t>> edits(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) edits[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) edits[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t replace = edits[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      edits[i][j] = std::min({edits[i - 1][j] + 1, edits[i][j - 1] + 1, replace});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        edits[i][j] = std::min(edits[i][j], edits[i - 2][j - 2] + 1);
+    }
+  }
+  return edits[a.size()][b.size()];
+}
+
+// The subcommand the command line ran, however deep (`graph build`); `app` itself when none.
+const CLI::App& command_run(const CLI::App& app) {
+  const std::vector<CLI::App*> parsed = app.get_subcommands();
+  return parsed.empty() ? app : command_run(*parsed.front());
+}
+
+// The long names of the command's options, those of its option groups included, without "--".
+void add_long_names(const CLI::App& command, std::vector<std::string>& names) {
+  for (const CLI::Option* option : command.get_options())
+    names.insert(names.end(), option->get_lnames().begin(), option->get_lnames().end());
+  for (const CLI::App* group : command.get_subcommands([](const CLI::App* sub) { return sub->get_name().empty(); }))
+    add_long_names(*group, names);
+}
+
+// The known name nearest to `unknown` (both without "--"), if it is near enough to be a typing slip:
+// one edit in a short name, two in a longer one.
+std::optional<std::string> nearest_name(const std::string& unknown, const std::vector<std::string>& names) {
+  const std::size_t allowed = unknown.size() < 6 ? 1 : 2;
+  std::optional<std::string> nearest;
+  std::size_t best = allowed + 1;
+  for (const std::string& name : names) {
+    const std::size_t distance = edit_distance(unknown, name);
+    if (distance < best) {
+      best = distance;
+      nearest = name;
+    }
+  }
+  return nearest;
+}
+
+}  // namespace
+
+std::string option_suggestions(const CLI::App& app) {
+  std::vector<std::string> names;
+  add_long_names(command_run(app), names);
+  std::string suggestions;
+  for (const std::string& argument : app.remaining(true)) {
+    if (!argument.starts_with("--")) continue;
+    const std::string unknown = argument.substr(2, argument.find('=') - 2);
+    if (const std::optional<std::string> name = nearest_name(unknown, names))
+      suggestions += "--" + unknown + ": did you mean --" + *name + "?\n";
+  }
+  return suggestions;
 }
 
 long long column_index_option(const std::string& option, const std::string& text) {

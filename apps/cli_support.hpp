@@ -86,4 +86,8 @@ std::vector<const CLI::Option*> options_except(const CLI::App& command, const st
 // Parses a non-negative integer column index; throws ArgumentError naming the option otherwise.
 long long column_index_option(const std::string& option, const std::string& text);
 
+// For a command line `app` failed to parse: a line "--epoch: did you mean --epochs?" for each long
+// option the command run does not know but that is a letter or two from one it does; else empty.
+std::string option_suggestions(const CLI::App& app);
+
 }  // namespace edgewise::cli

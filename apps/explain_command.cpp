@@ -18,6 +18,7 @@ struct ExplainArgs {
   std::string smiles;
   std::string out;
   bool force = false;
+  int threads = 0;
 };
 
 std::string title(const MoleculeModel& model, const std::string& smiles, const MoleculeGraph& graph) {
@@ -32,6 +33,7 @@ std::string title(const MoleculeModel& model, const std::string& smiles, const M
 }
 
 void run(const ExplainArgs& args) {
+  apply_threads(args.threads);
   check_output_path(args.out, args.force);
   const MoleculeModel model = MoleculeModel::load(args.model);
   const SmilesResult parsed = parse_smiles(args.smiles, smiles_options(model.config().featurizer));
@@ -55,6 +57,7 @@ void add_explain_command(CLI::App& app) {
   command->add_option("--smiles", args->smiles, "The molecule")->required();
   command->add_option("--out", args->out, "SVG file to write")->required();
   command->add_flag("--force", args->force, "Replace an existing --out file");
+  add_threads_option(*command, args->threads);
   command->callback([args] { run(*args); });
 }
 

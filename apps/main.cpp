@@ -3,11 +3,13 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <string_view>
 
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
 
+#include "cli_support.hpp"
 #include "commands.hpp"
 #include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
@@ -54,6 +56,14 @@ void check_divides_work(int argc, char** argv) {
                                   "the processes mpirun starts");
 }
 
+// CLI11's message for a command line it refuses, with the options a mistyped one was likely meant as
+// after the error itself.
+std::string parse_failure(const CLI::App* app, const CLI::Error& error) {
+  std::string message = CLI::FailureMessage::simple(app, error);  // "<error>\nRun with --help ..."
+  message.insert(std::string_view(error.what()).size() + 1, edgewise::cli::option_suggestions(*app));
+  return message;
+}
+
 // Prints the error; with several processes, names this one and ends the others, which may be waiting
 // for it. Returns the exit status.
 int fail(const char* kind, const std::exception& e, int status) {
@@ -73,6 +83,7 @@ int main(int argc, char** argv) {
       "Run 'edgewise <command> --help' for the options of a command."};
   app.set_version_flag("--version", std::string(edgewise::version()));
   app.require_subcommand(1);
+  app.failure_message(parse_failure);
   edgewise::cli::add_train_command(app);
   edgewise::cli::add_tune_command(app);
   edgewise::cli::add_predict_command(app);

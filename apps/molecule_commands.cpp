@@ -161,7 +161,7 @@ class SmilesSource {
   // The next row into fields_, checked; returns its line, or 0 at the end of the file.
   std::size_t read_row() {
     std::size_t line = 0;
-    if (!reader_->next(fields_, line)) return 0;
+    if (!with_input_hints(args_.input, [&] { return reader_->next(fields_, line); })) return 0;
     if (column_ >= fields_.size())  // only a file without a header gets here: rows have the header's width
       throw ArgumentError(args_.input.data + ": column index " + std::to_string(column_) +
                           " is out of range; the table has " + std::to_string(fields_.size()) + " columns");
@@ -238,6 +238,7 @@ MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelC
   input.list_skipped = input.list_skipped && distributed::rank() == 0;  // one writer of the list
   MoleculeDataset data = load_molecules(input, {}, config.featurizer, rank_0_errors());
   if (data.tasks.empty()) throw ArgumentError("--targets: no target columns (a file without a header needs --targets)");
+  check_targets_labelled(data, args.input.data);
   if (config.task_type == TaskType::classification) check_classification_targets(data, args.input.data);
   config.tasks = data.tasks;
   return data;
@@ -303,7 +304,10 @@ void predict_molecules(const MoleculeModel& model, const MoleculePredictArgs& ar
     throw ArgumentError("predict: with several processes, give --data: each predicts a share of its lines");
   const bool writes = distributed::rank() == 0;
   if (writes && !args.out.empty()) check_output_path(args.out, args.force);
-  SmilesSource source(args);
+  SmilesSource source = with_input_hints(args.input, [&] {
+    warn_of_numeric_header(args.input, rank_0_errors());
+    return SmilesSource(args);
+  });
   std::optional<AtomicFile> file;
   if (writes && !args.out.empty()) file.emplace(args.out, overwrite_for(args.force));
   ShareWriter out([&](std::string_view text) {

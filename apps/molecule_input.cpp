@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -56,6 +59,53 @@ void report_skipped_split_rows(const std::vector<SkippedSplitRow>& skipped, std:
   if (skipped.size() > kShown) log << "  ... and " << skipped.size() - kShown << " more\n";
 }
 
+bool is_number(std::string_view text) {
+  text = trim_whitespace(text);
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size() && std::isfinite(value);
+}
+
+bool has_number_field(const std::string& line) {
+  return std::ranges::any_of(split_list(line), [](const std::string& field) { return is_number(field); });
+}
+
+// The first lines of a CSV file as the reader meets them, blank lines and --comment lines passed over.
+struct LeadingLines {
+  std::size_t hash_lines = 0;  // lines starting with '#' before the first other one
+  std::size_t first = 0;       // the first other line; 0 when there is none
+  std::string first_text;
+};
+
+LeadingLines leading_lines(const MoleculeInput& input) {
+  std::ifstream file(input.data);
+  LeadingLines found;
+  std::string text;
+  for (std::size_t line = 1; std::getline(file, text); ++line) {
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    if (text.empty() || (!input.comment.empty() && text.starts_with(input.comment))) continue;
+    if (!text.starts_with('#')) return {found.hash_lines, line, text};
+    ++found.hash_lines;
+  }
+  return found;
+}
+
+// When a failure at `line` likely comes from how the file was read (comment lines taken for the header
+// or for rows, a header taken for a row), the options that read it right; else empty.
+std::string layout_hint(const MoleculeInput& input, std::size_t line) {
+  if (is_sdf_path(input.data)) return {};
+  const LeadingLines leading = leading_lines(input);
+  if (input.comment.empty() && leading.hash_lines > 0 && (leading.first == 0 || line <= leading.first)) {
+    const bool data_first = !input.no_header && leading.first > 0 && has_number_field(leading.first_text);
+    return "The file starts with '#' lines: if they are comments, pass --comment \"#\"" +
+           (data_first ? " and --no-header (line " + std::to_string(leading.first) + " holds data, not column names)"
+                       : std::string());
+  }
+  if (input.no_header && leading.hash_lines == 0 && line == leading.first && !has_number_field(leading.first_text))
+    return "If line " + std::to_string(line) + " is a header, leave out --no-header";
+  return {};
+}
+
 void rename_targets(const MoleculeInput& input, MoleculeDataset& data) {
   if (input.target_names.empty()) return;
   std::vector<std::string> names = split_list(input.target_names);
@@ -67,6 +117,26 @@ void rename_targets(const MoleculeInput& input, MoleculeDataset& data) {
 }
 
 }  // namespace
+
+void warn_of_numeric_header(const MoleculeInput& input, std::ostream& log) {
+  if (input.data.empty() || input.no_header || is_sdf_path(input.data)) return;
+  CsvOptions options;
+  options.comment_prefix = input.comment;
+  const CsvReader reader(input.data, options);
+  const std::vector<std::string>& header = reader.columns().header;
+  const auto number = std::ranges::find_if(header, [](const std::string& name) { return is_number(name); });
+  if (number == header.end()) return;
+  log << "edgewise: warning: " << input.data << ": the header's column " << number - header.begin() + 1 << " is '"
+      << *number << "', a number: if the file has no header, pass --no-header\n";
+}
+
+void rethrow_with_hint(const MoleculeInput& input, const ParseError& error) {
+  std::string hint = layout_hint(input, error.line());
+  if (hint.empty() && dynamic_cast<const InvalidMoleculeError*>(&error))
+    hint = "To leave out the molecules RDKit cannot read (and list them in a file), pass --skip-invalid";
+  if (hint.empty()) throw;
+  throw Error(std::string(error.what()) + ". " + hint);
+}
 
 void add_molecule_input_options(CLI::App& command, MoleculeInput& input, const std::string& targets_help) {
   command.add_option("--data", input.data, "CSV file of molecules (Chemprop layout: a header, SMILES and targets), or an SDF file")
@@ -111,25 +181,34 @@ std::vector<CsvColumn> target_columns(const MoleculeInput& input, const std::vec
   return columns;
 }
 
-MoleculeDataset load_molecules(const MoleculeInput& input, const std::vector<std::string>& default_targets,
+namespace {
+
+MoleculeDataset read_molecules(const MoleculeInput& input, const std::vector<std::string>& default_targets,
                                const FeaturizerSpec& featurizer, std::ostream& log) {
   const InvalidMoleculePolicy policy = input.skip_invalid ? InvalidMoleculePolicy::skip : InvalidMoleculePolicy::fail;
-  MoleculeDataset data;
   if (is_sdf_path(input.data)) {
     const std::vector<std::string> properties = input.targets.empty() ? default_targets : split_list(input.targets);
-    data = load_molecule_sdf(input.data, properties, policy, featurizer, input.max_atoms);
-  } else {
-    MoleculeCsvOptions options;
-    options.smiles_column = smiles_column(input);
-    options.target_columns = target_columns(input, default_targets);
-    options.has_header = !input.no_header;
-    options.comment_prefix = input.comment;
-    options.invalid_molecules = policy;
-    options.featurizer = featurizer;
-    options.max_atoms = input.max_atoms;
-    options.share_among_processes = input.share_among_processes;
-    data = load_molecule_csv(input.data, options);
+    return load_molecule_sdf(input.data, properties, policy, featurizer, input.max_atoms);
   }
+  MoleculeCsvOptions options;
+  options.smiles_column = smiles_column(input);
+  options.target_columns = target_columns(input, default_targets);
+  options.has_header = !input.no_header;
+  options.comment_prefix = input.comment;
+  options.invalid_molecules = policy;
+  options.featurizer = featurizer;
+  options.max_atoms = input.max_atoms;
+  options.share_among_processes = input.share_among_processes;
+  warn_of_numeric_header(input, log);
+  return load_molecule_csv(input.data, options);
+}
+
+}  // namespace
+
+MoleculeDataset load_molecules(const MoleculeInput& input, const std::vector<std::string>& default_targets,
+                               const FeaturizerSpec& featurizer, std::ostream& log) {
+  MoleculeDataset data =
+      with_input_hints(input, [&] { return read_molecules(input, default_targets, featurizer, log); });
   rename_targets(input, data);
   report_skipped(input, data, log);
   if (data.size() == 0) throw Error(input.data + ": no molecules to use");

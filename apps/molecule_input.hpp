@@ -36,8 +36,28 @@ void add_molecule_input_options(CLI::App& command, MoleculeInput& input, const s
 CsvColumn smiles_column(const MoleculeInput& input);
 std::vector<CsvColumn> target_columns(const MoleculeInput& input, const std::vector<std::string>& default_targets);
 
-// Loads --data (CSV, or SDF when the name ends in .sdf) and reports skipped molecules on `log`.
-// Without --targets and default_targets, a CSV with a header uses every column but the SMILES one.
+// Warns on `log` when a cell of the header of the CSV --data reads as a number: the file likely has no
+// header, and its first row would be taken for the column names.
+void warn_of_numeric_header(const MoleculeInput& input, std::ostream& log);
+
+// Called while `error`, from reading --data, is being handled: throws Error with a hint added where
+// the likely cause is known ('#' comment lines without --comment, a header read as a row with
+// --no-header, a molecule RDKit cannot read without --skip-invalid); else rethrows `error`.
+[[noreturn]] void rethrow_with_hint(const MoleculeInput& input, const ParseError& error);
+
+// read(), whose ParseError gets rethrow_with_hint's hint.
+template <typename Read>
+auto with_input_hints(const MoleculeInput& input, Read&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const ParseError& error) {
+    rethrow_with_hint(input, error);
+  }
+}
+
+// Loads --data (CSV, or SDF when the name ends in .sdf) and reports skipped molecules on `log`,
+// warning of a numeric header and adding hints to its errors (with_input_hints). Without --targets
+// and default_targets, a CSV with a header uses every column but the SMILES one.
 MoleculeDataset load_molecules(const MoleculeInput& input, const std::vector<std::string>& default_targets,
                                const FeaturizerSpec& featurizer, std::ostream& log);
 

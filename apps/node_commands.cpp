@@ -106,9 +106,14 @@ NodeLookup node_lookup(Index nodes, bool named_by_id, const std::function<std::s
   };
 }
 
+// Without --feature-format: structural without --features, musae-json for a .json file, else sparse.
+FeatureFormat default_feature_format(const std::filesystem::path& features) {
+  if (features.empty()) return FeatureFormat::structural;
+  return features.extension() == ".json" ? FeatureFormat::musae_json : FeatureFormat::sparse;
+}
+
 FeatureFormat feature_format(const NodeTrainArgs& args) {
-  if (args.feature_format.empty())
-    return args.files.features.empty() ? FeatureFormat::structural : FeatureFormat::sparse;
+  if (args.feature_format.empty()) return default_feature_format(args.files.features);
   std::string name = args.feature_format;
   std::replace(name.begin(), name.end(), '-', '_');
   const FeatureFormat format = feature_format_from_name(name);
@@ -332,7 +337,8 @@ void add_node_input_options(CLI::Option_group* group, NodeTrainArgs& args) {
       ->check(CLI::ExistingFile);
   group->add_option("--feature-format", args.feature_format,
                     "sparse: node, then the indices of its features equal to 1, or index:value pairs (default with "
-                    "--features); dense: node, then every value; musae-json: {\"node\": [indices], ...}; structural: "
+                    "--features, unless its name ends in .json); dense: node, then every value; musae-json: "
+                    "{\"node\": [indices], ...} (default for a .json --features file); structural: "
                     "degree one-hot and random-walk return probabilities, computed (default without --features)")
       ->check(CLI::IsMember({"sparse", "dense", "musae-json", "structural"}));
   group->add_option("--row-normalize", args.row_normalize,

@@ -13,7 +13,7 @@ namespace edgewise::cli {
 
 struct NodeTrainArgs {
   NodeGraphFiles files;
-  std::string feature_format;  // empty: sparse with --features, structural without
+  std::string feature_format;  // empty: structural without --features, musae-json for a .json file, else sparse
   std::string node_ids = "integer";
   bool directed = false;
   bool no_self_loops = false;

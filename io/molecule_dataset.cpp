@@ -255,7 +255,7 @@ MoleculeDataset molecules_from_table(const CsvTable& table, const MoleculeCsvOpt
     check_not_a_header(table, row);
     if (!parsed[row].graph) {
       if (options.invalid_molecules == InvalidMoleculePolicy::fail) {
-        throw ParseError(table.source, line, smiles[row], "invalid SMILES: " + parsed[row].error);
+        throw InvalidMoleculeError(table.source, line, smiles[row], "invalid SMILES: " + parsed[row].error);
       }
       dataset.skipped.push_back({line, row, smiles[row], parsed[row].error});
       continue;
@@ -300,7 +300,8 @@ MoleculeDataset molecules_from_sdf(RDKit::SDMolSupplier& supplier, const std::st
     const std::string problem = record.molecule ? parsed[i].error : record.problem;
     if (!problem.empty()) {
       if (invalid_molecules == InvalidMoleculePolicy::fail)
-        throw ParseError(source, record.line, "", "SD record " + std::to_string(i + 1) + " cannot be read: " + problem);
+        throw InvalidMoleculeError(source, record.line, "",
+                                   "SD record " + std::to_string(i + 1) + " cannot be read: " + problem);
       dataset.skipped.push_back({record.line, i, "", problem});
       continue;
     }
@@ -397,7 +398,7 @@ MoleculeDataset molecules_from_smiles(const std::vector<std::string>& smiles, co
     const std::size_t position = i + 1;
     if (!parsed[i].graph) {
       if (invalid_molecules == InvalidMoleculePolicy::fail)
-        throw ParseError(kSmilesListSource, position, trimmed[i], "invalid SMILES: " + parsed[i].error);
+        throw InvalidMoleculeError(kSmilesListSource, position, trimmed[i], "invalid SMILES: " + parsed[i].error);
       dataset.skipped.push_back({position, i, trimmed[i], parsed[i].error});
       continue;
     }

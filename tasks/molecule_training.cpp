@@ -31,6 +31,14 @@ MoleculeMetrics molecule_metrics(const MoleculeModel& model, const MoleculeSet& 
   return metrics;
 }
 
+void check_targets_labelled(const MoleculeDataset& data, const std::string& source) {
+  for (Index t = 0; t < data.targets.cols(); ++t) {
+    if (!data.targets.col(t).array().isNaN().all()) continue;
+    throw Error(source + ": target '" + data.tasks[static_cast<std::size_t>(t)] + "' has no labels: it is missing " +
+                "(empty) for all " + std::to_string(data.size()) + " molecules read");
+  }
+}
+
 void check_classification_targets(const MoleculeDataset& data, const std::string& source) {
   for (Index m = 0; m < data.targets.rows(); ++m) {
     for (Index t = 0; t < data.targets.cols(); ++t) {

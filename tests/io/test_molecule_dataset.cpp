@@ -172,7 +172,7 @@ TEST_F(MoleculeFileTest, MissingFileIsAnError) {
 
 TEST_F(MoleculeFileTest, InvalidSmilesFailsByDefaultNamingFileLineAndSmiles) {
   const std::string path = write("inv.csv", "smiles,logS\nCCO,1\nC1CC(,2\n");
-  const auto error = thrown_by<ParseError>([&] { load_molecule_csv(path, logs_options()); });
+  const auto error = thrown_by<InvalidMoleculeError>([&] { load_molecule_csv(path, logs_options()); });
   EXPECT_EQ(error.file(), path);
   EXPECT_EQ(error.line(), 3u);
   EXPECT_EQ(error.text(), "C1CC(");
@@ -302,7 +302,7 @@ TEST_F(SdfTest, SkipPolicyKeepsReadableRecordsAndTheirTargets) {
 
 TEST_F(SdfTest, FailPolicyNamesTheRecordsLine) {
   const std::string path = three_records();
-  const auto error = thrown_by<ParseError>([&] { load_molecule_sdf(path, {"logS"}); });
+  const auto error = thrown_by<InvalidMoleculeError>([&] { load_molecule_sdf(path, {"logS"}); });
   EXPECT_EQ(error.file(), path);
   EXPECT_EQ(error.line(), 1 + ethanol_lines);
   EXPECT_NE(error.reason().find("SD record 2"), std::string::npos) << error.what();

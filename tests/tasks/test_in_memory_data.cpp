@@ -16,6 +16,7 @@
 #include "edgewise/datasets/sbm.hpp"
 #include "edgewise/io/molecule_dataset.hpp"
 #include "edgewise/tasks/molecule_model.hpp"
+#include "edgewise/tasks/molecule_training.hpp"
 #include "edgewise/tasks/node_model.hpp"
 #include "edgewise/datasets/splits.hpp"
 #include "support/thrown.hpp"
@@ -56,7 +57,8 @@ TEST(MoleculesFromSmiles, WithoutTargetsForPrediction) {
 }
 
 TEST(MoleculesFromSmiles, InvalidSmilesFailsNamingItsPosition) {
-  const auto error = thrown_by<ParseError>([] { molecules_from_smiles({"CCO", "C1CC", "CCN"}, column({1, 2, 3}), {"y"}); });
+  const auto error =
+      thrown_by<InvalidMoleculeError>([] { molecules_from_smiles({"CCO", "C1CC", "CCN"}, column({1, 2, 3}), {"y"}); });
   EXPECT_EQ(error.file(), "SMILES list");
   EXPECT_EQ(error.line(), 2u);
   EXPECT_EQ(error.text(), "C1CC");
@@ -85,6 +87,22 @@ TEST(MoleculesFromSmiles, RefusesTargetsOfTheWrongShapeOrInfinite) {
   const std::string infinite = argument_error_of(
       [] { molecules_from_smiles({"CCO", "CCN"}, column({1, std::numeric_limits<float>::infinity()}), {"y"}); });
   EXPECT_NE(infinite.find("SMILES 2"), std::string::npos) << infinite;
+}
+
+TEST(CheckTargetsLabelled, RefusesATaskWithoutASingleLabelNamingTheSourceAndTheTask) {
+  Matrix<float> targets(3, 2);
+  targets << 1, kMissing, 2, kMissing, kMissing, kMissing;
+  const std::vector<std::string> smiles = {"CCO", "CCN", "CCC"};
+  try {
+    check_targets_labelled(molecules_from_smiles(smiles, targets, {"logS", "pKa"}), "mine.csv");
+    ADD_FAILURE() << "no error for a task without labels";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("mine.csv: target 'pKa' has no labels"), std::string::npos) << message;
+    EXPECT_NE(message.find("all 3 molecules"), std::string::npos) << message;
+  }
+  targets(2, 1) = 7;
+  EXPECT_NO_THROW(check_targets_labelled(molecules_from_smiles(smiles, targets, {"logS", "pKa"}), "mine.csv"));
 }
 
 TEST(MoleculeSet, SelectsRowsWithTheirTargets) {

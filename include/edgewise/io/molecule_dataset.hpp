@@ -21,6 +21,7 @@
 #include <variant>
 #include <vector>
 
+#include "edgewise/core/error.hpp"
 #include "edgewise/core/files.hpp"
 #include "edgewise/core/tensor.hpp"
 #include "edgewise/io/molecule.hpp"
@@ -28,9 +29,16 @@
 
 namespace edgewise {
 
-/// What to do with a molecule RDKit cannot read. fail: throw ParseError naming the file, the line, the
-/// input and RDKit's reason. skip: leave it out and record it in MoleculeDataset::skipped.
+/// What to do with a molecule RDKit cannot read. fail: throw InvalidMoleculeError naming the file, the
+/// line, the input and RDKit's reason. skip: leave it out and record it in MoleculeDataset::skipped.
 enum class InvalidMoleculePolicy { fail, skip };
+
+/// What InvalidMoleculePolicy::fail throws: text() is the SMILES (empty for an SD record), reason()
+/// says why RDKit cannot read it.
+class InvalidMoleculeError : public ParseError {
+ public:
+  using ParseError::ParseError;
+};
 
 /// A CSV column, by 0-based index or by its name in the header.
 using CsvColumn = std::variant<Index, std::string>;

@@ -59,6 +59,10 @@ struct MoleculeMetrics {
 MoleculeMetrics molecule_metrics(const MoleculeModel& model, const MoleculeSet& set);
 
 /// Throws ParseError naming `source`, the molecule's line and the value for a classification target
+/// Throws Error naming `source` and the task when no molecule of `data` has a label for one of its
+/// tasks (an empty column, an SD data field no record has): nothing to train it on.
+void check_targets_labelled(const MoleculeDataset& data, const std::string& source);
+
 /// other than 0, 1 or missing.
 void check_classification_targets(const MoleculeDataset& data, const std::string& source);
 
