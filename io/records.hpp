@@ -97,6 +97,9 @@ class RecordReader {
 template <typename Visit>
 void for_each_record_in_file(const std::filesystem::path& path, std::optional<char> delimiter, Visit&& visit) {
   constexpr std::size_t kBlockBytes = 4 << 20;
+  // A quoted field keeps its record's lines in memory until it ends; a missing closing quote must not
+  // read a large file whole.
+  constexpr std::size_t kLongestRecordBytes = std::size_t{64} << 20;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path.string() + ": cannot open for reading: " + std::generic_category().message(errno));
   const std::string source = path.string();
@@ -116,6 +119,8 @@ void for_each_record_in_file(const std::filesystem::path& path, std::optional<ch
     while (reader.next(record)) visit(record);
     first_line = reader.line() + 1;
     block.erase(0, reader.consumed());
+    if (block.size() >= kLongestRecordBytes)
+      fail({source, first_line}, "", "a record longer than 64 MiB: a line that long, or a quoted field without its closing quote");
   }
 }
 

@@ -441,6 +441,14 @@ TEST_F(GraphFilesTest, QuotedLineBreaksAcrossTheFileReadersBlocks) {
   EXPECT_EQ(error.reason(), "column 2: node id is not an integer");
 }
 
+TEST_F(GraphFilesTest, AMissingClosingQuoteStopsBeforeTheFileIsReadWhole) {
+  // Edge lists are read a block at a time (the other files whole).
+  const std::string text = "source,target\n0,\"open\n" + std::string(std::size_t{72} << 20, 'a') + "\n";
+  const auto error = parse_error_of([&] { read_edge_list(write("e.csv", text)); });
+  EXPECT_EQ(error.line(), 2u);
+  EXPECT_NE(error.reason().find("a record longer than 64 MiB"), std::string::npos) << error.what();
+}
+
 TEST_F(GraphFilesTest, ExtendToCoversNodesAddedLater) {
   NodeIndex nodes;
   nodes.add("0");
