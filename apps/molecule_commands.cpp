@@ -2,6 +2,7 @@
 
 #include <GraphMol/ROMol.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <deque>
@@ -59,7 +60,10 @@ SetMetrics set_metrics(const MoleculeModel& model, const MoleculeSet& set, const
 
 std::string split_description(const MoleculeTrainArgs& args, const Split& split) {
   const bool fractions = args.split == "random" || args.split == "scaffold";
-  return args.split + (fractions ? " " + args.split_sizes : "") + ": " + part_sizes(split);
+  const bool balanced = args.split == "scaffold" && parse_task_type(args.task_type) == TaskType::classification;
+  const std::string kind = balanced ? "scaffold (class-balanced, seed " + std::to_string(args.training.seed) + ")"
+                                    : args.split;
+  return kind + (fractions ? " " + args.split_sizes : "") + ": " + part_sizes(split);
 }
 
 // Train loss above the validation metric, one line per ensemble member.
@@ -108,6 +112,18 @@ std::string prediction_line(const std::string& smiles, const PredictedRow& row, 
   return line + ',' + csv_field(std::string(row.error)) + '\n';
 }
 
+// A table without data rows is refused before any output is written.
+void check_has_rows(const std::string& path, const CsvOptions& options) {
+  CsvReader probe(path, options);
+  std::vector<std::string> fields;
+  std::size_t line = 0;
+  if (probe.next(fields, line)) return;
+  const std::size_t header_line = probe.columns().header_line;
+  throw ParseError(path, std::max<std::size_t>(header_line, 1), "",
+                   header_line > 0 ? "no rows to predict: the file holds only a header"
+                                   : "empty file: no rows to predict");
+}
+
 // Hands out the SMILES to predict one at a time, from --smiles or streamed from a --data CSV, and
 // remembers the text and line of each until its prediction is written.
 class SmilesSource {
@@ -118,6 +134,7 @@ class SmilesSource {
     options.has_header = !args.input.no_header;
     options.comment_prefix = args.input.comment;
     reader_.emplace(args.input.data, options);
+    check_has_rows(args.input.data, options);
     const CsvColumn column = smiles_column(args.input);
     const CsvTable& columns = reader_->columns();
     if (std::holds_alternative<std::string>(column)) {
@@ -179,6 +196,60 @@ class SmilesSource {
   std::size_t given_ = 0;
   std::deque<std::pair<std::string, std::size_t>> unwritten_;  // SMILES and line
 };
+
+// Writes the predictions to --out, or to standard output without one.
+class PredictionOutput {
+ public:
+  explicit PredictionOutput(const MoleculePredictArgs& args) {
+    if (!args.out.empty()) file_.emplace(args.out, overwrite_for(args.force));
+  }
+  void write(std::string_view text) {
+    if (file_) {
+      file_->write(text);
+    } else {
+      std::cout << text;
+    }
+  }
+  void commit() {
+    if (file_) file_->commit();
+  }
+
+ private:
+  std::optional<AtomicFile> file_;
+};
+
+void report_unreadable(std::uint64_t unreadable, std::uint64_t rows) {
+  if (unreadable > 0)
+    std::cerr << unreadable << " of " << rows
+              << " molecules could not be read; their rows carry the reason in the error column\n";
+}
+
+// An SD file is read whole, by one process (RDKit's supplier indexes its records first); each record
+// gives a row, in file order: RDKit's SMILES of its molecule and the predictions, or its error.
+void predict_sd_file(const MoleculeModel& model, const MoleculePredictArgs& args) {
+  if (distributed::rank() != 0) return;
+  if (!args.out.empty()) check_output_path(args.out, args.force);
+  const MoleculeDataset data = load_molecule_sdf(args.input.data, {}, InvalidMoleculePolicy::skip,
+                                                 model.config().featurizer, args.input.max_atoms);
+  const Matrix<float> values = model.predict(molecule_set(data).molecules);
+  PredictionOutput out(args);
+  out.write(prediction_header(model));
+  const std::size_t tasks = model.config().tasks.size();
+  std::size_t valid = 0, skipped = 0;
+  for (std::size_t record = 0; record < data.source_rows; ++record) {
+    if (skipped < data.skipped.size() && data.skipped[skipped].row == record) {
+      const SkippedMolecule& problem = data.skipped[skipped++];
+      std::cerr << args.input.data << ':' << problem.line << ": cannot read SD record " << record + 1 << ": "
+                << problem.reason << '\n';
+      out.write(prediction_line("", {.index = record, .values = {}, .error = problem.reason}, tasks));
+      continue;
+    }
+    const auto row = static_cast<Index>(valid);
+    out.write(prediction_line(data.smiles[valid++], {.index = record, .values = {values.row(row).data(), tasks}, .error = {}}, tasks));
+  }
+  out.commit();
+  report_unreadable(data.skipped.size(), data.source_rows);
+}
 
 }  // namespace
 
@@ -246,7 +317,8 @@ MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelC
 
 Split training_split(const MoleculeTrainArgs& args, const MoleculeDataset& data) {
   const auto [train_fraction, val_fraction] = split_fractions(args.split_sizes);
-  return make_split(args.split, data, train_fraction, val_fraction, args.training.seed, rank_0_errors());
+  return make_split(args.split, data, parse_task_type(args.task_type), train_fraction, val_fraction,
+                    args.training.seed, rank_0_errors());
 }
 
 double set_metric(const MoleculeModel& model, const MoleculeSet& set, const std::string& metric) {
@@ -302,21 +374,16 @@ void predict_molecules(const MoleculeModel& model, const MoleculePredictArgs& ar
     throw ArgumentError("predict: give either --smiles or --data for a molecule model");
   if (distributed::active() && args.input.data.empty())
     throw ArgumentError("predict: with several processes, give --data: each predicts a share of its lines");
+  if (!args.input.data.empty() && is_sdf_path(args.input.data)) return predict_sd_file(model, args);
   const bool writes = distributed::rank() == 0;
   if (writes && !args.out.empty()) check_output_path(args.out, args.force);
   SmilesSource source = with_input_hints(args.input, [&] {
     warn_of_numeric_header(args.input, rank_0_errors());
     return SmilesSource(args);
   });
-  std::optional<AtomicFile> file;
-  if (writes && !args.out.empty()) file.emplace(args.out, overwrite_for(args.force));
-  ShareWriter out([&](std::string_view text) {
-    if (file) {
-      file->write(text);
-    } else {
-      std::cout << text;
-    }
-  });
+  std::optional<PredictionOutput> output;
+  if (writes) output.emplace(args);
+  ShareWriter out([&](std::string_view text) { output->write(text); });
   if (writes) out.write(prediction_header(model));
   std::uint64_t rows = 0, unreadable = 0;
   model.predict_smiles([&](std::string& smiles) { return source.next(smiles); },
@@ -336,10 +403,8 @@ void predict_molecules(const MoleculeModel& model, const MoleculePredictArgs& ar
   rows = distributed::sum(rows);
   unreadable = distributed::sum(unreadable);
   if (!writes) return;
-  if (file) file->commit();
-  if (unreadable > 0)
-    std::cerr << unreadable << " of " << rows
-              << " molecules could not be read; their rows carry the reason in the error column\n";
+  output->commit();
+  report_unreadable(unreadable, rows);
 }
 
 void eval_molecules(const MoleculeModel& model, const MoleculeInput& input) {

@@ -215,9 +215,11 @@ MoleculeDataset load_molecules(const MoleculeInput& input, const std::vector<std
   return data;
 }
 
-Split make_split(const std::string& split, const MoleculeDataset& data, double train_fraction, double val_fraction,
-                 std::uint64_t seed, std::ostream& log) {
+Split make_split(const std::string& split, const MoleculeDataset& data, TaskType type, double train_fraction,
+                 double val_fraction, std::uint64_t seed, std::ostream& log) {
   if (split == "random") return random_split(data.size(), train_fraction, val_fraction, seed);
+  if (split == "scaffold" && type == TaskType::classification)
+    return class_balanced_scaffold_split(data.smiles, data.targets, train_fraction, val_fraction, seed);
   if (split == "scaffold") return scaffold_split(data.smiles, train_fraction, val_fraction);
   if (!std::filesystem::is_directory(split))
     throw ArgumentError("--split: '" + split + "' is neither random, scaffold nor a folder with train.txt, val.txt, test.txt");

@@ -34,8 +34,9 @@ MoleculeMetrics molecule_metrics(const MoleculeModel& model, const MoleculeSet& 
 void check_targets_labelled(const MoleculeDataset& data, const std::string& source) {
   for (Index t = 0; t < data.targets.cols(); ++t) {
     if (!data.targets.col(t).array().isNaN().all()) continue;
-    throw Error(source + ": target '" + data.tasks[static_cast<std::size_t>(t)] + "' has no labels: it is missing " +
-                "(empty) for all " + std::to_string(data.size()) + " molecules read");
+    throw ArgumentError(source + ": target '" + data.tasks[static_cast<std::size_t>(t)] +
+                        "' has no labels: it is missing (empty) for all " + std::to_string(data.size()) +
+                        " molecules read");
   }
 }
 
@@ -52,7 +53,61 @@ void check_classification_targets(const MoleculeDataset& data, const std::string
   }
 }
 
+namespace {
+
+// "'p_np' (203 labels, all 1)" for each task whose labels among `rows` are of one class (or absent).
+std::vector<std::string> one_class_tasks(const MoleculeDataset& data, std::span<const Index> rows) {
+  std::vector<std::string> found;
+  for (Index task = 0; task < data.targets.cols(); ++task) {
+    Index labels = 0, positives = 0;
+    for (const Index row : rows) {
+      const float y = data.targets(row, task);
+      if (std::isnan(y)) continue;
+      ++labels;
+      positives += y > 0.5f;
+    }
+    if (positives > 0 && positives < labels) continue;
+    const std::string name = "'" + data.tasks[static_cast<std::size_t>(task)] + "'";
+    const std::string label_counts = std::to_string(labels) + " labels, all " + (positives > 0 ? "1" : "0");
+    found.push_back(name + " (" + (labels == 0 ? "no labels" : label_counts) + ")");
+  }
+  return found;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+// A classification part whose every task has one class cannot be measured (ROC-AUC is undefined):
+// the run stops before training. Tasks of one class among others are left out of the part's metrics.
+void check_classes(const MoleculeDataset& data, std::span<const Index> rows, const std::string& part,
+                   const Logger& log) {
+  if (rows.empty()) return;
+  const std::vector<std::string> tasks = one_class_tasks(data, rows);
+  if (tasks.size() == data.tasks.size())
+    throw ArgumentError("the " + part + " part (" + std::to_string(rows.size()) +
+                        " molecules) holds one class only of " + (tasks.size() == 1 ? "its task " : "every task: ") +
+                        joined(tasks) +
+                        ", so its ROC-AUC is undefined and the model could not be measured; choose another split "
+                        "(--split random, a folder of split files, or other --split-sizes)");
+  if (!tasks.empty())
+    log.normal("warning: the " + part + " part holds one class only of " + joined(tasks) +
+               "; its metrics leave these tasks out");
+}
+
+}  // namespace
+
+void check_split_measurable(const MoleculeDataset& data, const Split& split, TaskType type, const Logger& log) {
+  if (split.train.empty()) throw ArgumentError("the split leaves no training molecules (" + part_sizes(split) + ")");
+  if (type != TaskType::classification) return;
+  check_classes(data, split.val, "validation", log);
+  check_classes(data, split.test, "test", log);
+}
+
 TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Split& split, MoleculeTrainingPlan plan) {
+  check_split_measurable(data, split, plan.config.task_type, Logger(plan.training.log));
   const MoleculeSet train = molecule_set(data, split.train), validation = molecule_set(data, split.val);
   const Index training_molecules = static_cast<Index>(train.molecules.size());
   const TrainingBudget budget = default_training_budget(training_molecules);

@@ -96,7 +96,7 @@ TEST(CheckTargetsLabelled, RefusesATaskWithoutASingleLabelNamingTheSourceAndTheT
   try {
     check_targets_labelled(molecules_from_smiles(smiles, targets, {"logS", "pKa"}), "mine.csv");
     ADD_FAILURE() << "no error for a task without labels";
-  } catch (const Error& e) {
+  } catch (const ArgumentError& e) {
     const std::string message = e.what();
     EXPECT_NE(message.find("mine.csv: target 'pKa' has no labels"), std::string::npos) << message;
     EXPECT_NE(message.find("all 3 molecules"), std::string::npos) << message;

@@ -141,7 +141,7 @@ struct LabelOptions {
 struct NodeLabels {
   std::vector<Index> classes;            ///< [N]: the class of each node, -1 where unlabeled
   std::vector<std::string> class_names;  ///< [num_classes]: each class's label (integers by value)
-  std::vector<std::size_t> class_lines;  ///< [num_classes]: the line where each label first appears; empty if not read
+  std::vector<std::size_t> class_lines = {};  ///< [num_classes]: each label's first line; empty if not read
 
   /// The number of distinct labels.
   Index num_classes() const { return static_cast<Index>(class_names.size()); }

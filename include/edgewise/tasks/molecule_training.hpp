@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "edgewise/core/log.hpp"
 #include "edgewise/datasets/splits.hpp"
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/tasks/molecule_model.hpp"
@@ -58,13 +59,19 @@ struct MoleculeMetrics {
 /// The model's predictions on `set` scored against its targets.
 MoleculeMetrics molecule_metrics(const MoleculeModel& model, const MoleculeSet& set);
 
-/// Throws ParseError naming `source`, the molecule's line and the value for a classification target
-/// Throws Error naming `source` and the task when no molecule of `data` has a label for one of its
-/// tasks (an empty column, an SD data field no record has): nothing to train it on.
+/// Throws ArgumentError naming `source` and the task when no molecule of `data` has a label for one
+/// of its tasks (an empty column, an SD data field no record has): nothing to train it on.
 void check_targets_labelled(const MoleculeDataset& data, const std::string& source);
 
+/// Throws ParseError naming `source`, the molecule's line and the value for a classification target
 /// other than 0, 1 or missing.
 void check_classification_targets(const MoleculeDataset& data, const std::string& source);
+
+/// Checks that a run on `split` can measure what it trains: throws ArgumentError for an empty
+/// training part and, for classification, for a validation or test part whose labels are of one
+/// class in every task (ROC-AUC undefined); logs a warning naming the tasks of one class when others
+/// remain.
+void check_split_measurable(const MoleculeDataset& data, const Split& split, TaskType type, const Logger& log);
 
 /// The model file's record of a training on `examples` molecules of `data_name`, split as `split`
 /// says: the seed, the epoch limit, and each member's epochs and best validation metric.
