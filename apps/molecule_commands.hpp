@@ -20,7 +20,7 @@ struct MoleculeTrainArgs {
   // The defaults are default_molecule_config()'s; ensemble and epochs default_training_budget's.
   GraphPredictorOptions network = default_molecule_config().network;
   std::string score = "scaled_dot";
-  std::string readout = "mean";
+  std::string readout = to_string(default_molecule_config().network.readout);
   bool descriptors = true;
   bool crippen = true;
   Index ensemble = 0;           // 0: by the training set's size

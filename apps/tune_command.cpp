@@ -51,6 +51,7 @@ nlohmann::json small_preset(const std::string& task) {
                                   {{"head-dim", 16}}});
   return nlohmann::json::array({nlohmann::json::object(),
                                 {{"score", "gatv2"}},
+                                {{"readout", "mean"}},
                                 {{"readout", "sum"}},
                                 {{"hidden", 128}},
                                 {{"descriptors", false}},

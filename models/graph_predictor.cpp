@@ -1,5 +1,6 @@
 #include "edgewise/models/graph_predictor.hpp"
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -12,7 +13,9 @@ void to_json(nlohmann::json& j, const GraphPredictorOptions& o) {
        {"hidden", o.hidden},     {"layers", o.layers},             {"heads", o.heads},
        {"score", to_string(o.score)}, {"readout", to_string(o.readout)}, {"head_hidden", o.head_hidden},
        {"dropout", o.dropout},   {"attention_dropout", o.attention_dropout}, {"graph_dim", o.graph_dim},
-       {"graph_feature_scaling", o.graph_feature_scaling}};
+       {"graph_feature_scaling", o.graph_feature_scaling},
+       {"graph_feature_bound", {{"linear_range", o.graph_feature_bound.linear_range},
+                                {"log_tail", o.graph_feature_bound.log_tail}}}};
 }
 
 void from_json(const nlohmann::json& j, GraphPredictorOptions& o) {
@@ -30,6 +33,17 @@ void from_json(const nlohmann::json& j, GraphPredictorOptions& o) {
   j.at("graph_dim").get_to(o.graph_dim);
   // Absent from files written before graph features were standardized: they join as given.
   if (j.contains("graph_feature_scaling")) j.at("graph_feature_scaling").get_to(o.graph_feature_scaling);
+  o.graph_feature_bound = kLegacyGraphFeatureBound;
+  if (const auto bound = j.find("graph_feature_bound"); bound != j.end()) {
+    bound->at("linear_range").get_to(o.graph_feature_bound.linear_range);
+    bound->at("log_tail").get_to(o.graph_feature_bound.log_tail);
+  }
+}
+
+double GraphFeatureBound::operator()(double z) const {
+  const double excess = std::abs(z) - linear_range;
+  if (excess <= 0) return z;
+  return std::copysign(linear_range + (log_tail ? std::log1p(excess) : 0.0), z);
 }
 
 template <typename Scalar>
@@ -89,6 +103,8 @@ const GraphPredictorOptions& checked(const GraphPredictorOptions& o) {
     throw ArgumentError("GraphPredictor: hidden (" + std::to_string(o.hidden) + ") must be a multiple of heads (" +
                         std::to_string(o.heads) + ")");
   check_graph_feature_scaling(o.graph_feature_scaling, o.graph_dim);
+  if (!(o.graph_feature_bound.linear_range > 0) || !std::isfinite(o.graph_feature_bound.linear_range))
+    throw ArgumentError("GraphPredictor: the graph features' linear range must be a positive number");
   return o;
 }
 }  // namespace
@@ -98,7 +114,8 @@ GraphPredictor<Scalar>::GraphPredictor(Parameters<Scalar>& params, const GraphPr
     : options_(checked(options)),
       input_(params, "input", options.node_dim, options.hidden),
       readout_(params, "readout", options.hidden, options.readout),
-      head_hidden_(params, "head.hidden", options.hidden + options.graph_dim, options.head_hidden),
+      head_hidden_(params, "head.hidden", readout_width(options.readout, options.hidden) + options.graph_dim,
+                   options.head_hidden),
       head_dropout_(options.dropout),
       head_output_(params, "head.output", options.head_hidden, options.tasks) {
   for (Index l = 0; l < options.layers; ++l)
@@ -154,9 +171,10 @@ const Matrix<Scalar>& GraphPredictor<Scalar>::joined(const Matrix<Scalar>& poole
   for (Index c = 0; c < scaling.columns(); ++c) {
     const auto column = static_cast<std::size_t>(c);
     const auto shift = static_cast<Scalar>(scaling.shift[column]), scale = static_cast<Scalar>(scaling.scale[column]);
-    const auto clip = static_cast<Scalar>(kGraphFeatureClip);
-    head_input_.col(options_.hidden + c) =
-        ((head_input_.col(options_.hidden + c).array() - shift) / scale).cwiseMax(-clip).cwiseMin(clip);
+    head_input_.col(pooled.cols() + c) = ((head_input_.col(pooled.cols() + c).array() - shift) / scale)
+                                             .unaryExpr([&](Scalar z) {
+                                               return static_cast<Scalar>(options_.graph_feature_bound(z));
+                                             });
   }
   return head_input_;
 }
@@ -173,7 +191,8 @@ void GraphPredictor<Scalar>::backward(const Matrix<Scalar>& dy) {
       head_activation_.backward(head_dropout_.backward(head_output_.backward(dy))));
   const Matrix<Scalar>* dpooled = &dhead_input;
   if (options_.graph_dim > 0) {
-    dpooled_ = dhead_input.leftCols(options_.hidden);  // graph features are inputs: no gradient kept
+    // graph features are inputs: no gradient kept
+    dpooled_ = dhead_input.leftCols(readout_width(options_.readout, options_.hidden));
     dpooled = &dpooled_;
   }
   const Matrix<Scalar>* dh = &readout_.backward(*dpooled);

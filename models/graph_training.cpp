@@ -1,5 +1,6 @@
 #include "edgewise/models/graph_training.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -362,6 +363,25 @@ TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<fl
                              : ""));
   params.values() = best_weights;
   return result;
+}
+
+bool overfits(const TrainingResult& result, Index epoch_limit, bool larger_better) {
+  const std::vector<EpochReport>& history = result.history;
+  const auto best = std::ranges::find_if(history, [&](const EpochReport& r) { return r.epoch == result.best_epoch; });
+  constexpr std::ptrdiff_t kWindow = 5;
+  if (best == history.end() || result.best_epoch > std::max<Index>(kWindow, epoch_limit / 10) ||
+      history.end() - best <= 2 * kWindow)
+    return false;
+  // Errors, lower is better, so that both directions of metric read alike.
+  const auto error = [&](double value) { return larger_better ? 1.0 - value : value; };
+  const auto mean_error = [&](auto first) {
+    double sum = 0;
+    for (auto r = first; r != first + kWindow; ++r) sum += error(r->validation);
+    return sum / kWindow;
+  };
+  const double best_error = error(best->validation);
+  const double after_best = mean_error(best + 1), last = mean_error(history.end() - kWindow);
+  return last > after_best && last - best_error >= 0.1 * std::abs(best_error);
 }
 
 Matrix<float> predict_raw(GraphPredictor<float>& model, std::span<const FeaturedGraph* const> graphs,

@@ -11,6 +11,8 @@ ReadoutKind parse_readout(const std::string& name) { return value_named(kReadout
 
 std::string to_string(ReadoutKind kind) { return name_of(kReadoutNames, kind); }
 
+Index readout_width(ReadoutKind kind, Index dim) { return kind == ReadoutKind::mean_sum ? 2 * dim : dim; }
+
 template <typename Scalar>
 Readout<Scalar>::Readout(Parameters<Scalar>& params, const std::string& name, Index dim, ReadoutKind kind)
     : params_(params), dim_(dim), kind_(kind) {
@@ -34,7 +36,7 @@ const Matrix<Scalar>& Readout<Scalar>::forward(const GraphBatch& batch, const Ma
   batch_ = &batch;
   h_ = &h;
   const auto offsets = batch.node_offsets();
-  y_ = Matrix<Scalar>::Zero(batch.num_graphs(), dim_);
+  y_ = Matrix<Scalar>::Zero(batch.num_graphs(), readout_width(kind_, dim_));
   if (kind_ == ReadoutKind::attention) {
     pool_attention();
     return y_;
@@ -57,6 +59,13 @@ const Matrix<Scalar>& Readout<Scalar>::forward(const GraphBatch& batch, const Ma
           argmax_[g * dim_ + c] = begin + best;
         }
         break;
+      case ReadoutKind::mean_sum: {
+        auto sum = y_.row(g).tail(dim_);
+        add_row_sums(sum, rows);
+        y_.row(g).head(dim_) = sum / static_cast<Scalar>(count);
+        sum /= static_cast<Scalar>(kReadoutSumScale);
+        break;
+      }
       case ReadoutKind::attention: break;
     }
   }
@@ -81,7 +90,7 @@ void Readout<Scalar>::pool_attention() {
 
 template <typename Scalar>
 const Matrix<Scalar>& Readout<Scalar>::backward(const Matrix<Scalar>& dy) {
-  EDGEWISE_CHECK(batch_ != nullptr && dy.rows() == batch_->num_graphs() && dy.cols() == dim_);
+  EDGEWISE_CHECK(batch_ != nullptr && dy.rows() == batch_->num_graphs() && dy.cols() == readout_width(kind_, dim_));
   const auto offsets = batch_->node_offsets();
   dh_ = Matrix<Scalar>::Zero(h_->rows(), dim_);
   if (kind_ == ReadoutKind::attention) {
@@ -96,6 +105,10 @@ const Matrix<Scalar>& Readout<Scalar>::backward(const Matrix<Scalar>& dy) {
       case ReadoutKind::mean: dh_.middleRows(begin, count).rowwise() = dy.row(g) / static_cast<Scalar>(count); break;
       case ReadoutKind::max:
         for (Index c = 0; c < dim_; ++c) dh_(argmax_[g * dim_ + c], c) = dy(g, c);
+        break;
+      case ReadoutKind::mean_sum:
+        dh_.middleRows(begin, count).rowwise() = dy.row(g).head(dim_) / static_cast<Scalar>(count) +
+                                                 dy.row(g).tail(dim_) / static_cast<Scalar>(kReadoutSumScale);
         break;
       case ReadoutKind::attention: break;
     }

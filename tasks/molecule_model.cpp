@@ -96,7 +96,7 @@ MoleculeModelConfig default_molecule_config() {
   config.network.layers = 3;
   config.network.heads = 4;
   config.network.score = ScoreFunction::scaled_dot;
-  config.network.readout = ReadoutKind::mean;
+  config.network.readout = ReadoutKind::mean_sum;
   return config;
 }
 

@@ -1,5 +1,6 @@
 #include "edgewise/tasks/molecule_training.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -97,6 +98,21 @@ void check_classes(const MoleculeDataset& data, std::span<const Index> rows, con
                "; its metrics leave these tasks out");
 }
 
+// Once per training, however many members overfit.
+void warn_if_overfitting(const std::vector<TrainingResult>& results, Index epoch_limit, const std::string& metric,
+                         const Logger& log) {
+  const bool larger_better = larger_is_better(metric);
+  const auto overfit = std::ranges::find_if(
+      results, [&](const TrainingResult& result) { return overfits(result, epoch_limit, larger_better); });
+  if (overfit == results.end()) return;
+  log.normal("warning: the validation " + metric + " was at its best in epoch " + std::to_string(overfit->best_epoch) +
+             " of " + std::to_string(overfit->epochs_run) +
+             " and worsened steadily after it while the training loss fell: the network overfits its training "
+             "molecules. Options that usually help: --dropout 0.2, --weight-decay 0.01, a smaller --hidden or fewer "
+             "--layers, more training molecules; for a property that grows with the molecule (a surface area, a "
+             "count of groups), a --readout that sums over the atoms (mean_sum, the default, or sum)");
+}
+
 }  // namespace
 
 void check_split_measurable(const MoleculeDataset& data, const Split& split, TaskType type, const Logger& log) {
@@ -131,6 +147,7 @@ TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Spl
     line << "best epoch " << result.best_epoch << " (validation " << metric << " " << result.best_validation << ")";
     log.normal(line.str());
   }
+  warn_if_overfitting(results, plan.training.epochs, metric, log);
   return {std::move(model), std::move(plan.training), std::move(results)};
 }
 

@@ -1,6 +1,8 @@
 // Finite-difference checks of the readouts and of the whole graph-level network, in double.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <memory>
 #include <utility>
 
@@ -40,7 +42,7 @@ TEST_P(ReadoutGradientTest, MatchesFiniteDifferences) {
   SplitMix64 rng(2);
   readout.reset_parameters(rng);
   Matrix<double> h = random_matrix(b.batch.num_nodes(), 4, rng);
-  const Matrix<double> r = random_matrix(b.batch.num_graphs(), 4, rng);
+  const Matrix<double> r = random_matrix(b.batch.num_graphs(), readout_width(GetParam(), 4), rng);
   const auto loss = [&] { return readout.forward(b.batch, h).cwiseProduct(r).sum(); };
   loss();
   const Matrix<double> dh = readout.backward(r);
@@ -53,7 +55,8 @@ TEST_P(ReadoutGradientTest, MatchesFiniteDifferences) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, ReadoutGradientTest,
-                         ::testing::Values(ReadoutKind::sum, ReadoutKind::mean, ReadoutKind::max, ReadoutKind::attention),
+                         ::testing::Values(ReadoutKind::sum, ReadoutKind::mean, ReadoutKind::max, ReadoutKind::attention,
+                                           ReadoutKind::mean_sum),
                          [](const auto& test) { return to_string(test.param); });
 
 TEST(ReadoutTest, PoolsByHand) {
@@ -90,7 +93,9 @@ TEST_P(GraphPredictorGradientTest, MatchesFiniteDifferences) {
   o.score = score;
   o.readout = readout;
   o.dropout = 0.2;
-  o.graph_dim = readout == ReadoutKind::mean || readout == ReadoutKind::attention ? 3 : 0;  // both paths
+  o.graph_dim = readout == ReadoutKind::mean || readout == ReadoutKind::attention || readout == ReadoutKind::mean_sum
+                    ? 3
+                    : 0;  // both paths
   if (o.graph_dim > 0) o.graph_feature_scaling = {{0.1, -0.2, 0.3}, {2.0, 0.5, 1.0}};
   Parameters<double> params;
   GraphPredictor<double> network(params, o);
@@ -120,7 +125,8 @@ INSTANTIATE_TEST_SUITE_P(Configurations, GraphPredictorGradientTest,
                          ::testing::Values(std::tuple{ScoreFunction::scaled_dot, ReadoutKind::sum},
                                            std::tuple{ScoreFunction::additive, ReadoutKind::mean},
                                            std::tuple{ScoreFunction::gatv2, ReadoutKind::attention},
-                                           std::tuple{ScoreFunction::scaled_dot, ReadoutKind::max}),
+                                           std::tuple{ScoreFunction::scaled_dot, ReadoutKind::max},
+                                           std::tuple{ScoreFunction::scaled_dot, ReadoutKind::mean_sum}),
                          [](const auto& test) {
                            return to_string(std::get<0>(test.param)) + "_" + to_string(std::get<1>(test.param));
                          });
@@ -140,25 +146,27 @@ struct FeatureNetwork {
   Parameters<double> params;
   std::unique_ptr<GraphPredictor<double>> network;
 
-  explicit FeatureNetwork(ColumnScaling scaling) {
+  explicit FeatureNetwork(ColumnScaling scaling, GraphFeatureBound bound = {}) {
     options.layers = 1;
     options.graph_dim = 2;
     options.graph_feature_scaling = std::move(scaling);
+    options.graph_feature_bound = bound;
     network = std::make_unique<GraphPredictor<double>>(params, options);
     SplitMix64 rng(8);
     params.values() = random_matrix(params.size(), 1, rng).col(0);
   }
 };
 
-TEST(GraphPredictorTest, StandardizesAndClipsGraphFeatures) {
+TEST(GraphPredictorTest, StandardizesAndBoundsGraphFeatures) {
   const SmallBatch b;
   SplitMix64 rng(6);
   const Matrix<double> nodes = random_matrix(b.batch.num_nodes(), 3, rng);
-  Matrix<double> raw(4, 2), by_hand(4, 2);
-  // Column 0: shift 10, scale 2. Column 1: shift -1, scale 0.5; its last two values lie 10 standard
-  // deviations out, on either side, and are clipped to 6.
-  raw << 10, -1, 12, -0.5, 7, 4, 20, -6;
-  by_hand << 0, 0, 1, 1, -1.5, 6, 5, -6;
+  Matrix<double> raw(4, 2), by_hand(4, 2), legacy(4, 2);
+  // Column 0: shift 10, scale 2. Column 1: shift -1, scale 0.5; its last two values lie 10 and 30
+  // standard deviations out: the first passes unchanged, the second grows as 20 + log(1 + 10).
+  raw << 10, -1, 12, -0.5, 7, 4, 20, 14;
+  by_hand << 0, 0, 1, 1, -1.5, 10, 5, 20 + std::log1p(10.0);
+  legacy << 0, 0, 1, 1, -1.5, 6, 5, 6;  // files that record no bound clip at 6
   FeatureNetwork scaled({{10.0, -1.0}, {2.0, 0.5}});
   FeatureNetwork plain({});
   ASSERT_EQ(scaled.params.values(), plain.params.values());
@@ -168,6 +176,10 @@ TEST(GraphPredictorTest, StandardizesAndClipsGraphFeatures) {
   plain.network->set_graph_feature_scaling({{10.0, -1.0}, {2.0, 0.5}});
   EXPECT_TRUE(plain.network->forward(b.batch, nodes, nullptr, &raw).isApprox(expected, 1e-12));
   EXPECT_EQ(plain.network->options().graph_feature_scaling.shift, (std::vector<double>{10.0, -1.0}));
+
+  FeatureNetwork clipping({{10.0, -1.0}, {2.0, 0.5}}, kLegacyGraphFeatureBound);
+  EXPECT_TRUE(clipping.network->forward(b.batch, nodes, nullptr, &raw)
+                  .isApprox(FeatureNetwork({}).network->forward(b.batch, nodes, nullptr, &legacy), 1e-12));
 }
 
 TEST(GraphPredictorTest, RefusesAGraphFeatureScalingOfAnotherWidth) {
@@ -187,9 +199,12 @@ TEST(GraphPredictorTest, OptionsJsonKeepsTheGraphFeatureScalingAndOlderFilesHave
   const auto restored = j.get<GraphPredictorOptions>();
   EXPECT_EQ(restored.graph_feature_scaling.shift, options.graph_feature_scaling.shift);
   EXPECT_EQ(restored.graph_feature_scaling.scale, options.graph_feature_scaling.scale);
+  EXPECT_EQ(restored.graph_feature_bound, GraphFeatureBound{});
   nlohmann::json older = j;
   older.erase("graph_feature_scaling");
+  older.erase("graph_feature_bound");
   EXPECT_EQ(older.get<GraphPredictorOptions>().graph_feature_scaling.columns(), 0);
+  EXPECT_EQ(older.get<GraphPredictorOptions>().graph_feature_bound, kLegacyGraphFeatureBound);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Readout: sum, mean and max pooling against hand-computed rows on a batch of three graphs (one of
+// Readout: sum, mean, max and mean-and-sum pooling against hand-computed rows on a batch of three graphs (one of
 // them without nodes), attention weights that sum to one within each graph, and every kind's
 // backward against central differences.
 #include "edgewise/models/readout.hpp"
@@ -47,6 +47,9 @@ TEST(ReadoutTest, PoolsEachGraphsRowsAndAnEmptyGraphToZeros) {
   EXPECT_TRUE(pool(ReadoutKind::sum).isApprox(sum));
   EXPECT_TRUE(pool(ReadoutKind::mean).isApprox(mean));
   EXPECT_TRUE(pool(ReadoutKind::max).isApprox(max));
+  Matrix<double> mean_sum(3, 4);
+  mean_sum << 2, 1, 4 / 25.0, 2 / 25.0, 0, 0, 0, 0, 1.0 / 3, 2, 1 / 25.0, 6 / 25.0;
+  EXPECT_TRUE(pool(ReadoutKind::mean_sum).isApprox(mean_sum));
 }
 
 TEST(ReadoutTest, AttentionWeightsSumToOneWithinEachGraph) {
@@ -66,7 +69,8 @@ TEST(ReadoutTest, AttentionWeightsSumToOneWithinEachGraph) {
 }
 
 TEST(ReadoutTest, BackwardMatchesCentralDifferences) {
-  for (const ReadoutKind kind : {ReadoutKind::sum, ReadoutKind::mean, ReadoutKind::max, ReadoutKind::attention}) {
+  for (const ReadoutKind kind : {ReadoutKind::sum, ReadoutKind::mean, ReadoutKind::max, ReadoutKind::attention,
+                                 ReadoutKind::mean_sum}) {
     SCOPED_TRACE(to_string(kind));
     Parameters<double> params;
     Readout<double> readout(params, "readout", 2, kind);
@@ -74,7 +78,7 @@ TEST(ReadoutTest, BackwardMatchesCentralDifferences) {
     readout.reset_parameters(rng);
     const GraphBatch batch = three_graphs();
     Matrix<double> h = node_rows();
-    const Matrix<double> r = testing::random_matrix(3, 2, rng);  // loss = sum(r .* y)
+    const Matrix<double> r = testing::random_matrix(3, readout_width(kind, 2), rng);  // loss = sum(r .* y)
     const auto loss = [&] { return (readout.forward(batch, h).array() * r.array()).sum(); };
     loss();
     params.zero_grad();
@@ -88,7 +92,8 @@ TEST(ReadoutTest, BackwardMatchesCentralDifferences) {
 }
 
 TEST(ReadoutTest, NamesRoundTripAndUnknownNamesAreRefused) {
-  for (const ReadoutKind kind : {ReadoutKind::sum, ReadoutKind::mean, ReadoutKind::max, ReadoutKind::attention})
+  for (const ReadoutKind kind : {ReadoutKind::sum, ReadoutKind::mean, ReadoutKind::max, ReadoutKind::attention,
+                                 ReadoutKind::mean_sum})
     EXPECT_EQ(parse_readout(to_string(kind)), kind);
   EXPECT_THROW(parse_readout("median"), ArgumentError);
 }

@@ -128,7 +128,7 @@ TEST(MoleculeDefaultsTest, TheCrossValidatedConfiguration) {
   EXPECT_EQ(config.network.layers, 3);
   EXPECT_EQ(config.network.heads, 4);
   EXPECT_EQ(config.network.score, ScoreFunction::scaled_dot);
-  EXPECT_EQ(config.network.readout, ReadoutKind::mean);
+  EXPECT_EQ(config.network.readout, ReadoutKind::mean_sum);
   EXPECT_EQ(config.featurizer.descriptors, available_descriptors());
   EXPECT_TRUE(config.featurizer.crippen_contributions);
   config.tasks = {"y"};
@@ -354,6 +354,39 @@ TEST(MoleculeModelTest, TrainingRefusesASplitThatCannotBeMeasured) {
   EXPECT_NE(error.find("the validation part (4 molecules) holds one class only of its task 'has_ring' (4 labels, all 1)"),
             std::string::npos)
       << error;
+}
+
+// A validation RMSE curve: `best` at epoch best_epoch, falling to it and rising by `rise` an epoch
+// after it, over `epochs` epochs.
+TrainingResult rmse_curve(Index epochs, Index best_epoch, double best, double rise) {
+  TrainingResult result;
+  result.best_epoch = best_epoch;
+  result.epochs_run = epochs;
+  for (Index epoch = 1; epoch <= epochs; ++epoch) {
+    const double distance = static_cast<double>(std::abs(epoch - best_epoch));
+    result.history.push_back({.epoch = epoch, .validation = best + (epoch < best_epoch ? 0.5 : rise) * distance});
+  }
+  return result;
+}
+
+TEST(OverfittingTest, AnEarlyBestAndASteadyRiseIsOverfitting) {
+  EXPECT_TRUE(overfits(rmse_curve(30, 4, 10.0, 1.0), 30, false));  // the demo's curve before mean_sum
+  EXPECT_TRUE(overfits(rmse_curve(45, 15, 0.6, 0.01), 150, false));
+  EXPECT_FALSE(overfits(rmse_curve(45, 16, 0.6, 0.01), 150, false)) << "best after the first tenth";
+  EXPECT_FALSE(overfits(rmse_curve(30, 4, 10.0, 0.01), 30, false)) << "worse by less than a tenth";
+  EXPECT_FALSE(overfits(rmse_curve(13, 4, 10.0, 1.0), 30, false)) << "too few epochs after the best";
+  EXPECT_FALSE(overfits(rmse_curve(30, 30, 10.0, 1.0), 30, false)) << "still improving";
+
+  // ROC-AUC: 1 - AUC is the error.
+  TrainingResult auc = rmse_curve(40, 3, 0.1, 0.01);
+  for (EpochReport& report : auc.history) report.validation = 1.0 - report.validation;
+  EXPECT_TRUE(overfits(auc, 150, true));
+  EXPECT_FALSE(overfits(auc, 150, false));
+
+  // A curve that worsens, then recovers: the last epochs are no further from the best.
+  TrainingResult recovering = rmse_curve(30, 4, 10.0, 1.0);
+  for (Index e = 20; e < 30; ++e) recovering.history[static_cast<std::size_t>(e)].validation = 10.5;
+  EXPECT_FALSE(overfits(recovering, 30, false));
 }
 
 TEST(MoleculeModelTest, PredictSmilesReportsUnreadableMoleculesInPlace) {

@@ -22,6 +22,24 @@
 
 namespace edgewise {
 
+/// How standardized graph features are bounded, so that a molecule far outside the training set (a
+/// polymer's mass, say) cannot swamp the head: a feature within ±linear_range standard deviations
+/// passes as it is; beyond, it grows as linear_range + log(1 + excess) (log_tail), or stops at
+/// ±linear_range. Model files written before the bound was recorded used a clip at 6, which hid a
+/// molecule's TPSA or mass from a head predicting it once it passed 6 standard deviations.
+struct GraphFeatureBound {
+  double linear_range = 20.0;  ///< standard deviations passed unchanged
+  bool log_tail = true;        ///< false: clipped at ±linear_range
+
+  /// The bounded value of a standardized feature z.
+  double operator()(double z) const;
+  /// Whether two bounds are the same.
+  bool operator==(const GraphFeatureBound&) const = default;
+};
+
+/// The bound of model files that do not record one.
+inline constexpr GraphFeatureBound kLegacyGraphFeatureBound = {.linear_range = 6.0, .log_tail = false};
+
 /// The architecture of a GraphPredictor.
 struct GraphPredictorOptions {
   Index node_dim = 0;  ///< input node features
@@ -36,15 +54,13 @@ struct GraphPredictorOptions {
   Index head_hidden = 128;  ///< Width of the MLP head's hidden layer.
   double dropout = 0.1;  ///< Dropout in the blocks and the head, while training.
   double attention_dropout = 0.0;  ///< Dropout on the attention weights, while training.
-  /// Maps each graph feature to standard units before it joins the readout, clipped to
-  /// ±kGraphFeatureClip; fitted to the training set by MoleculeModel::fit. No columns: the features
-  /// join as given.
+  /// Maps each graph feature to standard units before it joins the readout, bounded as
+  /// graph_feature_bound says; fitted to the training set by MoleculeModel::fit. No columns: the
+  /// features join as given.
   ColumnScaling graph_feature_scaling = {};
+  /// How standardized graph features far outside the training set are bounded.
+  GraphFeatureBound graph_feature_bound = {};
 };
-
-/// Standardized graph features are clipped to this many standard deviations, so that a molecule far
-/// outside the training set (a polymer's mass, say) cannot swamp the head.
-inline constexpr double kGraphFeatureClip = 6.0;
 
 /// JSON form stored in model files, for nlohmann::json.
 /// @{

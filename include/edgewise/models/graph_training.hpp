@@ -77,6 +77,13 @@ struct TrainingResult {
   TargetScaling scaling;  ///< The scaling the network was trained with; needed to predict.
 };
 
+/// Whether a training's validation curve shows overfitting: the metric at its best within the first
+/// tenth of `epoch_limit` epochs (at least the first 5), and steadily worse after it, the mean of the
+/// last five epochs further from the best than the mean of the five after it and worse than the
+/// best by at least a tenth of the best error (RMSE, or 1 - a score such as ROC-AUC). False for a
+/// history without validation or with fewer than ten epochs after the best.
+bool overfits(const TrainingResult& result, Index epoch_limit, bool larger_better);
+
 /// The per-epoch log line, e.g.
 ///   epoch   12/100  train loss 0.4123  val rmse 0.6012 *  lr 9.81e-04  3.2 s
 /// where * marks an improvement of the validation metric.

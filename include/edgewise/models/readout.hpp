@@ -21,18 +21,33 @@ enum class ReadoutKind {
   mean,  ///< Mean of the node rows.
   max,  ///< Element-wise maximum (the gradient goes to the winning node).
   attention,  ///< softmax over the graph's nodes of a learned gate h_i . w + b, then a weighted sum
+  /// The mean and the sum side by side, [mean ‖ sum / kReadoutSumScale]: the mean for properties that
+  /// do not grow with the molecule, the sum for those that do (surface areas, counts of groups).
+  mean_sum,
 };
+
+/// mean_sum divides its sum by a typical drug-like molecule's heavy-atom count, so that both halves
+/// start on a similar scale for such a molecule; the sum stays proportional to the size.
+inline constexpr double kReadoutSumScale = 25.0;
 
 /// The names model files and command lines use.
 inline constexpr std::pair<ReadoutKind, std::string_view> kReadoutNames[] = {
-    {ReadoutKind::sum, "sum"}, {ReadoutKind::mean, "mean"}, {ReadoutKind::max, "max"}, {ReadoutKind::attention, "attention"}};
+    {ReadoutKind::sum, "sum"},
+    {ReadoutKind::mean, "mean"},
+    {ReadoutKind::max, "max"},
+    {ReadoutKind::attention, "attention"},
+    {ReadoutKind::mean_sum, "mean_sum"}};
 
-/// Parses "sum", "mean", "max", "attention"; throws ArgumentError otherwise.
+/// Parses "sum", "mean", "max", "attention", "mean_sum"; throws ArgumentError otherwise.
 ReadoutKind parse_readout(const std::string& name);
 /// The name parse_readout accepts.
 std::string to_string(ReadoutKind kind);
 
-/// h: [N, dim] node rows of a GraphBatch; output: [G, dim]. A graph without nodes pools to zeros.
+/// The width of a readout's output for node rows of width `dim`: 2 * dim for mean_sum, else dim.
+Index readout_width(ReadoutKind kind, Index dim);
+
+/// h: [N, dim] node rows of a GraphBatch; output: [G, readout_width(kind, dim)]. A graph without
+/// nodes pools to zeros.
 template <typename Scalar>
 class Readout {
  public:
@@ -45,7 +60,7 @@ class Readout {
   /// batch and h are kept by pointer until backward.
   const Matrix<Scalar>& forward(const GraphBatch& batch, const Matrix<Scalar>& h);
 
-  /// dy: [G, dim]. Returns dh [N, dim]; accumulates the gate's gradients.
+  /// dy: [G, readout_width(kind, dim)]. Returns dh [N, dim]; accumulates the gate's gradients.
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
 
   /// Attention readout: the weight of each node within its graph, [N]; empty for other kinds.
