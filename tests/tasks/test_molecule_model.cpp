@@ -22,6 +22,7 @@
 #include "edgewise/tasks/molecule_training.hpp"
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/models/model_file.hpp"
+#include "support/thrown.hpp"
 
 namespace edgewise {
 namespace {
@@ -290,18 +291,6 @@ TEST(MoleculeModelTest, ClassificationWithMissingLabels) {
   EXPECT_GT(metrics.roc_auc, 0.95);
 }
 
-// The message of the Error that `call` throws; empty, and a test failure, if none.
-template <typename Call>
-std::string error_of(Call&& call) {
-  try {
-    call();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no exception thrown";
-  return "";
-}
-
 // A validation set of one class has no ROC-AUC: no epoch is measured, so none may be kept as the best.
 TEST(MoleculeModelTest, AValidationSetOfOneClassIsNeverTakenAsMeasured) {
   set_num_threads(2);
@@ -318,7 +307,7 @@ TEST(MoleculeModelTest, AValidationSetOfOneClassIsNeverTakenAsMeasured) {
     rings.molecules.push_back(data.set.molecules[i]);
   }
   rings.targets = Matrix<float>::Ones(static_cast<Index>(rings.molecules.size()), 1);
-  const std::string error = error_of([&] { model.fit(data.set, rings, quick_training(3)); });
+  const std::string error = testing::argument_error_of([&] { model.fit(data.set, rings, quick_training(3)); });
   EXPECT_NE(error.find("validation roc_auc was undefined (nan) in each of the 3 epochs"), std::string::npos) << error;
 }
 
@@ -350,7 +339,7 @@ TEST(MoleculeModelTest, TrainingRefusesASplitThatCannotBeMeasured) {
       << warnings;
 
   const MoleculeDataset one_task = molecules_from_smiles(smiles, targets.leftCols(1), {"has_ring"});
-  const std::string error = error_of([&] { train_molecule_model(one_task, split, plan); });
+  const std::string error = testing::argument_error_of([&] { train_molecule_model(one_task, split, plan); });
   EXPECT_NE(error.find("the validation part (4 molecules) holds one class only of its task 'has_ring' (4 labels, all 1)"),
             std::string::npos)
       << error;
