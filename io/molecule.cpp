@@ -19,6 +19,7 @@
 
 #include "descriptors.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/json_integers.hpp"
 
 namespace edgewise {
 namespace {
@@ -313,11 +314,11 @@ void to_json(nlohmann::json& j, const FeaturizerSpec& spec) {
 }
 
 void from_json(const nlohmann::json& j, FeaturizerSpec& spec) {
-  j.at("version").get_to(spec.version);
-  j.at("elements").get_to(spec.elements);
-  j.at("max_degree").get_to(spec.max_degree);
-  j.at("formal_charges").get_to(spec.formal_charges);
-  j.at("max_hydrogens").get_to(spec.max_hydrogens);
+  get_integer_to(j.at("version"), spec.version);
+  get_integer_to(j.at("elements"), spec.elements);
+  get_integer_to(j.at("max_degree"), spec.max_degree);
+  get_integer_to(j.at("formal_charges"), spec.formal_charges);
+  get_integer_to(j.at("max_hydrogens"), spec.max_hydrogens);
   j.at("self_loops").get_to(spec.self_loops);
   spec.crippen_contributions = j.value("crippen_contributions", false);  // absent from files written before it existed
   j.at("descriptors").get_to(spec.descriptors);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/json_integers.hpp"
 #include "edgewise/core/names.hpp"
 
 namespace edgewise {
@@ -61,9 +62,9 @@ void from_json(const nlohmann::json& j, NodeInputOptions& input) {
   input.self_loops_only = j.value("self_loops_only", false);  // absent from files written before it existed
   const nlohmann::json& features = j.at("features");
   input.features.format = feature_format_from_name(features.at("format").get<std::string>());
-  features.at("dim").get_to(input.features.dim);
-  features.at("max_degree").get_to(input.features.max_degree);
-  features.at("walk_steps").get_to(input.features.walk_steps);
+  get_integer_to(features.at("dim"), input.features.dim);
+  get_integer_to(features.at("max_degree"), input.features.max_degree);
+  get_integer_to(features.at("walk_steps"), input.features.walk_steps);
   features.at("normalize_rows").get_to(input.normalize_rows);
 }
 

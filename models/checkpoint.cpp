@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/json_integers.hpp"
 
 namespace edgewise {
 namespace {
@@ -49,17 +50,17 @@ nlohmann::json state_json(const TrainingState& state, const nlohmann::json& run)
 
 void read_state(const nlohmann::json& j, Checkpoint& checkpoint) {
   TrainingState& state = checkpoint.state;
-  j.at("epoch").get_to(state.epoch);
-  j.at("steps").get_to(state.optimizer.steps);
-  j.at("best_epoch").get_to(state.best_epoch);
+  get_integer_to(j.at("epoch"), state.epoch);
+  get_integer_to(j.at("steps"), state.optimizer.steps);
+  get_integer_to(j.at("best_epoch"), state.best_epoch);
   state.best_validation = number_from(j.at("best_validation"));
   state.best_loss = number_from(j.at("best_loss"));
   state.progress_accuracy = number_from(j.at("progress_accuracy"));
   state.progress_loss = number_from(j.at("progress_loss"));
   j.at("last_progress").get_to(state.last_progress);
-  j.at("shuffle_rng").get_to(state.shuffle_rng);
-  j.at("dropout_rng").get_to(state.dropout_rng);
-  j.at("order").get_to(state.order);
+  get_integer_to(j.at("shuffle_rng"), state.shuffle_rng);
+  get_integer_to(j.at("dropout_rng"), state.dropout_rng);
+  get_integer_to(j.at("order"), state.order);
   checkpoint.run = j.at("run");
 }
 

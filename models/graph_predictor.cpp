@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/json_integers.hpp"
 
 namespace edgewise {
 
@@ -19,18 +20,18 @@ void to_json(nlohmann::json& j, const GraphPredictorOptions& o) {
 }
 
 void from_json(const nlohmann::json& j, GraphPredictorOptions& o) {
-  j.at("node_dim").get_to(o.node_dim);
-  j.at("edge_dim").get_to(o.edge_dim);
-  j.at("tasks").get_to(o.tasks);
-  j.at("hidden").get_to(o.hidden);
-  j.at("layers").get_to(o.layers);
-  j.at("heads").get_to(o.heads);
+  get_integer_to(j.at("node_dim"), o.node_dim);
+  get_integer_to(j.at("edge_dim"), o.edge_dim);
+  get_integer_to(j.at("tasks"), o.tasks);
+  get_integer_to(j.at("hidden"), o.hidden);
+  get_integer_to(j.at("layers"), o.layers);
+  get_integer_to(j.at("heads"), o.heads);
   o.score = parse_score_function(j.at("score").get<std::string>());
   o.readout = parse_readout(j.at("readout").get<std::string>());
-  j.at("head_hidden").get_to(o.head_hidden);
+  get_integer_to(j.at("head_hidden"), o.head_hidden);
   j.at("dropout").get_to(o.dropout);
   j.at("attention_dropout").get_to(o.attention_dropout);
-  j.at("graph_dim").get_to(o.graph_dim);
+  get_integer_to(j.at("graph_dim"), o.graph_dim);
   // Absent from files written before graph features were standardized: they join as given.
   if (j.contains("graph_feature_scaling")) j.at("graph_feature_scaling").get_to(o.graph_feature_scaling);
   o.graph_feature_bound = kLegacyGraphFeatureBound;

@@ -11,6 +11,7 @@
 #include "edgewise/core/checksum.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/files.hpp"
+#include "edgewise/core/json_integers.hpp"
 
 namespace edgewise {
 namespace {
@@ -168,8 +169,8 @@ void from_json(const nlohmann::json& j, TrainingSummary& summary) {
   read_optional(j, "seed", summary.seed);
   read_optional(j, "max_epochs", summary.max_epochs);
   read_optional(j, "defaults", summary.defaults);
-  if (j.contains("epochs_run")) j.at("epochs_run").get_to(summary.epochs_run);
-  if (j.contains("best_epochs")) j.at("best_epochs").get_to(summary.best_epochs);
+  if (j.contains("epochs_run")) get_integer_to(j.at("epochs_run"), summary.epochs_run);
+  if (j.contains("best_epochs")) get_integer_to(j.at("best_epochs"), summary.best_epochs);
   for (const nlohmann::json& metric : j.value("metrics", nlohmann::json::array())) {
     const nlohmann::json& value = metric.at("value");  // JSON has no NaN: it is written as null
     summary.metrics.emplace_back(metric.at("name").get<std::string>(),

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/json_integers.hpp"
 
 namespace edgewise {
 
@@ -24,12 +25,12 @@ void to_json(nlohmann::json& j, const NodeClassifierOptions& o) {
 }
 
 void from_json(const nlohmann::json& j, NodeClassifierOptions& o) {
-  j.at("in_dim").get_to(o.in_dim);
-  j.at("classes").get_to(o.classes);
-  j.at("layers").get_to(o.layers);
-  j.at("heads").get_to(o.heads);
-  j.at("head_dim").get_to(o.head_dim);
-  j.at("output_heads").get_to(o.output_heads);
+  get_integer_to(j.at("in_dim"), o.in_dim);
+  get_integer_to(j.at("classes"), o.classes);
+  get_integer_to(j.at("layers"), o.layers);
+  get_integer_to(j.at("heads"), o.heads);
+  get_integer_to(j.at("head_dim"), o.head_dim);
+  get_integer_to(j.at("output_heads"), o.output_heads);
   o.score = parse_score_function(j.at("score").get<std::string>());
   j.at("dropout").get_to(o.dropout);
   j.at("attention_dropout").get_to(o.attention_dropout);

@@ -17,6 +17,7 @@
 
 #include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/json_integers.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/models/model_file.hpp"
 
@@ -43,7 +44,7 @@ MoleculeModelConfig config_from_json(const nlohmann::json& j, const std::string&
     config.task_type = parse_task_type(j.at("task_type").get<std::string>());
     j.at("tasks").get_to(config.tasks);
     j.at("scaling").get_to(config.scaling);
-    j.at("ensemble").get_to(config.ensemble);
+    get_integer_to(j.at("ensemble"), config.ensemble);
   } catch (const std::exception& e) {
     throw ModelFormatError(path + ": invalid model configuration: " + e.what());
   }
@@ -228,8 +229,8 @@ Checkpoint MoleculeModel::resume(const std::string& path, const nlohmann::json& 
   try {
     for (const nlohmann::json& finished : checkpoint.run.at("finished")) {
       TrainingResult& result = results.emplace_back();
-      finished.at("epochs_run").get_to(result.epochs_run);
-      finished.at("best_epoch").get_to(result.best_epoch);
+      get_integer_to(finished.at("epochs_run"), result.epochs_run);
+      get_integer_to(finished.at("best_epoch"), result.best_epoch);
       const nlohmann::json& best = finished.at("best_validation");
       result.best_validation = best.is_null() ? std::numeric_limits<double>::quiet_NaN() : best.get<double>();
       result.scaling = scaling_of(train, config_.task_type);
