@@ -22,22 +22,6 @@
 namespace edgewise::cli {
 namespace {
 
-std::pair<double, double> split_fractions(const std::string& sizes) {
-  const std::vector<std::string> parts = split_list(sizes);
-  if (parts.size() != 3) throw ArgumentError("--split-sizes: expected three fractions such as 0.8,0.1,0.1, got '" + sizes + "'");
-  double fractions[3];
-  for (std::size_t i = 0; i < 3; ++i) {
-    try {
-      fractions[i] = std::stod(parts[i]);
-    } catch (const std::exception&) {
-      throw ArgumentError("--split-sizes: '" + parts[i] + "' is not a number");
-    }
-  }
-  if (std::abs(fractions[0] + fractions[1] + fractions[2] - 1.0) > 1e-6)
-    throw ArgumentError("--split-sizes: the fractions must add up to 1, got '" + sizes + "'");
-  return {fractions[0], fractions[1]};
-}
-
 // The metrics table of `set`, and its means over tasks, named
 // "<prefix> <metric>", for the model file's training summary.
 struct SetMetrics {
@@ -56,14 +40,6 @@ SetMetrics set_metrics(const MoleculeModel& model, const MoleculeSet& set, const
   SetMetrics result{table.str(), metrics.means(prefix)};
   if (!result.table.empty() && result.table.back() == '\n') result.table.pop_back();
   return result;
-}
-
-std::string split_description(const MoleculeTrainArgs& args, const Split& split) {
-  const bool fractions = args.split == "random" || args.split == "scaffold";
-  const bool balanced = args.split == "scaffold" && parse_task_type(args.task_type) == TaskType::classification;
-  const std::string kind = balanced ? "scaffold (class-balanced, seed " + std::to_string(args.training.seed) + ")"
-                                    : args.split;
-  return kind + (fractions ? " " + args.split_sizes : "") + ": " + part_sizes(split);
 }
 
 // Train loss above the validation metric, one line per ensemble member.
@@ -315,10 +291,13 @@ MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelC
   return data;
 }
 
+SplitSpec training_split_spec(const MoleculeTrainArgs& args) {
+  return parse_molecule_split(args.split, parse_split_fractions(args.split_sizes));
+}
+
 Split training_split(const MoleculeTrainArgs& args, const MoleculeDataset& data) {
-  const auto [train_fraction, val_fraction] = split_fractions(args.split_sizes);
-  return make_split(args.split, data, parse_task_type(args.task_type), train_fraction, val_fraction,
-                    args.training.seed, rank_0_errors());
+  return make_molecule_split(training_split_spec(args), data, parse_task_type(args.task_type), args.training.seed,
+                             rank_0_errors());
 }
 
 double set_metric(const MoleculeModel& model, const MoleculeSet& set, const std::string& metric) {
@@ -349,7 +328,9 @@ void train_molecules(const MoleculeTrainArgs& args) {
       fit_reporting_divergence(checkpoints, [&] { return train_molecule_model(data, split, plan); });
   MoleculeModel& model = trained.model;
   TrainingSummary summary = molecule_training_summary(trained, args.input.data, data.size(),
-                                                      split_description(args, split));
+                                                      describe_molecule_split(training_split_spec(args),
+                                                                              config.task_type, args.training.seed) +
+                                                          ": " + part_sizes(split));
   SetMetrics test_metrics;
   if (!test.molecules.empty()) {
     test_metrics = set_metrics(model, test, "test");

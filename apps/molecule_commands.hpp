@@ -6,6 +6,7 @@
 
 #include "edgewise/tasks/molecule_model.hpp"
 #include "edgewise/tasks/molecule_training.hpp"
+#include "edgewise/tasks/split_spec.hpp"
 #include "cli_support.hpp"
 #include "molecule_input.hpp"
 
@@ -44,6 +45,8 @@ MoleculeModelConfig molecule_model_config(const MoleculeTrainArgs& args);
 MoleculeTrainingPlan molecule_training_plan(const MoleculeTrainArgs& args, const MoleculeModelConfig& config);
 // --data read with the model's featurizer, classification targets checked; sets config.tasks.
 MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelConfig& config);
+// --split and --split-sizes, parsed.
+SplitSpec training_split_spec(const MoleculeTrainArgs& args);
 // The --split of the data, seeded by --seed; folder rows of skipped molecules are reported.
 Split training_split(const MoleculeTrainArgs& args, const MoleculeDataset& data);
 // `metric` (as --metric names it) of the model's predictions on `set`, the mean over tasks.

@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
 
 #include "cli_support.hpp"
 #include "edgewise/core/error.hpp"
@@ -38,25 +37,6 @@ void report_skipped(const MoleculeInput& input, const MoleculeDataset& data, std
   log << "skipped " << data.skipped.size() << " molecule" << (data.skipped.size() == 1 ? "" : "s")
       << " RDKit could not read (first: line " << data.skipped.front().line << ", " << data.skipped.front().reason
       << "); the list is in " << list << '\n';
-}
-
-// Split-file rows whose molecules were skipped: how many per part, and the first few.
-void report_skipped_split_rows(const std::vector<SkippedSplitRow>& skipped, std::ostream& log) {
-  if (skipped.empty()) return;
-  std::map<std::string, std::size_t> per_part;
-  for (const SkippedSplitRow& row : skipped) ++per_part[row.part];
-  log << "the split lists " << skipped.size() << " row" << (skipped.size() == 1 ? "" : "s")
-      << " whose molecules were skipped (";
-  for (auto part = per_part.begin(); part != per_part.end(); ++part)
-    log << (part == per_part.begin() ? "" : ", ") << part->first << " " << part->second;
-  log << "); they are left out:\n";
-  constexpr std::size_t kShown = 5;
-  for (std::size_t i = 0; i < std::min(kShown, skipped.size()); ++i) {
-    const SkippedMolecule& molecule = skipped[i].molecule;
-    log << "  " << skipped[i].part << " row " << molecule.row << " (line " << molecule.line << "): " << molecule.reason
-        << '\n';
-  }
-  if (skipped.size() > kShown) log << "  ... and " << skipped.size() - kShown << " more\n";
 }
 
 bool is_number(std::string_view text) {
@@ -213,21 +193,6 @@ MoleculeDataset load_molecules(const MoleculeInput& input, const std::vector<std
   report_skipped(input, data, log);
   if (data.size() == 0) throw Error(input.data + ": no molecules to use");
   return data;
-}
-
-Split make_split(const std::string& split, const MoleculeDataset& data, TaskType type, double train_fraction,
-                 double val_fraction, std::uint64_t seed, std::ostream& log) {
-  if (split == "random") return random_split(data.size(), train_fraction, val_fraction, seed);
-  if (split == "scaffold" && type == TaskType::classification)
-    return class_balanced_scaffold_split(data.smiles, data.targets, train_fraction, val_fraction, seed);
-  if (split == "scaffold") return scaffold_split(data.smiles, train_fraction, val_fraction);
-  if (!std::filesystem::is_directory(split))
-    throw ArgumentError("--split: '" + split + "' is neither random, scaffold nor a folder with train.txt, val.txt, test.txt");
-  std::vector<SkippedSplitRow> skipped;
-  const Split molecules =
-      molecule_split(read_split_directory(split, static_cast<Index>(data.source_rows)), data, &skipped);
-  report_skipped_split_rows(skipped, log);
-  return molecules;
 }
 
 namespace {

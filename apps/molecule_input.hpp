@@ -62,13 +62,6 @@ auto with_input_hints(const MoleculeInput& input, Read&& read) -> decltype(read(
 MoleculeDataset load_molecules(const MoleculeInput& input, const std::vector<std::string>& default_targets,
                                const FeaturizerSpec& featurizer, std::ostream& log);
 
-// --split: "random", "scaffold" or a folder holding train.txt, val.txt and test.txt of data rows;
-// sizes are the train and validation fractions for the first two. A scaffold split of classification
-// targets balances the classes over the parts (class_balanced_scaffold_split). Returns positions
-// among the molecules; the folder's rows whose molecules were skipped are reported on `log`.
-Split make_split(const std::string& split, const MoleculeDataset& data, TaskType type, double train_fraction,
-                 double val_fraction, std::uint64_t seed, std::ostream& log);
-
 // Prints one row per task and a mean row.
 void print_metrics(std::ostream& out, const std::vector<std::string>& tasks, const RegressionMetrics& metrics);
 void print_metrics(std::ostream& out, const std::vector<std::string>& tasks, const ClassificationMetrics& metrics);

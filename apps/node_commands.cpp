@@ -20,62 +20,15 @@
 #include "edgewise/io/graph_parts.hpp"
 #include "edgewise/models/model_file.hpp"
 #include "edgewise/tasks/node_training.hpp"
+#include "edgewise/tasks/split_spec.hpp"
 
 namespace edgewise::cli {
 namespace {
 
-std::vector<double> numbers_option(const std::string& option, const std::string& text) {
-  std::vector<double> numbers;
-  for (const std::string& item : split_list(text)) {
-    std::size_t end = 0;
-    double value = 0;
-    try {
-      value = std::stod(item, &end);
-    } catch (const std::exception&) {
-      end = 0;
-    }
-    if (end != item.size() || !std::isfinite(value))
-      throw ArgumentError(option + ": '" + item + "' is not a number");
-    numbers.push_back(value);
-  }
-  return numbers;
-}
-
-Index count_option(const std::string& option, double value) {
-  if (value < 0 || value != std::floor(value))
-    throw ArgumentError(option + ": " + std::to_string(value) + " is not a node count");
-  return static_cast<Index>(value);
-}
-
-Split per_class(const std::string& sizes, std::span<const Index> labels, std::uint64_t seed) {
-  const std::vector<double> numbers = numbers_option("--split per-class", sizes);
-  if (numbers.size() != 1 && numbers.size() != 3)
-    throw ArgumentError("--split: expected per-class:K or per-class:K,VAL,TEST, got 'per-class:" + sizes + "'");
-  PerClassSplitOptions options{.train_per_class = count_option("--split", numbers[0]), .seed = seed};
-  if (numbers.size() == 3) {
-    options.val = count_option("--split", numbers[1]);
-    options.test = count_option("--split", numbers[2]);
-  }
-  return per_class_split(labels, options);
-}
-
-Split stratified(const std::string& fractions, std::span<const Index> labels, std::uint64_t seed) {
-  const std::vector<double> numbers = numbers_option("--split stratified", fractions);
-  if (numbers.size() != 3 || std::abs(numbers[0] + numbers[1] + numbers[2] - 1.0) > 1e-6)
-    throw ArgumentError("--split: expected stratified:TRAIN,VAL,TEST with fractions adding up to 1, got 'stratified:" +
-                        fractions + "'");
-  return stratified_split(labels, numbers[0], numbers[1], seed);
-}
-
 // The split named by --split of the nodes with `labels`; a folder's files name nodes as `lookup` finds them.
 Split node_split(const std::string& split, std::span<const Index> labels, const NodeLookup& lookup,
                  std::uint64_t seed) {
-  constexpr std::string_view per_class_prefix = "per-class:", stratified_prefix = "stratified:";
-  if (split.starts_with(per_class_prefix)) return per_class(split.substr(per_class_prefix.size()), labels, seed);
-  if (split.starts_with(stratified_prefix)) return stratified(split.substr(stratified_prefix.size()), labels, seed);
-  if (!std::filesystem::is_directory(split))
-    throw ArgumentError("--split: '" + split + "' is not per-class:K, stratified:TRAIN,VAL,TEST or a folder");
-  return read_node_split(split, static_cast<Index>(labels.size()), lookup);
+  return make_node_split(parse_node_split(split), labels, lookup, seed);
 }
 
 Split node_split(const std::string& split, const NodeGraph& data, std::uint64_t seed) {

@@ -190,7 +190,8 @@ class MoleculeModel(_Model):
         (``--comment``).
         split: "random", "scaffold" (Bemis-Murcko groups; for regression largest to train, for
         classification class-balanced and seeded, as ``--split scaffold`` does) with split_sizes as
-        train, validation and test fractions, or a (train, val, test) tuple of row index arrays or
+        train, validation and test fractions, a folder of train.txt, val.txt and test.txt row
+        indices (as ``--split`` reads it), or a (train, val, test) tuple of row index arrays or
         boolean masks. Training stops early on the validation rows; the test rows' metrics go
         into the model's training summary. A classification validation or test part of one class
         in every task raises ValueError: its ROC-AUC is undefined.
@@ -561,7 +562,7 @@ class NodeModel(_Model):
     def train(
         cls,
         graph: NodeGraph,
-        split: tuple[Any, Any, Any] | None = None,
+        split: str | tuple[Any, Any, Any] | None = None,
         *,
         verbose: bool = True,
         threads: int | None = None,
@@ -569,8 +570,9 @@ class NodeModel(_Model):
     ) -> "NodeModel":
         """Trains on the graph's labels.
 
-        split: (train, val, test) node index arrays or boolean masks; default 60 / 20 / 20 % of
-        each class's labelled nodes. Training stops early on the validation nodes.
+        split: (train, val, test) node index arrays or boolean masks, or a specification as
+        ``--split`` reads it: "per-class:K[,VAL,TEST]", "stratified:TRAIN,VAL,TEST" or a folder of
+        node-id files; default 60 / 20 / 20 % of each class's labelled nodes. Training stops early on the validation nodes.
         options: the command line's options with underscores: layers, heads, head_dim, hidden,
         output_heads, score, dropout, attention_dropout, value_dropout, weight_decay, lr, epochs,
         patience, residual, layer_norm, seed, batch_size, fanout (a list, one per layer, seeds

@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <variant>
 #include <vector>
@@ -18,9 +19,9 @@
 #include "edgewise/core/interrupt.hpp"
 #include "edgewise/io/csv.hpp"
 #include "edgewise/io/explain.hpp"
-#include "edgewise/io/scaffold.hpp"
 #include "edgewise/tasks/layer_width.hpp"
 #include "edgewise/tasks/molecule_training.hpp"
+#include "edgewise/tasks/split_spec.hpp"
 #include "support.hpp"
 
 namespace edgewise::python {
@@ -178,27 +179,24 @@ MoleculeDataset read_molecules(const MoleculeSource& source, const FeaturizerSpe
   return molecules_from_smiles(*source.smiles, targets, tasks, source.policy(), featurizer, source.max_atoms);
 }
 
+// A split given as a specification ("random", "scaffold" or a folder, as --split reads it) with the
+// fractions of split_sizes, or as a (train, val, test) tuple of row indices or masks; `description`
+// names it as the command line does.
 Split molecule_training_split(const py::object& split, const std::pair<double, double>& fractions,
                               const MoleculeDataset& data, TaskType type, std::uint64_t seed,
-                              std::string& description) {
+                              std::string& description, const LogSettings& log) {
   if (py::isinstance<py::str>(split)) {
-    const std::string name = split.cast<std::string>();
-    if (name != "random" && name != "scaffold")
-      throw py::value_error("split: expected 'random', 'scaffold' or (train, val, test), got '" + name + "'");
-    // As the command line describes it: "random 0.8,0.1,0.1".
     char sizes[96];
-    std::snprintf(sizes, sizeof sizes, " %g,%g,%g", fractions.first, fractions.second,
-                  1.0 - fractions.first - fractions.second);
-    if (name == "random") {
-      description = name + sizes;
-      return random_split(data.size(), fractions.first, fractions.second, seed);
-    }
-    if (type == TaskType::classification) {
-      description = "scaffold (class-balanced, seed " + std::to_string(seed) + ")" + sizes;
-      return class_balanced_scaffold_split(data.smiles, data.targets, fractions.first, fractions.second, seed);
-    }
-    description = name + sizes;
-    return scaffold_split(data.smiles, fractions.first, fractions.second);
+    const double test = 1.0 - fractions.first - fractions.second;
+    std::snprintf(sizes, sizeof sizes, "%g,%g,%g", fractions.first, fractions.second, test);
+    const SplitSpec spec = parse_molecule_split(
+        split.cast<std::string>(),
+        {.train = fractions.first, .val = fractions.second, .test = test, .text = sizes}, "split");
+    description = describe_molecule_split(spec, type, seed);
+    std::ostringstream skipped;  // a folder's rows whose molecules were skipped
+    Split parts = make_molecule_split(spec, data, type, seed, skipped);
+    if (!skipped.str().empty()) Logger(log).normal(skipped.str().substr(0, skipped.str().size() - 1));
+    return parts;
   }
   description = "given";
   // Indices count input rows, as split files do; rows skipped as invalid are left out.
@@ -218,7 +216,8 @@ std::unique_ptr<MoleculeHandle> train(const MoleculeSource& source, const py::ob
   if (plan.config.task_type == TaskType::classification) check_classification_targets(data, source.name());
   std::string split_name;
   const Split parts =
-      molecule_training_split(split, fractions, data, plan.config.task_type, plan.training.seed, split_name);
+      molecule_training_split(split, fractions, data, plan.config.task_type, plan.training.seed, split_name,
+                              plan.training.log);
   std::optional<TrainedMoleculeModel> trained;
   {
     py::gil_scoped_release release;

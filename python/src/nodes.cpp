@@ -15,6 +15,7 @@
 #include "edgewise/core/names.hpp"
 #include "edgewise/tasks/layer_width.hpp"
 #include "edgewise/tasks/node_training.hpp"
+#include "edgewise/tasks/split_spec.hpp"
 #include "support.hpp"
 
 namespace edgewise::python {
@@ -171,20 +172,29 @@ NodeTrainingSettings training_settings(const Options& options, const NodeGraph& 
   return node_training_settings(network, training, given, data, split, batching);
 }
 
-// A split of the labelled nodes: (train, val, test) index arrays or masks, or, with None, the
-// default of `edgewise train`: 60 / 20 / 20 % of each class's labelled nodes.
-Split node_split(const py::object& split, const NodeGraph& data, std::uint64_t seed) {
-  if (split.is_none()) return stratified_split(data.labels.classes, 0.6, 0.2, seed);
-  return split_from_python(split, data.nodes.size());
+// The node split of `edgewise train --task node` when none is given.
+constexpr const char* kDefaultNodeSplit = "stratified:0.6,0.2,0.2";
+
+// A split of the labelled nodes: (train, val, test) index arrays or masks, a specification as --split
+// reads it (per-class:K[,VAL,TEST], stratified:TRAIN,VAL,TEST or a folder), or, with None, the
+// default of `edgewise train`. `description` names it for the training summary.
+Split node_split(const py::object& split, const NodeGraph& data, std::uint64_t seed, std::string& description) {
+  if (!split.is_none() && !py::isinstance<py::str>(split)) {
+    description = "given";
+    return split_from_python(split, data.nodes.size());
+  }
+  description = split.is_none() ? kDefaultNodeSplit : split.cast<std::string>();
+  const NodeLookup lookup = [&data](std::string_view name) { return data.nodes.find(name).value_or(-1); };
+  return make_node_split(parse_node_split(description, "split"), data.labels.classes, lookup, seed);
 }
 
 std::unique_ptr<NodeHandle> train(const NodeGraph& data, const py::object& split_given, bool verbose,
                                   const py::dict& keywords) {
   const Options options(keywords, kTrainOptions);
-  const Split split = node_split(split_given, data, options.get<std::uint64_t>("seed").value_or(0));
+  std::string split_name;
+  const Split split = node_split(split_given, data, options.get<std::uint64_t>("seed").value_or(0), split_name);
   NodeTrainingSettings settings = training_settings(options, data, split);
   settings.training.log = python_log(verbose);
-  const std::string split_name = split_given.is_none() ? "stratified:0.6,0.2,0.2" : "given";
   py::gil_scoped_release release;
   TrainedNodeModel trained =
       train_node_model(data, split, settings, [](const NodeEpochReport&) { check_interrupt(); });

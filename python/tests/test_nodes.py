@@ -333,3 +333,12 @@ def test_cora_from_arrays_reaches_the_command_lines_accuracy_class(data_folder: 
                   for part in ("train", "val", "test"))
     model = edgewise.NodeModel.train(graph, split, verbose=False, epochs=200)
     assert model.evaluate(graph, split[2])["accuracy"] > 0.75
+
+
+def test_a_split_may_be_given_as_the_command_line_writes_it() -> None:
+    edge_index, features, labels = two_communities()
+    graph = edgewise.NodeGraph.from_edge_index(edge_index, features=features, labels=labels)
+    model = edgewise.NodeModel.train(graph, "per-class:2,1,1", verbose=False, **FAST)
+    assert model.describe()["training"]["split"].startswith("per-class:2,1,1: 4 / 1 / 1")
+    with pytest.raises(ValueError, match="split: 'halves' is not per-class:K, stratified:TRAIN,VAL,TEST or a folder"):
+        edgewise.NodeModel.train(graph, "halves", verbose=False, **FAST)

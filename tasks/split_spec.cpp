@@ -1,0 +1,188 @@
+#include "edgewise/tasks/split_spec.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <vector>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/io/scaffold.hpp"
+
+namespace edgewise {
+namespace {
+
+// "a, b,c" -> {"a", "b", "c"}; blank items are dropped.
+std::vector<std::string> items(std::string_view text) {
+  std::vector<std::string> result;
+  while (true) {
+    const std::size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    const std::size_t first = item.find_first_not_of(" \t");
+    if (first != std::string_view::npos) {
+      item = item.substr(first, item.find_last_not_of(" \t") - first + 1);
+      result.emplace_back(item);
+    }
+    if (comma == std::string_view::npos) return result;
+    text.remove_prefix(comma + 1);
+  }
+}
+
+// The numbers of a comma-separated list; `what` names it in errors.
+std::vector<double> numbers(std::string_view text, const std::string& what) {
+  std::vector<double> result;
+  for (const std::string& item : items(text)) {
+    std::size_t end = 0;
+    double value = 0;
+    try {
+      value = std::stod(item, &end);
+    } catch (const std::exception&) {
+      end = 0;
+    }
+    if (end != item.size() || !std::isfinite(value)) throw ArgumentError(what + ": '" + item + "' is not a number");
+    result.push_back(value);
+  }
+  return result;
+}
+
+bool add_up_to_one(const std::vector<double>& fractions) {
+  return std::abs(fractions[0] + fractions[1] + fractions[2] - 1.0) <= 1e-6;
+}
+
+Index node_count(std::string_view option, double value) {
+  if (value < 0 || value != std::floor(value))
+    throw ArgumentError(std::string(option) + ": " + std::to_string(value) + " is not a node count");
+  return static_cast<Index>(value);
+}
+
+SplitSpec folder_spec(std::string_view text) {
+  return {.kind = SplitKind::folder, .text = std::string(text), .folder = std::string(text)};
+}
+
+// Split-file rows whose molecules were skipped: how many per part, and the first few.
+void report_skipped_split_rows(const std::vector<SkippedSplitRow>& skipped, std::ostream& log) {
+  if (skipped.empty()) return;
+  std::map<std::string, std::size_t> per_part;
+  for (const SkippedSplitRow& row : skipped) ++per_part[row.part];
+  log << "the split lists " << skipped.size() << " row" << (skipped.size() == 1 ? "" : "s")
+      << " whose molecules were skipped (";
+  for (auto part = per_part.begin(); part != per_part.end(); ++part)
+    log << (part == per_part.begin() ? "" : ", ") << part->first << " " << part->second;
+  log << "); they are left out:\n";
+  constexpr std::size_t kShown = 5;
+  for (std::size_t i = 0; i < std::min(kShown, skipped.size()); ++i) {
+    const SkippedMolecule& molecule = skipped[i].molecule;
+    log << "  " << skipped[i].part << " row " << molecule.row << " (line " << molecule.line << "): " << molecule.reason
+        << '\n';
+  }
+  if (skipped.size() > kShown) log << "  ... and " << skipped.size() - kShown << " more\n";
+}
+
+}  // namespace
+
+SplitFractions parse_split_fractions(std::string_view text, std::string_view option) {
+  const std::string name(option);
+  if (items(text).size() != 3)
+    throw ArgumentError(name + ": expected three fractions such as 0.8,0.1,0.1, got '" + std::string(text) + "'");
+  const std::vector<double> fractions = numbers(text, name);
+  if (!add_up_to_one(fractions))
+    throw ArgumentError(name + ": the fractions must add up to 1, got '" + std::string(text) + "'");
+  return {.train = fractions[0], .val = fractions[1], .test = fractions[2], .text = std::string(text)};
+}
+
+SplitSpec parse_molecule_split(std::string_view text, const SplitFractions& sizes, std::string_view option) {
+  if (text == "random" || text == "scaffold")
+    return {.kind = text == "random" ? SplitKind::random : SplitKind::scaffold,
+            .text = std::string(text),
+            .fractions = sizes};
+  if (!std::filesystem::is_directory(std::string(text)))
+    throw ArgumentError(std::string(option) + ": '" + std::string(text) +
+                        "' is neither random, scaffold nor a folder with train.txt, val.txt, test.txt");
+  return folder_spec(text);
+}
+
+SplitSpec parse_node_split(std::string_view text, std::string_view option) {
+  constexpr std::string_view per_class = "per-class:", stratified = "stratified:";
+  const std::string name(option);
+  if (text.starts_with(per_class)) {
+    const std::vector<double> counts = numbers(text.substr(per_class.size()), name + " per-class");
+    if (counts.size() != 1 && counts.size() != 3)
+      throw ArgumentError(name + ": expected per-class:K or per-class:K,VAL,TEST, got '" + std::string(text) + "'");
+    SplitSpec spec{.kind = SplitKind::per_class, .text = std::string(text)};
+    spec.per_class.train_per_class = node_count(option, counts[0]);
+    if (counts.size() == 3) {
+      spec.per_class.val = node_count(option, counts[1]);
+      spec.per_class.test = node_count(option, counts[2]);
+    }
+    return spec;
+  }
+  if (text.starts_with(stratified)) {
+    const std::vector<double> fractions = numbers(text.substr(stratified.size()), name + " stratified");
+    if (fractions.size() != 3 || !add_up_to_one(fractions))
+      throw ArgumentError(name + ": expected stratified:TRAIN,VAL,TEST with fractions adding up to 1, got '" +
+                          std::string(text) + "'");
+    return {.kind = SplitKind::stratified,
+            .text = std::string(text),
+            .fractions = {.train = fractions[0],
+                          .val = fractions[1],
+                          .test = fractions[2],
+                          .text = std::string(text.substr(stratified.size()))}};
+  }
+  if (!std::filesystem::is_directory(std::string(text)))
+    throw ArgumentError(name + ": '" + std::string(text) + "' is not per-class:K, stratified:TRAIN,VAL,TEST or a folder");
+  return folder_spec(text);
+}
+
+std::string describe_molecule_split(const SplitSpec& spec, TaskType type, std::uint64_t seed) {
+  switch (spec.kind) {
+    case SplitKind::random:
+      return "random " + spec.fractions.text;
+    case SplitKind::scaffold:
+      return (type == TaskType::classification ? "scaffold (class-balanced, seed " + std::to_string(seed) + ")"
+                                               : std::string("scaffold")) +
+             " " + spec.fractions.text;
+    default:
+      return spec.text;
+  }
+}
+
+Split make_molecule_split(const SplitSpec& spec, const MoleculeDataset& data, TaskType type, std::uint64_t seed,
+                          std::ostream& log) {
+  const SplitFractions& f = spec.fractions;
+  switch (spec.kind) {
+    case SplitKind::random:
+      return random_split(data.size(), f.train, f.val, seed);
+    case SplitKind::scaffold:
+      if (type == TaskType::classification)
+        return class_balanced_scaffold_split(data.smiles, data.targets, f.train, f.val, seed);
+      return scaffold_split(data.smiles, f.train, f.val);
+    case SplitKind::folder: {
+      std::vector<SkippedSplitRow> skipped;
+      Split molecules =
+          molecule_split(read_split_directory(spec.folder, static_cast<Index>(data.source_rows)), data, &skipped);
+      report_skipped_split_rows(skipped, log);
+      return molecules;
+    }
+    default:
+      throw ArgumentError("split '" + spec.text + "' applies to node classification, not to molecules");
+  }
+}
+
+Split make_node_split(const SplitSpec& spec, std::span<const Index> labels, const NodeLookup& lookup,
+                      std::uint64_t seed) {
+  switch (spec.kind) {
+    case SplitKind::per_class: {
+      PerClassSplitOptions options = spec.per_class;
+      options.seed = seed;
+      return per_class_split(labels, options);
+    }
+    case SplitKind::stratified:
+      return stratified_split(labels, spec.fractions.train, spec.fractions.val, seed);
+    case SplitKind::folder:
+      return read_node_split(spec.folder, static_cast<Index>(labels.size()), lookup);
+    default:
+      throw ArgumentError("split '" + spec.text + "' applies to molecules, not to node classification");
+  }
+}
+
+}  // namespace edgewise
