@@ -1,10 +1,8 @@
 #include "edgewise/models/graph_training.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <numbers>
 #include <numeric>
@@ -16,6 +14,7 @@
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/models/optimizers.hpp"
 #include "edgewise/models/training_state.hpp"
+#include "epochs.hpp"
 
 namespace edgewise {
 
@@ -60,12 +59,6 @@ const Matrix<float>* graph_features(const FeaturedBatch& batch) {
   return batch.graph_features.cols() > 0 ? &batch.graph_features : nullptr;
 }
 
-bool improves(double candidate, double best, bool larger_better) {
-  if (std::isnan(candidate)) return false;
-  if (std::isnan(best)) return true;
-  return larger_better ? candidate > best : candidate < best;
-}
-
 // Linear warm-up from lr / 10 over warmup_epochs, then cosine decay to lr * final_lr_ratio at the
 // end of the last epoch. progress counts epochs, fractional within one.
 double scheduled_learning_rate(const TrainingOptions& options, double progress) {
@@ -98,17 +91,21 @@ void check_set(const GraphSet& set, const GraphPredictorOptions& network, const 
   }
 }
 
-// One pass over the training set in shuffled minibatches. Keeps its batch and gradient buffers
-// between epochs, so that steady-state training does not allocate.
-class EpochRunner {
+// The epochs of train_graph_predictor (detail::run_epochs): one pass over the training set in shuffled
+// minibatches, then the validation metric. Keeps its batch and gradient buffers between epochs, so that
+// steady-state training does not allocate.
+class GraphTrainer {
  public:
-  EpochRunner(GraphPredictor<float>& model, Parameters<float>& params, const GraphSet& train,
-              const TrainingOptions& options, Matrix<float> scaled_targets)
+  GraphTrainer(GraphPredictor<float>& model, Parameters<float>& params, const GraphSet& train,
+               const GraphSet& validation, const TrainingOptions& options, const TargetScaling& scaling)
       : model_(model),
         params_(params),
         train_(train),
+        validation_(validation),
         options_(options),
-        targets_(std::move(scaled_targets)),
+        metric_(early_stopping_metric(options)),
+        scaling_(scaling),
+        targets_(scaling.to_scaled(train.targets)),
         optimizer_(params, AdamOptions{.lr = options.learning_rate, .weight_decay = options.weight_decay}),
         order_(train.graphs.size()),
         shuffle_rng_(options.seed ^ 0x5EEDBA7C4ULL),
@@ -118,7 +115,7 @@ class EpochRunner {
 
   // Returns the mean batch loss. Throws DivergenceError (check_finite_step) when the loss or a gradient
   // stops being finite.
-  double run(Index epoch) {
+  double step(Index epoch) {
     shuffle();
     const std::size_t n = order_.size(), batch_size = static_cast<std::size_t>(options_.batch_size);
     const std::size_t batches = (n + batch_size - 1) / batch_size;
@@ -127,7 +124,7 @@ class EpochRunner {
       const double progress = static_cast<double>(epoch - 1) + static_cast<double>(b + 1) / static_cast<double>(batches);
       optimizer_.set_learning_rate(scheduled_learning_rate(options_, progress));
       const std::size_t begin = b * batch_size, end = std::min(n, begin + batch_size);
-      loss_sum += step(begin, end, epoch, static_cast<Index>(b + 1));
+      loss_sum += batch_step(begin, end, epoch, static_cast<Index>(b + 1));
     }
     return batches > 0 ? loss_sum / static_cast<double>(batches) : 0.0;
   }
@@ -157,7 +154,16 @@ class EpochRunner {
     dropout_rng_ = SplitMix64(state.dropout_rng);
   }
 
-  double learning_rate() const { return optimizer_.learning_rate(); }
+  // The learning rate of the epoch's last step, and the validation metric.
+  detail::ValidationScores score(EpochReport& report) {
+    report.learning_rate = optimizer_.learning_rate();
+    const bool validating = !validation_.graphs.empty();
+    report.validation =
+        validating ? evaluate(metric_, options_.task_type,
+                              predict(model_, validation_.graphs, options_.task_type, scaling_), validation_.targets)
+                   : detail::kNaN;
+    return {.measured = validating, .value = report.validation};
+  }
 
  private:
   void shuffle() {
@@ -167,7 +173,7 @@ class EpochRunner {
   // The step on the batch order_[begin, end). With several processes (mpirun), each runs a slice
   // of the batch and the processes sum their gradients, so that together they take the one-process
   // step, up to the order of float sums.
-  double step(std::size_t begin, std::size_t end, Index epoch, Index batch) {
+  double batch_step(std::size_t begin, std::size_t end, Index epoch, Index batch) {
     params_.zero_grad();
     const double loss =
         distributed::active() ? slice_gradients(begin, end) : gradients(begin, end, Mode::train(dropout_rng_));
@@ -240,7 +246,10 @@ class EpochRunner {
   GraphPredictor<float>& model_;
   Parameters<float>& params_;
   const GraphSet& train_;
+  const GraphSet& validation_;
   const TrainingOptions& options_;
+  std::string metric_;
+  const TargetScaling& scaling_;
   Matrix<float> targets_;  // scaled
   AdamW<float> optimizer_;
   std::vector<std::size_t> order_;
@@ -252,31 +261,6 @@ class EpochRunner {
   Matrix<float> batch_targets_;
   Matrix<float> doutputs_;
 };
-
-void log_setup(const Logger& log, const GraphSet& train, const GraphSet& validation, const TrainingOptions& options,
-               const std::string& metric) {
-  if (!log.enabled(LogLevel::verbose)) return;
-  const auto batches = (static_cast<Index>(train.graphs.size()) + options.batch_size - 1) / options.batch_size;
-  log.verbose("training on " + std::to_string(train.graphs.size()) + " graphs in " + std::to_string(batches) +
-              " batches of up to " + std::to_string(options.batch_size) + ", validating on " +
-              std::to_string(validation.graphs.size()) + " by " + metric + "; at most " +
-              std::to_string(options.epochs) + " epochs, patience " + std::to_string(options.patience));
-}
-
-void log_epoch(const Logger& log, const EpochReport& report, Index epochs, const std::string& metric) {
-  if (!log.enabled(LogLevel::normal)) return;
-  const EpochProgress progress{.epoch = report.epoch,
-                               .epochs = epochs,
-                               .train_loss = report.train_loss,
-                               .metric = metric,
-                               .validation = report.validation,
-                               .seconds = report.seconds};
-  log.normal(epoch_line(report, epochs, metric), &progress);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 }  // namespace
 
@@ -302,66 +286,29 @@ TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<fl
   result.scaling = options.task_type == TaskType::regression ? TargetScaling::standardize(train.targets)
                                                              : TargetScaling::identity(train.targets.cols());
   const std::string metric = early_stopping_metric(options);
-  const bool larger_better = larger_is_better(metric);
-  const bool validating = !validation.graphs.empty();
-
-  EpochRunner runner(model, params, train, options, result.scaling.to_scaled(train.targets));
-  Vector<float> best_weights = params.values();
-  result.best_validation = std::numeric_limits<double>::quiet_NaN();
-  Index first_epoch = 1;
-  if (checkpoints.resume) {
-    const TrainingState& state = *checkpoints.resume;
-    check_resumable(state, params.size(), options.epochs);
-    runner.restore(state);
-    best_weights = state.best_weights;
-    result.best_epoch = state.best_epoch;
-    result.best_validation = state.best_validation;
-    first_epoch = state.epoch + 1;
-  }
-  const Logger log(options.log);
-  log_setup(log, train, validation, options, metric);
-  const auto start = std::chrono::steady_clock::now();
-  for (Index epoch = first_epoch; epoch <= options.epochs; ++epoch) {
-    EpochReport report;
-    report.epoch = epoch;
-    report.train_loss = runner.run(epoch);
-    report.learning_rate = runner.learning_rate();
-    report.validation = validating ? evaluate(metric, options.task_type,
-                                              predict(model, validation.graphs, options.task_type, result.scaling),
-                                              validation.targets)
-                                   : std::numeric_limits<double>::quiet_NaN();
-    report.improved = !validating || improves(report.validation, result.best_validation, larger_better);
-    if (report.improved) {
-      result.best_epoch = epoch;
-      result.best_validation = report.validation;
-      best_weights = params.values();
-    }
-    report.seconds = seconds_since(start);
-    result.history.push_back(report);
-    result.epochs_run = epoch;
-    if (on_epoch) on_epoch(report);
-    log_epoch(log, report, options.epochs, metric);
-    if (epoch - result.best_epoch >= options.patience) {
-      log.verbose("stopping early: no improvement of validation " + metric + " for " +
-                  std::to_string(options.patience) + " epochs; keeping epoch " + std::to_string(result.best_epoch));
-      break;
-    }
-    if (checkpoint_due(checkpoints, epoch)) {
-      TrainingState state{.epoch = epoch,
-                          .best_weights = best_weights,
-                          .best_epoch = result.best_epoch,
-                          .best_validation = result.best_validation};
-      runner.save(state);
-      checkpoints.save(state);
-    }
-  }
-  if (validating && result.best_epoch == 0)
+  const auto batches = (static_cast<Index>(train.graphs.size()) + options.batch_size - 1) / options.batch_size;
+  const detail::EpochSettings settings{
+      .epochs = options.epochs,
+      .stopping = {.larger_better = larger_is_better(metric), .patience = options.patience},
+      .log = options.log,
+      .setup = "training on " + std::to_string(train.graphs.size()) + " graphs in " + std::to_string(batches) +
+               " batches of up to " + std::to_string(options.batch_size) + ", validating on " +
+               std::to_string(validation.graphs.size()) + " by " + metric + "; at most " +
+               std::to_string(options.epochs) + " epochs, patience " + std::to_string(options.patience),
+      .metric = metric,
+      .judged_by = "of validation " + metric};
+  GraphTrainer trainer(model, params, train, validation, options, result.scaling);
+  detail::EpochsRun<EpochReport> run = detail::run_epochs<EpochReport>(trainer, params, settings, on_epoch, checkpoints);
+  result.history = std::move(run.history);
+  result.epochs_run = run.epochs_run;
+  result.best_epoch = run.best_epoch;
+  result.best_validation = run.best.value;
+  if (!validation.graphs.empty() && result.best_epoch == 0)
     throw ArgumentError("training: the validation " + metric + " was undefined (nan) in each of the " +
                         std::to_string(result.epochs_run) + " epochs, so no epoch could be kept as the best" +
                         (options.task_type == TaskType::classification
                              ? "; ROC-AUC needs both classes of a task among the validation molecules"
                              : ""));
-  params.values() = best_weights;
   return result;
 }
 

@@ -1,7 +1,4 @@
-#include "node_epochs.hpp"
-
-#include <algorithm>
-#include <cstdio>
+#include "node_common.hpp"
 
 #include "edgewise/core/error.hpp"
 
@@ -66,41 +63,15 @@ double accuracy(const Matrix<float>& logits, std::span<const Index> targets) {
   return scored > 0 ? static_cast<double>(correct) / static_cast<double>(scored) : kNaN;
 }
 
-void ValidationRecord::update(const NodeEpochReport& epoch) {
-  if (!progresses(epoch)) return;
-  last_progress_ = epoch.epoch;
-  if (std::isnan(epoch.val_accuracy)) return;
-  accuracy_ = std::max(accuracy_, epoch.val_accuracy);
-  loss_ = std::min(loss_, epoch.val_loss);
-}
-
-void ValidationRecord::save(TrainingState& state) const {
-  state.progress_accuracy = std::isinf(accuracy_) ? kNaN : accuracy_;
-  state.progress_loss = std::isinf(loss_) ? kNaN : loss_;
-  state.last_progress = last_progress_;
-}
-
-void ValidationRecord::restore(const TrainingState& state) {
-  if (!std::isnan(state.progress_accuracy)) accuracy_ = state.progress_accuracy;
-  if (!std::isnan(state.progress_loss)) loss_ = state.progress_loss;
-  last_progress_ = state.last_progress;
-}
-
-void log_node_setup(const Logger& log, const Split& split, const NodeTrainingOptions& options) {
-  log.verbose("training on " + std::to_string(split.train.size()) + " nodes, validating on " +
-              std::to_string(split.val.size()) + " by accuracy; at most " + std::to_string(options.epochs) +
-              " epochs, patience " + std::to_string(options.patience));
-}
-
-void log_node_epoch(const Logger& log, const NodeEpochReport& report, Index epochs) {
-  if (!log.enabled(LogLevel::normal)) return;
-  const EpochProgress progress{.epoch = report.epoch,
-                               .epochs = epochs,
-                               .train_loss = report.train_loss,
-                               .metric = "accuracy",
-                               .validation = report.val_accuracy,
-                               .seconds = report.seconds};
-  log.normal(node_epoch_line(report), &progress);
+EpochSettings node_epoch_settings(const Split& split, const NodeTrainingOptions& options) {
+  return {.epochs = options.epochs,
+          .stopping = {.larger_better = true, .with_loss = true, .ties_count = true, .patience = options.patience},
+          .log = options.log,
+          .setup = "training on " + std::to_string(split.train.size()) + " nodes, validating on " +
+                   std::to_string(split.val.size()) + " by accuracy; at most " + std::to_string(options.epochs) +
+                   " epochs, patience " + std::to_string(options.patience),
+          .metric = "accuracy",
+          .judged_by = "on the validation nodes"};
 }
 
 }  // namespace edgewise::detail

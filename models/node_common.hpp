@@ -1,16 +1,11 @@
-// The epoch loop that full-batch and sampled node training share: early stopping on the validation
-// nodes, the weights of the best epoch, checkpoints and logs. A trainer supplies the epoch's work:
-//   double step(Index epoch);               // trains one epoch, returns its training loss
-//   void score(NodeEpochReport& report);    // fills train_accuracy, val_accuracy and val_loss
-//   void save(TrainingState&) const;        // its optimizer and random state, for checkpoints
-//   void restore(const TrainingState&);
-// Private to models/.
+// What full-batch, sampled and partitioned node training share besides the epoch loop (epochs.hpp):
+// the checks of their inputs, the targets of a part of the nodes, the cut of a run of several processes,
+// accuracy, the state of the steps, and the settings of the epochs. A node trainer's score fills the
+// report's train_accuracy, val_accuracy and val_loss and returns node_scores(report). Private to models/.
 #pragma once
 
-#include <chrono>
 #include <cmath>
 #include <functional>
-#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -23,10 +18,9 @@
 #include "edgewise/models/node_training.hpp"
 #include "edgewise/models/optimizers.hpp"
 #include "edgewise/models/training_state.hpp"
+#include "epochs.hpp"
 
 namespace edgewise::detail {
-
-inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 /// Throws ArgumentError on options no training can run with.
 void check_node_training_options(const NodeTrainingOptions& options);
@@ -80,95 +74,28 @@ struct StepState {
   SplitMix64 dropout_rng;
 };
 
-/// The stopping rule of the GAT reference code: an epoch makes progress, restarting the patience count,
-/// when its validation accuracy or its validation loss is at least as good as the best of any earlier
-/// epoch; its weights are kept only when both are.
-class ValidationRecord {
- public:
-  bool progresses(const NodeEpochReport& epoch) const {
-    return std::isnan(epoch.val_accuracy) || epoch.val_accuracy >= accuracy_ || epoch.val_loss <= loss_;
-  }
-  bool improves(const NodeEpochReport& epoch) const {
-    return std::isnan(epoch.val_accuracy) || (epoch.val_accuracy >= accuracy_ && epoch.val_loss <= loss_);
-  }
-  void update(const NodeEpochReport& epoch);
-  Index last_progress() const { return last_progress_; }
+/// The scores a node trainer's epoch is judged by: validation accuracy and loss; none without
+/// validation nodes (NaN accuracy).
+inline ValidationScores node_scores(const NodeEpochReport& report) {
+  return {.measured = !std::isnan(report.val_accuracy), .value = report.val_accuracy, .loss = report.val_loss};
+}
 
-  // A checkpoint holds the record with NaN for "no epoch yet", since JSON has no infinities.
-  void save(TrainingState& state) const;
-  void restore(const TrainingState& state);
+/// The settings of node training's epochs: the rule of the GAT reference code (StoppingRule).
+EpochSettings node_epoch_settings(const Split& split, const NodeTrainingOptions& options);
 
- private:
-  double accuracy_ = -std::numeric_limits<double>::infinity();
-  double loss_ = std::numeric_limits<double>::infinity();
-  Index last_progress_ = 0;
-};
-
-void log_node_setup(const Logger& log, const Split& split, const NodeTrainingOptions& options);
-void log_node_epoch(const Logger& log, const NodeEpochReport& report, Index epochs);
-
-/// Runs trainer's epochs until options.epochs or early stopping, and leaves the weights of the best
-/// epoch in params.
+/// Runs trainer's epochs (run_epochs) and leaves the weights of the best epoch in params.
 template <typename Trainer>
 NodeTrainingResult run_node_epochs(Trainer& trainer, Parameters<float>& params, const Split& split,
                                    const NodeTrainingOptions& options,
                                    const std::function<void(const NodeEpochReport&)>& on_epoch,
                                    const TrainingCheckpoints& checkpoints) {
-  NodeTrainingResult result;
-  result.best_val_accuracy = result.best_val_loss = kNaN;
-  Vector<float> best_weights = params.values();
-  ValidationRecord record;
-  Index first_epoch = 1;
-  if (checkpoints.resume) {
-    const TrainingState& state = *checkpoints.resume;
-    check_resumable(state, params.size(), options.epochs);
-    trainer.restore(state);
-    record.restore(state);
-    best_weights = state.best_weights;
-    result.best_epoch = state.best_epoch;
-    result.best_val_accuracy = state.best_validation;
-    result.best_val_loss = state.best_loss;
-    first_epoch = state.epoch + 1;
-  }
-  const Logger log(options.log);
-  log_node_setup(log, split, options);
-  const auto start = std::chrono::steady_clock::now();
-  for (Index epoch = first_epoch; epoch <= options.epochs; ++epoch) {
-    NodeEpochReport report;
-    report.epoch = epoch;
-    report.train_loss = trainer.step(epoch);
-    trainer.score(report);
-    report.improved = record.improves(report);
-    record.update(report);
-    if (report.improved) {
-      result.best_epoch = epoch;
-      result.best_val_accuracy = report.val_accuracy;
-      result.best_val_loss = report.val_loss;
-      best_weights = params.values();
-    }
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    result.history.push_back(report);
-    result.epochs_run = epoch;
-    if (on_epoch) on_epoch(report);
-    log_node_epoch(log, report, options.epochs);
-    if (epoch - record.last_progress() >= options.patience) {
-      log.verbose("stopping early: no improvement on the validation nodes for " + std::to_string(options.patience) +
-                  " epochs; keeping epoch " + std::to_string(result.best_epoch));
-      break;
-    }
-    if (checkpoint_due(checkpoints, epoch)) {
-      TrainingState state{.epoch = epoch,
-                          .best_weights = best_weights,
-                          .best_epoch = result.best_epoch,
-                          .best_validation = result.best_val_accuracy,
-                          .best_loss = result.best_val_loss};
-      trainer.save(state);
-      record.save(state);
-      checkpoints.save(state);
-    }
-  }
-  params.values() = best_weights;
-  return result;
+  EpochsRun<NodeEpochReport> run =
+      run_epochs<NodeEpochReport>(trainer, params, node_epoch_settings(split, options), on_epoch, checkpoints);
+  return {.history = std::move(run.history),
+          .epochs_run = run.epochs_run,
+          .best_epoch = run.best_epoch,
+          .best_val_accuracy = run.best.value,
+          .best_val_loss = run.best.loss};
 }
 
 }  // namespace edgewise::detail

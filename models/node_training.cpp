@@ -15,7 +15,7 @@
 #include "edgewise/models/losses.hpp"
 #include "edgewise/models/optimizers.hpp"
 #include "edgewise/models/training_state.hpp"
-#include "node_epochs.hpp"
+#include "node_common.hpp"
 
 namespace edgewise {
 
@@ -67,11 +67,12 @@ class FullBatchTrainer {
   void restore(const TrainingState& state) { steps_.restore(state); }
 
   // Fills the report's accuracies and validation loss from one inference pass.
-  void score(NodeEpochReport& report) {
+  detail::ValidationScores score(NodeEpochReport& report) {
     const Matrix<float>& logits = forward(Mode::inference());
     report.train_accuracy = accuracy(logits, train_targets_);
     report.val_accuracy = accuracy(logits, val_targets_);
     report.val_loss = std::isnan(report.val_accuracy) ? kNaN : cross_entropy_loss(dscratch_, logits, val_targets_);
+    return detail::node_scores(report);
   }
 
  private:

@@ -21,7 +21,7 @@
 #include "edgewise/core/memory.hpp"
 #include "edgewise/graph/partition.hpp"
 #include "edgewise/models/losses.hpp"
-#include "node_epochs.hpp"
+#include "node_common.hpp"
 
 namespace edgewise::detail {
 
@@ -223,13 +223,14 @@ class PartTrainer {
   void save(TrainingState& state) const { steps_.save(state); }
   void restore(const TrainingState& state) { steps_.restore(state); }
 
-  void score(NodeEpochReport& report) {
+  ValidationScores score(NodeEpochReport& report) {
     const Matrix<float>& logits = forward(Mode::inference());
     report.train_accuracy = accuracy_of_all(logits, train_targets_);
     report.val_accuracy = accuracy_of_all(logits, val_targets_);
     report.val_loss = std::isnan(report.val_accuracy)
                           ? kNaN
                           : distributed::sum(cross_entropy_loss(dscratch_, logits, val_targets_) * val_share_);
+    return node_scores(report);
   }
 
  private:

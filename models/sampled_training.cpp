@@ -16,7 +16,7 @@
 #include "edgewise/graph/sampling.hpp"
 #include "edgewise/models/losses.hpp"
 #include "edgewise/models/optimizers.hpp"
-#include "node_epochs.hpp"
+#include "node_common.hpp"
 
 namespace edgewise {
 namespace {
@@ -242,13 +242,13 @@ class SampledTrainer {
     return train_tally_.loss();
   }
 
-  void score(NodeEpochReport& report) {
+  detail::ValidationScores score(NodeEpochReport& report) {
     report.train_accuracy = train_tally_.accuracy();
     if (exact_validation_) {
       const Matrix<float> logits = run_layers(model_, graph_, model_.options().layers - 1, inference_);
       report.val_accuracy = detail::accuracy(logits, val_targets_);
       report.val_loss = std::isnan(report.val_accuracy) ? detail::kNaN : cross_entropy_loss(dscratch_, logits, val_targets_);
-      return;
+      return detail::node_scores(report);
     }
     Tally val;
     // The same draws every epoch, so that epochs are compared on the same neighbourhoods.
@@ -261,6 +261,7 @@ class SampledTrainer {
     if (!owner_.empty()) val = val.summed();
     report.val_accuracy = val.accuracy();
     report.val_loss = val.loss();
+    return detail::node_scores(report);
   }
 
   void save(TrainingState& state) const { steps_.save(state); }

@@ -24,8 +24,8 @@ struct TrainingState {
   Index best_epoch = 0;        ///< 0: none yet.
   double best_validation = std::numeric_limits<double>::quiet_NaN();  ///< Early-stopping metric (nodes: accuracy).
   double best_loss = std::numeric_limits<double>::quiet_NaN();        ///< Nodes: validation loss of best_epoch.
-  /// Nodes: the best validation accuracy and loss of any epoch so far (NaN: none yet) and the last
-  /// epoch that reached either, for early stopping.
+  /// The best validation score (nodes: accuracy) and loss of any epoch so far and the last epoch that
+  /// reached either, for early stopping; NaN and 0: those of best_epoch.
   double progress_accuracy = std::numeric_limits<double>::quiet_NaN();
   double progress_loss = std::numeric_limits<double>::quiet_NaN();  ///< See progress_accuracy.
   Index last_progress = 0;                                           ///< See progress_accuracy.
