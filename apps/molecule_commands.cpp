@@ -232,49 +232,7 @@ void predict_sd_file(const MoleculeModel& model, const MoleculePredictArgs& args
 CLI::Option_group* add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args) {
   CLI::Option_group* group = command.add_option_group("Molecule properties (--task graph)");
   add_molecule_input_options(*group, args.input, "Target columns, comma-separated (default: every column but the SMILES one)");
-  group->add_option("--task-type", args.task_type, "What the targets are")
-      ->capture_default_str()
-      ->check(CLI::IsMember(names_in(kTaskTypeNames)));
-  group->add_option("--split-sizes", args.split_sizes, "Train, validation and test fractions for random and scaffold splits")
-      ->capture_default_str();
-  group->add_option("--readout", args.readout, "How node representations are pooled into one per molecule")
-      ->capture_default_str()
-      ->check(CLI::IsMember(names_in(kReadoutNames)));
-  group->add_flag("--descriptors,!--no-descriptors", args.descriptors,
-                  "Join RDKit's whole-molecule descriptors (logP, TPSA, ring counts...) to the readout, each "
-                  "standardized by its mean and standard deviation over the training molecules (default: on)");
-  group->add_flag("--atom-crippen,!--no-atom-crippen", args.crippen,
-                  "Give each atom its Wildman-Crippen logP and molar-refractivity contributions as features "
-                  "(default: on)");
-  group->add_option("--ensemble", args.ensemble,
-                    "Networks trained with different seeds whose predictions are averaged (default: 2)")
-      ->check(at_least(1, "POSITIVE"));
-  group->add_option("--head-hidden", args.network.head_hidden, "Width of the prediction head's hidden layer")->capture_default_str()->check(at_least(1, "POSITIVE"));
-  group->add_option("--warmup-epochs", args.training.warmup_epochs, "Epochs of linear learning-rate warm-up from lr/10")->capture_default_str()->check(CLI::NonNegativeNumber);
-  group->add_option("--final-lr-ratio", args.training.final_lr_ratio, "Cosine decay ends at lr times this")->capture_default_str()->check(CLI::Range(0.0, 1.0));
-  group->add_option("--clip-norm", args.training.clip_norm, "Clip the global gradient norm to this (0: off)")->capture_default_str()->check(CLI::NonNegativeNumber);
-  group->add_option("--metric", args.training.metric, "Early-stopping metric (default: rmse for regression, roc_auc for classification)")
-      ->check(CLI::IsMember({"rmse", "mae", "r2", "roc_auc", "pr_auc", "accuracy"}));
   return group;
-}
-
-MoleculeModelConfig molecule_model_config(const MoleculeTrainArgs& args) {
-  MoleculeModelConfig config;
-  config.network = args.network;
-  config.network.score = parse_score_function(args.score);
-  config.network.readout = parse_readout(args.readout);
-  config.task_type = parse_task_type(args.task_type);
-  config.ensemble = args.ensemble > 0 ? args.ensemble : default_training_budget(0).ensemble;
-  if (args.descriptors) config.featurizer.descriptors = available_descriptors();
-  config.featurizer.crippen_contributions = args.crippen;
-  return config;
-}
-
-MoleculeTrainingPlan molecule_training_plan(const MoleculeTrainArgs& args, const MoleculeModelConfig& config) {
-  return {.config = config,
-          .training = args.training,
-          .budget_ensemble = args.ensemble == 0,
-          .budget_epochs = args.default_epochs};
 }
 
 MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelConfig& config) {
@@ -292,11 +250,12 @@ MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelC
 }
 
 SplitSpec training_split_spec(const MoleculeTrainArgs& args) {
-  return parse_molecule_split(args.split, parse_split_fractions(args.split_sizes));
+  return parse_molecule_split(args.params.split, parse_split_fractions(args.params.split_sizes));
 }
 
 Split training_split(const MoleculeTrainArgs& args, const MoleculeDataset& data) {
-  return make_molecule_split(training_split_spec(args), data, parse_task_type(args.task_type), args.training.seed,
+  const MoleculeTrainingPlan& plan = args.params.plan;
+  return make_molecule_split(training_split_spec(args), data, plan.config.task_type, plan.training.seed,
                              rank_0_errors());
 }
 
@@ -315,13 +274,12 @@ void train_molecules(const MoleculeTrainArgs& args) {
   check_output_path(args.out, args.force);
   CheckpointOptions checkpoints = checkpoint_options(args.checkpoints, args.out, args.force);
   if (!args.plot.empty()) check_plot_path(args.plot, args.out, args.force);
-  MoleculeModelConfig config = molecule_model_config(args);
-  const MoleculeDataset data = load_training_data(args, config);
+  MoleculeTrainingPlan plan = args.params.plan;
+  const MoleculeDataset data = load_training_data(args, plan.config);
   const Split split = training_split(args, data);
   if (writes && !args.save_split.empty()) write_split_directory(args.save_split, row_split(split, data), args.force);
   const MoleculeSet test = molecule_set(data, split.test);
-  const Logger log(args.training.log);
-  MoleculeTrainingPlan plan = molecule_training_plan(args, config);
+  const Logger log(plan.training.log);
   if (!writes) checkpoints.every = 0;  // rank 0 writes them; every process may resume from one
   plan.checkpoints = checkpoints;
   TrainedMoleculeModel trained =
@@ -329,7 +287,7 @@ void train_molecules(const MoleculeTrainArgs& args) {
   MoleculeModel& model = trained.model;
   TrainingSummary summary = molecule_training_summary(trained, args.input.data, data.size(),
                                                       describe_molecule_split(training_split_spec(args),
-                                                                              config.task_type, args.training.seed) +
+                                                                              plan.config.task_type, plan.training.seed) +
                                                           ": " + part_sizes(split));
   SetMetrics test_metrics;
   if (!test.molecules.empty()) {

@@ -6,6 +6,7 @@
 
 #include "edgewise/tasks/molecule_model.hpp"
 #include "edgewise/tasks/molecule_training.hpp"
+#include "edgewise/tasks/params.hpp"
 #include "edgewise/tasks/split_spec.hpp"
 #include "cli_support.hpp"
 #include "molecule_input.hpp"
@@ -14,35 +15,19 @@ namespace edgewise::cli {
 
 struct MoleculeTrainArgs {
   MoleculeInput input;
-  std::string task_type = "regression";
-  std::string split = "random";
-  std::string split_sizes = "0.8,0.1,0.1";
   std::string save_split;  // folder to write the split's index files to
-  // The defaults are default_molecule_config()'s; ensemble and epochs default_training_budget's.
-  GraphPredictorOptions network = default_molecule_config().network;
-  std::string score = "scaled_dot";
-  std::string readout = to_string(default_molecule_config().network.readout);
-  bool descriptors = true;
-  bool crippen = true;
-  Index ensemble = 0;           // 0: by the training set's size
-  bool default_epochs = true;   // --epochs not given: by the training set's size
-  TrainingOptions training;
+  MoleculeTrainingParams params;  // the training options (tasks/params.hpp)
   CheckpointArgs checkpoints;
   std::string out;
   std::string plot;  // training curve image (SVG); empty: none
   bool force = false;
 };
 
-// Registers the options of `train` that only --task graph reads in their own group of `command`
-// (train_options.hpp registers those both tasks read). Returns the group.
+// Registers the input options of `train` that only --task graph reads in their own group of
+// `command` (train_options.hpp adds the training options). Returns the group.
 CLI::Option_group* add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args);
 void train_molecules(const MoleculeTrainArgs& args);
 
-// The model the options describe, without its tasks (load_training_data sets them) and, unless
-// --ensemble was given, its ensemble size (train_molecule_model sets it by the training set's size).
-MoleculeModelConfig molecule_model_config(const MoleculeTrainArgs& args);
-// How train_molecule_model trains the model `config` with these options.
-MoleculeTrainingPlan molecule_training_plan(const MoleculeTrainArgs& args, const MoleculeModelConfig& config);
 // --data read with the model's featurizer, classification targets checked; sets config.tasks.
 MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelConfig& config);
 // --split and --split-sizes, parsed.

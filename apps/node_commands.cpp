@@ -148,23 +148,10 @@ void print_evaluation(std::ostream& out, const std::string& title, const NodeEva
   print_class_table(out, metrics, classes);
 }
 
-NodeClassifierOptions node_network(const NodeTrainArgs& args) {
-  NodeClassifierOptions network = args.network;
-  network.score = parse_score_function(args.score);
-  return network;
-}
-
-NodeRegularization node_regularization(const NodeTrainArgs& args) {
-  return {.dropout = args.dropout,
-          .attention_dropout = args.attention_dropout,
-          .value_dropout = args.value_dropout,
-          .weight_decay = args.weight_decay};
-}
-
 // The network and training options of args, with the data's defaults where args leaves them open.
 NodeTrainingSettings node_settings(const NodeTrainArgs& args, const NodeGraph& data, const Split& split) {
-  return node_training_settings(node_network(args), args.training, node_regularization(args), data, split,
-                                args.batching);
+  const NodeTrainingParams& p = args.params;
+  return node_training_settings(p.network, p.training, p.regularization, data, split, p.batching);
 }
 
 void write_output(const std::string& path, const std::string& text, bool force) {
@@ -317,33 +304,12 @@ void add_node_input_options(CLI::Option_group* group, NodeTrainArgs& args) {
 CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args) {
   CLI::Option_group* group = command.add_option_group("Node classification (--task node)");
   add_node_input_options(group, args);
-  group->add_option("--output-heads", args.network.output_heads, "Heads of the output layer, averaged")
-      ->capture_default_str()
-      ->check(at_least(1, "POSITIVE"));
-  group->add_option("--value-dropout", args.value_dropout,
-                    "Dropout on the projected values that every attention layer aggregates (the scores see them "
-                    "whole), as the GAT reference code trains; default: the --dropout rate")
-      ->check(CLI::Range(0.0, 0.95));
   group->add_option("--graph", args.graph,
                     "Train on a graph store (.ewg, from 'edgewise graph build' or 'graph generate') instead of "
                     "--edges, --labels and --features: memory-mapped, with sampled mini-batches when it does not fit. "
                     "Under mpirun, also a folder of part stores ('graph partition --stores'): process K maps "
                     "part-K.ewg alone")
       ->check(CLI::ExistingPath);
-  group->add_option("--fanout", args.batching.fanouts,
-                    "Train on sampled mini-batches: the in-neighbours drawn for each node, one number per layer, "
-                    "the seeds' first (-1: all); default 15, then 10 for every further layer")
-      ->delimiter(',')
-      ->check(CLI::Validator(
-          [](const std::string& value) -> std::string {
-            Index fanout = 0;
-            if (CLI::detail::lexical_cast(value, fanout) && (fanout >= 1 || fanout == kAllNeighbors)) return "";
-            return "a fan-out is a number of neighbours, at least 1, or -1 for all of them; got " + value;
-          },
-          "FANOUT"));
-  group->add_flag("--residual", args.network.residual,
-                  "Residual connections around hidden layers 2 and later (needs --layers 3 or more)");
-  group->add_flag("--layer-norm", args.network.layer_norm, "Layer normalization after every hidden layer");
   return group;
 }
 
@@ -393,7 +359,7 @@ NodeGraph read_training_graph(const NodeTrainArgs& args) {
 }
 
 Split training_node_split(const NodeTrainArgs& args, const NodeGraph& data) {
-  Split split = node_split(args.split, data, args.training.seed);
+  Split split = node_split(args.params.split, data, args.params.training.seed);
   warn_of_classes_without_training_nodes(args.files, data, split);
   return split;
 }
@@ -500,15 +466,17 @@ void train_nodes_on_store(const NodeTrainArgs& args, const CheckpointOptions& ch
              std::to_string(store.feature_dim()) + "] (" + store_description(store, args.graph) + ")");
   const auto name_of = [&whole](Index node) { return whole.name_of(node); };
   const Split split =
-      node_split(args.split, whole.labels(), node_lookup(whole.nodes, store.named_by_id(), name_of), args.training.seed);
+      node_split(args.params.split, whole.labels(), node_lookup(whole.nodes, store.named_by_id(), name_of),
+                 args.params.training.seed);
   if (!args.save_split.empty() && distributed::rank() == 0) write_node_split(args.save_split, split, args.force, name_of);
   const std::string sizes = part_sizes(split);
   log.normal("split " + sizes);
   const NodeTrainingSettings settings =
-      node_training_settings(node_network(args), args.training, node_regularization(args), store, split, args.batching);
+      node_training_settings(args.params.network, args.params.training, args.params.regularization, store, split,
+                             args.params.batching);
   TrainedNodeModel trained =
       fit_reporting_divergence(checkpoints, [&] { return train_node_model(store, split, settings, {}, checkpoints); });
-  TrainingSummary summary = node_training_summary(trained, whole.nodes, args.graph, args.split + ": " + sizes);
+  TrainingSummary summary = node_training_summary(trained, whole.nodes, args.graph, args.params.split + ": " + sizes);
   finish_node_training(
       args, log, trained, std::move(summary), split,
       [&](const NodeModel& model) { return model.evaluate(store, split.test); },
@@ -524,7 +492,7 @@ void train_nodes(const NodeTrainArgs& args) {
   CheckpointOptions checkpoints = checkpoint_options(args.checkpoints, args.out, args.force);
   if (distributed::rank() > 0) checkpoints.every = 0;  // rank 0 writes them; every process may resume from one
   if (!args.plot.empty()) check_plot_path(args.plot, args.out, args.force);
-  const Logger log(args.training.log);
+  const Logger log(args.params.training.log);
   if (!args.graph.empty()) return train_nodes_on_store(args, checkpoints, log);
   const NodeGraph data = read_training_graph(args);
   log_graph_summary(log, data);
@@ -536,7 +504,7 @@ void train_nodes(const NodeTrainArgs& args) {
 
   TrainedNodeModel trained = fit_reporting_divergence(
       checkpoints, [&] { return train_node_model(data, split, node_settings(args, data, split), {}, checkpoints); });
-  TrainingSummary summary = node_training_summary(trained, data, files_description(args.files), args.split + ": " + sizes);
+  TrainingSummary summary = node_training_summary(trained, data, files_description(args.files), args.params.split + ": " + sizes);
   finish_node_training(args, log, trained, std::move(summary), split,
                        [&](const NodeModel& model) { return model.evaluate(data, split.test); });
 }

@@ -8,6 +8,7 @@
 
 #include "cli_support.hpp"
 #include "edgewise/tasks/node_model.hpp"
+#include "edgewise/tasks/params.hpp"
 
 namespace edgewise::cli {
 
@@ -19,17 +20,8 @@ struct NodeTrainArgs {
   bool no_self_loops = false;
   bool mlp = false;  // attention over self-loops only: an MLP baseline
   std::string row_normalize = "auto";
-  NodeClassifierOptions network;
-  // Where given; otherwise default_node_training() chooses them from the data and the split.
-  std::optional<double> dropout;
-  std::optional<double> attention_dropout;
-  std::optional<double> weight_decay;
-  std::optional<double> value_dropout;  // default: the --dropout rate, as in the GAT reference code
-  std::string score = "additive";
-  std::string split = "stratified:0.6,0.2,0.2";
-  std::string save_split;  // folder to write the split's node files to
-  NodeTrainingOptions training;
-  NodeBatching batching;  // sampled mini-batches where given
+  NodeTrainingParams params;  // the training options (tasks/params.hpp)
+  std::string save_split;     // folder to write the split's node files to
   std::string graph;      // a graph store instead of the files
   CheckpointArgs checkpoints;
   std::string out;
@@ -37,8 +29,8 @@ struct NodeTrainArgs {
   bool force = false;
 };
 
-// Registers the options of `train` that only --task node reads in their own group of `command`
-// (train_options.hpp registers those both tasks read). Returns the group.
+// Registers the input options of `train` that only --task node reads in their own group of
+// `command` (train_options.hpp adds the training options). Returns the group.
 CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args);
 // Registers the options that say how the graph is read (--edges, --labels and its columns,
 // --features, --feature-format, --row-normalize, --node-ids, --directed, --no-self-loops, --mlp) in
@@ -55,7 +47,7 @@ NodeGraph read_training_graph(const NodeTrainArgs& args);
 // args.split of data, with a warning for classes it leaves without training nodes.
 Split training_node_split(const NodeTrainArgs& args, const NodeGraph& data);
 // Trains a model as train does (the data's defaults where args leaves options open) on split.train,
-// stopping early on split.val, and returns its accuracy on split.test. Logs as args.training.log says.
+// stopping early on split.val, and returns its accuracy on split.test. Logs as args.params says.
 double held_out_accuracy(const NodeTrainArgs& args, const NodeGraph& data, const Split& split);
 
 // How train read its graph, as predict, embed and eval may repeat it: each option given must agree

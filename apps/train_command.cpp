@@ -36,11 +36,11 @@ void run(CLI::App& command, const TaskOptionGroups& task_options, TrainArgs& arg
   reject_other_task_options(task_options, args.task);
   if (args.task == "graph") {
     apply_shared_options(args.shared, args.molecules);
-    args.molecules.training.log = log;
+    args.molecules.params.plan.training.log = log;
     return train_molecules(args.molecules);
   }
   apply_shared_options(args.shared, args.nodes);
-  args.nodes.training.log = log;
+  args.nodes.params.training.log = log;
   train_nodes(args.nodes);
 }
 
@@ -62,7 +62,6 @@ void add_train_command(CLI::App& app) {
   command->add_option("--plot", args->shared.plot,
                       "Write the training curve (train loss and validation metric per epoch) to this SVG file");
   command->add_flag("--force", args->shared.force, "Replace existing output files");
-  command->add_option("--seed", args->shared.seed, "Seed for the split, initialization, shuffling and dropout")->capture_default_str();
   command->add_option("--save-split", args->shared.save_split,
                       "Write the split used into this folder as train.txt, val.txt and test.txt: data-row indices "
                       "(--task graph) or node ids as the edge list writes them (--task node), as --split reads them");

@@ -1,126 +1,80 @@
 #include "train_options.hpp"
 
-#include <sstream>
+#include <algorithm>
+#include <cctype>
 
 #include "cli_support.hpp"
 #include "edgewise/core/error.hpp"
-#include "edgewise/tasks/layer_width.hpp"
+#include "edgewise/tasks/params.hpp"
 
 namespace edgewise::cli {
 namespace {
 
-std::string text(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
+ParamNaming naming(const std::string& task) { return {.task = "--task " + task}; }
+
+template <typename Params>
+const TrainingParam<Params>* find_param(const std::vector<TrainingParam<Params>>& table, const std::string& name) {
+  const auto found = std::ranges::find(table, name, &TrainingParam<Params>::name);
+  return found == table.end() ? nullptr : &*found;
 }
 
-// " (--task graph: <graph>; --task node: <node>)", the defaults of an option both tasks read.
-std::string both(const std::string& graph, const std::string& node) {
-  return " (--task graph: " + graph + "; --task node: " + node + ")";
+std::string upper(std::string text) {
+  std::ranges::transform(text, text.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return text;
 }
 
-// The width of a hidden layer where --hidden or --head-dim gives it, for `heads` heads.
-std::optional<Index> given_width(const SharedTrainArgs& shared, Index heads) {
-  return edgewise::given_width({.hidden = shared.hidden, .head_dim = shared.head_dim}, heads,
-                               {.hidden = "--hidden", .heads = "--heads", .head_dim = "--head-dim"});
-}
-
-template <typename T>
-void set_given(const std::optional<T>& given, T& value) {
-  if (given) value = *given;
-}
-
-// The options both tasks read the same way.
-template <typename TaskArgs>
-void copy_outputs(const SharedTrainArgs& shared, TaskArgs& args) {
-  args.training.seed = shared.seed;
-  args.force = shared.force;
-  args.out = shared.out;
-  args.plot = shared.plot;
-  args.save_split = shared.save_split;
-  args.checkpoints = shared.checkpoints;
-}
-
-void add_shared_train_options(CLI::App& command, SharedTrainArgs& args) {
-  const MoleculeTrainArgs graph;
-  const NodeTrainArgs node;
-  CLI::Option_group* group = command.add_option_group("Training, both tasks");
-  group->add_option("--split", args.split,
-                    "graph: random, scaffold (Bemis-Murcko groups, largest to train), or a folder with train.txt, "
-                    "val.txt, test.txt (0-based data-row indices: header, comments and blank lines not counted; rows "
-                    "skipped by --skip-invalid are reported and left out). node: per-class:K[,VAL,TEST]: K labeled "
-                    "nodes of each class to train on, then VAL and TEST more at random (default 500 and 1000); "
-                    "stratified:TRAIN,VAL,TEST: these fractions of each class's labeled nodes; or a folder whose "
-                    "train.txt, val.txt and test.txt list node ids as the edge list writes them" +
-                        both(graph.split, node.split));
-  group->add_option("--epochs", args.epochs, "Maximum number of epochs" +
-                                                 both("150, fewer above 10,000 training molecules",
-                                                      std::to_string(node.training.epochs)))
-      ->check(at_least(1, "POSITIVE"));
-  group->add_option("--layers", args.layers,
-                    "Attention layers: graph: before the readout; node: the output layer included" +
-                        both(std::to_string(graph.network.layers), std::to_string(node.network.layers)))
-      ->check(at_least(1, "POSITIVE"));
-  group->add_option("--heads", args.heads,
-                    "Attention heads of each hidden layer" +
-                        both(std::to_string(graph.network.heads), std::to_string(node.network.heads)))
-      ->check(at_least(1, "POSITIVE"));
-  group->add_option("--hidden", args.hidden,
-                    "Width of a hidden layer, --heads heads of --head-dim each; give it or --head-dim" +
-                        both(std::to_string(graph.network.hidden),
-                             std::to_string(node.network.heads * node.network.head_dim)))
-      ->check(at_least(1, "POSITIVE"));
-  group->add_option("--head-dim", args.head_dim,
-                    "Width of one head of a hidden layer" +
-                        both(std::to_string(graph.network.hidden / graph.network.heads),
-                             std::to_string(node.network.head_dim)))
-      ->check(at_least(1, "POSITIVE"));
-  group->add_option("--score", args.score, "Attention score function" + both(graph.score, node.score))
-      ->check(CLI::IsMember(score_function_names()));
-  group->add_option("--dropout", args.dropout,
-                    "Dropout: graph: on node representations and in the head; node: on the input of every attention "
-                    "layer" +
-                        both(text(graph.network.dropout),
-                             "0.1 with structural features, else 0.6 for at most 25 training labels a class (the GAT "
-                             "recipe), 0.5 above"))
-      ->check(CLI::Range(0.0, 0.95));
-  group->add_option("--attention-dropout", args.attention_dropout,
-                    "Dropout on attention weights" +
-                        both(text(graph.network.attention_dropout),
-                             "0.1 with structural features, else 0.6 for at most 25 training labels a class, 0.1 above"))
-      ->check(CLI::Range(0.0, 0.95));
-  group->add_option("--lr", args.learning_rate,
-                    "Learning rate: graph: AdamW's peak; node: Adam's" +
-                        both(text(graph.training.learning_rate), text(node.training.learning_rate)))
-      ->check(CLI::PositiveNumber);
-  group->add_option("--weight-decay", args.weight_decay,
-                    "Weight decay: graph: AdamW's decoupled decay; node: an L2 term added to the gradient, as GAT "
-                    "trains" +
-                        both(text(graph.training.weight_decay),
-                             text(node.training.weight_decay) +
-                                 ", or 0 above 25 training labels a class with features from a file"))
-      ->check(CLI::NonNegativeNumber);
-  group->add_option("--batch-size", args.batch_size,
-                    "graph: molecules a step; node: seed nodes a step of sampled mini-batches, which this turns on "
-                    "(see --fanout)" +
-                        both(std::to_string(graph.training.batch_size),
-                             "full batch while it fits in a quarter of the memory, else " +
-                                 std::to_string(SamplingOptions{}.batch_size)))
-      ->check(at_least(1, "POSITIVE"));
-  group->add_option("--patience", args.patience,
-                    "Stop after this many epochs without improvement: graph: of the validation metric; node: of "
-                    "neither validation accuracy nor loss" +
-                        both(std::to_string(graph.training.patience), std::to_string(node.training.patience)))
-      ->check(at_least(1, "POSITIVE"));
+// Registers one option of the tables in `group`, its value going to given[name]; `defaults` shows
+// the defaults in its help. A flag on by default also takes --no-<name>.
+template <typename Param>
+void add_param(CLI::Option_group& group, const Param& param, const std::string& help, const std::string& defaults,
+               nlohmann::json& given) {
+  const std::string& name = param.name;
+  if (param.type == ParamType::flag) {
+    const bool on = param.default_text() == "on";
+    group.add_flag_function((on ? "--" + name + ",!--no-" : "--") + name,
+                            [&given, name](std::int64_t count) { given[name] = count > 0; }, help + defaults);
+    return;
+  }
+  // A list takes its items comma-separated or as separate arguments: --fanout 10,5 or --fanout 10 5.
+  CLI::Option* option = group.add_option_function<std::vector<std::string>>(
+      "--" + name, [&given, name, type = param.type](const std::vector<std::string>& items) {
+        std::string text;
+        for (const std::string& item : items) text += (text.empty() ? "" : ",") + item;
+        given[name] = parse_param(type, text, "--" + name);
+      },
+      help + defaults);
+  if (param.type == ParamType::integers) {
+    option->delimiter(',');
+  } else {
+    option->expected(1);
+  }
+  option->type_name(upper(to_string(param.type)));
+  if (!param.choices.empty()) option->check(CLI::IsMember(param.choices));
 }
 
 }  // namespace
 
 TaskOptionGroups add_train_options(CLI::App& command, SharedTrainArgs& shared, MoleculeTrainArgs& molecules,
                                    NodeTrainArgs& nodes) {
-  add_shared_train_options(command, shared);
-  return {add_molecule_train_options(command, molecules), add_node_train_options(command, nodes)};
+  CLI::Option_group* both = command.add_option_group("Training, both tasks");
+  CLI::Option_group* graph_group = add_molecule_train_options(command, molecules);
+  CLI::Option_group* node_group = add_node_train_options(command, nodes);
+  for (const TrainingParam<MoleculeTrainingParams>& graph : molecule_params()) {
+    const TrainingParam<NodeTrainingParams>* node = find_param(node_params(), graph.name);
+    if (node == nullptr) {
+      add_param(*graph_group, graph, graph.help,
+                " (default: " + graph.default_text() + ")", shared.given);
+      continue;
+    }
+    const std::string help = graph.help == node->help ? graph.help : "graph: " + graph.help + "; node: " + node->help;
+    add_param(*both, graph, help, " (--task graph: " + graph.default_text() + "; --task node: " + node->default_text() + ")",
+              shared.given);
+  }
+  for (const TrainingParam<NodeTrainingParams>& node : node_params())
+    if (find_param(molecule_params(), node.name) == nullptr)
+      add_param(*node_group, node, node.help, " (default: " + node.default_text() + ")",
+                shared.given);
+  return {graph_group, node_group};
 }
 
 void reject_other_task_options(const TaskOptionGroups& groups, const std::string& task) {
@@ -131,43 +85,40 @@ void reject_other_task_options(const TaskOptionGroups& groups, const std::string
   }
 }
 
+namespace {
+
+// The options both tasks read the same way.
+template <typename TaskArgs>
+void copy_outputs(const SharedTrainArgs& shared, TaskArgs& args) {
+  args.force = shared.force;
+  args.out = shared.out;
+  args.plot = shared.plot;
+  args.save_split = shared.save_split;
+  args.checkpoints = shared.checkpoints;
+}
+
+template <typename Params>
+std::vector<std::string> tunable(const std::vector<TrainingParam<Params>>& table) {
+  std::vector<std::string> names;
+  for (const TrainingParam<Params>& param : table)
+    if (param.tunable) names.push_back(param.name);
+  return names;
+}
+
+}  // namespace
+
 void apply_shared_options(const SharedTrainArgs& shared, MoleculeTrainArgs& args) {
   copy_outputs(shared, args);
-  set_given(shared.split, args.split);
-  set_given(shared.epochs, args.training.epochs);
-  args.default_epochs = !shared.epochs;
-  set_given(shared.layers, args.network.layers);
-  set_given(shared.heads, args.network.heads);
-  if (const std::optional<Index> width = given_width(shared, args.network.heads)) {
-    args.network.hidden = *width;
-  } else if (args.network.hidden % args.network.heads != 0) {
-    throw ArgumentError("--heads " + std::to_string(args.network.heads) + " does not divide --task graph's default --hidden " +
-                        std::to_string(args.network.hidden) + "; give --hidden or --head-dim too");
-  }
-  set_given(shared.score, args.score);
-  set_given(shared.dropout, args.network.dropout);
-  set_given(shared.attention_dropout, args.network.attention_dropout);
-  set_given(shared.learning_rate, args.training.learning_rate);
-  set_given(shared.weight_decay, args.training.weight_decay);
-  set_given(shared.patience, args.training.patience);
-  set_given(shared.batch_size, args.training.batch_size);
+  args.params = molecule_training_params(shared.given, naming("graph"));
 }
 
 void apply_shared_options(const SharedTrainArgs& shared, NodeTrainArgs& args) {
   copy_outputs(shared, args);
-  set_given(shared.split, args.split);
-  set_given(shared.epochs, args.training.epochs);
-  set_given(shared.layers, args.network.layers);
-  set_given(shared.heads, args.network.heads);
-  if (const std::optional<Index> width = given_width(shared, args.network.heads))
-    args.network.head_dim = *width / args.network.heads;
-  set_given(shared.score, args.score);
-  if (shared.dropout) args.dropout = shared.dropout;
-  if (shared.attention_dropout) args.attention_dropout = shared.attention_dropout;
-  set_given(shared.learning_rate, args.training.learning_rate);
-  if (shared.weight_decay) args.weight_decay = shared.weight_decay;
-  if (shared.batch_size) args.batching.batch_size = shared.batch_size;
-  set_given(shared.patience, args.training.patience);
+  args.params = node_training_params(shared.given, naming("node"));
+}
+
+std::vector<std::string> tunable_options(const std::string& task) {
+  return task == "node" ? tunable(node_params()) : tunable(molecule_params());
 }
 
 }  // namespace edgewise::cli

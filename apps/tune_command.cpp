@@ -29,16 +29,8 @@ struct TuneArgs {
   Index folds = 5;
   std::string out;
   int threads = 0;
+  LogSettings log;  // of each training: quiet
 };
-
-// The options that candidates may set: those of the model and its training, not of the data.
-const std::vector<std::string> kTunable = {
-    "hidden", "head-dim", "layers", "heads", "score", "readout", "descriptors", "atom-crippen", "ensemble",
-    "head-hidden", "dropout", "attention-dropout", "batch-size", "lr", "warmup-epochs", "final-lr-ratio",
-    "weight-decay", "clip-norm", "patience", "epochs"};
-const std::vector<std::string> kTunableNode = {
-    "hidden", "head-dim", "layers", "heads", "output-heads", "score", "dropout", "attention-dropout",
-    "value-dropout", "lr", "weight-decay", "patience", "epochs", "residual", "layer-norm"};
 
 // `--preset small`: one change at a time from the defaults, each a choice the defaults were made from.
 nlohmann::json small_preset(const std::string& task) {
@@ -125,13 +117,13 @@ void print_fold(const std::string& label, std::size_t k, std::size_t folds, cons
 // Trains one model per fold with `args` and scores it on the fold's held-out rows.
 CandidateResult cross_validate(const MoleculeTrainArgs& args, const std::vector<Split>& row_folds,
                                const std::string& metric, const std::string& label) {
-  MoleculeModelConfig config = molecule_model_config(args);
-  const MoleculeDataset data = load_training_data(args, config);
+  MoleculeTrainingPlan plan = args.params.plan;
+  const MoleculeDataset data = load_training_data(args, plan.config);
   CandidateResult result;
   const auto start = std::chrono::steady_clock::now();
   for (std::size_t k = 0; k < row_folds.size(); ++k) {
     const Split fold = molecule_split(row_folds[k], data);
-    const TrainedMoleculeModel trained = train_molecule_model(data, fold, molecule_training_plan(args, config));
+    const TrainedMoleculeModel trained = train_molecule_model(data, fold, plan);
     result.folds.push_back(set_metric(trained.model, molecule_set(data, fold.test), metric));
     print_fold(label, k, row_folds.size(), metric, result.folds.back());
   }
@@ -206,9 +198,8 @@ void print_table(const std::vector<CandidateResult>& results, std::size_t best, 
   std::fflush(stdout);
 }
 
-nlohmann::json cross_validation_record(const TuneArgs& args, const std::string& data, const std::string& split,
-                                       const std::vector<CandidateResult>& results, std::size_t chosen,
-                                       const std::string& metric) {
+nlohmann::json cross_validation_record(const TuneArgs& args, const nlohmann::json& run,
+                                       const std::vector<CandidateResult>& results, std::size_t chosen) {
   nlohmann::json candidates = nlohmann::json::array();
   for (const CandidateResult& result : results)
     candidates.push_back({{"options", result.options},
@@ -216,8 +207,9 @@ nlohmann::json cross_validation_record(const TuneArgs& args, const std::string& 
                           {"mean", result.mean()},
                           {"sd", result.sd()},
                           {"seconds", result.seconds}});
-  return {{"data", data},     {"split", split},     {"folds", args.folds}, {"seed", args.shared.seed},
-          {"metric", metric}, {"chosen", chosen}, {"candidates", candidates}};
+  return {{"data", run.at("data")},     {"split", run.at("split")}, {"folds", args.folds},
+          {"seed", run.at("seed")},     {"metric", run.at("metric")}, {"chosen", chosen},
+          {"candidates", candidates}};
 }
 
 // Candidates may not vary what the command line fixed.
@@ -230,17 +222,21 @@ void check_grid(const CLI::App& command, const nlohmann::json& candidates) {
     }
 }
 
+void set_log(MoleculeTrainArgs& args, const LogSettings& log) { args.params.plan.training.log = log; }
+void set_log(NodeTrainArgs& args, const LogSettings& log) { args.params.training.log = log; }
+
 // Sets `task_args` to `base` with the candidate's options and the shared options that every
 // candidate has; returns the options the candidate set, to clear once it has run.
 template <typename TaskArgs>
 std::vector<CLI::Option*> apply_candidate(CLI::App& command, TuneArgs& args, const SharedTrainArgs& shared,
                                           const TaskArgs& base, TaskArgs& task_args, const nlohmann::json& candidate,
-                                          const std::vector<std::string>& tunable) {
+                                          const std::string& task) {
   args.shared = shared;
   task_args = base;
   std::vector<CLI::Option*> applied =
-      apply_options(command, candidate, args.grid.empty() ? "--preset" : args.grid, tunable);
+      apply_options(command, candidate, args.grid.empty() ? "--preset" : args.grid, tunable_options(task));
   apply_shared_options(args.shared, task_args);
+  set_log(task_args, args.log);
   return applied;
 }
 
@@ -268,26 +264,30 @@ void print_folds_header(std::size_t count, const char* what, const TuneArgs& arg
 nlohmann::json tune_molecules(CLI::App& command, TuneArgs& args, const nlohmann::json& candidates,
                               std::vector<CandidateResult>& results) {
   apply_shared_options(args.shared, args.base);
-  MoleculeModelConfig config = molecule_model_config(args.base);
-  const MoleculeDataset data = load_training_data(args.base, config);
-  const std::string metric = early_stopping_metric(args.base.training, config.task_type);
+  set_log(args.base, args.log);
+  MoleculeTrainingPlan plan = args.base.params.plan;
+  const MoleculeDataset data = load_training_data(args.base, plan.config);
+  const std::string metric = early_stopping_metric(plan.training, plan.config.task_type);
   const Split split = row_split(training_split(args.base, data), data);
   const std::vector<Split> folds = cross_validation_folds(training_and_validation(split.train, split.val), args.folds,
-                                                          0.1, args.shared.seed);
+                                                          0.1, plan.training.seed);
   print_folds_header(split.train.size() + split.val.size(), "rows", args, split.test.size(), candidates.size(), metric);
   const SharedTrainArgs shared = args.shared;
   MoleculeTrainArgs base = args.base;
   base.input.list_skipped = false;  // the first read listed them
   for (std::size_t c = 0; c < candidates.size(); ++c) {
     const std::vector<CLI::Option*> applied =
-        apply_candidate(command, args, shared, base, args.base, candidates[c], kTunable);
+        apply_candidate(command, args, shared, base, args.base, candidates[c], "graph");
     results.push_back(cross_validate(args.base, folds, metric, candidate_label(candidates, c)));
     results.back().options = candidates[c];
     for (CLI::Option* option : applied) option->clear();
   }
   args.shared = shared;
   args.base = base;
-  return {{"data", args.base.input.data}, {"split", args.base.split}, {"metric", metric}};
+  return {{"data", args.base.input.data},
+          {"split", args.base.params.split},
+          {"seed", plan.training.seed},
+          {"metric", metric}};
 }
 
 // --task node: folds over the labelled training and validation nodes; the graph, its features and the
@@ -295,17 +295,19 @@ nlohmann::json tune_molecules(CLI::App& command, TuneArgs& args, const nlohmann:
 nlohmann::json tune_nodes(CLI::App& command, TuneArgs& args, const nlohmann::json& candidates,
                           std::vector<CandidateResult>& results) {
   apply_shared_options(args.shared, args.nodes);
+  set_log(args.nodes, args.log);
   const NodeGraph data = read_training_graph(args.nodes);
   const Split split = training_node_split(args.nodes, data);
-  const std::vector<Split> folds = cross_validation_folds(training_and_validation(split.train, split.val), args.folds,
-                                                          0.1, args.shared.seed);
+  const std::uint64_t seed = args.nodes.params.training.seed;
+  const std::vector<Split> folds =
+      cross_validation_folds(training_and_validation(split.train, split.val), args.folds, 0.1, seed);
   print_folds_header(split.train.size() + split.val.size(), "nodes", args, split.test.size(), candidates.size(),
                      "accuracy");
   const SharedTrainArgs shared = args.shared;
   const NodeTrainArgs base = args.nodes;
   for (std::size_t c = 0; c < candidates.size(); ++c) {
     const std::vector<CLI::Option*> applied =
-        apply_candidate(command, args, shared, base, args.nodes, candidates[c], kTunableNode);
+        apply_candidate(command, args, shared, base, args.nodes, candidates[c], "node");
     const std::string label = candidate_label(candidates, c);
     CandidateResult result;
     result.options = candidates[c];
@@ -319,14 +321,17 @@ nlohmann::json tune_nodes(CLI::App& command, TuneArgs& args, const nlohmann::jso
     results.push_back(std::move(result));
     for (CLI::Option* option : applied) option->clear();
   }
-  return {{"data", args.nodes.files.edges.string()}, {"split", args.nodes.split}, {"metric", "accuracy"}};
+  return {{"data", args.nodes.files.edges.string()},
+          {"split", args.nodes.params.split},
+          {"seed", seed},
+          {"metric", "accuracy"}};
 }
 
 void run(CLI::App& command, const TaskOptionGroups& task_options, TuneArgs& args) {
   apply_threads(args.threads);
   reject_other_task_options(task_options, args.task);
   check_output_path(args.out, args.shared.force);
-  args.base.training.log = args.nodes.training.log = console_log(true, false);
+  args.log = console_log(true, false);
   const nlohmann::json candidates = read_grid(args);
   check_grid(command, candidates);
 
@@ -338,7 +343,7 @@ void run(CLI::App& command, const TaskOptionGroups& task_options, TuneArgs& args
   const std::size_t chosen = chosen_candidate(results, best);
   print_table(results, best, chosen, metric);
   write_options_file(args.out, args.task, results[chosen].options,
-                     cross_validation_record(args, run.at("data"), run.at("split"), results, chosen, metric),
+                     cross_validation_record(args, run, results, chosen),
                      args.shared.force);
   std::cout << "chose " << candidate_name(results[chosen].options) << "; options in " << args.out << '\n';
 }
@@ -367,7 +372,6 @@ void add_tune_command(CLI::App& app) {
       ->check(at_least(2, "INTEGER"));
   command->add_option("--out", args->out, "Options file to write (JSON; edgewise train --options reads it)")->required();
   command->add_flag("--force", args->shared.force, "Replace existing --out and --skipped-list files");
-  command->add_option("--seed", args->shared.seed, "Seed for the split, the folds and the networks")->capture_default_str();
   add_threads_option(*command, args->threads);
   const TaskOptionGroups task_options = add_train_options(*command, args->shared, args->base, args->nodes);
   command->callback([args, command, task_options] { run(*command, task_options, *args); });

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _edgewise
-from ._edgewise import GraphAttention, num_threads, set_num_threads
+from ._edgewise import GraphAttention, num_threads, set_num_threads, training_options
 
 __version__: str = _edgewise.__version__
 
@@ -35,6 +35,7 @@ __all__ = [
     "NodeModel",
     "num_threads",
     "set_num_threads",
+    "training_options",
     "__version__",
 ]
 
@@ -196,10 +197,8 @@ class MoleculeModel(_Model):
         into the model's training summary. A classification validation or test part of one class
         in every task raises ValueError: its ROC-AUC is undefined.
         skip_invalid: leave out SMILES RDKit cannot read instead of raising ValueError.
-        options: the command line's training options with underscores: hidden, heads, head_dim,
-        layers, score, readout, descriptors, atom_crippen, ensemble, head_hidden, dropout,
-        attention_dropout, batch_size, lr, warmup_epochs, final_lr_ratio, weight_decay, clip_norm,
-        patience, epochs, metric, seed, task_type ("regression" or "classification").
+        options: the command line's training options with underscores (None keeps the default),
+        as :func:`training_options` lists them:
         """
         _with_threads(threads)
         if not (0.0 <= split_sizes[0] and 0.0 <= split_sizes[1] and abs(sum(split_sizes) - 1.0) < 1e-6):
@@ -573,12 +572,11 @@ class NodeModel(_Model):
         split: (train, val, test) node index arrays or boolean masks, or a specification as
         ``--split`` reads it: "per-class:K[,VAL,TEST]", "stratified:TRAIN,VAL,TEST" or a folder of
         node-id files; default 60 / 20 / 20 % of each class's labelled nodes. Training stops early on the validation nodes.
-        options: the command line's options with underscores: layers, heads, head_dim, hidden,
-        output_heads, score, dropout, attention_dropout, value_dropout, weight_decay, lr, epochs,
-        patience, residual, layer_norm, seed, batch_size, fanout (a list, one per layer, seeds
-        first). Regularization left out is chosen from the data as ``edgewise train`` chooses it;
+        Regularization left out is chosen from the data as ``edgewise train`` chooses it;
         batch_size or fanout trains on sampled mini-batches, which also turn on by themselves for a
         graph whose full-batch training would not fit in a quarter of the memory.
+        options: the command line's training options with underscores (None keeps the default),
+        as :func:`training_options` lists them:
         """
         _with_threads(threads)
         return cls(_edgewise.NodeModel._train(graph._handle, split, verbose, options))
@@ -626,3 +624,13 @@ class NodeModel(_Model):
 
     def __repr__(self) -> str:
         return f"NodeModel(classes={self.classes}, parameters={self.num_parameters})"
+
+
+def _options_doc(task: str) -> str:
+    """The keyword options of a task's train, one line each, from its parameter table."""
+    return "".join(f"\n        - {o['name']} ({o['type']}; default {o['default_text']}): {o['help']}"
+                   for o in training_options(task) if o["keyword"]) + "\n"
+
+
+MoleculeModel.train.__func__.__doc__ = (MoleculeModel.train.__doc__ or "") + _options_doc("graph")
+NodeModel.train.__func__.__doc__ = (NodeModel.train.__doc__ or "") + _options_doc("node")

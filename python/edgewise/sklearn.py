@@ -2,69 +2,48 @@
 
 ``X`` is a sequence of SMILES (a list, array or pandas Series), ``y`` the targets: 1-D for one
 task, 2-D for several (NaN: a missing label). The constructor's parameters are the training
-options of ``edgewise train --task graph`` (``attention_score`` is its ``--score``); None keeps its
-default. So that ``cross_val_score``, ``GridSearchCV`` and ``Pipeline`` work, every parameter is a
+options of ``edgewise train --task graph`` (``edgewise.training_options("graph")``, but task_type;
+``attention_score`` is its ``--score``); None keeps its default. So that ``cross_val_score``, ``GridSearchCV`` and ``Pipeline`` work, every parameter is a
 plain attribute and fit trains anew.
 ``fit`` holds out ``validation_fraction`` of the rows (at random, by ``seed``) for early stopping.
 """
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
-from . import MoleculeModel, _smiles_list
+from . import MoleculeModel, _smiles_list, training_options
 
-# Estimator parameters and the training options they set; the attention score function is
-# attention_score here, as score is scikit-learn's method.
-_OPTIONS = {"hidden": "hidden", "heads": "heads", "layers": "layers", "attention_score": "score",
-            "readout": "readout", "descriptors": "descriptors", "atom_crippen": "atom_crippen",
-            "ensemble": "ensemble", "dropout": "dropout", "lr": "lr", "batch_size": "batch_size",
-            "epochs": "epochs", "patience": "patience", "seed": "seed"}
+# Estimator parameters and the training options they set, from the parameter table: every keyword
+# option but task_type, which each estimator fixes; the attention score function is attention_score
+# here, as score is scikit-learn's method.
+_OPTIONS = {("attention_score" if o["name"] == "score" else o["name"]): o["name"]
+            for o in training_options("graph") if o["keyword"] and o["name"] != "task_type"}
+# The estimator's own parameters and their defaults.
+_OWN = {"validation_fraction": 0.1, "threads": None, "verbose": False}
 
 
 class _MoleculeEstimator(BaseEstimator):
     _task_type = "regression"
 
-    def __init__(
-        self,
-        hidden: int | None = None,
-        heads: int | None = None,
-        layers: int | None = None,
-        attention_score: str | None = None,
-        readout: str | None = None,
-        descriptors: bool | None = None,
-        atom_crippen: bool | None = None,
-        ensemble: int | None = None,
-        dropout: float | None = None,
-        lr: float | None = None,
-        batch_size: int | None = None,
-        epochs: int | None = None,
-        patience: int | None = None,
-        seed: int = 0,
-        validation_fraction: float = 0.1,
-        threads: int | None = None,
-        verbose: bool = False,
-    ) -> None:
-        self.hidden = hidden
-        self.heads = heads
-        self.layers = layers
-        self.attention_score = attention_score
-        self.readout = readout
-        self.descriptors = descriptors
-        self.atom_crippen = atom_crippen
-        self.ensemble = ensemble
-        self.dropout = dropout
-        self.lr = lr
-        self.batch_size = batch_size
-        self.epochs = epochs
-        self.patience = patience
-        self.seed = seed
-        self.validation_fraction = validation_fraction
-        self.threads = threads
-        self.verbose = verbose
+    def __init__(self, **params: Any) -> None:
+        unknown = set(params) - set(_OPTIONS) - set(_OWN)
+        if unknown:
+            raise TypeError(f"unknown parameter {sorted(unknown)[0]!r}")
+        for name in _OPTIONS:
+            setattr(self, name, params.get(name))
+        for name, default in _OWN.items():
+            setattr(self, name, params.get(name, default))
+
+    # scikit-learn reads the parameters from the signature: each training option (None: its default).
+    __init__.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None) for name in _OPTIONS]
+        + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default) for name, default in _OWN.items()])
 
     def fit(self, X: Any, y: Any) -> "_MoleculeEstimator":
         options = {option: getattr(self, name) for name, option in _OPTIONS.items() if getattr(self, name) is not None}

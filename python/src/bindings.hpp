@@ -15,6 +15,7 @@ namespace edgewise::python {
 void bind_molecules(pybind11::module_& m);  // molecules.cpp
 void bind_nodes(pybind11::module_& m);      // nodes.cpp
 void bind_attention(pybind11::module_& m);  // attention.cpp
+void bind_params(pybind11::module_& m);     // params.cpp
 
 // What `edgewise info` prints, as a dict: title, facts, the configuration's sections and the
 // training summary.

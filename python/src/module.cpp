@@ -85,4 +85,5 @@ PYBIND11_MODULE(_edgewise, m) {
   edgewise::python::bind_molecules(m);
   edgewise::python::bind_nodes(m);
   edgewise::python::bind_attention(m);
+  edgewise::python::bind_params(m);
 }

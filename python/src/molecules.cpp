@@ -19,65 +19,15 @@
 #include "edgewise/core/interrupt.hpp"
 #include "edgewise/io/csv.hpp"
 #include "edgewise/io/explain.hpp"
-#include "edgewise/tasks/layer_width.hpp"
 #include "edgewise/tasks/molecule_training.hpp"
 #include "edgewise/tasks/split_spec.hpp"
+#include "params.hpp"
 #include "support.hpp"
 
 namespace edgewise::python {
 namespace {
 
 using MoleculeHandle = ModelHandle<MoleculeModel>;
-
-const std::vector<std::string> kTrainOptions = {
-    "hidden", "heads", "head_dim", "layers", "score", "readout", "descriptors", "atom_crippen", "ensemble",
-    "head_hidden", "dropout", "attention_dropout", "batch_size", "lr", "warmup_epochs", "final_lr_ratio",
-    "weight_decay", "clip_norm", "patience", "epochs", "metric", "seed", "task_type"};
-
-// The hidden width from hidden, heads and head_dim as `edgewise train` reads them.
-void set_width(const Options& options, GraphPredictorOptions& network) {
-  options.set("heads", network.heads);
-  const GivenWidth given{.hidden = options.get<Index>("hidden"), .head_dim = options.get<Index>("head_dim")};
-  if (const std::optional<Index> width = given_width(given, network.heads)) network.hidden = *width;
-  if (network.hidden % network.heads != 0)  // the default width
-    throw ArgumentError("hidden " + std::to_string(network.hidden) + " is not a multiple of heads " +
-                        std::to_string(network.heads));
-}
-
-// The plan of `edgewise train --task graph` with the options given as keywords.
-MoleculeTrainingPlan training_plan(const Options& options) {
-  MoleculeTrainingPlan plan;
-  MoleculeModelConfig& config = plan.config;
-  set_width(options, config.network);
-  options.set("layers", config.network.layers);
-  options.set("head_hidden", config.network.head_hidden);
-  options.set("dropout", config.network.dropout);
-  options.set("attention_dropout", config.network.attention_dropout);
-  if (const auto score = options.get<std::string>("score")) config.network.score = parse_score_function(*score);
-  if (const auto readout = options.get<std::string>("readout")) config.network.readout = parse_readout(*readout);
-  if (const auto type = options.get<std::string>("task_type")) config.task_type = parse_task_type(*type);
-  if (const auto descriptors = options.get<bool>("descriptors"))
-    config.featurizer.descriptors = *descriptors ? available_descriptors() : std::vector<std::string>{};
-  options.set("atom_crippen", config.featurizer.crippen_contributions);
-  if (const auto ensemble = options.get<Index>("ensemble")) {
-    config.ensemble = *ensemble;
-    plan.budget_ensemble = false;
-  }
-  if (const auto epochs = options.get<Index>("epochs")) {
-    plan.training.epochs = *epochs;
-    plan.budget_epochs = false;
-  }
-  options.set("batch_size", plan.training.batch_size);
-  options.set("lr", plan.training.learning_rate);
-  options.set("warmup_epochs", plan.training.warmup_epochs);
-  options.set("final_lr_ratio", plan.training.final_lr_ratio);
-  options.set("weight_decay", plan.training.weight_decay);
-  options.set("clip_norm", plan.training.clip_norm);
-  options.set("patience", plan.training.patience);
-  options.set("metric", plan.training.metric);
-  options.set("seed", plan.training.seed);
-  return plan;
-}
 
 // How a CSV file's columns are read, as the command line's --smiles-column, --targets, --no-header
 // and --comment give them.
@@ -205,8 +155,8 @@ Split molecule_training_split(const py::object& split, const std::pair<double, d
 
 std::unique_ptr<MoleculeHandle> train(const MoleculeSource& source, const py::object& split,
                                       std::pair<double, double> fractions, bool verbose, const py::dict& keywords) {
-  const Options options(keywords, kTrainOptions);
-  MoleculeTrainingPlan plan = training_plan(options);
+  MoleculeTrainingPlan plan =
+      molecule_training_params(molecule_keywords(keywords), python_naming("MoleculeModel.train")).plan;
   plan.training.log = python_log(verbose);
   plan.on_epoch = [](Index, const EpochReport&) { check_interrupt(); };
   const InterruptCheck interruptible(check_interrupt);  // while the molecules are featurized

@@ -13,9 +13,9 @@
 #include "bindings.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/names.hpp"
-#include "edgewise/tasks/layer_width.hpp"
 #include "edgewise/tasks/node_training.hpp"
 #include "edgewise/tasks/split_spec.hpp"
+#include "params.hpp"
 #include "support.hpp"
 
 namespace edgewise::python {
@@ -142,58 +142,27 @@ NodeGraph graph_from_files(const std::string& edges, const std::string& labels, 
                          input);
 }
 
-const std::vector<std::string> kTrainOptions = {
-    "layers", "heads", "head_dim", "hidden", "output_heads", "score", "dropout", "attention_dropout",
-    "value_dropout", "weight_decay", "lr", "epochs", "patience", "residual", "layer_norm", "seed", "batch_size",
-    "fanout"};
-
-NodeTrainingSettings training_settings(const Options& options, const NodeGraph& data, const Split& split) {
-  NodeClassifierOptions network;
-  NodeTrainingOptions training;
-  options.set("layers", network.layers);
-  options.set("heads", network.heads);
-  const GivenWidth width_given{.hidden = options.get<Index>("hidden"), .head_dim = options.get<Index>("head_dim")};
-  if (const std::optional<Index> width = given_width(width_given, network.heads))
-    network.head_dim = *width / network.heads;
-  options.set("output_heads", network.output_heads);
-  options.set("residual", network.residual);
-  options.set("layer_norm", network.layer_norm);
-  if (const auto score = options.get<std::string>("score")) network.score = parse_score_function(*score);
-  options.set("lr", training.learning_rate);
-  options.set("epochs", training.epochs);
-  options.set("patience", training.patience);
-  options.set("seed", training.seed);
-  const NodeRegularization given{.dropout = options.get<double>("dropout"),
-                                 .attention_dropout = options.get<double>("attention_dropout"),
-                                 .value_dropout = options.get<double>("value_dropout"),
-                                 .weight_decay = options.get<double>("weight_decay")};
-  const NodeBatching batching{.batch_size = options.get<Index>("batch_size"),
-                              .fanouts = options.get<std::vector<Index>>("fanout").value_or(std::vector<Index>{})};
-  return node_training_settings(network, training, given, data, split, batching);
-}
-
-// The node split of `edgewise train --task node` when none is given.
-constexpr const char* kDefaultNodeSplit = "stratified:0.6,0.2,0.2";
-
 // A split of the labelled nodes: (train, val, test) index arrays or masks, a specification as --split
 // reads it (per-class:K[,VAL,TEST], stratified:TRAIN,VAL,TEST or a folder), or, with None, the
 // default of `edgewise train`. `description` names it for the training summary.
-Split node_split(const py::object& split, const NodeGraph& data, std::uint64_t seed, std::string& description) {
+Split node_split(const py::object& split, const NodeGraph& data, const NodeTrainingParams& params,
+                 std::string& description) {
   if (!split.is_none() && !py::isinstance<py::str>(split)) {
     description = "given";
     return split_from_python(split, data.nodes.size());
   }
-  description = split.is_none() ? kDefaultNodeSplit : split.cast<std::string>();
+  description = split.is_none() ? params.split : split.cast<std::string>();
   const NodeLookup lookup = [&data](std::string_view name) { return data.nodes.find(name).value_or(-1); };
-  return make_node_split(parse_node_split(description, "split"), data.labels.classes, lookup, seed);
+  return make_node_split(parse_node_split(description, "split"), data.labels.classes, lookup, params.training.seed);
 }
 
 std::unique_ptr<NodeHandle> train(const NodeGraph& data, const py::object& split_given, bool verbose,
                                   const py::dict& keywords) {
-  const Options options(keywords, kTrainOptions);
+  const NodeTrainingParams params = node_training_params(node_keywords(keywords), python_naming("NodeModel.train"));
   std::string split_name;
-  const Split split = node_split(split_given, data, options.get<std::uint64_t>("seed").value_or(0), split_name);
-  NodeTrainingSettings settings = training_settings(options, data, split);
+  const Split split = node_split(split_given, data, params, split_name);
+  NodeTrainingSettings settings =
+      node_training_settings(params.network, params.training, params.regularization, data, split, params.batching);
   settings.training.log = python_log(verbose);
   py::gil_scoped_release release;
   TrainedNodeModel trained =

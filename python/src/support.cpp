@@ -195,15 +195,4 @@ Split split_from_python(const py::handle& parts, Index n) {
   return split;
 }
 
-Options::Options(py::dict options, std::vector<std::string> known) : options_(std::move(options)) {
-  for (const auto& [key, value] : options_) {
-    const std::string name = py::str(key);
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw py::type_error("unknown option '" + name + "'; the options are " + list);
-    }
-  }
-}
-
 }  // namespace edgewise::python

@@ -1,5 +1,5 @@
 // What the bindings share: NumPy conversions, progress messages on Python's sys.stderr, Ctrl-C checks
-// while the GIL is released, and reading keyword options.
+// while the GIL is released.
 #pragma once
 
 #include <pybind11/numpy.h>
@@ -48,28 +48,5 @@ py::array_t<float> to_numpy(Matrix<float>&& matrix);
 std::vector<Index> item_list(const py::handle& part, Index n, const std::string& name);
 // A split from a (train, val, test) tuple of index arrays or boolean masks over n items.
 Split split_from_python(const py::handle& parts, Index n);
-
-// Reads the keyword options of a training call and refuses the ones it does not know.
-class Options {
- public:
-  Options(py::dict options, std::vector<std::string> known);
-  template <typename T>
-  std::optional<T> get(const char* name) const {
-    if (!options_.contains(name) || options_[name].is_none()) return std::nullopt;
-    try {
-      return options_[name].cast<T>();
-    } catch (const py::cast_error&) {
-      throw py::type_error(std::string("option ") + name + ": " + std::string(py::str(options_[name].get_type())) +
-                           " is not of the expected type");
-    }
-  }
-  template <typename T>
-  void set(const char* name, T& value) const {
-    if (const std::optional<T> given = get<T>(name)) value = *given;
-  }
-
- private:
-  py::dict options_;
-};
 
 }  // namespace edgewise::python

@@ -1,0 +1,100 @@
+#include "params.hpp"
+
+#include <pybind11/stl.h>
+
+#include <vector>
+
+namespace edgewise::python {
+namespace {
+
+namespace py = pybind11;
+using json = nlohmann::json;
+
+// `value` as the option's type wants it; TypeError naming the option otherwise.
+json keyword_value(ParamType type, const std::string& name, const py::handle& value) {
+  try {
+    switch (type) {
+      case ParamType::flag:
+        if (!py::isinstance<py::bool_>(value)) break;
+        return value.cast<bool>();
+      case ParamType::integer:
+        if (py::isinstance<py::bool_>(value)) break;
+        return value.cast<long long>();
+      case ParamType::number:
+        return value.cast<double>();
+      case ParamType::text:
+        return value.cast<std::string>();
+      case ParamType::integers:
+        return value.cast<std::vector<long long>>();
+    }
+  } catch (const py::cast_error&) {
+  }
+  throw py::type_error("option " + name + ": " + std::string(py::str(value.get_type())) +
+                       " is not of the expected type (" + to_string(type) + ")");
+}
+
+template <typename Params>
+json keywords(const py::dict& options, const std::vector<TrainingParam<Params>>& table) {
+  const ParamNaming naming = python_naming("");
+  std::vector<std::string> names;
+  for (const TrainingParam<Params>& param : table)
+    if (param.keyword) names.push_back(param.name);
+  json given = json::object();
+  for (const auto& [key, value] : options) {
+    const std::string written = py::str(key);
+    const std::string name = param_named(names, written, naming);
+    if (name.empty()) {
+      std::string list;
+      for (const std::string& known : names) list += (list.empty() ? "" : ", ") + naming(known);
+      throw py::type_error("unknown option '" + written + "'; the options are " + list);
+    }
+    if (value.is_none()) continue;  // the default
+    const auto param = std::ranges::find(table, name, &TrainingParam<Params>::name);
+    given[name] = keyword_value(param->type, written, value);
+  }
+  return given;
+}
+
+py::object to_python(const json& value) { return py::module_::import("json").attr("loads")(value.dump()); }
+
+template <typename Params>
+py::list describe(const std::vector<TrainingParam<Params>>& table) {
+  const ParamNaming naming = python_naming("");
+  py::list options;
+  for (const TrainingParam<Params>& param : table) {
+    py::dict option;
+    option["name"] = naming(param.name);
+    option["option"] = "--" + param.name;
+    option["type"] = to_string(param.type);
+    option["default"] = param.rule.empty() ? to_python(param.get(Params{})) : py::none();
+    option["default_text"] = param.default_text();
+    option["help"] = param.help;
+    option["choices"] = param.choices;
+    option["tunable"] = param.tunable;
+    option["keyword"] = param.keyword;
+    options.append(option);
+  }
+  return options;
+}
+
+}  // namespace
+
+ParamNaming python_naming(const std::string& task) { return {.prefix = "", .separator = '_', .task = task}; }
+
+json molecule_keywords(const py::dict& options) { return keywords(options, molecule_params()); }
+json node_keywords(const py::dict& options) { return keywords(options, node_params()); }
+
+void bind_params(py::module_& m) {
+  m.def(
+      "training_options",
+      [](const std::string& task) {
+        if (task == "graph" || task == "molecule") return describe(molecule_params());
+        if (task == "node") return describe(node_params());
+        throw py::value_error("task: expected 'graph' or 'node', got '" + task + "'");
+      },
+      py::arg("task"),
+      "The training options of a task ('graph' or 'node'): name, option, type, default (None where the "
+      "data choose it), default_text, help, choices, tunable and keyword, one dict each.");
+}
+
+}  // namespace edgewise::python

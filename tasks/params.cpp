@@ -1,0 +1,330 @@
+#include "edgewise/tasks/params.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <sstream>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/core/names.hpp"
+#include "edgewise/graph/sampling.hpp"
+#include "edgewise/models/sampled_training.hpp"
+
+namespace edgewise {
+namespace {
+
+using json = nlohmann::json;
+using Check = std::function<std::string(const json&)>;
+
+Check at_least(Index minimum) {
+  return [minimum](const json& value) {
+    return value.get<long long>() >= minimum
+               ? std::string()
+               : "value " + value.dump() + " is below the minimum of " + std::to_string(minimum);
+  };
+}
+
+Check between(double low, double high) {
+  return [low, high](const json& value) {
+    const double v = value.get<double>();
+    return v >= low && v <= high ? std::string()
+                                 : "expected a number from " + param_text(low) + " to " + param_text(high) + ", got " +
+                                       param_text(value);
+  };
+}
+
+const Check kPositive = [](const json& value) {
+  return value.get<double>() > 0 ? std::string() : "expected a positive number, got " + param_text(value);
+};
+const Check kNonNegative = [](const json& value) {
+  return value.get<double>() >= 0 ? std::string() : "expected a number of at least 0, got " + param_text(value);
+};
+const Check kFanouts = [](const json& value) {
+  for (const json& fanout : value)
+    if (fanout.get<Index>() < 1 && fanout.get<Index>() != kAllNeighbors)
+      return "a fan-out is a number of neighbours, at least 1, or -1 for all of them; got " + fanout.dump();
+  return std::string();
+};
+
+template <typename Value>
+std::optional<Value> optional_of(const json& value) {
+  return value.is_null() ? std::nullopt : std::optional<Value>(value.get<Value>());
+}
+template <typename Value>
+json json_of(const std::optional<Value>& value) {
+  return value ? json(*value) : json();
+}
+
+bool has_type(ParamType type, const json& value) {
+  switch (type) {
+    case ParamType::integer:
+      return value.is_number_integer();
+    case ParamType::number:
+      return value.is_number();
+    case ParamType::text:
+      return value.is_string();
+    case ParamType::flag:
+      return value.is_boolean();
+    case ParamType::integers:
+      return value.is_array() && std::ranges::all_of(value, [](const json& item) { return item.is_number_integer(); });
+  }
+  return false;
+}
+
+// Sets `given` over `params`, each value checked; throws ArgumentError naming the option.
+template <typename Params>
+void set_given(const std::vector<TrainingParam<Params>>& table, Params& params, const json& given,
+               const ParamNaming& naming) {
+  if (!given.is_object()) throw ArgumentError("training options: expected an object of option names and values");
+  for (const auto& [name, value] : given.items()) {
+    const auto param = std::ranges::find(table, name, &TrainingParam<Params>::name);
+    if (param == table.end()) throw ArgumentError(naming(name) + ": not a training option of " + naming.task);
+    if (!has_type(param->type, value))
+      throw ArgumentError(naming(name) + ": expected " + (param->type == ParamType::integer ? "an " : "a ") +
+                          to_string(param->type) + ", got " + value.dump());
+    if (!param->choices.empty() && std::ranges::find(param->choices, value.template get<std::string>()) == param->choices.end()) {
+      std::string list;
+      for (const std::string& choice : param->choices) list += (list.empty() ? "" : ", ") + choice;
+      throw ArgumentError(naming(name) + ": expected one of " + list + ", got '" + value.template get<std::string>() + "'");
+    }
+    if (param->check)
+      if (const std::string reason = param->check(value); !reason.empty()) throw ArgumentError(naming(name) + ": " + reason);
+    param->set(params, value);
+  }
+}
+
+WidthOptionNames width_names(const std::string (&names)[3]) {
+  return {.hidden = names[0], .heads = names[1], .head_dim = names[2]};
+}
+
+std::string node_weight_decay_rule() {
+  return param_text(NodeTrainingOptions{}.weight_decay) + ", or 0 above 25 training labels a class with features from a file";
+}
+
+}  // namespace
+
+std::string to_string(ParamType type) {
+  switch (type) {
+    case ParamType::integer:
+      return "integer";
+    case ParamType::number:
+      return "number";
+    case ParamType::text:
+      return "text";
+    case ParamType::flag:
+      return "flag";
+    case ParamType::integers:
+      return "integers";
+  }
+  return "";
+}
+
+std::string param_text(const json& value) {
+  if (value.is_boolean()) return value.get<bool>() ? "on" : "off";
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number_float()) {
+    std::ostringstream out;
+    out << value.get<double>();
+    return out.str();
+  }
+  if (value.is_array()) {
+    std::string text;
+    for (const json& item : value) {
+      if (!text.empty()) text += ',';
+      text += param_text(item);
+    }
+    return text;
+  }
+  return value.dump();
+}
+
+json parse_param(ParamType type, std::string_view text, std::string_view shown) {
+  const auto integer = [&](std::string_view item) {
+    long long value = 0;
+    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (error != std::errc() || end != item.data() + item.size())
+      throw ArgumentError(std::string(shown) + ": '" + std::string(item) + "' is not an integer");
+    return value;
+  };
+  switch (type) {
+    case ParamType::integer:
+      return integer(text);
+    case ParamType::number: {
+      const std::string copy(text);
+      std::size_t end = 0;
+      double value = 0;
+      try {
+        value = std::stod(copy, &end);
+      } catch (const std::exception&) {
+        end = 0;
+      }
+      if (end == 0 || end != copy.size()) throw ArgumentError(std::string(shown) + ": '" + copy + "' is not a number");
+      return value;
+    }
+    case ParamType::flag:
+      if (text == "true" || text == "on" || text == "1") return true;
+      if (text == "false" || text == "off" || text == "0") return false;
+      throw ArgumentError(std::string(shown) + ": '" + std::string(text) + "' is not on or off");
+    case ParamType::integers: {
+      json values = json::array();
+      while (true) {
+        const std::size_t comma = text.find(',');
+        values.push_back(integer(text.substr(0, comma)));
+        if (comma == std::string_view::npos) return values;
+        text.remove_prefix(comma + 1);
+      }
+    }
+    case ParamType::text:
+      break;
+  }
+  return std::string(text);
+}
+
+template <typename Params>
+std::string TrainingParam<Params>::default_text() const {
+  return rule.empty() ? param_text(get(Params{})) : rule;
+}
+template struct TrainingParam<MoleculeTrainingParams>;
+template struct TrainingParam<NodeTrainingParams>;
+
+std::string ParamNaming::operator()(std::string_view name) const {
+  std::string written = prefix + std::string(name);
+  std::replace(written.begin() + static_cast<std::ptrdiff_t>(prefix.size()), written.end(), '-', separator);
+  return written;
+}
+
+std::string param_named(const std::vector<std::string>& names, std::string_view written, const ParamNaming& naming) {
+  for (const std::string& name : names)
+    if (naming(name) == written) return name;
+  return "";
+}
+
+// The options, one line each where they fit: name, type, help, [rule,] [check,] then what it sets.
+const std::vector<TrainingParam<MoleculeTrainingParams>>& molecule_params() {
+  using P = MoleculeTrainingParams;
+  using T = ParamType;
+  static const std::vector<TrainingParam<P>> table = {
+      {.name = "split", .type = T::text, .help = "random, scaffold (Bemis-Murcko groups, largest to train), or a folder with train.txt, val.txt, test.txt (0-based data-row indices: header, comments and blank lines not counted; rows skipped by --skip-invalid are reported and left out)", .keyword = false,
+       .set = [](P& p, const json& v) { p.split = v.get<std::string>(); }, .get = [](const P& p) -> json { return p.split; }},
+      {.name = "split-sizes", .type = T::text, .help = "Train, validation and test fractions for random and scaffold splits", .keyword = false,
+       .set = [](P& p, const json& v) { p.split_sizes = v.get<std::string>(); }, .get = [](const P& p) -> json { return p.split_sizes; }},
+      {.name = "epochs", .type = T::integer, .help = "Maximum number of epochs", .rule = std::to_string(default_training_budget(0).epochs) + ", fewer above 10,000 training molecules", .check = at_least(1), .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.training.epochs = v; p.plan.budget_epochs = false; }},
+      {.name = "layers", .type = T::integer, .help = "Attention layers before the readout", .check = at_least(1), .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.config.network.layers = v; }, .get = [](const P& p) -> json { return p.plan.config.network.layers; }},
+      {.name = "heads", .type = T::integer, .help = "Attention heads of each hidden layer", .check = at_least(1), .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.config.network.heads = v; }, .get = [](const P& p) -> json { return p.plan.config.network.heads; }},
+      {.name = "hidden", .type = T::integer, .help = "Width of a hidden layer, heads heads of head-dim each; give it or head-dim", .check = at_least(1), .tunable = true,
+       .set = [](P& p, const json& v) { p.width.hidden = v; }, .get = [](const P& p) -> json { return p.plan.config.network.hidden; }},
+      {.name = "head-dim", .type = T::integer, .help = "Width of one head of a hidden layer", .check = at_least(1), .tunable = true,
+       .set = [](P& p, const json& v) { p.width.head_dim = v; }, .get = [](const P& p) -> json { return p.plan.config.network.hidden / p.plan.config.network.heads; }},
+      {.name = "score", .type = T::text, .help = "Attention score function", .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.config.network.score = parse_score_function(v.get<std::string>()); }, .get = [](const P& p) -> json { return to_string(p.plan.config.network.score); }, .choices = score_function_names()},
+      {.name = "dropout", .type = T::number, .help = "Dropout on node representations and in the head", .check = between(0, 0.95), .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.config.network.dropout = v; }, .get = [](const P& p) -> json { return p.plan.config.network.dropout; }},
+      {.name = "attention-dropout", .type = T::number, .help = "Dropout on attention weights", .check = between(0, 0.95), .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.config.network.attention_dropout = v; }, .get = [](const P& p) -> json { return p.plan.config.network.attention_dropout; }},
+      {.name = "lr", .type = T::number, .help = "Learning rate, AdamW's peak", .check = kPositive, .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.training.learning_rate = v; }, .get = [](const P& p) -> json { return p.plan.training.learning_rate; }},
+      {.name = "weight-decay", .type = T::number, .help = "Weight decay, AdamW's decoupled decay", .check = kNonNegative, .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.training.weight_decay = v; }, .get = [](const P& p) -> json { return p.plan.training.weight_decay; }},
+      {.name = "batch-size", .type = T::integer, .help = "Molecules a step", .check = at_least(1), .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.training.batch_size = v; }, .get = [](const P& p) -> json { return p.plan.training.batch_size; }},
+      {.name = "patience", .type = T::integer, .help = "Stop after this many epochs without improvement of the validation metric", .check = at_least(1), .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.training.patience = v; }, .get = [](const P& p) -> json { return p.plan.training.patience; }},
+      {.name = "seed", .type = T::integer, .help = "Seed for the split, initialization, shuffling and dropout (tune: also the folds)", .check = at_least(0),
+       .set = [](P& p, const json& v) { p.plan.training.seed = v; }, .get = [](const P& p) -> json { return p.plan.training.seed; }},
+      {.name = "task-type", .type = T::text, .help = "What the targets are",
+       .set = [](P& p, const json& v) { p.plan.config.task_type = parse_task_type(v.get<std::string>()); }, .get = [](const P& p) -> json { return to_string(p.plan.config.task_type); }, .choices = names_in(kTaskTypeNames)},
+      {.name = "readout", .type = T::text, .help = "How node representations are pooled into one per molecule", .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.config.network.readout = parse_readout(v.get<std::string>()); }, .get = [](const P& p) -> json { return to_string(p.plan.config.network.readout); }, .choices = names_in(kReadoutNames)},
+      {.name = "descriptors", .type = T::flag, .help = "Join RDKit's whole-molecule descriptors (logP, TPSA, ring counts...) to the readout, each standardized by its mean and standard deviation over the training molecules", .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.config.featurizer.descriptors = v.get<bool>() ? available_descriptors() : std::vector<std::string>{}; }, .get = [](const P& p) -> json { return !p.plan.config.featurizer.descriptors.empty(); }},
+      {.name = "atom-crippen", .type = T::flag, .help = "Give each atom its Wildman-Crippen logP and molar-refractivity contributions as features", .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.config.featurizer.crippen_contributions = v; }, .get = [](const P& p) -> json { return p.plan.config.featurizer.crippen_contributions; }},
+      {.name = "ensemble", .type = T::integer, .help = "Networks trained with different seeds whose predictions are averaged", .rule = std::to_string(default_training_budget(0).ensemble), .check = at_least(1), .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.config.ensemble = v; p.plan.budget_ensemble = false; }},
+      {.name = "head-hidden", .type = T::integer, .help = "Width of the prediction head's hidden layer", .check = at_least(1), .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.config.network.head_hidden = v; }, .get = [](const P& p) -> json { return p.plan.config.network.head_hidden; }},
+      {.name = "warmup-epochs", .type = T::number, .help = "Epochs of linear learning-rate warm-up from lr/10", .check = kNonNegative, .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.training.warmup_epochs = v; }, .get = [](const P& p) -> json { return p.plan.training.warmup_epochs; }},
+      {.name = "final-lr-ratio", .type = T::number, .help = "Cosine decay ends at lr times this", .check = between(0, 1), .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.training.final_lr_ratio = v; }, .get = [](const P& p) -> json { return p.plan.training.final_lr_ratio; }},
+      {.name = "clip-norm", .type = T::number, .help = "Clip the global gradient norm to this (0: off)", .check = kNonNegative, .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.training.clip_norm = v; }, .get = [](const P& p) -> json { return p.plan.training.clip_norm; }},
+      {.name = "metric", .type = T::text, .help = "Early-stopping metric", .rule = "rmse for regression, roc_auc for classification",
+       .set = [](P& p, const json& v) { p.plan.training.metric = v.get<std::string>(); }, .get = [](const P& p) -> json { return p.plan.training.metric; }, .choices = {"rmse", "mae", "r2", "roc_auc", "pr_auc", "accuracy"}},
+  };
+  return table;
+}
+
+const std::vector<TrainingParam<NodeTrainingParams>>& node_params() {
+  using P = NodeTrainingParams;
+  using T = ParamType;
+  static const std::vector<TrainingParam<P>> table = {
+      {.name = "split", .type = T::text, .help = "per-class:K[,VAL,TEST]: K labeled nodes of each class to train on, then VAL and TEST more at random (default 500 and 1000); stratified:TRAIN,VAL,TEST: these fractions of each class's labeled nodes; or a folder whose train.txt, val.txt and test.txt list node ids as the edge list writes them", .keyword = false,
+       .set = [](P& p, const json& v) { p.split = v.get<std::string>(); }, .get = [](const P& p) -> json { return p.split; }},
+      {.name = "epochs", .type = T::integer, .help = "Maximum number of epochs", .check = at_least(1), .tunable = true,
+       .set = [](P& p, const json& v) { p.training.epochs = v; }, .get = [](const P& p) -> json { return p.training.epochs; }},
+      {.name = "layers", .type = T::integer, .help = "Attention layers, the output layer included", .check = at_least(1), .tunable = true,
+       .set = [](P& p, const json& v) { p.network.layers = v; }, .get = [](const P& p) -> json { return p.network.layers; }},
+      {.name = "heads", .type = T::integer, .help = "Attention heads of each hidden layer", .check = at_least(1), .tunable = true,
+       .set = [](P& p, const json& v) { p.network.heads = v; }, .get = [](const P& p) -> json { return p.network.heads; }},
+      {.name = "hidden", .type = T::integer, .help = "Width of a hidden layer, heads heads of head-dim each; give it or head-dim", .check = at_least(1), .tunable = true,
+       .set = [](P& p, const json& v) { p.width.hidden = v; }, .get = [](const P& p) -> json { return p.network.heads * p.network.head_dim; }},
+      {.name = "head-dim", .type = T::integer, .help = "Width of one head of a hidden layer", .check = at_least(1), .tunable = true,
+       .set = [](P& p, const json& v) { p.width.head_dim = v; }, .get = [](const P& p) -> json { return p.network.head_dim; }},
+      {.name = "score", .type = T::text, .help = "Attention score function", .tunable = true,
+       .set = [](P& p, const json& v) { p.network.score = parse_score_function(v.get<std::string>()); }, .get = [](const P& p) -> json { return to_string(p.network.score); }, .choices = score_function_names()},
+      {.name = "dropout", .type = T::number, .help = "Dropout on the input of every attention layer", .rule = "0.1 with structural features, else 0.6 for at most 25 training labels a class (the GAT recipe), 0.5 above", .check = between(0, 0.95), .tunable = true,
+       .set = [](P& p, const json& v) { p.regularization.dropout = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.regularization.dropout); }},
+      {.name = "attention-dropout", .type = T::number, .help = "Dropout on attention weights", .rule = "0.1 with structural features, else 0.6 for at most 25 training labels a class, 0.1 above", .check = between(0, 0.95), .tunable = true,
+       .set = [](P& p, const json& v) { p.regularization.attention_dropout = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.regularization.attention_dropout); }},
+      {.name = "lr", .type = T::number, .help = "Learning rate, Adam's", .check = kPositive, .tunable = true,
+       .set = [](P& p, const json& v) { p.training.learning_rate = v; }, .get = [](const P& p) -> json { return p.training.learning_rate; }},
+      {.name = "weight-decay", .type = T::number, .help = "Weight decay, an L2 term added to the gradient, as GAT trains", .rule = node_weight_decay_rule(), .check = kNonNegative, .tunable = true,
+       .set = [](P& p, const json& v) { p.regularization.weight_decay = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.regularization.weight_decay); }},
+      {.name = "batch-size", .type = T::integer, .help = "Seed nodes a step of sampled mini-batches, which this turns on (see fanout)", .rule = "full batch while it fits in a quarter of the memory, else " + std::to_string(SamplingOptions{}.batch_size), .check = at_least(1),
+       .set = [](P& p, const json& v) { p.batching.batch_size = optional_of<Index>(v); }, .get = [](const P& p) { return json_of(p.batching.batch_size); }},
+      {.name = "patience", .type = T::integer, .help = "Stop after this many epochs without improvement of neither validation accuracy nor loss", .check = at_least(1), .tunable = true,
+       .set = [](P& p, const json& v) { p.training.patience = v; }, .get = [](const P& p) -> json { return p.training.patience; }},
+      {.name = "seed", .type = T::integer, .help = "Seed for the split, initialization, shuffling and dropout (tune: also the folds)", .check = at_least(0),
+       .set = [](P& p, const json& v) { p.training.seed = v; }, .get = [](const P& p) -> json { return p.training.seed; }},
+      {.name = "output-heads", .type = T::integer, .help = "Heads of the output layer, averaged", .check = at_least(1), .tunable = true,
+       .set = [](P& p, const json& v) { p.network.output_heads = v; }, .get = [](const P& p) -> json { return p.network.output_heads; }},
+      {.name = "value-dropout", .type = T::number, .help = "Dropout on the projected values that every attention layer aggregates (the scores see them whole), as the GAT reference code trains", .rule = "the dropout rate", .check = between(0, 0.95), .tunable = true,
+       .set = [](P& p, const json& v) { p.regularization.value_dropout = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.regularization.value_dropout); }},
+      {.name = "fanout", .type = T::integers, .help = "Train on sampled mini-batches: the in-neighbours drawn for each node, one number per layer, the seeds' first (-1: all)", .rule = "15, then 10 for every further layer", .check = kFanouts,
+       .set = [](P& p, const json& v) { p.batching.fanouts = v.get<std::vector<Index>>(); }, .get = [](const P& p) -> json { return p.batching.fanouts; }},
+      {.name = "residual", .type = T::flag, .help = "Residual connections around hidden layers 2 and later (needs layers 3 or more)", .tunable = true,
+       .set = [](P& p, const json& v) { p.network.residual = v; }, .get = [](const P& p) -> json { return p.network.residual; }},
+      {.name = "layer-norm", .type = T::flag, .help = "Layer normalization after every hidden layer", .tunable = true,
+       .set = [](P& p, const json& v) { p.network.layer_norm = v; }, .get = [](const P& p) -> json { return p.network.layer_norm; }},
+  };
+  return table;
+}
+
+MoleculeTrainingParams molecule_training_params(const json& given, const ParamNaming& naming) {
+  MoleculeTrainingParams params;
+  set_given(molecule_params(), params, given, naming);
+  GraphPredictorOptions& network = params.plan.config.network;
+  const std::string names[3] = {naming("hidden"), naming("heads"), naming("head-dim")};
+  if (const std::optional<Index> width = given_width(params.width, network.heads, width_names(names))) {
+    network.hidden = *width;
+  } else if (network.hidden % network.heads != 0) {
+    throw ArgumentError(names[1] + " " + std::to_string(network.heads) + " does not divide " + naming.task +
+                        "'s default " + names[0] + " " + std::to_string(network.hidden) + "; give " + names[0] +
+                        " or " + names[2] + " too");
+  }
+  return params;
+}
+
+NodeTrainingParams node_training_params(const json& given, const ParamNaming& naming) {
+  NodeTrainingParams params;
+  set_given(node_params(), params, given, naming);
+  const std::string names[3] = {naming("hidden"), naming("heads"), naming("head-dim")};
+  if (const std::optional<Index> width = given_width(params.width, params.network.heads, width_names(names)))
+    params.network.head_dim = *width / params.network.heads;
+  return params;
+}
+
+}  // namespace edgewise
