@@ -26,7 +26,7 @@
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/datasets/uniform.hpp"
 #include "edgewise/graph/sampling.hpp"
-#include "edgewise/io/graph_files.hpp"
+#include "edgewise/io/edge_list.hpp"
 #include "edgewise/io/graph_store.hpp"
 
 namespace edgewise::cli {

@@ -10,7 +10,7 @@
 #include "edgewise/core/files.hpp"
 #include "edgewise/models/checkpoint.hpp"
 #include "edgewise/core/log.hpp"
-#include "edgewise/io/training_curve.hpp"
+#include "training_curve.hpp"
 
 namespace edgewise::cli {
 

@@ -3,6 +3,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "edgewise/tasks/model.hpp"
 #include "molecule_commands.hpp"
 #include "node_commands.hpp"
 

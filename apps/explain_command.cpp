@@ -1,14 +1,12 @@
 // `edgewise explain`: draws a molecule shaded by the attention its atoms and bonds receive.
-#include <GraphMol/ROMol.h>
-
 #include <iostream>
 #include <memory>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "edgewise/core/error.hpp"
-#include "edgewise/io/explain.hpp"
-#include "edgewise/tasks/molecule_model.hpp"
+#include "edgewise/chem/explain.hpp"
+#include "edgewise/tasks/molecule/molecule_model.hpp"
 
 namespace edgewise::cli {
 namespace {

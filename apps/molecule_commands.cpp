@@ -1,7 +1,5 @@
 #include "molecule_commands.hpp"
 
-#include <GraphMol/ROMol.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,9 +12,9 @@
 #include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/io/csv.hpp"
-#include "edgewise/io/explain.hpp"
-#include "edgewise/tasks/molecule_model.hpp"
-#include "edgewise/tasks/molecule_training.hpp"
+#include "edgewise/chem/explain.hpp"
+#include "edgewise/tasks/molecule/molecule_model.hpp"
+#include "edgewise/tasks/molecule/molecule_training.hpp"
 #include "shares.hpp"
 
 namespace edgewise::cli {

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "edgewise/tasks/molecule_model.hpp"
-#include "edgewise/tasks/molecule_training.hpp"
+#include "edgewise/tasks/molecule/molecule_model.hpp"
+#include "edgewise/tasks/molecule/molecule_training.hpp"
 #include "edgewise/tasks/params.hpp"
 #include "edgewise/tasks/split_spec.hpp"
 #include "cli_support.hpp"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "edgewise/io/molecule_dataset.hpp"
-#include "edgewise/io/scaffold.hpp"
+#include "edgewise/chem/molecule_dataset.hpp"
+#include "edgewise/chem/scaffold.hpp"
 #include "edgewise/models/graph_training.hpp"
 #include "edgewise/models/metrics.hpp"
 

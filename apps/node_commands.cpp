@@ -19,7 +19,7 @@
 #include "edgewise/graph/sampling.hpp"
 #include "edgewise/io/graph_parts.hpp"
 #include "edgewise/models/model_file.hpp"
-#include "edgewise/tasks/node_training.hpp"
+#include "edgewise/tasks/node/node_training.hpp"
 #include "edgewise/tasks/split_spec.hpp"
 
 namespace edgewise::cli {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli_support.hpp"
-#include "edgewise/tasks/node_model.hpp"
+#include "edgewise/tasks/node/node_model.hpp"
 #include "edgewise/tasks/params.hpp"
 
 namespace edgewise::cli {

@@ -5,6 +5,7 @@
 #include "commands.hpp"
 #include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/tasks/model.hpp"
 #include "molecule_commands.hpp"
 #include "node_commands.hpp"
 

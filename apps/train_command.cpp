@@ -7,7 +7,7 @@
 #include "commands.hpp"
 #include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
-#include "edgewise/io/molecule.hpp"
+#include "edgewise/chem/molecule.hpp"
 #include "molecule_commands.hpp"
 #include "node_commands.hpp"
 #include "options_file.hpp"

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "edgewise/io/csv.hpp"
-#include "edgewise/io/molecule.hpp"
+#include "edgewise/chem/molecule.hpp"
 
 namespace {
 

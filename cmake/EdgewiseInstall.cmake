@@ -3,7 +3,8 @@
 include(CMakePackageConfigHelpers)
 
 set(EDGEWISE_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/edgewise)
-set(edgewise_libraries edgewise_core edgewise_graph edgewise_attention edgewise_datasets edgewise_models edgewise_io edgewise_tasks)
+set(edgewise_libraries edgewise_core edgewise_graph edgewise_attention edgewise_datasets edgewise_models edgewise_io
+  edgewise_chem edgewise_tasks_common edgewise_tasks_node edgewise_tasks_molecule edgewise_tasks)
 
 set_target_properties(edgewise PROPERTIES EXPORT_NAME edgewise)
 install(TARGETS ${edgewise_libraries} edgewise EXPORT edgewiseTargets
@@ -30,7 +31,7 @@ string(REGEX REPLACE "/$" "" EDGEWISE_PC_PREFIX ${EDGEWISE_PC_PREFIX})
 get_target_property(edgewise_definitions edgewise_core INTERFACE_COMPILE_DEFINITIONS)
 list(TRANSFORM edgewise_definitions PREPEND -D)
 list(JOIN edgewise_definitions " " EDGEWISE_PC_CFLAGS)
-string(APPEND EDGEWISE_PC_CFLAGS " -I${RDKit_INCLUDE_DIR} ${OpenMP_CXX_FLAGS}")
+string(APPEND EDGEWISE_PC_CFLAGS " ${OpenMP_CXX_FLAGS}")
 set(rdkit_directories "")
 set(rdkit_names "")
 foreach(library IN LISTS RDKit_LIBRARIES)

@@ -5,7 +5,7 @@
 #include <system_error>
 #include <utility>
 
-#include "edgewise/io/graph_files.hpp"
+#include "edgewise/io/edge_list.hpp"
 #include "records.hpp"
 
 namespace edgewise {

@@ -7,7 +7,7 @@
 
 #include "edgewise/core/files.hpp"
 #include "edgewise/graph/positional.hpp"
-#include "edgewise/io/graph_files.hpp"
+#include "edgewise/io/node_features.hpp"
 #include "records.hpp"
 
 namespace edgewise {

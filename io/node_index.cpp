@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "edgewise/core/error.hpp"
-#include "edgewise/io/graph_files.hpp"
+#include "edgewise/io/node_index.hpp"
 
 namespace edgewise {
 

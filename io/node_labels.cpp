@@ -6,7 +6,7 @@
 #include <variant>
 
 #include "edgewise/core/files.hpp"
-#include "edgewise/io/graph_files.hpp"
+#include "edgewise/io/node_labels.hpp"
 #include "records.hpp"
 
 namespace edgewise {

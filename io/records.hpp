@@ -19,7 +19,7 @@
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/io/csv.hpp"
-#include "edgewise/io/graph_files.hpp"
+#include "edgewise/io/node_index.hpp"
 
 namespace edgewise::detail {
 

@@ -1,12 +1,10 @@
 #include "edgewise/tasks/model.hpp"
 
 #include "edgewise/core/error.hpp"
-#include "edgewise/tasks/molecule_model.hpp"
-#include "edgewise/tasks/node_model.hpp"
+#include "edgewise/tasks/molecule/molecule_model.hpp"
+#include "edgewise/tasks/node/node_model.hpp"
 
 namespace edgewise {
-
-std::string_view task_option_name(Task task) { return task == Task::node ? "node" : "graph"; }
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "edgewise/core/error.hpp"
-#include "edgewise/io/scaffold.hpp"
+#include "edgewise/chem/scaffold.hpp"
 
 namespace edgewise {
 namespace {

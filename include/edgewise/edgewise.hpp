@@ -2,13 +2,18 @@
 /// The whole public API of edgewise in one header, `<edgewise/edgewise.hpp>`, for programs that embed
 /// the library and link edgewise::edgewise (CMake) or `pkg-config --libs edgewise`. Each header can
 /// also be included on its own; see examples/ for three small programs built against an installed
-/// edgewise.
+/// edgewise. A program of node classification alone can include the headers of io/, models/ and
+/// tasks/node/ and link edgewise::tasks_node, which links no RDKit (examples/karate_club does).
 #pragma once
 
 #include "edgewise/version.hpp"
 
 #include "edgewise/attention/graph_attention.hpp"
 #include "edgewise/attention/kernels.hpp"
+#include "edgewise/chem/explain.hpp"
+#include "edgewise/chem/molecule.hpp"
+#include "edgewise/chem/molecule_dataset.hpp"
+#include "edgewise/chem/scaffold.hpp"
 #include "edgewise/core/checksum.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/files.hpp"
@@ -28,13 +33,10 @@
 #include "edgewise/graph/graph.hpp"
 #include "edgewise/graph/positional.hpp"
 #include "edgewise/io/csv.hpp"
-#include "edgewise/io/explain.hpp"
-#include "edgewise/io/graph_files.hpp"
-#include "edgewise/io/molecule.hpp"
-#include "edgewise/io/molecule_dataset.hpp"
+#include "edgewise/io/edge_list.hpp"
+#include "edgewise/io/node_features.hpp"
 #include "edgewise/io/node_graph.hpp"
-#include "edgewise/io/scaffold.hpp"
-#include "edgewise/io/training_curve.hpp"
+#include "edgewise/io/node_labels.hpp"
 #include "edgewise/models/graph_predictor.hpp"
 #include "edgewise/models/graph_training.hpp"
 #include "edgewise/models/layers.hpp"
@@ -45,5 +47,6 @@
 #include "edgewise/models/node_training.hpp"
 #include "edgewise/models/optimizers.hpp"
 #include "edgewise/models/readout.hpp"
-#include "edgewise/tasks/molecule_model.hpp"
-#include "edgewise/tasks/node_model.hpp"
+#include "edgewise/tasks/model.hpp"
+#include "edgewise/tasks/molecule/molecule_model.hpp"
+#include "edgewise/tasks/node/node_model.hpp"

@@ -1,7 +1,5 @@
 // edgewise._edgewise.MoleculeModel: training, prediction, evaluation and attention maps of molecule
 // property models, running the task-level code the command-line tool runs.
-#include <GraphMol/ROMol.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -18,8 +16,8 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/interrupt.hpp"
 #include "edgewise/io/csv.hpp"
-#include "edgewise/io/explain.hpp"
-#include "edgewise/tasks/molecule_training.hpp"
+#include "edgewise/chem/explain.hpp"
+#include "edgewise/tasks/molecule/molecule_training.hpp"
 #include "edgewise/tasks/split_spec.hpp"
 #include "params.hpp"
 #include "support.hpp"

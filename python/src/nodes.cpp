@@ -13,7 +13,7 @@
 #include "bindings.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/names.hpp"
-#include "edgewise/tasks/node_training.hpp"
+#include "edgewise/tasks/node/node_training.hpp"
 #include "edgewise/tasks/split_spec.hpp"
 #include "params.hpp"
 #include "support.hpp"

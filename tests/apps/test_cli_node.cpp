@@ -8,7 +8,7 @@
 #include <vector>
 #include <string>
 
-#include "edgewise/tasks/node_model.hpp"
+#include "edgewise/tasks/node/node_model.hpp"
 #include "support/cli.hpp"
 
 namespace {

@@ -19,12 +19,14 @@
 #include "edgewise/core/checksum.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/graph/positional.hpp"
-#include "edgewise/io/graph_files.hpp"
+#include "edgewise/io/edge_list.hpp"
+#include "edgewise/io/node_features.hpp"
+#include "edgewise/io/node_labels.hpp"
 #include "edgewise/io/graph_parts.hpp"
 #include "edgewise/io/graph_store.hpp"
-#include "edgewise/io/molecule_dataset.hpp"
+#include "edgewise/chem/molecule_dataset.hpp"
 #include "edgewise/io/npy.hpp"
-#include "edgewise/tasks/molecule_model.hpp"
+#include "edgewise/tasks/molecule/molecule_model.hpp"
 #include "edgewise/models/model_file.hpp"
 
 namespace edgewise::fuzz {

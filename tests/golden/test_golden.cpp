@@ -15,9 +15,9 @@
 
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/datasets/sbm.hpp"
-#include "edgewise/io/molecule_dataset.hpp"
-#include "edgewise/tasks/molecule_model.hpp"
-#include "edgewise/tasks/node_model.hpp"
+#include "edgewise/chem/molecule_dataset.hpp"
+#include "edgewise/tasks/molecule/molecule_model.hpp"
+#include "edgewise/tasks/node/node_model.hpp"
 
 namespace edgewise {
 namespace {

@@ -1,4 +1,6 @@
-#include "edgewise/io/graph_files.hpp"
+#include "edgewise/io/edge_list.hpp"
+#include "edgewise/io/node_features.hpp"
+#include "edgewise/io/node_labels.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "edgewise/tasks/molecule_model.hpp"
+#include "edgewise/tasks/molecule/molecule_model.hpp"
 
 namespace edgewise::testing {
 

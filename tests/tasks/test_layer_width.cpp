@@ -1,7 +1,7 @@
 // given_width: the hidden width that the front ends' --hidden / --head-dim options set.
 #include <gtest/gtest.h>
 
-#include "edgewise/tasks/layer_width.hpp"
+#include "edgewise/tasks/common/layer_width.hpp"
 #include "support/thrown.hpp"
 
 namespace edgewise {

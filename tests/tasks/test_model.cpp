@@ -9,8 +9,8 @@
 #include <string>
 
 #include "edgewise/core/error.hpp"
-#include "edgewise/tasks/molecule_model.hpp"
-#include "edgewise/tasks/node_model.hpp"
+#include "edgewise/tasks/molecule/molecule_model.hpp"
+#include "edgewise/tasks/node/node_model.hpp"
 #include "support/untrained_model.hpp"
 
 namespace edgewise {

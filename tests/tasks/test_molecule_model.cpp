@@ -18,8 +18,8 @@
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
-#include "edgewise/tasks/molecule_model.hpp"
-#include "edgewise/tasks/molecule_training.hpp"
+#include "edgewise/tasks/molecule/molecule_model.hpp"
+#include "edgewise/tasks/molecule/molecule_training.hpp"
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/models/model_file.hpp"
 #include "support/thrown.hpp"

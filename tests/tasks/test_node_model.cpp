@@ -11,7 +11,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/datasets/sbm.hpp"
-#include "edgewise/tasks/node_model.hpp"
+#include "edgewise/tasks/node/node_model.hpp"
 #include "edgewise/models/model_file.hpp"
 #include "support/thrown.hpp"
 

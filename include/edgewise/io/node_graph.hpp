@@ -11,7 +11,9 @@
 
 #include "edgewise/core/tensor.hpp"
 #include "edgewise/graph/graph.hpp"
-#include "edgewise/io/graph_files.hpp"
+#include "edgewise/io/edge_list.hpp"
+#include "edgewise/io/node_features.hpp"
+#include "edgewise/io/node_labels.hpp"
 
 namespace edgewise {
 

@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "edgewise/tasks/layer_width.hpp"
-#include "edgewise/tasks/molecule_training.hpp"
-#include "edgewise/tasks/node_model.hpp"
+#include "edgewise/tasks/common/layer_width.hpp"
+#include "edgewise/tasks/molecule/molecule_training.hpp"
+#include "edgewise/tasks/node/node_model.hpp"
 
 namespace edgewise {
 

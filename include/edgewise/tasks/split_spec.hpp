@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "edgewise/datasets/splits.hpp"
-#include "edgewise/io/molecule_dataset.hpp"
+#include "edgewise/chem/molecule_dataset.hpp"
 #include "edgewise/models/graph_training.hpp"
 
 namespace edgewise {

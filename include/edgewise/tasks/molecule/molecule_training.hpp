@@ -1,0 +1,87 @@
+/// \file
+/// Training a molecule model as `edgewise train --task graph` does, for every front end (the
+/// command-line tool, `edgewise tune`, the Python module): the training set's size picks the
+/// ensemble and the epoch limit unless they are given, then each member trains with early stopping.
+///
+///   MoleculeDataset data = molecules_from_smiles(smiles, targets, {"logS"}, InvalidMoleculePolicy::fail,
+///                                                default_molecule_config().featurizer);
+///   Split split = random_split(data.size(), 0.8, 0.1, seed);
+///   TrainedMoleculeModel trained = train_molecule_model(data, split, {});
+///   trained.model.save("logs.ew");
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "edgewise/core/log.hpp"
+#include "edgewise/datasets/splits.hpp"
+#include "edgewise/models/metrics.hpp"
+#include "edgewise/tasks/molecule/molecule_model.hpp"
+
+namespace edgewise {
+
+/// What train_molecule_model builds and how it trains. Members left out of a designated initializer
+/// take the defaults of `edgewise train --task graph`.
+struct MoleculeTrainingPlan {
+  MoleculeModelConfig config = default_molecule_config();  ///< its tasks are set from the data
+  TrainingOptions training = {};  ///< task_type is set from config
+  bool budget_ensemble = true;    ///< config.ensemble from default_training_budget of the training set's size
+  bool budget_epochs = true;      ///< training.epochs likewise
+  CheckpointOptions checkpoints = {};  ///< where and how often to write checkpoints, and one to resume
+  /// Called after every epoch of every member, on the calling thread; may throw to stop training.
+  std::function<void(Index member, const EpochReport&)> on_epoch = {};
+};
+
+/// A trained model and how its training went.
+struct TrainedMoleculeModel {
+  MoleculeModel model;                  ///< trained, without a training summary
+  TrainingOptions training;             ///< as trained: the budget's epoch limit applied
+  std::vector<TrainingResult> results;  ///< one per member of the ensemble
+};
+
+/// The early-stopping metric of `training`: its metric, else "rmse" for regression and "roc_auc" for
+/// classification.
+std::string early_stopping_metric(const TrainingOptions& training, TaskType type);
+
+/// How well a model predicts a set of molecules: the metrics of its task type.
+struct MoleculeMetrics {
+  Matrix<float> predictions;                      ///< [M, T], as MoleculeModel::predict gives them
+  std::optional<RegressionMetrics> regression = {};    ///< set for a regression model
+  std::optional<ClassificationMetrics> classification = {};  ///< set for a classification model
+
+  /// The means over tasks, each named "<prefix> <metric>": rmse, mae and r2, or roc_auc, pr_auc and
+  /// accuracy.
+  std::vector<std::pair<std::string, double>> means(const std::string& prefix) const;
+};
+
+/// The model's predictions on `set` scored against its targets.
+MoleculeMetrics molecule_metrics(const MoleculeModel& model, const MoleculeSet& set);
+
+/// Throws ArgumentError naming `source` and the task when no molecule of `data` has a label for one
+/// of its tasks (an empty column, an SD data field no record has): nothing to train it on.
+void check_targets_labelled(const MoleculeDataset& data, const std::string& source);
+
+/// Throws ParseError naming `source`, the molecule's line and the value for a classification target
+/// other than 0, 1 or missing.
+void check_classification_targets(const MoleculeDataset& data, const std::string& source);
+
+/// Checks that a run on `split` can measure what it trains: throws ArgumentError for an empty
+/// training part and, for classification, for a validation or test part whose labels are of one
+/// class in every task (ROC-AUC undefined); logs a warning naming the tasks of one class when others
+/// remain.
+void check_split_measurable(const MoleculeDataset& data, const Split& split, TaskType type, const Logger& log);
+
+/// The model file's record of a training on `examples` molecules of `data_name`, split as `split`
+/// says: the seed, the epoch limit, and each member's epochs and best validation metric.
+TrainingSummary molecule_training_summary(const TrainedMoleculeModel& trained, const std::string& data_name,
+                                          Index examples, const std::string& split);
+
+/// Builds plan.config for data's tasks, initializes it from plan.training.seed and fits it on
+/// split.train, stopping early on split.val (positions among data's molecules). Logs on
+/// plan.training.log the data's size and split, the ensemble size and epoch limit (verbose), the
+/// parameter count and each member's best epoch. Throws what MoleculeModel's constructor and fit throw.
+TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Split& split, MoleculeTrainingPlan plan);
+
+}  // namespace edgewise

@@ -1,0 +1,670 @@
+#include "edgewise/tasks/molecule/molecule_model.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <exception>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "edgewise/core/distributed.hpp"
+#include "edgewise/core/error.hpp"
+#include "edgewise/core/json_integers.hpp"
+#include "edgewise/core/parallel.hpp"
+#include "edgewise/models/model_file.hpp"
+
+namespace edgewise {
+namespace {
+
+nlohmann::json config_json(const MoleculeModelConfig& config) {
+  return nlohmann::json{{"kind", kMoleculeModelKind},
+                        {"featurizer", config.featurizer},
+                        {"network", config.network},
+                        {"task_type", to_string(config.task_type)},
+                        {"tasks", config.tasks},
+                        {"scaling", config.scaling},
+                        {"ensemble", config.ensemble}};
+}
+
+MoleculeModelConfig config_from_json(const nlohmann::json& j, const std::string& path) {
+  if (model_kind(j) != kMoleculeModelKind)
+    throw ModelFormatError(path + ": not a molecule property model (kind '" + model_kind(j) + "')");
+  MoleculeModelConfig config;
+  try {
+    j.at("featurizer").get_to(config.featurizer);
+    j.at("network").get_to(config.network);
+    config.task_type = parse_task_type(j.at("task_type").get<std::string>());
+    j.at("tasks").get_to(config.tasks);
+    j.at("scaling").get_to(config.scaling);
+    get_integer_to(j.at("ensemble"), config.ensemble);
+  } catch (const std::exception& e) {
+    throw ModelFormatError(path + ": invalid model configuration: " + e.what());
+  }
+  if (config.featurizer.version != FeaturizerSpec{}.version) {
+    throw ModelFormatError(path + ": written with featurizer version " + std::to_string(config.featurizer.version) +
+                           ", this build reads version " + std::to_string(FeaturizerSpec{}.version));
+  }
+  if (config.scaling.shift.size() != config.tasks.size())
+    throw ModelFormatError(path + ": target scaling does not match the number of tasks");
+  const Index scaled_descriptors = config.network.graph_feature_scaling.columns();
+  if (scaled_descriptors != 0 && scaled_descriptors != config.featurizer.graph_dim())
+    throw ModelFormatError(path + ": the descriptor scaling has " + std::to_string(scaled_descriptors) +
+                           " columns for " + std::to_string(config.featurizer.graph_dim()) + " descriptors");
+  return config;
+}
+
+// The network's input widths and outputs follow from the featurizer and the task list.
+MoleculeModelConfig completed(MoleculeModelConfig config) {
+  if (config.tasks.empty()) throw ArgumentError("a molecule model needs at least one task");
+  if (config.ensemble < 1) throw ArgumentError("a molecule model needs at least one ensemble member");
+  config.network.node_dim = config.featurizer.atom_dim();
+  config.network.edge_dim = config.featurizer.bond_dim();
+  config.network.graph_dim = config.featurizer.graph_dim();
+  check_descriptors(config.featurizer.descriptors);
+  config.network.tasks = static_cast<Index>(config.tasks.size());
+  if (config.scaling.shift.size() != config.tasks.size())
+    config.scaling = TargetScaling::identity(static_cast<Index>(config.tasks.size()));
+  return config;
+}
+
+std::vector<const FeaturedGraph*> as_featured(std::span<const MoleculeGraph* const> molecules) {
+  return {molecules.begin(), molecules.end()};
+}
+
+GraphSet graph_set(const MoleculeSet& set) { return {as_featured(set.molecules), set.targets}; }
+
+// Weight names in the model file: the network's own for a single model, "member<k>." before them in
+// an ensemble.
+std::string member_prefix(Index member, Index members) {
+  return members == 1 ? "" : "member" + std::to_string(member) + ".";
+}
+
+}  // namespace
+
+MoleculeModelConfig default_molecule_config() {
+  MoleculeModelConfig config;
+  config.featurizer.descriptors = available_descriptors();
+  config.featurizer.crippen_contributions = true;
+  config.network.hidden = 64;
+  config.network.layers = 3;
+  config.network.heads = 4;
+  config.network.score = ScoreFunction::scaled_dot;
+  config.network.readout = ReadoutKind::mean_sum;
+  return config;
+}
+
+TrainingBudget default_training_budget(Index training_molecules) {
+  // Three networks fit better still (docs/defaults.md), but on ESOL they take 28 s at 2 threads,
+  // more than Chemprop's default training (23 s); two take 18 s.
+  constexpr Index kEnsemble = 2, kEpochs = 150, kMinEpochs = 30;
+  constexpr Index kFullEpochsUpTo = 10'000;  // training molecules
+  if (training_molecules <= kFullEpochsUpTo) return {kEnsemble, kEpochs};
+  return {kEnsemble, std::max(kMinEpochs, kEpochs * kFullEpochsUpTo / training_molecules)};
+}
+
+MoleculeSet molecule_set(const MoleculeDataset& data, std::span<const Index> rows) {
+  MoleculeSet set;
+  set.targets.resize(static_cast<Index>(rows.size()), data.targets.cols());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i] < 0 || rows[i] >= data.size())
+      throw ArgumentError("molecule_set: row " + std::to_string(rows[i]) + " is outside the dataset's " +
+                          std::to_string(data.size()) + " molecules");
+    set.molecules.push_back(&data.molecules[static_cast<std::size_t>(rows[i])]);
+    set.targets.row(static_cast<Index>(i)) = data.targets.row(rows[i]);
+  }
+  return set;
+}
+
+MoleculeSet molecule_set(const MoleculeDataset& data) {
+  std::vector<Index> rows(static_cast<std::size_t>(data.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<Index>(i);
+  return molecule_set(data, rows);
+}
+
+struct MoleculeModel::Member {
+  explicit Member(const GraphPredictorOptions& options) : network(params, options) {}
+
+  Parameters<float> params;
+  GraphPredictor<float> network;
+};
+
+MoleculeModel::MoleculeModel(MoleculeModelConfig config) : config_(completed(std::move(config))) {
+  for (Index k = 0; k < config_.ensemble; ++k) members_.push_back(std::make_unique<Member>(config_.network));
+}
+
+MoleculeModel::MoleculeModel(MoleculeModel&&) noexcept = default;
+MoleculeModel& MoleculeModel::operator=(MoleculeModel&&) noexcept = default;
+MoleculeModel::~MoleculeModel() = default;
+
+MoleculeModel MoleculeModel::load(const std::string& path) { return load(load_model(path), path); }
+
+MoleculeModel MoleculeModel::load(const ModelFile& file, const std::string& path) {
+  MoleculeModel model(config_from_json(file.config, path));
+  const auto members = static_cast<Index>(model.members_.size());
+  for (Index k = 0; k < members; ++k)
+    restore_parameters(model.members_[static_cast<std::size_t>(k)]->params, file.parameters, path,
+                       member_prefix(k, members));
+  model.training_ = file.training;
+  return model;
+}
+
+Parameters<float> MoleculeModel::all_parameters() const {
+  Parameters<float> all;
+  const auto members = static_cast<Index>(members_.size());
+  for (Index k = 0; k < members; ++k) {
+    const Parameters<float>& params = members_[static_cast<std::size_t>(k)]->params;
+    for (const ParameterSlot& slot : params.slots()) {
+      const ParameterHandle copy = all.add(member_prefix(k, members) + slot.name, slot.rows, slot.cols);
+      all.value(copy) = params.value(params.find(slot.name));
+    }
+  }
+  return all;
+}
+
+void MoleculeModel::save(const std::string& path, Overwrite overwrite) const {
+  save_model(path, config_json(config_), all_parameters(), overwrite, training_metadata(training_));
+}
+
+void MoleculeModel::initialize(std::uint64_t seed) {
+  SplitMix64 seeds(seed);
+  for (const auto& member : members_) {
+    SplitMix64 rng(seeds.next());
+    member->network.reset_parameters(rng);
+  }
+}
+
+namespace {
+
+// What a checkpoint must match to be continued: the training options and a digest of the data.
+nlohmann::json run_identity(const MoleculeSet& train, const MoleculeSet& validation, const TrainingOptions& options) {
+  Sha256 digest;
+  for (const MoleculeSet* set : {&train, &validation}) {
+    fingerprint(digest, set->targets);
+    for (const MoleculeGraph* molecule : set->molecules) {
+      fingerprint(digest, molecule->graph);
+      fingerprint(digest, molecule->node_features);
+      fingerprint(digest, molecule->edge_features);
+      fingerprint(digest, molecule->graph_features);
+    }
+  }
+  return {{"training", options}, {"data_sha256", digest.hex_digest()}};
+}
+
+// A checkpoint's run entry: the identity, the member in training and the finished members' results.
+nlohmann::json run_progress(const nlohmann::json& identity, const std::vector<TrainingResult>& finished) {
+  nlohmann::json results = nlohmann::json::array();
+  for (const TrainingResult& result : finished) {
+    const double best = result.best_validation;
+    results.push_back({{"epochs_run", result.epochs_run}, {"best_epoch", result.best_epoch}, {"best_validation", std::isnan(best) ? nlohmann::json() : nlohmann::json(best)}});
+  }
+  return {{"identity", identity}, {"member", finished.size()}, {"finished", results}};
+}
+
+TargetScaling scaling_of(const MoleculeSet& train, TaskType task_type) {
+  return task_type == TaskType::regression ? TargetScaling::standardize(train.targets)
+                                           : TargetScaling::identity(train.targets.cols());
+}
+
+}  // namespace
+
+Checkpoint MoleculeModel::resume(const std::string& path, const nlohmann::json& identity, const MoleculeSet& train,
+                                 std::vector<TrainingResult>& results) {
+  Checkpoint checkpoint = load_checkpoint(path);
+  const nlohmann::json saved_identity =
+      checkpoint.run.is_object() ? checkpoint.run.value("identity", nlohmann::json()) : nlohmann::json();
+  check_same_run(path, {{"model", checkpoint.config}, {"run", saved_identity}},
+                 {{"model", config_json(config_)}, {"run", identity}});
+  const auto members = static_cast<Index>(members_.size());
+  for (Index k = 0; k < members; ++k)
+    restore_parameters(members_[static_cast<std::size_t>(k)]->params, checkpoint.weights, path,
+                       member_prefix(k, members));
+  try {
+    for (const nlohmann::json& finished : checkpoint.run.at("finished")) {
+      TrainingResult& result = results.emplace_back();
+      get_integer_to(finished.at("epochs_run"), result.epochs_run);
+      get_integer_to(finished.at("best_epoch"), result.best_epoch);
+      const nlohmann::json& best = finished.at("best_validation");
+      result.best_validation = best.is_null() ? std::numeric_limits<double>::quiet_NaN() : best.get<double>();
+      result.scaling = scaling_of(train, config_.task_type);
+    }
+    if (checkpoint.run.at("member").get<std::size_t>() != results.size() || results.size() >= members_.size())
+      throw ModelFormatError(path + ": the checkpoint's ensemble member does not fit the model");
+  } catch (const nlohmann::json::exception& e) {
+    throw ModelFormatError(path + ": malformed ensemble progress: " + e.what());
+  }
+  return checkpoint;
+}
+
+std::vector<TrainingResult> MoleculeModel::fit(
+    const MoleculeSet& train, const MoleculeSet& validation, const TrainingOptions& options,
+    const std::function<void(Index member, const EpochReport&)>& on_epoch, const CheckpointOptions& checkpoints) {
+  const nlohmann::json identity = run_identity(train, validation, options);
+  standardize_descriptors(train);
+  std::vector<TrainingResult> results;
+  std::optional<Checkpoint> resumed;
+  if (!checkpoints.resume.empty()) resumed = resume(checkpoints.resume, identity, train, results);
+  const Logger log(options.log);
+  const GraphSet train_set = graph_set(train), validation_set = graph_set(validation);
+  const auto fitting = [&](std::size_t k) {
+    TrainingOptions member_options = options;
+    member_options.task_type = config_.task_type;
+    member_options.seed = options.seed + k;
+    return member_options;
+  };
+  // Members side by side, one thread each, while there are at least as many left as threads: each
+  // trains as it would alone (no result depends on the thread count), and no core waits for another
+  // at the end of each short parallel loop. Checkpoints hold one member in training, and MPI's
+  // exchanges one thread, so those runs take the members in turn.
+  const auto threads = static_cast<std::size_t>(num_threads());
+  const bool side_by_side = threads > 1 && checkpoints.every == 0 && !resumed && !distributed::active();
+  std::size_t k = results.size();
+  while (side_by_side && members_.size() - k >= threads) {
+    train_side_by_side(k, threads, train_set, validation_set, fitting, on_epoch, log, results);
+    k += threads;
+  }
+  for (const std::size_t first_in_turn = k; k < members_.size(); ++k) {
+    if (members_.size() > 1)
+      log.normal("ensemble member " + std::to_string(k + 1) + " of " + std::to_string(members_.size()));
+    const auto report = [&](const EpochReport& epoch) {
+      if (on_epoch) on_epoch(static_cast<Index>(k), epoch);
+    };
+    TrainingCheckpoints hooks{.every = checkpoints.every};
+    if (checkpoints.every > 0) {
+      hooks.save = [&](const TrainingState& state) {
+        save_checkpoint(checkpoints.path, {config_json(config_), all_parameters(), state, run_progress(identity, results)});
+      };
+    }
+    if (resumed && k == first_in_turn) hooks.resume = &resumed->state;
+    Member& member = *members_[k];
+    results.push_back(
+        train_graph_predictor(member.network, member.params, train_set, validation_set, fitting(k), report, hooks));
+  }
+  config_.scaling = results.front().scaling;
+  return results;
+}
+
+namespace {
+
+// Thrown in a member's epoch report to stop it when a member beside it failed.
+struct StoppedBeside {};
+
+// A member's log messages, kept to be sent on once the members beside it are done.
+class HeldLog {
+ public:
+  LogSettings settings(const LogSettings& given) {
+    return {.level = given.level, .sink = [this](const LogMessage& message) { hold(message); }};
+  }
+
+  void send_to(const Logger& log) const {
+    for (const Held& message : held_) {
+      if (message.level == LogLevel::verbose) {
+        log.verbose(message.text);
+      } else {
+        log.normal(message.text, message.progress ? &*message.progress : nullptr);
+      }
+    }
+  }
+
+ private:
+  struct Held {
+    LogLevel level;
+    std::string text;
+    std::string metric;  // what progress->metric views
+    std::optional<EpochProgress> progress;
+  };
+
+  void hold(const LogMessage& message) {
+    Held& held = held_.emplace_back(Held{message.level, std::string(message.text), {}, std::nullopt});
+    if (message.progress) {
+      held.metric = message.progress->metric;
+      held.progress = *message.progress;
+      held.progress->metric = held.metric;  // the trainer's string is gone when the message is sent on
+    }
+  }
+
+  std::deque<Held> held_;  // a deque: growing it leaves the held metrics where progress views them
+};
+
+}  // namespace
+
+void MoleculeModel::train_side_by_side(std::size_t first, std::size_t count, const GraphSet& train,
+                                       const GraphSet& validation,
+                                       const std::function<TrainingOptions(std::size_t)>& fitting,
+                                       const std::function<void(Index, const EpochReport&)>& on_epoch,
+                                       const Logger& log, std::vector<TrainingResult>& results) {
+  std::vector<std::optional<TrainingResult>> trained(count);
+  std::vector<std::exception_ptr> errors(count);
+  std::vector<HeldLog> held(count);
+  std::atomic<bool> stopping = false;
+  std::atomic<std::size_t> running = count;
+  std::mutex reporting;
+  const auto train_member = [&](std::size_t i) {
+    // One thread a member, until the members beside it are done (they stop early at different
+    // epochs): the last one left runs its loops on every thread.
+    std::optional<SerialLoopsOnThisThread> serial(std::in_place);
+    const std::size_t k = first + i;
+    TrainingOptions options = fitting(k);
+    if (i > 0) options.log = held[i].settings(options.log);
+    const auto report = [&](const EpochReport& epoch) {
+      if (stopping) throw StoppedBeside{};
+      if (running == 1) serial.reset();
+      if (!on_epoch) return;
+      const std::lock_guard lock(reporting);
+      on_epoch(static_cast<Index>(k), epoch);
+    };
+    try {
+      Member& member = *members_[k];
+      trained[i] = train_graph_predictor(member.network, member.params, train, validation, options, report, {});
+    } catch (const StoppedBeside&) {  // the error of the member that failed is passed on
+    } catch (...) {
+      errors[i] = std::current_exception();
+      stopping = true;
+    }
+    --running;
+  };
+  log.verbose("ensemble members " + std::to_string(first + 1) + " to " + std::to_string(first + count) +
+              " train side by side, a thread each; the others' messages follow the first's");
+  log.normal("ensemble member " + std::to_string(first + 1) + " of " + std::to_string(members_.size()));
+  std::vector<std::thread> beside;
+  for (std::size_t i = 1; i < count; ++i) beside.emplace_back(train_member, i);
+  train_member(0);
+  for (std::thread& thread : beside) thread.join();
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (i > 0) {
+      log.normal("ensemble member " + std::to_string(first + i + 1) + " of " + std::to_string(members_.size()));
+      held[i].send_to(log);
+    }
+    results.push_back(std::move(*trained[i]));
+  }
+}
+
+void MoleculeModel::standardize_descriptors(const MoleculeSet& train) {
+  const Index graph_dim = config_.network.graph_dim;
+  if (graph_dim == 0) return;
+  Matrix<float> descriptors(static_cast<Index>(train.molecules.size()), graph_dim);
+  for (Index m = 0; m < descriptors.rows(); ++m) {
+    const Matrix<float>& features = train.molecules[static_cast<std::size_t>(m)]->graph_features;
+    if (features.rows() != 1 || features.cols() != graph_dim)
+      throw ArgumentError("MoleculeModel::fit: training molecule " + std::to_string(m) + " has [" +
+                          std::to_string(features.rows()) + ", " + std::to_string(features.cols()) +
+                          "] graph features, the featurizer writes [1, " + std::to_string(graph_dim) + "]");
+    descriptors.row(m) = features.row(0);
+  }
+  config_.network.graph_feature_scaling = ColumnScaling::standardize(descriptors);
+  for (const auto& member : members_) member->network.set_graph_feature_scaling(config_.network.graph_feature_scaling);
+}
+
+ModelDescription MoleculeModel::describe() const {
+  const nlohmann::json config = config_json(config_);
+  return {.title = "molecule property model (train --task graph)",
+          .facts = {{"task type", config.at("task_type")},
+                    {"targets", config.at("tasks")},
+                    {"ensemble", std::to_string(config_.ensemble) + " network(s)"},
+                    {"parameters", num_parameters()}},
+          .sections = {{"architecture", config.at("network")},
+                       {"featurizer", config.at("featurizer")},
+                       {"target scaling (original = scaled * scale + shift)", config.at("scaling")}},
+          .examples = "molecules"};
+}
+
+Index MoleculeModel::num_parameters() const {
+  Index total = 0;
+  for (const auto& member : members_) total += member->params.size();
+  return total;
+}
+
+MoleculeGraph MoleculeModel::featurize(const RDKit::ROMol& molecule) const {
+  return edgewise::featurize(molecule, config_.featurizer);
+}
+
+Matrix<float> MoleculeModel::predict(std::span<const MoleculeGraph* const> molecules) const {
+  const std::vector<const FeaturedGraph*> graphs = as_featured(molecules);
+  Matrix<float> sum = Matrix<float>::Zero(static_cast<Index>(graphs.size()), config_.network.tasks);
+  for (const auto& member : members_)
+    sum += edgewise::predict(member->network, graphs, config_.task_type, config_.scaling);
+  return sum / static_cast<float>(members_.size());
+}
+
+namespace {
+
+// Molecules per forward pass: predict()'s, so that predict_smiles runs the very batches predict()
+// runs on a window's molecules and gives bit-identical values.
+constexpr auto kPredictionBatch = static_cast<std::size_t>(kPredictionBatchSize);
+// SMILES parsed per pipeline step, and per parallel work item.
+constexpr auto kWindowRows = static_cast<std::size_t>(kPredictionWindowRows);
+constexpr std::size_t kParseChunk = 16;
+
+// One input SMILES after parsing, as feature rows: the molecule itself is gone by then. Kept from its
+// window until its batch has run.
+struct ParsedRow {
+  bool valid = false;  // false when RDKit could not read the SMILES, or its descriptors failed
+  std::string error;
+  MoleculeRows rows;
+  std::vector<float> descriptors;  // [graph_dim]
+};
+
+// A batch of parsed molecules: `count` consecutive slots of the pending ring from `first_slot`, and
+// each member's raw outputs for them once run, [count, T].
+struct BatchJob {
+  std::size_t first_slot = 0;
+  std::size_t count = 0;
+  std::vector<Matrix<float>> raw;
+};
+
+const Matrix<float>* edge_features(const FeaturedBatch& batch) {
+  return batch.edge_features.cols() > 0 ? &batch.edge_features : nullptr;
+}
+
+const Matrix<float>* graph_features(const FeaturedBatch& batch) {
+  return batch.graph_features.cols() > 0 ? &batch.graph_features : nullptr;
+}
+
+}  // namespace
+
+// What one thread needs to run batches: its own copy of every member (a forward pass keeps state in
+// the network), and buffers reused from batch to batch.
+struct MoleculeModel::Worker {
+  explicit Worker(const MoleculeModel& model) : batcher(model.config_.featurizer) {
+    for (const auto& member : model.members_) {
+      networks.push_back(std::make_unique<Member>(model.config_.network));
+      networks.back()->params.values() = member->params.values();
+    }
+  }
+
+  std::vector<std::unique_ptr<Member>> networks;
+  MoleculeBatcher batcher;
+  FeaturedBatch batch;
+  std::vector<const MoleculeRows*> molecules;
+  std::vector<const float*> descriptor_rows;
+};
+
+void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)>& next,
+                                   const std::function<void(const PredictedRow& row)>& sink, Index max_atoms) const {
+  const Index tasks = config_.network.tasks;
+  const DescriptorCalculator descriptors(config_.featurizer.descriptors, config_.featurizer.descriptor_values);
+  const SmilesOptions smiles = smiles_options(config_.featurizer, max_atoms);
+  std::vector<Worker> workers;
+  workers.reserve(static_cast<std::size_t>(num_threads()));
+  for (int t = 0; t < num_threads(); ++t) workers.emplace_back(*this);
+
+  // The SMILES and parsed rows of the current window, and the valid molecules waiting for their
+  // batch, in input order, in a ring: at most a window's worth.
+  std::vector<std::string> window_smiles(kWindowRows);
+  std::vector<ParsedRow> window(kWindowRows);
+  std::vector<ParsedRow> pending(kWindowRows);
+  std::size_t pending_first = 0, pending_count = 0, pending_queued = 0;
+  std::vector<BatchJob> jobs;
+  // Rows read but not yet handed to the sink (their index, and the reason for an unreadable one),
+  // and the predictions of finished batches not yet handed out.
+  std::deque<std::pair<std::size_t, std::string>> unreported;
+  std::deque<Matrix<float>> finished;
+  Index finished_row = 0;  // the next row of finished.front() to hand out
+  std::size_t rows_read = 0;
+  bool input_done = false;
+
+  const auto parse_chunk = [&](std::size_t window_rows, std::size_t chunk) {
+    for (std::size_t i = chunk * kParseChunk; i < std::min(window_rows, (chunk + 1) * kParseChunk); ++i) {
+      ParsedRow& row = window[i];
+      // The molecule is featurized and destroyed here, by the thread that made it: a molecule is
+      // hundreds of small allocations, which come back to the allocator still in cache (and, from
+      // Python, to glibc's arena of this thread rather than another's, under its lock).
+      const SmilesResult parsed = parse_smiles(window_smiles[i], smiles);
+      row.valid = false;
+      if (!parsed.molecule) {
+        row.error = parsed.error.empty() ? "unreadable SMILES" : parsed.error;
+        continue;
+      }
+      row.descriptors.resize(static_cast<std::size_t>(descriptors.size()));
+      try {
+        descriptors.compute(*parsed.molecule, row.descriptors.data());
+      } catch (const MoleculeError& e) {
+        row.error = e.what();
+        continue;
+      }
+      // After the descriptors, whose Crippen typing the atom rows reuse.
+      row.rows.write(*parsed.molecule, config_.featurizer);
+      row.valid = true;
+    }
+  };
+  const auto run_job = [&](BatchJob& job, Worker& worker) {
+    worker.molecules.clear();
+    worker.descriptor_rows.clear();
+    for (std::size_t i = 0; i < job.count; ++i) {
+      const ParsedRow& row = pending[(job.first_slot + i) % pending.size()];
+      worker.molecules.push_back(&row.rows);
+      worker.descriptor_rows.push_back(row.descriptors.data());
+    }
+    worker.batcher.assemble(worker.molecules, worker.descriptor_rows, worker.batch);
+    const FeaturedBatch& batch = worker.batch;
+    job.raw.resize(worker.networks.size());
+    for (std::size_t k = 0; k < worker.networks.size(); ++k) {
+      job.raw[k] = worker.networks[k]->network.forward(batch.batch, batch.node_features, edge_features(batch),
+                                                       graph_features(batch));
+    }
+  };
+  // Averaged as predict() averages: the members' predictions summed in member order.
+  const auto averaged = [&](const BatchJob& job) {
+    Matrix<float> sum = Matrix<float>::Zero(static_cast<Index>(job.count), tasks);
+    for (const Matrix<float>& member_raw : job.raw) sum += to_predictions(member_raw, config_.task_type, config_.scaling);
+    return Matrix<float>(sum / static_cast<float>(members_.size()));
+  };
+  // Hands out rows from the front while each is unreadable or has its prediction.
+  std::vector<float> values(static_cast<std::size_t>(tasks));
+  const auto report_ready_rows = [&] {
+    while (!unreported.empty()) {
+      const auto& [index, error] = unreported.front();
+      if (!error.empty()) {
+        sink({index, {}, error});
+      } else {
+        if (finished.empty()) return;
+        for (Index t = 0; t < tasks; ++t) values[static_cast<std::size_t>(t)] = finished.front()(finished_row, t);
+        sink({index, values, {}});
+        if (++finished_row == finished.front().rows()) {
+          finished.pop_front();
+          finished_row = 0;
+        }
+      }
+      unreported.pop_front();
+    }
+  };
+
+  // Step s parses window s while the batches completed by window s - 1 run: one parallel loop per
+  // step, batches first so that parsing fills the gaps they leave at its end.
+  while (true) {
+    std::size_t window_rows = 0;
+    while (!input_done && window_rows < kWindowRows) {
+      if (next(window_smiles[window_rows])) {
+        ++window_rows;
+      } else {
+        input_done = true;
+      }
+    }
+    const std::size_t chunks = (window_rows + kParseChunk - 1) / kParseChunk;
+    if (jobs.empty() && chunks == 0) break;
+    // One item at a time per thread: each is a whole batch or parse chunk.
+    parallel_for_rethrowing(static_cast<Index>(jobs.size() + chunks), [&](Index index) {
+      const auto item = static_cast<std::size_t>(index);
+      if (item < jobs.size()) {
+        Worker& worker = workers[static_cast<std::size_t>(thread_index())];
+        run_job(jobs[item], worker);
+      } else {
+        parse_chunk(window_rows, item - jobs.size());
+      }
+    }, 1);
+    for (const BatchJob& job : jobs) {
+      finished.push_back(averaged(job));
+      pending_first = (pending_first + job.count) % pending.size();
+      pending_count -= job.count;
+      pending_queued -= job.count;
+    }
+    jobs.clear();
+
+    for (std::size_t i = 0; i < window_rows; ++i) {
+      ParsedRow& row = window[i];
+      if (!row.valid) {
+        unreported.emplace_back(rows_read + i, std::move(row.error));
+        row.error.clear();
+        continue;
+      }
+      unreported.emplace_back(rows_read + i, std::string());
+      std::swap(row, pending[(pending_first + pending_count) % pending.size()]);
+      ++pending_count;
+    }
+    rows_read += window_rows;
+    report_ready_rows();
+    // Every valid molecule of the window, the last batch partial: no batch spans two windows.
+    while (pending_count > pending_queued) {
+      const std::size_t count = std::min(kPredictionBatch, pending_count - pending_queued);
+      jobs.push_back({(pending_first + pending_queued) % pending.size(), count, {}});
+      pending_queued += count;
+    }
+  }
+  report_ready_rows();
+}
+
+SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& smiles, Index max_atoms) const {
+  SmilesPredictions result;
+  std::vector<float> values;  // [valid, T] row after row
+  std::size_t next_row = 0;
+  predict_smiles(
+      [&](std::string& text) {
+        if (next_row == smiles.size()) return false;
+        text = smiles[next_row++];
+        return true;
+      },
+      [&](const PredictedRow& row) {
+        if (row.values.empty()) {
+          result.invalid.emplace_back(row.index, std::string(row.error));
+          return;
+        }
+        result.valid.push_back(row.index);
+        values.insert(values.end(), row.values.begin(), row.values.end());
+      },
+      max_atoms);
+  const auto valid = static_cast<Index>(result.valid.size());
+  result.values = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+      values.data(), valid, config_.network.tasks);
+  return result;
+}
+
+Matrix<float> MoleculeModel::attention(const MoleculeGraph& molecule) const {
+  // The network keeps a pointer to the graph of its last forward, so the batch must still be alive
+  // when the weights are read: predict() would destroy its own batch before returning.
+  const FeaturedGraph* graphs[] = {&molecule};
+  FeaturedBatch batch;
+  batch.assemble(graphs);
+  GraphPredictor<float>& network = members_.front()->network;
+  network.forward(batch.batch, batch.node_features, batch.edge_features.cols() > 0 ? &batch.edge_features : nullptr,
+                  batch.graph_features.cols() > 0 ? &batch.graph_features : nullptr);
+  return network.last_attention_weights();
+}
+
+}  // namespace edgewise

@@ -1,0 +1,172 @@
+#include "edgewise/tasks/molecule/molecule_training.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/core/log.hpp"
+
+namespace edgewise {
+
+std::string early_stopping_metric(const TrainingOptions& training, TaskType type) {
+  if (!training.metric.empty()) return training.metric;
+  return type == TaskType::regression ? "rmse" : "roc_auc";
+}
+
+std::vector<std::pair<std::string, double>> MoleculeMetrics::means(const std::string& prefix) const {
+  if (regression)
+    return {{prefix + " rmse", regression->rmse}, {prefix + " mae", regression->mae}, {prefix + " r2", regression->r2}};
+  return {{prefix + " roc_auc", classification->roc_auc},
+          {prefix + " pr_auc", classification->pr_auc},
+          {prefix + " accuracy", classification->accuracy}};
+}
+
+MoleculeMetrics molecule_metrics(const MoleculeModel& model, const MoleculeSet& set) {
+  MoleculeMetrics metrics{.predictions = model.predict(set.molecules)};
+  if (model.config().task_type == TaskType::regression) {
+    metrics.regression = regression_metrics(metrics.predictions, set.targets);
+  } else {
+    metrics.classification = classification_metrics(metrics.predictions, set.targets);
+  }
+  return metrics;
+}
+
+void check_targets_labelled(const MoleculeDataset& data, const std::string& source) {
+  for (Index t = 0; t < data.targets.cols(); ++t) {
+    if (!data.targets.col(t).array().isNaN().all()) continue;
+    throw ArgumentError(source + ": target '" + data.tasks[static_cast<std::size_t>(t)] +
+                        "' has no labels: it is missing (empty) for all " + std::to_string(data.size()) +
+                        " molecules read");
+  }
+}
+
+void check_classification_targets(const MoleculeDataset& data, const std::string& source) {
+  for (Index m = 0; m < data.targets.rows(); ++m) {
+    for (Index t = 0; t < data.targets.cols(); ++t) {
+      const float y = data.targets(m, t);
+      if (!std::isnan(y) && y != 0.0f && y != 1.0f) {
+        throw ParseError(source, data.lines[static_cast<std::size_t>(m)], std::to_string(y),
+                         "classification target '" + data.tasks[static_cast<std::size_t>(t)] +
+                             "' must be 0 or 1 (or empty for a missing label)");
+      }
+    }
+  }
+}
+
+namespace {
+
+// "'p_np' (203 labels, all 1)" for each task whose labels among `rows` are of one class (or absent).
+std::vector<std::string> one_class_tasks(const MoleculeDataset& data, std::span<const Index> rows) {
+  std::vector<std::string> found;
+  for (Index task = 0; task < data.targets.cols(); ++task) {
+    Index labels = 0, positives = 0;
+    for (const Index row : rows) {
+      const float y = data.targets(row, task);
+      if (std::isnan(y)) continue;
+      ++labels;
+      positives += y > 0.5f;
+    }
+    if (positives > 0 && positives < labels) continue;
+    const std::string name = "'" + data.tasks[static_cast<std::size_t>(task)] + "'";
+    const std::string label_counts = std::to_string(labels) + " labels, all " + (positives > 0 ? "1" : "0");
+    found.push_back(name + " (" + (labels == 0 ? "no labels" : label_counts) + ")");
+  }
+  return found;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+// A classification part whose every task has one class cannot be measured (ROC-AUC is undefined):
+// the run stops before training. Tasks of one class among others are left out of the part's metrics.
+void check_classes(const MoleculeDataset& data, std::span<const Index> rows, const std::string& part,
+                   const Logger& log) {
+  if (rows.empty()) return;
+  const std::vector<std::string> tasks = one_class_tasks(data, rows);
+  if (tasks.size() == data.tasks.size())
+    throw ArgumentError("the " + part + " part (" + std::to_string(rows.size()) +
+                        " molecules) holds one class only of " + (tasks.size() == 1 ? "its task " : "every task: ") +
+                        joined(tasks) +
+                        ", so its ROC-AUC is undefined and the model could not be measured; choose another split "
+                        "(--split random, a folder of split files, or other --split-sizes)");
+  if (!tasks.empty())
+    log.normal("warning: the " + part + " part holds one class only of " + joined(tasks) +
+               "; its metrics leave these tasks out");
+}
+
+// Once per training, however many members overfit.
+void warn_if_overfitting(const std::vector<TrainingResult>& results, Index epoch_limit, const std::string& metric,
+                         const Logger& log) {
+  const bool larger_better = larger_is_better(metric);
+  const auto overfit = std::ranges::find_if(
+      results, [&](const TrainingResult& result) { return overfits(result, epoch_limit, larger_better); });
+  if (overfit == results.end()) return;
+  log.normal("warning: the validation " + metric + " was at its best in epoch " + std::to_string(overfit->best_epoch) +
+             " of " + std::to_string(overfit->epochs_run) +
+             " and worsened steadily after it while the training loss fell: the network overfits its training "
+             "molecules. Options that usually help: --dropout 0.2, --weight-decay 0.01, a smaller --hidden or fewer "
+             "--layers, more training molecules; for a property that grows with the molecule (a surface area, a "
+             "count of groups), a --readout that sums over the atoms (mean_sum, the default, or sum)");
+}
+
+}  // namespace
+
+void check_split_measurable(const MoleculeDataset& data, const Split& split, TaskType type, const Logger& log) {
+  if (split.train.empty()) throw ArgumentError("the split leaves no training molecules (" + part_sizes(split) + ")");
+  if (type != TaskType::classification) return;
+  check_classes(data, split.val, "validation", log);
+  check_classes(data, split.test, "test", log);
+}
+
+TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Split& split, MoleculeTrainingPlan plan) {
+  check_split_measurable(data, split, plan.config.task_type, Logger(plan.training.log));
+  const MoleculeSet train = molecule_set(data, split.train), validation = molecule_set(data, split.val);
+  const Index training_molecules = static_cast<Index>(train.molecules.size());
+  const TrainingBudget budget = default_training_budget(training_molecules);
+  plan.config.tasks = data.tasks;
+  if (plan.budget_ensemble) plan.config.ensemble = budget.ensemble;
+  if (plan.budget_epochs) plan.training.epochs = budget.epochs;
+  const Logger log(plan.training.log);
+  log.normal(std::to_string(data.size()) + " molecules, " + std::to_string(data.tasks.size()) + " task" +
+             (data.tasks.size() == 1 ? "" : "s") + "; split " + part_sizes(split));
+  log.verbose("ensemble of " + std::to_string(plan.config.ensemble) + ", up to " +
+              std::to_string(plan.training.epochs) + " epochs each; the defaults for " +
+              std::to_string(training_molecules) + " training molecules: " + std::to_string(budget.ensemble) +
+              " and " + std::to_string(budget.epochs));
+  MoleculeModel model(plan.config);
+  model.initialize(plan.training.seed);
+  log.normal("model: " + std::to_string(model.num_parameters()) + " parameters");
+  std::vector<TrainingResult> results = model.fit(train, validation, plan.training, plan.on_epoch, plan.checkpoints);
+  const std::string metric = early_stopping_metric(plan.training, plan.config.task_type);
+  for (const TrainingResult& result : results) {
+    std::ostringstream line;
+    line << "best epoch " << result.best_epoch << " (validation " << metric << " " << result.best_validation << ")";
+    log.normal(line.str());
+  }
+  warn_if_overfitting(results, plan.training.epochs, metric, log);
+  return {std::move(model), std::move(plan.training), std::move(results)};
+}
+
+TrainingSummary molecule_training_summary(const TrainedMoleculeModel& trained, const std::string& data_name,
+                                          Index examples, const std::string& split) {
+  TrainingSummary summary{.data = data_name,
+                          .examples = examples,
+                          .split = split,
+                          .seed = trained.training.seed,
+                          .max_epochs = trained.training.epochs};
+  const std::string metric = early_stopping_metric(trained.training, trained.model.config().task_type);
+  const std::vector<TrainingResult>& results = trained.results;
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    summary.epochs_run.push_back(results[k].epochs_run);
+    summary.best_epochs.push_back(results[k].best_epoch);
+    const std::string member = results.size() > 1 ? " (member " + std::to_string(k + 1) + ")" : "";
+    summary.metrics.emplace_back("validation " + metric + member, results[k].best_validation);
+  }
+  return summary;
+}
+
+}  // namespace edgewise
