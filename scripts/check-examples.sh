@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs edgewise from a build folder (default build/) into a temporary prefix, then configures,
 # builds and runs every project in examples/ against that installation, each in its own temporary
-# build folder, builds one of them once more with pkg-config instead of CMake, and runs the Python
+# build folder (checking that karate_club, which links edgewise::tasks_node alone, loads no RDKit),
+# builds one of them once more with pkg-config instead of CMake, and runs the Python
 # examples (examples/python) with the package installed there. Stops at the
 # first failure with a non-zero status. Nothing is left behind.
 #
@@ -48,6 +49,12 @@ for example in examples/*/; do
     -DCMAKE_PREFIX_PATH="$prefix"
   quietly "$work/$name.build.log" cmake --build "$work/$name" -j "$jobs"
   (cd "$work" && "$work/$name/$name")
+  # karate_club links edgewise::tasks_node alone: node classification without RDKit.
+  if [[ $name == karate_club ]] && ldd "$work/$name/$name" | grep -qi rdkit; then
+    echo "check-examples: $name loads RDKit, which node classification should not link:" >&2
+    ldd "$work/$name/$name" | grep -i rdkit >&2
+    exit 1
+  fi
 done
 
 echo "== custom_model (pkg-config)"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the dependencies, checks that no library folder includes one above it, builds edgewise in
-# Release with its tests and the Python module into build/, runs the C++ tests, then the Python
+# Release with its tests and the Python module into build/, runs the C++ tests, checks that a
+# node-classification program links no RDKit, then runs the Python
 # tests with Debian's /usr/bin/python3 (python3 on PATH may be another interpreter), and installs the
 # module where /usr/bin/python3 imports it.
 # Run as root on a fresh Debian bookworm machine; later runs rebuild incrementally.
@@ -14,6 +15,8 @@ scripts/check-layers.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DEDGEWISE_BUILD_TESTS=ON
 cmake --build build -j "${EDGEWISE_BUILD_JOBS:-$(nproc)}"
 ctest --test-dir build --output-on-failure
+# Node classification builds and runs without RDKit on its link line or in its process.
+scripts/check-node-link.sh build
 PYTHONPATH=build/python PYTHONDONTWRITEBYTECODE=1 EDGEWISE_CLI=build/apps/edgewise \
   /usr/bin/python3 -m pytest -q -p no:cacheprovider python/tests
 cmake --install build --component python

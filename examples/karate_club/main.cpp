@@ -2,7 +2,9 @@
 // boost::adjacency_list, with the two factions it split into (Mr. Hi's club and the officer's).
 // Trains on three members of each faction, predicts everyone's faction and prints the accuracy on
 // the members it was not told about.
-#include <edgewise/edgewise.hpp>
+#include <edgewise/core/parallel.hpp>
+#include <edgewise/graph/boost_interop.hpp>
+#include <edgewise/tasks/node/node_model.hpp>
 
 #include <boost/graph/adjacency_list.hpp>
 #include <algorithm>
