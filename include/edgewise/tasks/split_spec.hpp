@@ -14,8 +14,8 @@
 #include <string>
 #include <string_view>
 
-#include "edgewise/datasets/splits.hpp"
 #include "edgewise/chem/molecule_dataset.hpp"
+#include "edgewise/datasets/splits.hpp"
 #include "edgewise/models/graph_training.hpp"
 
 namespace edgewise {
