@@ -13,7 +13,6 @@
 #include <functional>
 #include <limits>
 #include <string>
-#include <vector>
 
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/parameters.hpp"
@@ -47,14 +46,11 @@ struct StoppingRule {
 class EarlyStopping {
  public:
   explicit EarlyStopping(const StoppingRule& rule) : rule_(rule) {}
-
   /// Records an epoch's scores; returns whether its weights are kept.
   bool record(Index epoch, const ValidationScores& scores);
   /// Whether the epoch just recorded ends training.
   bool exhausted(Index epoch) const { return epoch - last_progress_ >= rule_.patience; }
-
-  // A checkpoint holds the best scores of any epoch in its progress fields, with NaN for "none yet";
-  // a checkpoint without them continues from its best epoch.
+  // In a checkpoint's progress fields (TrainingState), NaN for "none yet".
   void save(TrainingState& state) const;
   void restore(const TrainingState& state);
 
@@ -67,26 +63,15 @@ class EarlyStopping {
   Index last_progress_ = 0;
 };
 
-/// What run_epochs needs besides the trainer.
+/// What run_epochs needs besides the trainer: the last epoch, the rule, the log, its verbose opening
+/// line, the value's name, and how the stopping message names what did not improve.
 struct EpochSettings {
-  Index epochs = 1;  ///< The last epoch to run.
+  Index epochs = 1;
   StoppingRule stopping;
   LogSettings log;
-  std::string setup;        ///< The verbose line that opens training.
-  std::string metric;       ///< The value's name in the per-epoch progress.
-  std::string judged_by;    ///< How the stopping message names what did not improve.
+  std::string setup, metric, judged_by;
 };
 
-/// The epochs run_epochs ran and the one whose weights it kept.
-template <typename Report>
-struct EpochsRun {
-  std::vector<Report> history;
-  Index epochs_run = 0;
-  Index best_epoch = 0;
-  ValidationScores best;  ///< of best_epoch
-};
-
-/// The per-epoch log lines (epoch_line, node_epoch_line).
 inline std::string epoch_text(const EpochReport& report, const EpochSettings& settings) {
   return epoch_line(report, settings.epochs, settings.metric);
 }
@@ -94,12 +79,13 @@ inline std::string epoch_text(const NodeEpochReport& report, const EpochSettings
 
 /// Runs the trainer's epochs from the first after checkpoints.resume (else 1) until settings.epochs or
 /// early stopping; calls on_epoch after each, then checkpoints.save when one is due (not after the epoch
-/// that stops training). Leaves the weights of the best epoch in params.
-template <typename Report, typename Trainer>
-EpochsRun<Report> run_epochs(Trainer& trainer, Parameters<float>& params, const EpochSettings& settings,
-                             const std::function<void(const Report&)>& on_epoch,
-                             const TrainingCheckpoints& checkpoints) {
-  EpochsRun<Report> run;
+/// that stops training). Leaves the weights of the best epoch in params, fills the result's history,
+/// epochs_run and best_epoch (TrainingResult, NodeTrainingResult), and returns the best epoch's scores.
+template <typename Trainer, typename Result, typename Report = typename decltype(Result::history)::value_type>
+ValidationScores run_epochs(Trainer& trainer, Parameters<float>& params, const EpochSettings& settings,
+                            const TrainingCheckpoints& checkpoints, Result& result,
+                            const std::function<void(const Report&)>& on_epoch) {
+  ValidationScores best;
   Vector<float> best_weights = params.values();
   EarlyStopping stopping(settings.stopping);
   Index first_epoch = 1;
@@ -109,8 +95,8 @@ EpochsRun<Report> run_epochs(Trainer& trainer, Parameters<float>& params, const 
     trainer.restore(state);
     stopping.restore(state);
     best_weights = state.best_weights;
-    run.best_epoch = state.best_epoch;
-    run.best = {.measured = true, .value = state.best_validation, .loss = state.best_loss};
+    result.best_epoch = state.best_epoch;
+    best = {.measured = true, .value = state.best_validation, .loss = state.best_loss};
     first_epoch = state.epoch + 1;
   }
   const Logger log(settings.log);
@@ -123,13 +109,13 @@ EpochsRun<Report> run_epochs(Trainer& trainer, Parameters<float>& params, const 
     const ValidationScores scores = trainer.score(report);
     report.improved = stopping.record(epoch, scores);
     if (report.improved) {
-      run.best_epoch = epoch;
-      run.best = scores;
+      result.best_epoch = epoch;
+      best = scores;
       best_weights = params.values();
     }
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    run.history.push_back(report);
-    run.epochs_run = epoch;
+    result.history.push_back(report);
+    result.epochs_run = epoch;
     if (on_epoch) on_epoch(report);
     if (log.enabled(LogLevel::normal)) {
       const EpochProgress progress{.epoch = epoch,
@@ -142,22 +128,23 @@ EpochsRun<Report> run_epochs(Trainer& trainer, Parameters<float>& params, const 
     }
     if (stopping.exhausted(epoch)) {
       log.verbose("stopping early: no improvement " + settings.judged_by + " for " +
-                  std::to_string(settings.stopping.patience) + " epochs; keeping epoch " + std::to_string(run.best_epoch));
+                  std::to_string(settings.stopping.patience) + " epochs; keeping epoch " +
+                  std::to_string(result.best_epoch));
       break;
     }
     if (checkpoint_due(checkpoints, epoch)) {
       TrainingState state{.epoch = epoch,
                           .best_weights = best_weights,
-                          .best_epoch = run.best_epoch,
-                          .best_validation = run.best.value,
-                          .best_loss = run.best.loss};
+                          .best_epoch = result.best_epoch,
+                          .best_validation = best.value,
+                          .best_loss = best.loss};
       trainer.save(state);
       stopping.save(state);
       checkpoints.save(state);
     }
   }
   params.values() = best_weights;
-  return run;
+  return best;
 }
 
 }  // namespace edgewise::detail

@@ -14,6 +14,7 @@
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/models/optimizers.hpp"
 #include "edgewise/models/training_state.hpp"
+#include "collectives.hpp"
 #include "epochs.hpp"
 
 namespace edgewise {
@@ -97,13 +98,14 @@ void check_set(const GraphSet& set, const GraphPredictorOptions& network, const 
 class GraphTrainer {
  public:
   GraphTrainer(GraphPredictor<float>& model, Parameters<float>& params, const GraphSet& train,
-               const GraphSet& validation, const TrainingOptions& options, const TargetScaling& scaling)
+               const GraphSet& validation, const TrainingOptions& options, const std::string& metric,
+               const TargetScaling& scaling)
       : model_(model),
         params_(params),
         train_(train),
         validation_(validation),
         options_(options),
-        metric_(early_stopping_metric(options)),
+        metric_(metric),
         scaling_(scaling),
         targets_(scaling.to_scaled(train.targets)),
         optimizer_(params, AdamOptions{.lr = options.learning_rate, .weight_decay = options.weight_decay}),
@@ -229,16 +231,17 @@ class GraphTrainer {
       const auto row = targets_.row(static_cast<Index>(order_[i]));
       observed += static_cast<std::uint64_t>(row.size() - row.array().isNaN().count());  // NaN: missing
     }
-    const std::uint64_t all_observed = distributed::sum(observed);
+    const detail::Collectives& all = detail::run_processes();
+    const std::uint64_t all_observed = all.sum(observed);
     const double share = all_observed == 0 ? 0.0 : static_cast<double>(observed) / static_cast<double>(all_observed);
     double weighted_loss = 0;
     if (first < last)
       weighted_loss = share * gradients(first, last, Mode::train(dropout_rng_, atom_ids_), graph_ids_,
                                         static_cast<float>(share));
     // A process without a graph drew no dropout keys: every process takes rank 0's generator.
-    dropout_rng_ = SplitMix64(distributed::from_rank_0(dropout_rng_.state()));
-    distributed::sum_in_place({params_.grads().data(), static_cast<std::size_t>(params_.size())});
-    return distributed::sum(weighted_loss);
+    dropout_rng_ = SplitMix64(all.from_rank_0(dropout_rng_.state()));
+    all.sum_gradients(params_);
+    return all.sum(weighted_loss);
   }
 
   const FeaturedGraph& graph_at(std::size_t position) const { return *train_.graphs[order_[position]]; }
@@ -248,7 +251,7 @@ class GraphTrainer {
   const GraphSet& train_;
   const GraphSet& validation_;
   const TrainingOptions& options_;
-  std::string metric_;
+  const std::string& metric_;
   const TargetScaling& scaling_;
   Matrix<float> targets_;  // scaled
   AdamW<float> optimizer_;
@@ -297,12 +300,8 @@ TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<fl
                std::to_string(options.epochs) + " epochs, patience " + std::to_string(options.patience),
       .metric = metric,
       .judged_by = "of validation " + metric};
-  GraphTrainer trainer(model, params, train, validation, options, result.scaling);
-  detail::EpochsRun<EpochReport> run = detail::run_epochs<EpochReport>(trainer, params, settings, on_epoch, checkpoints);
-  result.history = std::move(run.history);
-  result.epochs_run = run.epochs_run;
-  result.best_epoch = run.best_epoch;
-  result.best_validation = run.best.value;
+  GraphTrainer trainer(model, params, train, validation, options, metric, result.scaling);
+  result.best_validation = detail::run_epochs(trainer, params, settings, checkpoints, result, on_epoch).value;
   if (!validation.graphs.empty() && result.best_epoch == 0)
     throw ArgumentError("training: the validation " + metric + " was undefined (nan) in each of the " +
                         std::to_string(result.epochs_run) + " epochs, so no epoch could be kept as the best" +

@@ -1,5 +1,7 @@
 #include "node_common.hpp"
 
+#include <algorithm>
+
 #include "edgewise/core/error.hpp"
 
 namespace edgewise::detail {
@@ -53,25 +55,26 @@ Index argmax(const Matrix<float>& logits, Index row) {
   return best;
 }
 
-double accuracy(const Matrix<float>& logits, std::span<const Index> targets) {
-  Index scored = 0, correct = 0;
-  for (std::size_t node = 0; node < targets.size(); ++node) {
-    if (targets[node] < 0) continue;
+double accuracy(const Matrix<float>& logits, std::span<const Index> targets, const Collectives& processes) {
+  std::uint64_t scored = 0, correct = 0;
+  for (std::size_t row = 0; row < targets.size(); ++row) {
+    if (targets[row] < 0) continue;
     ++scored;
-    if (argmax(logits, static_cast<Index>(node)) == targets[node]) ++correct;
+    correct += argmax(logits, static_cast<Index>(row)) == targets[row];
   }
+  scored = processes.sum(scored);
+  correct = processes.sum(correct);
   return scored > 0 ? static_cast<double>(correct) / static_cast<double>(scored) : kNaN;
 }
 
-EpochSettings node_epoch_settings(const Split& split, const NodeTrainingOptions& options) {
-  return {.epochs = options.epochs,
-          .stopping = {.larger_better = true, .with_loss = true, .ties_count = true, .patience = options.patience},
-          .log = options.log,
-          .setup = "training on " + std::to_string(split.train.size()) + " nodes, validating on " +
-                   std::to_string(split.val.size()) + " by accuracy; at most " + std::to_string(options.epochs) +
-                   " epochs, patience " + std::to_string(options.patience),
-          .metric = "accuracy",
-          .judged_by = "on the validation nodes"};
+Index count_targets(std::span<const Index> targets) {
+  return static_cast<Index>(std::ranges::count_if(targets, [](Index target) { return target >= 0; }));
+}
+
+double target_share(std::span<const Index> targets, const Collectives& processes) {
+  const auto own = static_cast<std::uint64_t>(count_targets(targets));
+  const std::uint64_t all = processes.sum(own);
+  return all > 0 ? static_cast<double>(own) / static_cast<double>(all) : 0.0;
 }
 
 }  // namespace edgewise::detail

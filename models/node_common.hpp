@@ -1,7 +1,7 @@
 // What full-batch, sampled and partitioned node training share besides the epoch loop (epochs.hpp):
-// the checks of their inputs, the targets of a part of the nodes, the cut of a run of several processes,
-// accuracy, the state of the steps, and the settings of the epochs. A node trainer's score fills the
-// report's train_accuracy, val_accuracy and val_loss and returns node_scores(report). Private to models/.
+// input checks, the targets of a part of the nodes, the cut of a run of several processes, accuracy,
+// the steps' state, the full-batch trainer and the epochs' settings. A node trainer's score fills the
+// report's accuracies and validation loss and returns node_scores(report). Private to models/.
 #pragma once
 
 #include <cmath>
@@ -15,9 +15,11 @@
 #include "edgewise/core/parameters.hpp"
 #include "edgewise/core/sparse.hpp"
 #include "edgewise/datasets/splits.hpp"
+#include "edgewise/models/losses.hpp"
 #include "edgewise/models/node_training.hpp"
 #include "edgewise/models/optimizers.hpp"
 #include "edgewise/models/training_state.hpp"
+#include "collectives.hpp"
 #include "epochs.hpp"
 
 namespace edgewise::detail {
@@ -51,8 +53,16 @@ void log_cut(const Logger& log, const InEdges& in_edges, std::span<const std::in
 /// The column of the row's largest logit.
 Index argmax(const Matrix<float>& logits, Index row);
 
-/// Fraction of the rows with a target whose largest logit is the target's; NaN without targets.
-double accuracy(const Matrix<float>& logits, std::span<const Index> targets);
+/// Fraction of the rows with a target whose largest logit is the target's, counting the rows of all
+/// `processes`; NaN without targets.
+double accuracy(const Matrix<float>& logits, std::span<const Index> targets,
+                const Collectives& processes = single_process());
+
+/// The rows with a target (>= 0).
+Index count_targets(std::span<const Index> targets);
+
+/// This process's fraction of the rows with a target, over all `processes`; 0 without any.
+double target_share(std::span<const Index> targets, const Collectives& processes);
 
 /// What a trainer's steps carry from one epoch to the next, and checkpoints keep: Adam's state and the
 /// generator of the dropout masks.
@@ -80,22 +90,101 @@ inline ValidationScores node_scores(const NodeEpochReport& report) {
   return {.measured = !std::isnan(report.val_accuracy), .value = report.val_accuracy, .loss = report.val_loss};
 }
 
-/// The settings of node training's epochs: the rule of the GAT reference code (StoppingRule).
-EpochSettings node_epoch_settings(const Split& split, const NodeTrainingOptions& options);
+/// Full-batch node training's epochs (run_node_epochs), on the whole graph or on one process's part of
+/// it (part_training.cpp): rows that are the nodes `node_ids` of the whole graph (empty: row r is node
+/// r). Each process's mean loss is weighted by its share of all training rows and the gradients are
+/// summed over `processes`; with one process the share is 1 and the collectives return their input.
+/// Keeps its loss-gradient buffers between epochs, as the model keeps its layer buffers.
+class FullBatchTrainer {
+ public:
+  /// targets: [rows], a class or -1; graph, features and node_ids must outlive the trainer.
+  FullBatchTrainer(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
+                   const ConstRowsRef<float>& features, std::vector<Index> train_targets,
+                   std::vector<Index> val_targets, const NodeTrainingOptions& options,
+                   const Collectives& processes = single_process(), std::span<const NodeId> node_ids = {})
+      : model_(model),
+        params_(params),
+        graph_(graph),
+        features_(features),
+        sparse_features_(sparse_copy_if_sparse(features)),
+        train_targets_(std::move(train_targets)),
+        val_targets_(std::move(val_targets)),
+        processes_(processes),
+        node_ids_(node_ids),
+        train_share_(target_share(train_targets_, processes)),
+        val_share_(target_share(val_targets_, processes)),
+        steps_(params, options) {}
 
-/// Runs trainer's epochs (run_epochs) and leaves the weights of the best epoch in params.
+  /// One Adam step; returns the training loss before it. Throws DivergenceError (check_finite_step)
+  /// when the loss or a gradient is not finite.
+  double step(Index epoch) {
+    params_.zero_grad();
+    const Matrix<float>& logits = forward(Mode::train(steps_.dropout_rng, node_ids_));
+    const double loss = processes_.sum(cross_entropy_loss(dlogits_, logits, train_targets_) * train_share_);
+    dlogits_ *= static_cast<float>(train_share_);
+    model_.backward(dlogits_);
+    processes_.sum_gradients(params_);
+    check_finite_step(params_, loss, epoch, 1);
+    steps_.optimizer.step();
+    return loss;
+  }
+
+  /// Fills the report's accuracies and validation loss from one inference pass.
+  ValidationScores score(NodeEpochReport& report) {
+    const Matrix<float>& logits = forward(Mode::inference());
+    report.train_accuracy = accuracy(logits, train_targets_, processes_);
+    report.val_accuracy = accuracy(logits, val_targets_, processes_);
+    report.val_loss = std::isnan(report.val_accuracy)
+                          ? kNaN
+                          : processes_.sum(cross_entropy_loss(dscratch_, logits, val_targets_) * val_share_);
+    return node_scores(report);
+  }
+
+  void save(TrainingState& state) const { steps_.save(state); }
+  void restore(const TrainingState& state) { steps_.restore(state); }
+
+ private:
+  const Matrix<float>& forward(Mode mode) {
+    return sparse_features_ ? model_.forward(graph_, *sparse_features_, mode) : model_.forward(graph_, features_, mode);
+  }
+
+  NodeClassifier<float>& model_;
+  Parameters<float>& params_;
+  const Graph& graph_;
+  ConstRowsRef<float> features_;
+  std::optional<SparseMatrix<float>> sparse_features_;  // the features again when mostly zeros
+  std::vector<Index> train_targets_;
+  std::vector<Index> val_targets_;
+  const Collectives& processes_;
+  std::span<const NodeId> node_ids_;
+  double train_share_;  // this process's fraction of all training (validation) rows
+  double val_share_;
+  StepState steps_;
+  Matrix<float> dlogits_;
+  Matrix<float> dscratch_;  // the validation loss's gradient, which nothing uses
+};
+
+/// Runs trainer's epochs (run_epochs) under the rule of the GAT reference code (StoppingRule) and leaves
+/// the weights of the best epoch in params.
 template <typename Trainer>
 NodeTrainingResult run_node_epochs(Trainer& trainer, Parameters<float>& params, const Split& split,
                                    const NodeTrainingOptions& options,
                                    const std::function<void(const NodeEpochReport&)>& on_epoch,
                                    const TrainingCheckpoints& checkpoints) {
-  EpochsRun<NodeEpochReport> run =
-      run_epochs<NodeEpochReport>(trainer, params, node_epoch_settings(split, options), on_epoch, checkpoints);
-  return {.history = std::move(run.history),
-          .epochs_run = run.epochs_run,
-          .best_epoch = run.best_epoch,
-          .best_val_accuracy = run.best.value,
-          .best_val_loss = run.best.loss};
+  const EpochSettings settings{
+      .epochs = options.epochs,
+      .stopping = {.larger_better = true, .with_loss = true, .ties_count = true, .patience = options.patience},
+      .log = options.log,
+      .setup = "training on " + std::to_string(split.train.size()) + " nodes, validating on " +
+               std::to_string(split.val.size()) + " by accuracy; at most " + std::to_string(options.epochs) +
+               " epochs, patience " + std::to_string(options.patience),
+      .metric = "accuracy",
+      .judged_by = "on the validation nodes"};
+  NodeTrainingResult result;
+  const ValidationScores best = run_epochs(trainer, params, settings, checkpoints, result, on_epoch);
+  result.best_val_accuracy = best.value;
+  result.best_val_loss = best.loss;
+  return result;
 }
 
 }  // namespace edgewise::detail

@@ -29,68 +29,8 @@ void to_json(nlohmann::json& j, const NodeTrainingOptions& options) {
 
 namespace {
 
-using detail::accuracy;
 using detail::argmax;
-using detail::kNaN;
 using detail::part_targets;
-
-// The training step and the scoring pass of one epoch. Keeps its loss-gradient buffers between
-// epochs, as the model keeps its layer buffers.
-class FullBatchTrainer {
- public:
-  FullBatchTrainer(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
-                   const ConstRowsRef<float>& features, std::vector<Index> train_targets,
-                   std::vector<Index> val_targets, const NodeTrainingOptions& options)
-      : model_(model),
-        params_(params),
-        graph_(graph),
-        features_(features),
-        sparse_features_(detail::sparse_copy_if_sparse(features)),
-        train_targets_(std::move(train_targets)),
-        val_targets_(std::move(val_targets)),
-        steps_(params, options) {}
-
-  // One Adam step; returns the training loss before it. Throws DivergenceError (check_finite_step) when
-  // the loss or a gradient is not finite.
-  double step(Index epoch) {
-    params_.zero_grad();
-    const Matrix<float>& logits = forward(Mode::train(steps_.dropout_rng));
-    const double loss = cross_entropy_loss(dlogits_, logits, train_targets_);
-    model_.backward(dlogits_);
-    check_finite_step(params_, loss, epoch, 1);
-    steps_.optimizer.step();
-    return loss;
-  }
-
-  // Fills the optimizer's and the generator's part of `state`.
-  void save(TrainingState& state) const { steps_.save(state); }
-  void restore(const TrainingState& state) { steps_.restore(state); }
-
-  // Fills the report's accuracies and validation loss from one inference pass.
-  detail::ValidationScores score(NodeEpochReport& report) {
-    const Matrix<float>& logits = forward(Mode::inference());
-    report.train_accuracy = accuracy(logits, train_targets_);
-    report.val_accuracy = accuracy(logits, val_targets_);
-    report.val_loss = std::isnan(report.val_accuracy) ? kNaN : cross_entropy_loss(dscratch_, logits, val_targets_);
-    return detail::node_scores(report);
-  }
-
- private:
-  const Matrix<float>& forward(Mode mode) {
-    return sparse_features_ ? model_.forward(graph_, *sparse_features_, mode) : model_.forward(graph_, features_, mode);
-  }
-
-  NodeClassifier<float>& model_;
-  Parameters<float>& params_;
-  const Graph& graph_;
-  ConstRowsRef<float> features_;
-  std::optional<SparseMatrix<float>> sparse_features_;  // the features again when mostly zeros
-  std::vector<Index> train_targets_;
-  std::vector<Index> val_targets_;
-  detail::StepState steps_;
-  Matrix<float> dlogits_;
-  Matrix<float> dscratch_;  // the validation loss's gradient, which nothing uses
-};
 
 std::string accuracy_text(double value) {
   if (std::isnan(value)) return "-";
@@ -125,8 +65,9 @@ NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameter
                                           checkpoints);
   }
   const Index classes = model.options().classes;
-  FullBatchTrainer trainer(model, params, graph, features, detail::part_targets(labels, split.train, classes, "training"),
-                           detail::part_targets(labels, split.val, classes, "validation"), options);
+  detail::FullBatchTrainer trainer(model, params, graph, features,
+                                   part_targets(labels, split.train, classes, "training"),
+                                   part_targets(labels, split.val, classes, "validation"), options);
   return detail::run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
 }
 

@@ -20,7 +20,6 @@
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/memory.hpp"
 #include "edgewise/graph/partition.hpp"
-#include "edgewise/models/losses.hpp"
 #include "node_common.hpp"
 
 namespace edgewise::detail {
@@ -149,13 +148,6 @@ std::vector<Index> rows_of(const GraphPart& part, const std::vector<Index>& whol
   return result;
 }
 
-// The rows with a target (>= 0).
-Index count_targets(std::span<const Index> targets) {
-  Index count = 0;
-  for (const Index target : targets) count += target >= 0;
-  return count;
-}
-
 // Features [part rows, in_dim].
 void check_part_features(const NodeClassifier<float>& model, const GraphPart& part, const Matrix<float>& features) {
   if (features.rows() != part.rows() || features.cols() != model.options().in_dim)
@@ -188,92 +180,6 @@ void log_part(const Logger& log, const GraphPart& part, std::span<const Index> t
                 per_process(part.owned), per_process(part.rows() - part.owned), per_process(count_targets(train_targets)));
 }
 
-// The training step and the scoring pass of one epoch on this process's part; the same on every
-// process but for the part.
-class PartTrainer {
- public:
-  PartTrainer(NodeClassifier<float>& model, Parameters<float>& params, const GraphPart& part, PartRows rows,
-              const NodeTrainingOptions& options)
-      : model_(model),
-        params_(params),
-        part_(part),
-        features_(std::move(rows.features)),
-        sparse_features_(sparse_copy_if_sparse(features_)),
-        train_targets_(std::move(rows.train_targets)),
-        val_targets_(std::move(rows.val_targets)),
-        train_share_(share(train_targets_)),
-        val_share_(share(val_targets_)),
-        halo_(model, part_),
-        steps_(params, options) {}
-  PartTrainer(const PartTrainer&) = delete;
-  PartTrainer& operator=(const PartTrainer&) = delete;
-
-  double step(Index epoch) {
-    params_.zero_grad();
-    const Matrix<float>& logits = forward(Mode::train(steps_.dropout_rng, part_.nodes));
-    const double loss = distributed::sum(cross_entropy_loss(dlogits_, logits, train_targets_) * train_share_);
-    dlogits_ *= static_cast<float>(train_share_);
-    model_.backward(dlogits_);
-    distributed::sum_in_place({params_.grads().data(), static_cast<std::size_t>(params_.size())});
-    check_finite_step(params_, loss, epoch, 1);
-    steps_.optimizer.step();
-    return loss;
-  }
-
-  void save(TrainingState& state) const { steps_.save(state); }
-  void restore(const TrainingState& state) { steps_.restore(state); }
-
-  ValidationScores score(NodeEpochReport& report) {
-    const Matrix<float>& logits = forward(Mode::inference());
-    report.train_accuracy = accuracy_of_all(logits, train_targets_);
-    report.val_accuracy = accuracy_of_all(logits, val_targets_);
-    report.val_loss = std::isnan(report.val_accuracy)
-                          ? kNaN
-                          : distributed::sum(cross_entropy_loss(dscratch_, logits, val_targets_) * val_share_);
-    return node_scores(report);
-  }
-
- private:
-  // This process's fraction of the rows with a target, over all processes.
-  static double share(std::span<const Index> targets) {
-    const auto own = static_cast<std::uint64_t>(count_targets(targets));
-    const std::uint64_t all = distributed::sum(own);
-    return all > 0 ? static_cast<double>(own) / static_cast<double>(all) : 0.0;
-  }
-
-  // The fraction of all processes' rows with a target whose largest logit is the target's.
-  static double accuracy_of_all(const Matrix<float>& logits, std::span<const Index> targets) {
-    std::uint64_t scored = 0, correct = 0;
-    for (std::size_t r = 0; r < targets.size(); ++r) {
-      if (targets[r] < 0) continue;
-      ++scored;
-      correct += argmax(logits, static_cast<Index>(r)) == targets[r];
-    }
-    scored = distributed::sum(scored);
-    correct = distributed::sum(correct);
-    return scored > 0 ? static_cast<double>(correct) / static_cast<double>(scored) : kNaN;
-  }
-
-  const Matrix<float>& forward(Mode mode) {
-    return sparse_features_ ? model_.forward(part_.graph, *sparse_features_, mode)
-                            : model_.forward(part_.graph, features_, mode);
-  }
-
-  NodeClassifier<float>& model_;
-  Parameters<float>& params_;
-  const GraphPart& part_;
-  const Matrix<float> features_;  // [part rows, in_dim]
-  std::optional<SparseMatrix<float>> sparse_features_;
-  std::vector<Index> train_targets_;  // by part row
-  std::vector<Index> val_targets_;
-  double train_share_;
-  double val_share_;
-  HaloExchange halo_;
-  StepState steps_;
-  Matrix<float> dlogits_;
-  Matrix<float> dscratch_;
-};
-
 }  // namespace
 }  // namespace edgewise::detail
 
@@ -290,7 +196,9 @@ NodeTrainingResult train_node_classifier_on_part(NodeClassifier<float>& model, P
   if (split.train.empty()) throw ArgumentError("node training: the training split is empty");
   const Logger log(options.log);
   log_part(log, part, rows.train_targets);
-  PartTrainer trainer(model, params, part, std::move(rows), options);
+  const HaloExchange halo(model, part);
+  FullBatchTrainer trainer(model, params, part.graph, rows.features, std::move(rows.train_targets),
+                           std::move(rows.val_targets), options, run_processes(), part.nodes);
   NodeTrainingResult result = run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
   log.verbose("peak memory of each process (MB): " + joined(per_process(std::lround(peak_rss_mb()))));
   return result;

@@ -141,10 +141,10 @@ struct Tally {
     scored += seeds;
     for (Index row = 0; row < seeds; ++row) correct += detail::argmax(logits, row) == targets[row] ? 1 : 0;
   }
-  // The tally of every process of the run (core/distributed), on each.
-  Tally summed() const {
-    return {distributed::sum(loss_sum), static_cast<Index>(distributed::sum(static_cast<std::uint64_t>(correct))),
-            static_cast<Index>(distributed::sum(static_cast<std::uint64_t>(scored)))};
+  // The tally of every process of the run, on each.
+  Tally summed(const detail::Collectives& processes) const {
+    return {processes.sum(loss_sum), static_cast<Index>(processes.sum(static_cast<std::uint64_t>(correct))),
+            static_cast<Index>(processes.sum(static_cast<std::uint64_t>(scored)))};
   }
   double loss() const { return scored > 0 ? loss_sum / static_cast<double>(scored) : detail::kNaN; }
   double accuracy() const {
@@ -213,6 +213,7 @@ class SampledTrainer {
                                        : std::vector<Index>{}),
         prefetcher_(graph, sampling.fanouts.empty() ? default_fanouts(model.options().layers) : sampling.fanouts),
         owner_(distributed::active() ? detail::shared_partition(graph.in_edges) : std::vector<std::int32_t>{}),
+        processes_(detail::run_processes()),
         steps_(params, options) {}
 
   double step(Index epoch) {
@@ -234,11 +235,15 @@ class SampledTrainer {
         dlogits_ *= static_cast<float>(share);
         model_.backward_blocks(dlogits_);
       }
-      loss = sum_over_processes(loss * share);
+      // The gradients and loss of all processes; each continues from rank 0's dropout generator, as a
+      // process without seeds drew nothing.
+      processes_.sum_gradients(params_);
+      steps_.dropout_rng = SplitMix64(processes_.from_rank_0(steps_.dropout_rng.state()));
+      loss = processes_.sum(loss * share);
       check_finite_step(params_, loss, epoch, b + 1);
       steps_.optimizer.step();
     });
-    if (!owner_.empty()) train_tally_ = train_tally_.summed();
+    train_tally_ = train_tally_.summed(processes_);
     return train_tally_.loss();
   }
 
@@ -258,7 +263,7 @@ class SampledTrainer {
       batch_targets(seeds, labels_, logits.rows(), targets_);
       val.add(cross_entropy_loss(dscratch_, logits, targets_), logits, targets_, static_cast<Index>(seeds.size()));
     });
-    if (!owner_.empty()) val = val.summed();
+    val = val.summed(processes_);
     report.val_accuracy = val.accuracy();
     report.val_loss = val.loss();
     return detail::node_scores(report);
@@ -303,15 +308,6 @@ class SampledTrainer {
     return mine;
   }
 
-  // A step's loss, summed over the processes, whose gradients are summed too; every process then
-  // continues from rank 0's dropout generator, as a process without seeds drew nothing.
-  double sum_over_processes(double loss) {
-    if (owner_.empty()) return loss;
-    distributed::sum_in_place({params_.grads().data(), static_cast<std::size_t>(params_.size())});
-    steps_.dropout_rng = SplitMix64(distributed::from_rank_0(steps_.dropout_rng.state()));
-    return distributed::sum(loss);
-  }
-
   NodeClassifier<float>& model_;
   Parameters<float>& params_;
   const NodeSource& graph_;
@@ -324,6 +320,7 @@ class SampledTrainer {
   std::vector<Index> val_targets_;  // [N] for exact validation, else empty
   BatchPrefetcher prefetcher_;
   std::vector<std::int32_t> owner_;     // the part of every node in a run of several processes, else empty
+  const detail::Collectives& processes_;
   std::vector<NodeId> own_seeds_[2];    // a batch's seeds of this process, for the batch in use and the next
   detail::StepState steps_;
   Tally train_tally_;
