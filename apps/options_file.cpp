@@ -5,6 +5,7 @@
 
 #include "cli_support.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/tasks/params.hpp"
 
 namespace edgewise::cli {
 namespace {
@@ -65,27 +66,26 @@ void write_options_file(const std::string& path, const std::string& task, const 
   write_file_atomically(path, file.dump(2) + '\n', overwrite_for(force));
 }
 
-std::vector<CLI::Option*> apply_options(CLI::App& command, const nlohmann::json& options, const std::string& source,
-                                        const std::vector<std::string>& allowed) {
-  std::vector<CLI::Option*> applied;
+nlohmann::json file_options(const CLI::App& command, const nlohmann::json& options, const std::string& source,
+                            const std::string& task, bool tunable_only) {
+  const std::vector<std::string> names = training_option_names(task, tunable_only);
+  const std::string other = task == "node" ? "graph" : "node";
+  const std::vector<std::string> others = training_option_names(other);
   for (const auto& [name, value] : options.items()) {
-    CLI::Option* option = command.get_option_no_throw("--" + name);
-    const bool refused = !allowed.empty() && std::ranges::find(allowed, name) == allowed.end();
-    if (option == nullptr || refused || name == "options" || name == "help")
-      throw ArgumentError(source + ": '" + name + "' is not an option " + (option ? "this command takes from a file" : "of this command"));
-    if (option->count() > 0) continue;  // the command line wins
-    option->clear();
-    // A flag's value as CLI11 would take it from that name: "no-descriptors": true is descriptors off.
-    const std::string text = option_value(value);
-    option->add_result(option->get_expected_min() == 0 ? option->get_flag_value(name, text) : text);
-    try {
-      option->run_callback();
-    } catch (const CLI::Error& e) {
-      throw ArgumentError(source + ": option '" + name + "': " + e.what());
-    }
-    applied.push_back(option);
+    const std::string flag = name.starts_with("no-") ? name.substr(3) : name;
+    if (std::ranges::find(names, name) != names.end() || std::ranges::find(names, flag) != names.end()) continue;
+    if (!tunable_only && (std::ranges::find(others, name) != others.end() || std::ranges::find(others, flag) != others.end()))
+      throw ArgumentError(source + ": '" + name + "' applies to --task " + other + " only");
+    const bool known = command.get_option_no_throw("--" + name) != nullptr;
+    throw ArgumentError(source + ": '" + name + "' is not an option " + (known ? "this command takes from a file" : "of this command"));
   }
-  return applied;
+  return read_training_options(
+      task, options, {.prefix = source + ": option '", .separator = '-', .task = "--task " + task, .suffix = "'"});
+}
+
+void add_options(nlohmann::json& given, const nlohmann::json& options) {
+  for (const auto& [name, value] : options.items())
+    if (!given.contains(name)) given[name] = value;
 }
 
 std::string options_text(const nlohmann::json& options) {

@@ -1,5 +1,5 @@
 // Options files: the options `edgewise tune` chose, as JSON that `edgewise train --options FILE`
-// reads, and the way both commands set an option by its name.
+// reads, and tune's grids of candidates, read through the parameter tables (tasks/params.hpp).
 //
 //   {"format": "edgewise options", "version": 1, "task": "graph",
 //    "options": {"hidden": 64, "readout": "mean", "descriptors": true},
@@ -28,12 +28,16 @@ nlohmann::json read_options_file(const std::string& path, const std::string& tas
 void write_options_file(const std::string& path, const std::string& task, const nlohmann::json& options,
                         const nlohmann::json& cross_validation, bool force);
 
-// Sets each of `options` on `command` as if given on the command line (same validation), skipping
-// those the command line gave, which take precedence. Returns the options it set. Throws
-// ArgumentError naming `source` and the option for an unknown option, one not in `allowed` (when
-// given) or a value the option refuses.
-std::vector<CLI::Option*> apply_options(CLI::App& command, const nlohmann::json& options, const std::string& source,
-                                        const std::vector<std::string>& allowed = {});
+// The training options of an options file or a grid `source` for --task `task`, each read by its
+// row of the task's parameter table (edgewise::read_training_options), so that a file means what
+// the same options mean on the command line and in Python; with `tunable_only`, those that tune's
+// candidates may set. Throws ArgumentError naming `source` and the option for one that is not a
+// training option of the task or a value the option refuses.
+nlohmann::json file_options(const CLI::App& command, const nlohmann::json& options, const std::string& source,
+                            const std::string& task, bool tunable_only = false);
+
+// Sets `options` into `given` where the command line did not give them: it takes precedence.
+void add_options(nlohmann::json& given, const nlohmann::json& options);
 
 // "--hidden 64 --readout mean --descriptors": the options as a command line would give them.
 std::string options_text(const nlohmann::json& options);

@@ -29,7 +29,9 @@ struct TrainArgs {
 
 void run(CLI::App& command, const TaskOptionGroups& task_options, TrainArgs& args) {
   apply_threads(args.threads);
-  if (!args.options_file.empty()) apply_options(command, read_options_file(args.options_file, args.task), args.options_file);
+  if (!args.options_file.empty())
+    add_options(args.shared.given, file_options(command, read_options_file(args.options_file, args.task),
+                                                args.options_file, args.task));
   const LogSettings log = console_log(args.quiet, args.verbose);
   if (args.verbose && distributed::rank() == 0)
     set_rdkit_warning_sink([](std::string_view line) { std::cerr << line << '\n'; });

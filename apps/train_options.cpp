@@ -97,14 +97,6 @@ void copy_outputs(const SharedTrainArgs& shared, TaskArgs& args) {
   args.checkpoints = shared.checkpoints;
 }
 
-template <typename Params>
-std::vector<std::string> tunable(const std::vector<TrainingParam<Params>>& table) {
-  std::vector<std::string> names;
-  for (const TrainingParam<Params>& param : table)
-    if (param.tunable) names.push_back(param.name);
-  return names;
-}
-
 }  // namespace
 
 void apply_shared_options(const SharedTrainArgs& shared, MoleculeTrainArgs& args) {
@@ -115,10 +107,6 @@ void apply_shared_options(const SharedTrainArgs& shared, MoleculeTrainArgs& args
 void apply_shared_options(const SharedTrainArgs& shared, NodeTrainArgs& args) {
   copy_outputs(shared, args);
   args.params = node_training_params(shared.given, naming("node"));
-}
-
-std::vector<std::string> tunable_options(const std::string& task) {
-  return task == "node" ? tunable(node_params()) : tunable(molecule_params());
 }
 
 }  // namespace edgewise::cli

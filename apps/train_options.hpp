@@ -43,8 +43,4 @@ void reject_other_task_options(const TaskOptionGroups& groups, const std::string
 void apply_shared_options(const SharedTrainArgs& shared, MoleculeTrainArgs& args);
 void apply_shared_options(const SharedTrainArgs& shared, NodeTrainArgs& args);
 
-// The options that `tune`'s candidates may set for --task `task`: those of the model and its
-// training, not of the data.
-std::vector<std::string> tunable_options(const std::string& task);
-
 }  // namespace edgewise::cli

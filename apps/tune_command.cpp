@@ -79,10 +79,26 @@ nlohmann::json grid_candidates(const nlohmann::json& grid, const std::string& so
   return candidates;
 }
 
-nlohmann::json read_grid(const TuneArgs& args) {
+// Candidates may not vary what the command line fixed.
+void check_grid(const CLI::App& command, const nlohmann::json& candidates) {
+  for (const nlohmann::json& candidate : candidates)
+    for (const auto& [name, value] : candidate.items()) {
+      const CLI::Option* option = command.get_option_no_throw("--" + name);
+      if (option != nullptr && option->count() > 0)
+        throw ArgumentError("tune: --" + name + " is given on the command line and varied by the grid; give one of them");
+    }
+}
+
+// The candidates of --grid or --preset, each read through the task's parameter table.
+nlohmann::json read_grid(const CLI::App& command, const TuneArgs& args) {
   if (args.grid.empty() == args.preset.empty()) throw ArgumentError("tune: give either --grid FILE or --preset small");
-  if (!args.grid.empty()) return grid_candidates(read_json_file(args.grid, "grid"), args.grid);
-  return small_preset(args.task);
+  const nlohmann::json grid =
+      args.grid.empty() ? small_preset(args.task) : grid_candidates(read_json_file(args.grid, "grid"), args.grid);
+  check_grid(command, grid);
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const nlohmann::json& candidate : grid)
+    candidates.push_back(file_options(command, candidate, args.grid.empty() ? "--preset" : args.grid, args.task, true));
+  return candidates;
 }
 
 bool higher_is_better(const std::string& metric) { return metric != "rmse" && metric != "mae"; }
@@ -212,32 +228,19 @@ nlohmann::json cross_validation_record(const TuneArgs& args, const nlohmann::jso
           {"candidates", candidates}};
 }
 
-// Candidates may not vary what the command line fixed.
-void check_grid(const CLI::App& command, const nlohmann::json& candidates) {
-  for (const nlohmann::json& candidate : candidates)
-    for (const auto& [name, value] : candidate.items()) {
-      const CLI::Option* option = command.get_option_no_throw("--" + name);
-      if (option != nullptr && option->count() > 0)
-        throw ArgumentError("tune: --" + name + " is given on the command line and varied by the grid; give one of them");
-    }
-}
-
 void set_log(MoleculeTrainArgs& args, const LogSettings& log) { args.params.plan.training.log = log; }
 void set_log(NodeTrainArgs& args, const LogSettings& log) { args.params.training.log = log; }
 
 // Sets `task_args` to `base` with the candidate's options and the shared options that every
-// candidate has; returns the options the candidate set, to clear once it has run.
+// candidate has.
 template <typename TaskArgs>
-std::vector<CLI::Option*> apply_candidate(CLI::App& command, TuneArgs& args, const SharedTrainArgs& shared,
-                                          const TaskArgs& base, TaskArgs& task_args, const nlohmann::json& candidate,
-                                          const std::string& task) {
+void apply_candidate(TuneArgs& args, const SharedTrainArgs& shared, const TaskArgs& base, TaskArgs& task_args,
+                     const nlohmann::json& candidate) {
   args.shared = shared;
   task_args = base;
-  std::vector<CLI::Option*> applied =
-      apply_options(command, candidate, args.grid.empty() ? "--preset" : args.grid, tunable_options(task));
+  add_options(args.shared.given, candidate);
   apply_shared_options(args.shared, task_args);
   set_log(task_args, args.log);
-  return applied;
 }
 
 std::string candidate_label(const nlohmann::json& candidates, std::size_t c) {
@@ -261,7 +264,7 @@ void print_folds_header(std::size_t count, const char* what, const TuneArgs& arg
 
 // --task graph: folds over data rows, so that candidates whose featurizers skip different molecules
 // share them.
-nlohmann::json tune_molecules(CLI::App& command, TuneArgs& args, const nlohmann::json& candidates,
+nlohmann::json tune_molecules(TuneArgs& args, const nlohmann::json& candidates,
                               std::vector<CandidateResult>& results) {
   apply_shared_options(args.shared, args.base);
   set_log(args.base, args.log);
@@ -276,11 +279,9 @@ nlohmann::json tune_molecules(CLI::App& command, TuneArgs& args, const nlohmann:
   MoleculeTrainArgs base = args.base;
   base.input.list_skipped = false;  // the first read listed them
   for (std::size_t c = 0; c < candidates.size(); ++c) {
-    const std::vector<CLI::Option*> applied =
-        apply_candidate(command, args, shared, base, args.base, candidates[c], "graph");
+    apply_candidate(args, shared, base, args.base, candidates[c]);
     results.push_back(cross_validate(args.base, folds, metric, candidate_label(candidates, c)));
     results.back().options = candidates[c];
-    for (CLI::Option* option : applied) option->clear();
   }
   args.shared = shared;
   args.base = base;
@@ -292,7 +293,7 @@ nlohmann::json tune_molecules(CLI::App& command, TuneArgs& args, const nlohmann:
 
 // --task node: folds over the labelled training and validation nodes; the graph, its features and the
 // test nodes (unlabelled to the model) stay as they are, as in train.
-nlohmann::json tune_nodes(CLI::App& command, TuneArgs& args, const nlohmann::json& candidates,
+nlohmann::json tune_nodes(TuneArgs& args, const nlohmann::json& candidates,
                           std::vector<CandidateResult>& results) {
   apply_shared_options(args.shared, args.nodes);
   set_log(args.nodes, args.log);
@@ -306,8 +307,7 @@ nlohmann::json tune_nodes(CLI::App& command, TuneArgs& args, const nlohmann::jso
   const SharedTrainArgs shared = args.shared;
   const NodeTrainArgs base = args.nodes;
   for (std::size_t c = 0; c < candidates.size(); ++c) {
-    const std::vector<CLI::Option*> applied =
-        apply_candidate(command, args, shared, base, args.nodes, candidates[c], "node");
+    apply_candidate(args, shared, base, args.nodes, candidates[c]);
     const std::string label = candidate_label(candidates, c);
     CandidateResult result;
     result.options = candidates[c];
@@ -319,7 +319,6 @@ nlohmann::json tune_nodes(CLI::App& command, TuneArgs& args, const nlohmann::jso
     }
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     results.push_back(std::move(result));
-    for (CLI::Option* option : applied) option->clear();
   }
   return {{"data", args.nodes.files.edges.string()},
           {"split", args.nodes.params.split},
@@ -332,12 +331,11 @@ void run(CLI::App& command, const TaskOptionGroups& task_options, TuneArgs& args
   reject_other_task_options(task_options, args.task);
   check_output_path(args.out, args.shared.force);
   args.log = console_log(true, false);
-  const nlohmann::json candidates = read_grid(args);
-  check_grid(command, candidates);
+  const nlohmann::json candidates = read_grid(command, args);
 
   std::vector<CandidateResult> results;
-  const nlohmann::json run = args.task == "node" ? tune_nodes(command, args, candidates, results)
-                                                 : tune_molecules(command, args, candidates, results);
+  const nlohmann::json run = args.task == "node" ? tune_nodes(args, candidates, results)
+                                                 : tune_molecules(args, candidates, results);
   const std::string metric = run.at("metric");
   const std::size_t best = best_candidate(results, metric);
   const std::size_t chosen = chosen_candidate(results, best);

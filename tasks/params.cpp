@@ -70,7 +70,7 @@ bool has_type(ParamType type, const json& value) {
   return false;
 }
 
-// Sets `given` over `params`, each value checked; throws ArgumentError naming the option.
+// Sets `given` over `params`, each value read by its row; throws ArgumentError naming the option.
 template <typename Params>
 void set_given(const std::vector<TrainingParam<Params>>& table, Params& params, const json& given,
                const ParamNaming& naming) {
@@ -78,18 +78,45 @@ void set_given(const std::vector<TrainingParam<Params>>& table, Params& params, 
   for (const auto& [name, value] : given.items()) {
     const auto param = std::ranges::find(table, name, &TrainingParam<Params>::name);
     if (param == table.end()) throw ArgumentError(naming(name) + ": not a training option of " + naming.task);
-    if (!has_type(param->type, value))
-      throw ArgumentError(naming(name) + ": expected " + (param->type == ParamType::integer ? "an " : "a ") +
-                          to_string(param->type) + ", got " + value.dump());
-    if (!param->choices.empty() && std::ranges::find(param->choices, value.template get<std::string>()) == param->choices.end()) {
-      std::string list;
-      for (const std::string& choice : param->choices) list += (list.empty() ? "" : ", ") + choice;
-      throw ArgumentError(naming(name) + ": expected one of " + list + ", got '" + value.template get<std::string>() + "'");
-    }
-    if (param->check)
-      if (const std::string reason = param->check(value); !reason.empty()) throw ArgumentError(naming(name) + ": " + reason);
-    param->set(params, value);
+    param->set(params, param->read(value, naming));
   }
+}
+
+// The options of `table` named in `options`, each read by its row; "no-<flag>" turns <flag> off.
+template <typename Params>
+json read_options(const std::vector<TrainingParam<Params>>& table, const json& options, const ParamNaming& naming) {
+  if (!options.is_object()) throw ArgumentError("training options: expected an object of option names and values");
+  json read = json::object();
+  for (const auto& [name, value] : options.items()) {
+    const auto param = std::ranges::find(table, name, &TrainingParam<Params>::name);
+    if (param != table.end()) {
+      read[name] = param->read(value, naming);
+      continue;
+    }
+    const auto flag = name.starts_with("no-") ? std::ranges::find(table, name.substr(3), &TrainingParam<Params>::name)
+                                              : table.end();
+    if (flag == table.end() || flag->type != ParamType::flag)
+      throw ArgumentError(naming(name) + ": not a training option of " + naming.task);
+    read[flag->name] = !flag->read(value, naming).template get<bool>();
+  }
+  return read;
+}
+
+template <typename Params>
+std::vector<std::string> option_names(const std::vector<TrainingParam<Params>>& table, bool tunable_only) {
+  std::vector<std::string> names;
+  for (const TrainingParam<Params>& param : table)
+    if (param.tunable || !tunable_only) names.push_back(param.name);
+  return names;
+}
+
+// Calls `use` with the table of `task`.
+template <typename Use>
+auto with_table(std::string_view task, Use use) {
+  if (task == "node") return use(node_params());
+  if (task != "graph" && task != "molecule")
+    throw ArgumentError("task: expected graph, molecule or node, got '" + std::string(task) + "'");
+  return use(molecule_params());
 }
 
 WidthOptionNames width_names(const std::string (&names)[3]) {
@@ -183,13 +210,40 @@ template <typename Params>
 std::string TrainingParam<Params>::default_text() const {
   return rule.empty() ? param_text(get(Params{})) : rule;
 }
+template <typename Params>
+json TrainingParam<Params>::read(const json& value, const ParamNaming& naming) const {
+  json typed = value;
+  if (!has_type(type, value)) {
+    if (!value.is_primitive() || value.is_null())
+      throw ArgumentError(naming(name) + ": expected " + (type == ParamType::integer ? "an " : "a ") + to_string(type) +
+                          ", got " + value.dump());
+    typed = parse_param(type, value.is_string() ? value.get<std::string>() : value.dump(), naming(name));
+  }
+  if (!choices.empty() && std::ranges::find(choices, typed.get<std::string>()) == choices.end()) {
+    std::string list;
+    for (const std::string& choice : choices) list += (list.empty() ? "" : ", ") + choice;
+    throw ArgumentError(naming(name) + ": expected one of " + list + ", got '" + typed.get<std::string>() + "'");
+  }
+  if (check)
+    if (const std::string reason = check(typed); !reason.empty()) throw ArgumentError(naming(name) + ": " + reason);
+  return typed;
+}
+
 template struct TrainingParam<MoleculeTrainingParams>;
 template struct TrainingParam<NodeTrainingParams>;
 
 std::string ParamNaming::operator()(std::string_view name) const {
-  std::string written = prefix + std::string(name);
-  std::replace(written.begin() + static_cast<std::ptrdiff_t>(prefix.size()), written.end(), '-', separator);
-  return written;
+  std::string written(name);
+  std::ranges::replace(written, '-', separator);
+  return prefix + written + suffix;
+}
+
+std::vector<std::string> training_option_names(std::string_view task, bool tunable_only) {
+  return with_table(task, [&](const auto& table) { return option_names(table, tunable_only); });
+}
+
+json read_training_options(std::string_view task, const json& options, const ParamNaming& naming) {
+  return with_table(task, [&](const auto& table) { return read_options(table, options, naming); });
 }
 
 std::string param_named(const std::vector<std::string>& names, std::string_view written, const ParamNaming& naming) {

@@ -40,6 +40,16 @@ struct NodeTrainingParams {
   GivenWidth width = {};                    ///< hidden and head-dim where given
 };
 
+/// How a front end names options in its messages.
+struct ParamNaming {
+  std::string prefix = "--";      ///< before the name
+  char separator = '-';           ///< between its words
+  std::string task = "--task graph";  ///< how the task is named ("--task graph's default")
+  std::string suffix = {};            ///< after the name
+  /// `name` as this front end writes it ("--head-dim", "head_dim").
+  std::string operator()(std::string_view name) const;
+};
+
 /// The kind of value a training option takes.
 enum class ParamType {
   integer,   ///< a whole number
@@ -69,21 +79,17 @@ struct TrainingParam {
 
   /// The default as help shows it: the rule, or the value of Params{}.
   std::string default_text() const;
+  /// `value` read as this option's value, the same way from every front end and options file: a
+  /// value of the option's type, or its text as a command line gives it ("64", "on", "15,10"), then
+  /// one of the choices and accepted by the check. Returns it in the option's type, as options files
+  /// store it. Throws ArgumentError naming the option as `naming` writes it.
+  nlohmann::json read(const nlohmann::json& value, const ParamNaming& naming) const;
 };
 
 /// The options of `edgewise train --task graph` and Python's MoleculeModel.train, in help order.
 const std::vector<TrainingParam<MoleculeTrainingParams>>& molecule_params();
 /// The options of `edgewise train --task node` and Python's NodeModel.train, in help order.
 const std::vector<TrainingParam<NodeTrainingParams>>& node_params();
-
-/// How a front end names options in its messages.
-struct ParamNaming {
-  std::string prefix = "--";      ///< before the name
-  char separator = '-';           ///< between its words
-  std::string task = "--task graph";  ///< how the task is named ("--task graph's default")
-  /// `name` as this front end writes it ("--head-dim", "head_dim").
-  std::string operator()(std::string_view name) const;
-};
 
 /// The name of the option that the front end `naming` writes as `written`, or empty for none of
 /// `names`.
@@ -93,6 +99,16 @@ std::string param_named(const std::vector<std::string>& names, std::string_view 
 std::string param_text(const nlohmann::json& value);
 /// The value `text` gives an option of `type`; ArgumentError naming `shown` when it is not one.
 nlohmann::json parse_param(ParamType type, std::string_view text, std::string_view shown);
+
+/// The names of the options of the task `task` ("graph", "molecule" or "node"), in help order;
+/// with `tunable_only`, those `tune`'s candidates may set. ArgumentError for another task.
+std::vector<std::string> training_option_names(std::string_view task, bool tunable_only = false);
+
+/// The options `options` (name -> value) of the task `task`, each read by its row
+/// (TrainingParam::read), as options files and `tune`'s grids give them; "no-descriptors": true
+/// turns the flag descriptors off. Returns them by name in their types. Throws ArgumentError naming
+/// the option as `naming` writes it for one of another task or a value its row refuses.
+nlohmann::json read_training_options(std::string_view task, const nlohmann::json& options, const ParamNaming& naming);
 
 /// The parameters with `given` (option name -> value) set over the defaults, each value checked,
 /// and the width resolved. Throws ArgumentError naming the option as `naming` writes it for an

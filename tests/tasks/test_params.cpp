@@ -1,0 +1,55 @@
+// The parameter tables' JSON reading: every front end and options file reads a value by its row, in
+// the row's type or as the command line's text, with errors naming the option as the front end
+// writes it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "edgewise/tasks/params.hpp"
+#include "support/thrown.hpp"
+
+namespace edgewise {
+namespace {
+
+using json = nlohmann::json;
+
+const ParamNaming kFile = {.prefix = "options.json: option '", .task = "--task graph", .suffix = "'"};
+
+TEST(ParamsTest, OptionsAreReadInTheirTypesOrFromTheirText) {
+  const json read = read_training_options(
+      "graph", {{"hidden", "64"}, {"lr", 0.001}, {"dropout", 0}, {"readout", "mean"}, {"no-descriptors", true}}, kFile);
+  EXPECT_EQ(read, json({{"hidden", 64}, {"lr", 0.001}, {"dropout", 0}, {"readout", "mean"}, {"descriptors", false}}));
+  EXPECT_EQ(read_training_options("node", {{"fanout", "10,5"}, {"residual", "on"}}, kFile),
+            json({{"fanout", {10, 5}}, {"residual", true}}));
+  // What is read sets the parameters as the same options given in their types.
+  EXPECT_EQ(molecule_training_params(read).plan.config.network.hidden, 64);
+}
+
+TEST(ParamsTest, RefusalsNameTheOptionAsTheFrontEndWritesIt) {
+  EXPECT_EQ(testing::argument_error_of([] { read_training_options("graph", {{"hidden", 0}}, kFile); }),
+            "options.json: option 'hidden': value 0 is below the minimum of 1");
+  EXPECT_EQ(testing::argument_error_of([] { read_training_options("graph", {{"hidden", {64}}}, kFile); }),
+            "options.json: option 'hidden': expected an integer, got [64]");
+  EXPECT_EQ(testing::argument_error_of([] { read_training_options("graph", {{"hidden", 6.5}}, kFile); }),
+            "options.json: option 'hidden': '6.5' is not an integer");
+  EXPECT_EQ(testing::argument_error_of([] { read_training_options("graph", {{"fanout", {10}}}, kFile); }),
+            "options.json: option 'fanout': not a training option of --task graph");
+  EXPECT_EQ(testing::argument_error_of([] { read_training_options("graph", {{"no-hidden", true}}, kFile); }),
+            "options.json: option 'no-hidden': not a training option of --task graph");
+  EXPECT_EQ(testing::argument_error_of([] { molecule_training_params({{"head-dim", 0}}, {.prefix = "", .separator = '_'}); }),
+            "head_dim: value 0 is below the minimum of 1");
+}
+
+TEST(ParamsTest, TunableOptionsAreThoseOfTheModelAndItsTraining) {
+  const std::vector<std::string> all = training_option_names("node");
+  const std::vector<std::string> tunable = training_option_names("node", true);
+  EXPECT_NE(std::ranges::find(all, "split"), all.end());
+  EXPECT_EQ(std::ranges::find(tunable, "split"), tunable.end());
+  EXPECT_NE(std::ranges::find(tunable, "weight-decay"), tunable.end());
+  EXPECT_EQ(training_option_names("molecule"), training_option_names("graph"));
+  EXPECT_EQ(testing::argument_error_of([] { training_option_names("edges"); }),
+            "task: expected graph, molecule or node, got 'edges'");
+}
+
+}  // namespace
+}  // namespace edgewise
