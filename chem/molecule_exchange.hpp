@@ -1,25 +1,21 @@
 // Featurized molecules as bytes, so that the processes of an mpirun can each featurize a share of a
 // table and hand the others their rows: every process then holds what one process would have
-// featurized, bit for bit. Private to io.
+// featurized, bit for bit. Private to chem.
 #pragma once
 
 #include <cstddef>
 #include <functional>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "edgewise/chem/molecule.hpp"
+#include "edgewise/chem/molecule_stream.hpp"
 
 namespace edgewise::detail {
 
-/// One table row after featurization: its graph, or why there is none.
-struct FeaturizedRow {
-  std::optional<MoleculeGraph> graph;  ///< empty when RDKit cannot read or featurize the molecule
-  std::string error;                   ///< RDKit's reason
-};
+/// One table row after featurization (the molecule stream's graph form): its graph, or why there is none.
+using FeaturizedRow = FeaturizedMolecule;
 
 /// Appends the rows to `bytes`, in order.
 void append_rows(std::string& bytes, std::span<const FeaturizedRow> rows);

@@ -13,9 +13,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "edgewise/chem/molecule_stream.hpp"
 #include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/json_integers.hpp"
+#include "edgewise/core/ordered_pipeline.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/models/model_file.hpp"
 
@@ -435,30 +437,6 @@ Matrix<float> MoleculeModel::predict(std::span<const MoleculeGraph* const> molec
 
 namespace {
 
-// Molecules per forward pass: predict()'s, so that predict_smiles runs the very batches predict()
-// runs on a window's molecules and gives bit-identical values.
-constexpr auto kPredictionBatch = static_cast<std::size_t>(kPredictionBatchSize);
-// SMILES parsed per pipeline step, and per parallel work item.
-constexpr auto kWindowRows = static_cast<std::size_t>(kPredictionWindowRows);
-constexpr std::size_t kParseChunk = 16;
-
-// One input SMILES after parsing, as feature rows: the molecule itself is gone by then. Kept from its
-// window until its batch has run.
-struct ParsedRow {
-  bool valid = false;  // false when RDKit could not read the SMILES, or its descriptors failed
-  std::string error;
-  MoleculeRows rows;
-  std::vector<float> descriptors;  // [graph_dim]
-};
-
-// A batch of parsed molecules: `count` consecutive slots of the pending ring from `first_slot`, and
-// each member's raw outputs for them once run, [count, T].
-struct BatchJob {
-  std::size_t first_slot = 0;
-  std::size_t count = 0;
-  std::vector<Matrix<float>> raw;
-};
-
 const Matrix<float>* edge_features(const FeaturedBatch& batch) {
   return batch.edge_features.cols() > 0 ? &batch.edge_features : nullptr;
 }
@@ -472,13 +450,33 @@ const Matrix<float>* graph_features(const FeaturedBatch& batch) {
 // What one thread needs to run batches: its own copy of every member (a forward pass keeps state in
 // the network), and buffers reused from batch to batch.
 struct MoleculeModel::Worker {
-  explicit Worker(const MoleculeModel& model) : batcher(model.config_.featurizer) {
+  explicit Worker(const MoleculeModel& model) : config(model.config_), batcher(model.config_.featurizer) {
     for (const auto& member : model.members_) {
       networks.push_back(std::make_unique<Member>(model.config_.network));
       networks.back()->params.values() = member->params.values();
     }
   }
 
+  // The batch's predictions, [count, T], averaged as predict() averages: the members' predictions
+  // summed in member order.
+  Matrix<float> predict(std::span<SmilesRow* const> rows) {
+    molecules.clear();
+    descriptor_rows.clear();
+    for (const SmilesRow* row : rows) {
+      molecules.push_back(&row->rows);
+      descriptor_rows.push_back(row->descriptors.data());
+    }
+    batcher.assemble(molecules, descriptor_rows, batch);
+    Matrix<float> sum = Matrix<float>::Zero(static_cast<Index>(rows.size()), config.network.tasks);
+    for (const auto& member : networks) {
+      const Matrix<float>& raw =
+          member->network.forward(batch.batch, batch.node_features, edge_features(batch), graph_features(batch));
+      sum += to_predictions(raw, config.task_type, config.scaling);
+    }
+    return sum / static_cast<float>(networks.size());
+  }
+
+  const MoleculeModelConfig& config;
   std::vector<std::unique_ptr<Member>> networks;
   MoleculeBatcher batcher;
   FeaturedBatch batch;
@@ -488,146 +486,23 @@ struct MoleculeModel::Worker {
 
 void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)>& next,
                                    const std::function<void(const PredictedRow& row)>& sink, Index max_atoms) const {
-  const Index tasks = config_.network.tasks;
-  const DescriptorCalculator descriptors(config_.featurizer.descriptors, config_.featurizer.descriptor_values);
-  const SmilesOptions smiles = smiles_options(config_.featurizer, max_atoms);
+  const SmilesFeaturizer featurizer(config_.featurizer, max_atoms);
   std::vector<Worker> workers;
   workers.reserve(static_cast<std::size_t>(num_threads()));
   for (int t = 0; t < num_threads(); ++t) workers.emplace_back(*this);
-
-  // The SMILES and parsed rows of the current window, and the valid molecules waiting for their
-  // batch, in input order, in a ring: at most a window's worth.
-  std::vector<std::string> window_smiles(kWindowRows);
-  std::vector<ParsedRow> window(kWindowRows);
-  std::vector<ParsedRow> pending(kWindowRows);
-  std::size_t pending_first = 0, pending_count = 0, pending_queued = 0;
-  std::vector<BatchJob> jobs;
-  // Rows read but not yet handed to the sink (their index, and the reason for an unreadable one),
-  // and the predictions of finished batches not yet handed out.
-  std::deque<std::pair<std::size_t, std::string>> unreported;
-  std::deque<Matrix<float>> finished;
-  Index finished_row = 0;  // the next row of finished.front() to hand out
-  std::size_t rows_read = 0;
-  bool input_done = false;
-
-  const auto parse_chunk = [&](std::size_t window_rows, std::size_t chunk) {
-    for (std::size_t i = chunk * kParseChunk; i < std::min(window_rows, (chunk + 1) * kParseChunk); ++i) {
-      ParsedRow& row = window[i];
-      // The molecule is featurized and destroyed here, by the thread that made it: a molecule is
-      // hundreds of small allocations, which come back to the allocator still in cache (and, from
-      // Python, to glibc's arena of this thread rather than another's, under its lock).
-      const SmilesResult parsed = parse_smiles(window_smiles[i], smiles);
-      row.valid = false;
-      if (!parsed.molecule) {
-        row.error = parsed.error.empty() ? "unreadable SMILES" : parsed.error;
-        continue;
-      }
-      row.descriptors.resize(static_cast<std::size_t>(descriptors.size()));
-      try {
-        descriptors.compute(*parsed.molecule, row.descriptors.data());
-      } catch (const MoleculeError& e) {
-        row.error = e.what();
-        continue;
-      }
-      // After the descriptors, whose Crippen typing the atom rows reuse.
-      row.rows.write(*parsed.molecule, config_.featurizer);
-      row.valid = true;
-    }
-  };
-  const auto run_job = [&](BatchJob& job, Worker& worker) {
-    worker.molecules.clear();
-    worker.descriptor_rows.clear();
-    for (std::size_t i = 0; i < job.count; ++i) {
-      const ParsedRow& row = pending[(job.first_slot + i) % pending.size()];
-      worker.molecules.push_back(&row.rows);
-      worker.descriptor_rows.push_back(row.descriptors.data());
-    }
-    worker.batcher.assemble(worker.molecules, worker.descriptor_rows, worker.batch);
-    const FeaturedBatch& batch = worker.batch;
-    job.raw.resize(worker.networks.size());
-    for (std::size_t k = 0; k < worker.networks.size(); ++k) {
-      job.raw[k] = worker.networks[k]->network.forward(batch.batch, batch.node_features, edge_features(batch),
-                                                       graph_features(batch));
-    }
-  };
-  // Averaged as predict() averages: the members' predictions summed in member order.
-  const auto averaged = [&](const BatchJob& job) {
-    Matrix<float> sum = Matrix<float>::Zero(static_cast<Index>(job.count), tasks);
-    for (const Matrix<float>& member_raw : job.raw) sum += to_predictions(member_raw, config_.task_type, config_.scaling);
-    return Matrix<float>(sum / static_cast<float>(members_.size()));
-  };
-  // Hands out rows from the front while each is unreadable or has its prediction.
-  std::vector<float> values(static_cast<std::size_t>(tasks));
-  const auto report_ready_rows = [&] {
-    while (!unreported.empty()) {
-      const auto& [index, error] = unreported.front();
-      if (!error.empty()) {
-        sink({index, {}, error});
-      } else {
-        if (finished.empty()) return;
-        for (Index t = 0; t < tasks; ++t) values[static_cast<std::size_t>(t)] = finished.front()(finished_row, t);
+  std::vector<float> values(static_cast<std::size_t>(config_.network.tasks));
+  // Batches of predict()'s size, so that a window's values are predict()'s on its molecules, bit for bit.
+  run_ordered_pipeline<SmilesRow>(
+      {.window = kPredictionWindowRows, .chunk = 16, .batch = static_cast<std::size_t>(kPredictionBatchSize)},
+      [&](SmilesRow& row) { return next(row.smiles); },
+      [&](SmilesRow& row) { return featurizer.featurize(row); },
+      [&](std::span<SmilesRow* const> rows) { return workers[static_cast<std::size_t>(thread_index())].predict(rows); },
+      [&](std::size_t index, const SmilesRow& row, const Matrix<float>* predictions, std::size_t position) {
+        if (!predictions) return sink({index, {}, row.error});
+        for (std::size_t t = 0; t < values.size(); ++t)
+          values[t] = (*predictions)(static_cast<Index>(position), static_cast<Index>(t));
         sink({index, values, {}});
-        if (++finished_row == finished.front().rows()) {
-          finished.pop_front();
-          finished_row = 0;
-        }
-      }
-      unreported.pop_front();
-    }
-  };
-
-  // Step s parses window s while the batches completed by window s - 1 run: one parallel loop per
-  // step, batches first so that parsing fills the gaps they leave at its end.
-  while (true) {
-    std::size_t window_rows = 0;
-    while (!input_done && window_rows < kWindowRows) {
-      if (next(window_smiles[window_rows])) {
-        ++window_rows;
-      } else {
-        input_done = true;
-      }
-    }
-    const std::size_t chunks = (window_rows + kParseChunk - 1) / kParseChunk;
-    if (jobs.empty() && chunks == 0) break;
-    // One item at a time per thread: each is a whole batch or parse chunk.
-    parallel_for_rethrowing(static_cast<Index>(jobs.size() + chunks), [&](Index index) {
-      const auto item = static_cast<std::size_t>(index);
-      if (item < jobs.size()) {
-        Worker& worker = workers[static_cast<std::size_t>(thread_index())];
-        run_job(jobs[item], worker);
-      } else {
-        parse_chunk(window_rows, item - jobs.size());
-      }
-    }, 1);
-    for (const BatchJob& job : jobs) {
-      finished.push_back(averaged(job));
-      pending_first = (pending_first + job.count) % pending.size();
-      pending_count -= job.count;
-      pending_queued -= job.count;
-    }
-    jobs.clear();
-
-    for (std::size_t i = 0; i < window_rows; ++i) {
-      ParsedRow& row = window[i];
-      if (!row.valid) {
-        unreported.emplace_back(rows_read + i, std::move(row.error));
-        row.error.clear();
-        continue;
-      }
-      unreported.emplace_back(rows_read + i, std::string());
-      std::swap(row, pending[(pending_first + pending_count) % pending.size()]);
-      ++pending_count;
-    }
-    rows_read += window_rows;
-    report_ready_rows();
-    // Every valid molecule of the window, the last batch partial: no batch spans two windows.
-    while (pending_count > pending_queued) {
-      const std::size_t count = std::min(kPredictionBatch, pending_count - pending_queued);
-      jobs.push_back({(pending_first + pending_queued) % pending.size(), count, {}});
-      pending_queued += count;
-    }
-  }
-  report_ready_rows();
+      });
 }
 
 SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& smiles, Index max_atoms) const {
