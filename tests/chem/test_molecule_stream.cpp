@@ -45,7 +45,8 @@ TEST(MoleculeStreamTest, RowsAreFeaturizesGraphBitForBit) {
       EXPECT_TRUE(same_bits(row.rows.node_rows.data(), graph.node_features.data(), graph.node_features.size()));
       EXPECT_TRUE(same_bits(row.rows.edge_rows.data(), graph.edge_features.data(), graph.edge_features.size()));
       std::vector<std::pair<Index, Index>> edges;
-      for (std::size_t e = 0; e < row.rows.sources.size(); ++e) edges.emplace_back(row.rows.sources[e], row.rows.targets[e]);
+      for (std::size_t e = 0; e < row.rows.sources.size(); ++e)
+        edges.emplace_back(row.rows.sources[e], row.rows.targets[e]);
       EXPECT_EQ(edges, graph.graph.edge_pairs());
       ASSERT_EQ(static_cast<Index>(row.descriptors.size()), spec.graph_dim());
       if (spec.graph_dim() > 0) {

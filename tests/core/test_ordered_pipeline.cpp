@@ -163,7 +163,8 @@ TEST_F(OrderedPipelineTest, AnExceptionOfAStageReachesTheCaller) {
         {
           try {
             run_ordered_pipeline<Slot>(sizes, read_numbers(30), [](Slot& slot) {
-              if (slot.value == 13 || slot.value == 11) throw std::runtime_error("transform " + std::to_string(slot.value));
+              if (slot.value == 13 || slot.value == 11)
+                throw std::runtime_error("transform " + std::to_string(slot.value));
               return true;
             }, count, ignore);
           } catch (const std::runtime_error& e) {
