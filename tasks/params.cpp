@@ -45,6 +45,53 @@ const Check kFanouts = [](const json& value) {
   return std::string();
 };
 
+// An option both tasks read: its name, type, check and choices once, and the help where both tasks
+// give the same; each task's table binds it to its own parameters with its default rule and
+// tunability (and its own help where they differ).
+struct SharedParam {
+  std::string name;
+  ParamType type;
+  std::string help = {};
+  Check check = {};
+  std::vector<std::string> choices = {};
+};
+
+struct SharedParams {
+  SharedParam split{"split", ParamType::text};
+  SharedParam epochs{"epochs", ParamType::integer, "Maximum number of epochs", at_least(1)};
+  SharedParam layers{"layers", ParamType::integer, {}, at_least(1)};
+  SharedParam heads{"heads", ParamType::integer, "Attention heads of each hidden layer", at_least(1)};
+  SharedParam hidden{"hidden", ParamType::integer,
+                     "Width of a hidden layer, heads heads of head-dim each; give it or head-dim", at_least(1)};
+  SharedParam head_dim{"head-dim", ParamType::integer, "Width of one head of a hidden layer", at_least(1)};
+  SharedParam score{"score", ParamType::text, "Attention score function", {}, score_function_names()};
+  SharedParam dropout{"dropout", ParamType::number, {}, between(0, 0.95)};
+  SharedParam attention_dropout{"attention-dropout", ParamType::number, "Dropout on attention weights", between(0, 0.95)};
+  SharedParam lr{"lr", ParamType::number, {}, kPositive};
+  SharedParam weight_decay{"weight-decay", ParamType::number, {}, kNonNegative};
+  SharedParam batch_size{"batch-size", ParamType::integer, {}, at_least(1)};
+  SharedParam patience{"patience", ParamType::integer, {}, at_least(1)};
+  SharedParam seed{"seed", ParamType::integer,
+                   "Seed for the split, initialization, shuffling and dropout (tune: also the folds)", at_least(0)};
+};
+
+const SharedParams& shared_params() {
+  static const SharedParams params;
+  return params;
+}
+
+// A task's row of a shared option: `row` with the option's name, type, check, choices and, unless
+// `row` gives its own, help.
+template <typename Params>
+TrainingParam<Params> bind(const SharedParam& shared, TrainingParam<Params> row) {
+  row.name = shared.name;
+  row.type = shared.type;
+  if (row.help.empty()) row.help = shared.help;
+  row.check = shared.check;
+  row.choices = shared.choices;
+  return row;
+}
+
 template <typename Value>
 std::optional<Value> optional_of(const json& value) {
   return value.is_null() ? std::nullopt : std::optional<Value>(value.get<Value>());
@@ -256,37 +303,37 @@ std::string param_named(const std::vector<std::string>& names, std::string_view 
 const std::vector<TrainingParam<MoleculeTrainingParams>>& molecule_params() {
   using P = MoleculeTrainingParams;
   using T = ParamType;
+  const SharedParams& s = shared_params();
   static const std::vector<TrainingParam<P>> table = {
-      {.name = "split", .type = T::text, .help = "random, scaffold (Bemis-Murcko groups, largest to train), or a folder with train.txt, val.txt, test.txt (0-based data-row indices: header, comments and blank lines not counted; rows skipped by --skip-invalid are reported and left out)", .keyword = false,
-       .set = [](P& p, const json& v) { p.split = v.get<std::string>(); }, .get = [](const P& p) -> json { return p.split; }},
+      bind<P>(s.split, {.help = "random, scaffold (Bemis-Murcko groups, largest to train), or a folder with train.txt, val.txt, test.txt (0-based data-row indices: header, comments and blank lines not counted; rows skipped by --skip-invalid are reported and left out)", .keyword = false,
+       .set = [](P& p, const json& v) { p.split = v.get<std::string>(); }, .get = [](const P& p) -> json { return p.split; }}),
       {.name = "split-sizes", .type = T::text, .help = "Train, validation and test fractions for random and scaffold splits", .keyword = false,
        .set = [](P& p, const json& v) { p.split_sizes = v.get<std::string>(); }, .get = [](const P& p) -> json { return p.split_sizes; }},
-      {.name = "epochs", .type = T::integer, .help = "Maximum number of epochs", .rule = std::to_string(default_training_budget(0).epochs) + ", fewer above 10,000 training molecules", .check = at_least(1), .tunable = true,
-       .set = [](P& p, const json& v) { p.plan.training.epochs = v; p.plan.budget_epochs = false; }},
-      {.name = "layers", .type = T::integer, .help = "Attention layers before the readout", .check = at_least(1), .tunable = true,
-       .set = [](P& p, const json& v) { p.plan.config.network.layers = v; }, .get = [](const P& p) -> json { return p.plan.config.network.layers; }},
-      {.name = "heads", .type = T::integer, .help = "Attention heads of each hidden layer", .check = at_least(1), .tunable = true,
-       .set = [](P& p, const json& v) { p.plan.config.network.heads = v; }, .get = [](const P& p) -> json { return p.plan.config.network.heads; }},
-      {.name = "hidden", .type = T::integer, .help = "Width of a hidden layer, heads heads of head-dim each; give it or head-dim", .check = at_least(1), .tunable = true,
-       .set = [](P& p, const json& v) { p.width.hidden = v; }, .get = [](const P& p) -> json { return p.plan.config.network.hidden; }},
-      {.name = "head-dim", .type = T::integer, .help = "Width of one head of a hidden layer", .check = at_least(1), .tunable = true,
-       .set = [](P& p, const json& v) { p.width.head_dim = v; }, .get = [](const P& p) -> json { return p.plan.config.network.hidden / p.plan.config.network.heads; }},
-      {.name = "score", .type = T::text, .help = "Attention score function", .tunable = true,
-       .set = [](P& p, const json& v) { p.plan.config.network.score = parse_score_function(v.get<std::string>()); }, .get = [](const P& p) -> json { return to_string(p.plan.config.network.score); }, .choices = score_function_names()},
-      {.name = "dropout", .type = T::number, .help = "Dropout on node representations and in the head", .check = between(0, 0.95), .tunable = true,
-       .set = [](P& p, const json& v) { p.plan.config.network.dropout = v; }, .get = [](const P& p) -> json { return p.plan.config.network.dropout; }},
-      {.name = "attention-dropout", .type = T::number, .help = "Dropout on attention weights", .check = between(0, 0.95), .tunable = true,
-       .set = [](P& p, const json& v) { p.plan.config.network.attention_dropout = v; }, .get = [](const P& p) -> json { return p.plan.config.network.attention_dropout; }},
-      {.name = "lr", .type = T::number, .help = "Learning rate, AdamW's peak", .check = kPositive, .tunable = true,
-       .set = [](P& p, const json& v) { p.plan.training.learning_rate = v; }, .get = [](const P& p) -> json { return p.plan.training.learning_rate; }},
-      {.name = "weight-decay", .type = T::number, .help = "Weight decay, AdamW's decoupled decay", .check = kNonNegative, .tunable = true,
-       .set = [](P& p, const json& v) { p.plan.training.weight_decay = v; }, .get = [](const P& p) -> json { return p.plan.training.weight_decay; }},
-      {.name = "batch-size", .type = T::integer, .help = "Molecules a step", .check = at_least(1), .tunable = true,
-       .set = [](P& p, const json& v) { p.plan.training.batch_size = v; }, .get = [](const P& p) -> json { return p.plan.training.batch_size; }},
-      {.name = "patience", .type = T::integer, .help = "Stop after this many epochs without improvement of the validation metric", .check = at_least(1), .tunable = true,
-       .set = [](P& p, const json& v) { p.plan.training.patience = v; }, .get = [](const P& p) -> json { return p.plan.training.patience; }},
-      {.name = "seed", .type = T::integer, .help = "Seed for the split, initialization, shuffling and dropout (tune: also the folds)", .check = at_least(0),
-       .set = [](P& p, const json& v) { p.plan.training.seed = v; }, .get = [](const P& p) -> json { return p.plan.training.seed; }},
+      bind<P>(s.epochs, {.rule = std::to_string(default_training_budget(0).epochs) + ", fewer above 10,000 training molecules", .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.training.epochs = v; p.plan.budget_epochs = false; }}),
+      bind<P>(s.layers, {.help = "Attention layers before the readout", .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.config.network.layers = v; }, .get = [](const P& p) -> json { return p.plan.config.network.layers; }}),
+      bind<P>(s.heads, {.tunable = true,
+       .set = [](P& p, const json& v) { p.plan.config.network.heads = v; }, .get = [](const P& p) -> json { return p.plan.config.network.heads; }}),
+      bind<P>(s.hidden, {.tunable = true,
+       .set = [](P& p, const json& v) { p.width.hidden = v; }, .get = [](const P& p) -> json { return p.plan.config.network.hidden; }}),
+      bind<P>(s.head_dim, {.tunable = true,
+       .set = [](P& p, const json& v) { p.width.head_dim = v; }, .get = [](const P& p) -> json { return p.plan.config.network.hidden / p.plan.config.network.heads; }}),
+      bind<P>(s.score, {.tunable = true,
+       .set = [](P& p, const json& v) { p.plan.config.network.score = parse_score_function(v.get<std::string>()); }, .get = [](const P& p) -> json { return to_string(p.plan.config.network.score); }}),
+      bind<P>(s.dropout, {.help = "Dropout on node representations and in the head", .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.config.network.dropout = v; }, .get = [](const P& p) -> json { return p.plan.config.network.dropout; }}),
+      bind<P>(s.attention_dropout, {.tunable = true,
+       .set = [](P& p, const json& v) { p.plan.config.network.attention_dropout = v; }, .get = [](const P& p) -> json { return p.plan.config.network.attention_dropout; }}),
+      bind<P>(s.lr, {.help = "Learning rate, AdamW's peak", .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.training.learning_rate = v; }, .get = [](const P& p) -> json { return p.plan.training.learning_rate; }}),
+      bind<P>(s.weight_decay, {.help = "Weight decay, AdamW's decoupled decay", .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.training.weight_decay = v; }, .get = [](const P& p) -> json { return p.plan.training.weight_decay; }}),
+      bind<P>(s.batch_size, {.help = "Molecules a step", .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.training.batch_size = v; }, .get = [](const P& p) -> json { return p.plan.training.batch_size; }}),
+      bind<P>(s.patience, {.help = "Stop after this many epochs without improvement of the validation metric", .tunable = true,
+       .set = [](P& p, const json& v) { p.plan.training.patience = v; }, .get = [](const P& p) -> json { return p.plan.training.patience; }}),
+      bind<P>(s.seed, {       .set = [](P& p, const json& v) { p.plan.training.seed = v; }, .get = [](const P& p) -> json { return p.plan.training.seed; }}),
       {.name = "task-type", .type = T::text, .help = "What the targets are",
        .set = [](P& p, const json& v) { p.plan.config.task_type = parse_task_type(v.get<std::string>()); }, .get = [](const P& p) -> json { return to_string(p.plan.config.task_type); }, .choices = names_in(kTaskTypeNames)},
       {.name = "readout", .type = T::text, .help = "How node representations are pooled into one per molecule", .tunable = true,
@@ -314,35 +361,35 @@ const std::vector<TrainingParam<MoleculeTrainingParams>>& molecule_params() {
 const std::vector<TrainingParam<NodeTrainingParams>>& node_params() {
   using P = NodeTrainingParams;
   using T = ParamType;
+  const SharedParams& s = shared_params();
   static const std::vector<TrainingParam<P>> table = {
-      {.name = "split", .type = T::text, .help = "per-class:K[,VAL,TEST]: K labeled nodes of each class to train on, then VAL and TEST more at random (default 500 and 1000); stratified:TRAIN,VAL,TEST: these fractions of each class's labeled nodes; or a folder whose train.txt, val.txt and test.txt list node ids as the edge list writes them", .keyword = false,
-       .set = [](P& p, const json& v) { p.split = v.get<std::string>(); }, .get = [](const P& p) -> json { return p.split; }},
-      {.name = "epochs", .type = T::integer, .help = "Maximum number of epochs", .check = at_least(1), .tunable = true,
-       .set = [](P& p, const json& v) { p.training.epochs = v; }, .get = [](const P& p) -> json { return p.training.epochs; }},
-      {.name = "layers", .type = T::integer, .help = "Attention layers, the output layer included", .check = at_least(1), .tunable = true,
-       .set = [](P& p, const json& v) { p.network.layers = v; }, .get = [](const P& p) -> json { return p.network.layers; }},
-      {.name = "heads", .type = T::integer, .help = "Attention heads of each hidden layer", .check = at_least(1), .tunable = true,
-       .set = [](P& p, const json& v) { p.network.heads = v; }, .get = [](const P& p) -> json { return p.network.heads; }},
-      {.name = "hidden", .type = T::integer, .help = "Width of a hidden layer, heads heads of head-dim each; give it or head-dim", .check = at_least(1), .tunable = true,
-       .set = [](P& p, const json& v) { p.width.hidden = v; }, .get = [](const P& p) -> json { return p.network.heads * p.network.head_dim; }},
-      {.name = "head-dim", .type = T::integer, .help = "Width of one head of a hidden layer", .check = at_least(1), .tunable = true,
-       .set = [](P& p, const json& v) { p.width.head_dim = v; }, .get = [](const P& p) -> json { return p.network.head_dim; }},
-      {.name = "score", .type = T::text, .help = "Attention score function", .tunable = true,
-       .set = [](P& p, const json& v) { p.network.score = parse_score_function(v.get<std::string>()); }, .get = [](const P& p) -> json { return to_string(p.network.score); }, .choices = score_function_names()},
-      {.name = "dropout", .type = T::number, .help = "Dropout on the input of every attention layer", .rule = "0.1 with structural features, else 0.6 for at most 25 training labels a class (the GAT recipe), 0.5 above", .check = between(0, 0.95), .tunable = true,
-       .set = [](P& p, const json& v) { p.regularization.dropout = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.regularization.dropout); }},
-      {.name = "attention-dropout", .type = T::number, .help = "Dropout on attention weights", .rule = "0.1 with structural features, else 0.6 for at most 25 training labels a class, 0.1 above", .check = between(0, 0.95), .tunable = true,
-       .set = [](P& p, const json& v) { p.regularization.attention_dropout = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.regularization.attention_dropout); }},
-      {.name = "lr", .type = T::number, .help = "Learning rate, Adam's", .check = kPositive, .tunable = true,
-       .set = [](P& p, const json& v) { p.training.learning_rate = v; }, .get = [](const P& p) -> json { return p.training.learning_rate; }},
-      {.name = "weight-decay", .type = T::number, .help = "Weight decay, an L2 term added to the gradient, as GAT trains", .rule = node_weight_decay_rule(), .check = kNonNegative, .tunable = true,
-       .set = [](P& p, const json& v) { p.regularization.weight_decay = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.regularization.weight_decay); }},
-      {.name = "batch-size", .type = T::integer, .help = "Seed nodes a step of sampled mini-batches, which this turns on (see fanout)", .rule = "full batch while it fits in a quarter of the memory, else " + std::to_string(SamplingOptions{}.batch_size), .check = at_least(1),
-       .set = [](P& p, const json& v) { p.batching.batch_size = optional_of<Index>(v); }, .get = [](const P& p) { return json_of(p.batching.batch_size); }},
-      {.name = "patience", .type = T::integer, .help = "Stop after this many epochs without improvement of neither validation accuracy nor loss", .check = at_least(1), .tunable = true,
-       .set = [](P& p, const json& v) { p.training.patience = v; }, .get = [](const P& p) -> json { return p.training.patience; }},
-      {.name = "seed", .type = T::integer, .help = "Seed for the split, initialization, shuffling and dropout (tune: also the folds)", .check = at_least(0),
-       .set = [](P& p, const json& v) { p.training.seed = v; }, .get = [](const P& p) -> json { return p.training.seed; }},
+      bind<P>(s.split, {.help = "per-class:K[,VAL,TEST]: K labeled nodes of each class to train on, then VAL and TEST more at random (default 500 and 1000); stratified:TRAIN,VAL,TEST: these fractions of each class's labeled nodes; or a folder whose train.txt, val.txt and test.txt list node ids as the edge list writes them", .keyword = false,
+       .set = [](P& p, const json& v) { p.split = v.get<std::string>(); }, .get = [](const P& p) -> json { return p.split; }}),
+      bind<P>(s.epochs, {.tunable = true,
+       .set = [](P& p, const json& v) { p.training.epochs = v; }, .get = [](const P& p) -> json { return p.training.epochs; }}),
+      bind<P>(s.layers, {.help = "Attention layers, the output layer included", .tunable = true,
+       .set = [](P& p, const json& v) { p.network.layers = v; }, .get = [](const P& p) -> json { return p.network.layers; }}),
+      bind<P>(s.heads, {.tunable = true,
+       .set = [](P& p, const json& v) { p.network.heads = v; }, .get = [](const P& p) -> json { return p.network.heads; }}),
+      bind<P>(s.hidden, {.tunable = true,
+       .set = [](P& p, const json& v) { p.width.hidden = v; }, .get = [](const P& p) -> json { return p.network.heads * p.network.head_dim; }}),
+      bind<P>(s.head_dim, {.tunable = true,
+       .set = [](P& p, const json& v) { p.width.head_dim = v; }, .get = [](const P& p) -> json { return p.network.head_dim; }}),
+      bind<P>(s.score, {.tunable = true,
+       .set = [](P& p, const json& v) { p.network.score = parse_score_function(v.get<std::string>()); }, .get = [](const P& p) -> json { return to_string(p.network.score); }}),
+      bind<P>(s.dropout, {.help = "Dropout on the input of every attention layer", .rule = "0.1 with structural features, else 0.6 for at most 25 training labels a class (the GAT recipe), 0.5 above", .tunable = true,
+       .set = [](P& p, const json& v) { p.regularization.dropout = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.regularization.dropout); }}),
+      bind<P>(s.attention_dropout, {.rule = "0.1 with structural features, else 0.6 for at most 25 training labels a class, 0.1 above", .tunable = true,
+       .set = [](P& p, const json& v) { p.regularization.attention_dropout = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.regularization.attention_dropout); }}),
+      bind<P>(s.lr, {.help = "Learning rate, Adam's", .tunable = true,
+       .set = [](P& p, const json& v) { p.training.learning_rate = v; }, .get = [](const P& p) -> json { return p.training.learning_rate; }}),
+      bind<P>(s.weight_decay, {.help = "Weight decay, an L2 term added to the gradient, as GAT trains", .rule = node_weight_decay_rule(), .tunable = true,
+       .set = [](P& p, const json& v) { p.regularization.weight_decay = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.regularization.weight_decay); }}),
+      bind<P>(s.batch_size, {.help = "Seed nodes a step of sampled mini-batches, which this turns on (see fanout)", .rule = "full batch while it fits in a quarter of the memory, else " + std::to_string(SamplingOptions{}.batch_size), 
+       .set = [](P& p, const json& v) { p.batching.batch_size = optional_of<Index>(v); }, .get = [](const P& p) { return json_of(p.batching.batch_size); }}),
+      bind<P>(s.patience, {.help = "Stop after this many epochs without improvement of neither validation accuracy nor loss", .tunable = true,
+       .set = [](P& p, const json& v) { p.training.patience = v; }, .get = [](const P& p) -> json { return p.training.patience; }}),
+      bind<P>(s.seed, {       .set = [](P& p, const json& v) { p.training.seed = v; }, .get = [](const P& p) -> json { return p.training.seed; }}),
       {.name = "output-heads", .type = T::integer, .help = "Heads of the output layer, averaged", .check = at_least(1), .tunable = true,
        .set = [](P& p, const json& v) { p.network.output_heads = v; }, .get = [](const P& p) -> json { return p.network.output_heads; }},
       {.name = "value-dropout", .type = T::number, .help = "Dropout on the projected values that every attention layer aggregates (the scores see them whole), as the GAT reference code trains", .rule = "the dropout rate", .check = between(0, 0.95), .tunable = true,
@@ -361,7 +408,8 @@ MoleculeTrainingParams molecule_training_params(const json& given, const ParamNa
   MoleculeTrainingParams params;
   set_given(molecule_params(), params, given, naming);
   GraphPredictorOptions& network = params.plan.config.network;
-  const std::string names[3] = {naming("hidden"), naming("heads"), naming("head-dim")};
+  const SharedParams& s = shared_params();
+  const std::string names[3] = {naming(s.hidden.name), naming(s.heads.name), naming(s.head_dim.name)};
   if (const std::optional<Index> width = given_width(params.width, network.heads, width_names(names))) {
     network.hidden = *width;
   } else if (network.hidden % network.heads != 0) {
@@ -375,7 +423,8 @@ MoleculeTrainingParams molecule_training_params(const json& given, const ParamNa
 NodeTrainingParams node_training_params(const json& given, const ParamNaming& naming) {
   NodeTrainingParams params;
   set_given(node_params(), params, given, naming);
-  const std::string names[3] = {naming("hidden"), naming("heads"), naming("head-dim")};
+  const SharedParams& s = shared_params();
+  const std::string names[3] = {naming(s.hidden.name), naming(s.heads.name), naming(s.head_dim.name)};
   if (const std::optional<Index> width = given_width(params.width, params.network.heads, width_names(names)))
     params.network.head_dim = *width / params.network.heads;
   return params;

@@ -97,6 +97,11 @@ def _unreadable(row: tuple[int, str, str, str], listed: bool) -> str:
     return f"{where} ({place}): cannot read {what}: {reason}"
 
 
+def _training_default(task: str, name: str) -> Any:
+    """The default of a training option, from the task's parameter table."""
+    return next(o["default"] for o in training_options(task) if o["name"] == name)
+
+
 def _with_threads(threads: int | None) -> None:
     if threads is not None:
         set_num_threads(int(threads))
@@ -169,8 +174,8 @@ class MoleculeModel(_Model):
         task_names: Sequence[str] | None = None,
         header: bool = True,
         comment: str | None = None,
-        split: str | tuple[Any, Any, Any] = "random",
-        split_sizes: tuple[float, float, float] = (0.8, 0.1, 0.1),
+        split: str | tuple[Any, Any, Any] | None = None,
+        split_sizes: tuple[float, float, float] | None = None,
         skip_invalid: bool = False,
         max_atoms: int = 1000,
         verbose: bool = True,
@@ -193,14 +198,19 @@ class MoleculeModel(_Model):
         classification class-balanced and seeded, as ``--split scaffold`` does) with split_sizes as
         train, validation and test fractions, a folder of train.txt, val.txt and test.txt row
         indices (as ``--split`` reads it), or a (train, val, test) tuple of row index arrays or
-        boolean masks. Training stops early on the validation rows; the test rows' metrics go
-        into the model's training summary. A classification validation or test part of one class
-        in every task raises ValueError: its ROC-AUC is undefined.
+        boolean masks (None: the defaults :func:`training_options` lists). Training stops early on
+        the validation rows; the test rows' metrics go into the model's training summary. A
+        classification validation or test part of one class in every task raises ValueError: its
+        ROC-AUC is undefined.
         skip_invalid: leave out SMILES RDKit cannot read instead of raising ValueError.
         options: the command line's training options with underscores (None keeps the default),
         as :func:`training_options` lists them:
         """
         _with_threads(threads)
+        if split is None:
+            split = _training_default("graph", "split")
+        if split_sizes is None:
+            split_sizes = tuple(float(f) for f in _training_default("graph", "split_sizes").split(","))
         if not (0.0 <= split_sizes[0] and 0.0 <= split_sizes[1] and abs(sum(split_sizes) - 1.0) < 1e-6):
             raise ValueError(f"split_sizes: expected three fractions adding up to 1, got {split_sizes}")
         fractions = (float(split_sizes[0]), float(split_sizes[1]))

@@ -49,7 +49,7 @@ class _MoleculeEstimator(BaseEstimator):
         options = {option: getattr(self, name) for name, option in _OPTIONS.items() if getattr(self, name) is not None}
         fraction = float(self.validation_fraction)
         self.model_ = MoleculeModel.train(
-            _smiles_list(X, "X"), y, split="random", split_sizes=(1.0 - fraction, fraction, 0.0),
+            _smiles_list(X, "X"), y, split_sizes=(1.0 - fraction, fraction, 0.0),
             task_type=self._task_type, verbose=self.verbose, threads=self.threads, **options)
         self.n_outputs_ = len(self.model_.tasks)
         return self

@@ -65,9 +65,9 @@ std::string to_string(ParamType type);
 /// One training option of the task whose parameters are `Params`.
 template <typename Params>
 struct TrainingParam {
-  std::string name;  ///< as `--name` and options files spell it; Python writes '_' for '-'
-  ParamType type;    ///< the kind of value
-  std::string help;  ///< what it does
+  std::string name = {};               ///< as `--name` and options files spell it; Python writes '_' for '-'
+  ParamType type = ParamType::text;    ///< the kind of value
+  std::string help = {};               ///< what it does
   std::string rule = {};  ///< how the data choose the default; empty: get(Params{}) is the default
   /// Why a value (of the right type) is refused; empty when it is accepted.
   std::function<std::string(const nlohmann::json&)> check = {};
