@@ -1,0 +1,188 @@
+#include "edgewise/tasks/tuning.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/tasks/molecule/molecule_training.hpp"
+#include "edgewise/tasks/node/node_training.hpp"
+
+namespace edgewise {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// The mean and the sample standard deviation (0 for one value).
+std::pair<double, double> mean_and_sd(const std::vector<double>& values) {
+  const auto n = static_cast<double>(values.size());
+  const double mean = std::accumulate(values.begin(), values.end(), 0.0) / n;
+  double sum = 0;
+  for (const double v : values) sum += (v - mean) * (v - mean);
+  return {mean, values.size() > 1 ? std::sqrt(sum / (n - 1)) : 0.0};
+}
+
+// `given` with the candidate's options where `given` has none.
+json with_candidate(json given, const json& candidate) {
+  for (const auto& [name, value] : candidate.items())
+    if (!given.contains(name)) given[name] = value;
+  return given;
+}
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// The mean of `metric` over the tasks of the molecules `set`.
+double set_metric(const MoleculeModel& model, const MoleculeSet& set, const std::string& metric) {
+  for (const auto& [name, value] : molecule_metrics(model, set).means(""))
+    if (name == ' ' + metric) return value;
+  throw ArgumentError("--metric " + metric + " does not apply to " +
+                      (model.config().task_type == TaskType::regression ? "regression" : "classification"));
+}
+
+// The best mean, and the candidate chosen.
+void choose(TuningResult& result) {
+  const bool higher = higher_is_better(result.metric);
+  const std::vector<CandidateScores>& candidates = result.candidates;
+  std::size_t best = 0;
+  for (std::size_t c = 1; c < candidates.size(); ++c)
+    if (higher ? candidates[c].mean() > candidates[best].mean() : candidates[c].mean() < candidates[best].mean())
+      best = c;
+  result.best = best;
+  result.chosen = best;
+  if (!paired_test_applies(candidates[best].folds.size())) return;
+  for (std::size_t c = 0; c < candidates.size(); ++c)
+    if (std::abs(result.difference(c).second) < kIndistinguishableT &&
+        candidates[c].seconds < candidates[result.chosen].seconds)
+      result.chosen = c;
+}
+
+}  // namespace
+
+double CandidateScores::mean() const { return mean_and_sd(folds).first; }
+double CandidateScores::sd() const { return mean_and_sd(folds).second; }
+
+std::pair<double, double> TuningResult::difference(std::size_t c) const {
+  const std::vector<double>& candidate = candidates[c].folds;
+  const std::vector<double>& of_best = candidates[best].folds;
+  std::vector<double> differences(candidate.size());
+  for (std::size_t k = 0; k < differences.size(); ++k) differences[k] = candidate[k] - of_best[k];
+  const auto [mean, sd] = mean_and_sd(differences);
+  return {mean, sd > 0 ? mean / (sd / std::sqrt(static_cast<double>(differences.size()))) : 0.0};
+}
+
+json TuningResult::record(const json& run, Index folds) const {
+  json scores = json::array();
+  for (const CandidateScores& candidate : candidates)
+    scores.push_back({{"options", candidate.options},
+                      {"folds", candidate.folds},
+                      {"mean", candidate.mean()},
+                      {"sd", candidate.sd()},
+                      {"seconds", candidate.seconds}});
+  return {{"data", run.at("data")}, {"split", run.at("split")},   {"folds", folds},          {"seed", run.at("seed")},
+          {"metric", run.at("metric")}, {"chosen", chosen}, {"candidates", scores}};
+}
+
+bool paired_test_applies(std::size_t folds) { return folds >= kFewestFoldsForThePairedTest; }
+
+bool higher_is_better(const std::string& metric) { return metric != "rmse" && metric != "mae"; }
+
+json tuning_preset(std::string_view task, std::string_view name) {
+  if (name != "small") throw ArgumentError("preset: expected small, got '" + std::string(name) + "'");
+  if (task == "node")
+    return json::array({json::object(),
+                        {{"dropout", 0.6}, {"attention-dropout", 0.6}},
+                        {{"dropout", 0.2}, {"attention-dropout", 0.2}},
+                        {{"weight-decay", 0.0}},
+                        {{"score", "gatv2"}},
+                        {{"head-dim", 16}}});
+  return json::array({json::object(),
+                      {{"score", "gatv2"}},
+                      {{"readout", "mean"}},
+                      {{"readout", "sum"}},
+                      {{"hidden", 128}},
+                      {{"descriptors", false}},
+                      {{"atom-crippen", false}},
+                      {{"dropout", 0.0}},
+                      {{"lr", 3e-4}},
+                      {{"ensemble", 1}}});
+}
+
+json grid_candidates(const json& grid, const std::string& source) {
+  if (grid.is_array()) {
+    for (const json& candidate : grid)
+      if (!candidate.is_object()) throw Error(source + ": each candidate must be an object of options, got " + candidate.dump());
+    if (grid.empty()) throw Error(source + ": the grid has no candidates");
+    return grid;
+  }
+  if (!grid.is_object()) throw Error(source + ": expected an array of candidates or an object of option value lists");
+  json candidates = json::array({json::object()});
+  for (const auto& [name, values] : grid.items()) {
+    if (!values.is_array() || values.empty())
+      throw Error(source + ": option '" + name + "' needs a non-empty list of values, got " + values.dump());
+    json product = json::array();
+    for (const json& candidate : candidates)
+      for (const json& value : values) {
+        json next = candidate;
+        next[name] = value;
+        product.push_back(std::move(next));
+      }
+    candidates = std::move(product);
+  }
+  return candidates;
+}
+
+std::vector<Split> tuning_folds(const Split& split, Index folds, std::uint64_t seed) {
+  std::vector<Index> rows = split.train;
+  rows.insert(rows.end(), split.val.begin(), split.val.end());
+  return cross_validation_folds(rows, folds, 0.1, seed);
+}
+
+TuningResult tune_molecules(const MoleculeLoader& load, const std::vector<Split>& row_folds, const json& given,
+                            const json& candidates, const std::string& metric, const LogSettings& log,
+                            const FoldReport& report, const ParamNaming& naming) {
+  TuningResult result{.metric = metric};
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    MoleculeTrainingPlan plan = molecule_training_params(with_candidate(given, candidates[c]), naming).plan;
+    plan.training.log = log;
+    const MoleculeDataset data = load(plan.config);
+    CandidateScores scores{.options = candidates[c]};
+    const Clock::time_point start = Clock::now();
+    for (std::size_t k = 0; k < row_folds.size(); ++k) {
+      const Split fold = molecule_split(row_folds[k], data);
+      const TrainedMoleculeModel trained = train_molecule_model(data, fold, plan);
+      scores.folds.push_back(set_metric(trained.model, molecule_set(data, fold.test), metric));
+      if (report) report(c, k, scores.folds.back());
+    }
+    scores.seconds = seconds_since(start);
+    result.candidates.push_back(std::move(scores));
+  }
+  choose(result);
+  return result;
+}
+
+TuningResult tune_nodes(const NodeGraph& data, const std::vector<Split>& folds, const json& given,
+                        const json& candidates, const LogSettings& log, const FoldReport& report,
+                        const ParamNaming& naming) {
+  TuningResult result{.metric = "accuracy"};
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    NodeTrainingParams params = node_training_params(with_candidate(given, candidates[c]), naming);
+    params.training.log = log;
+    CandidateScores scores{.options = candidates[c]};
+    const Clock::time_point start = Clock::now();
+    for (std::size_t k = 0; k < folds.size(); ++k) {
+      const Split& fold = folds[k];
+      const NodeTrainingSettings settings = node_training_settings(params.network, params.training,
+                                                                   params.regularization, data, fold, params.batching);
+      const TrainedNodeModel trained = train_node_model(data, fold, settings);
+      scores.folds.push_back(trained.model.evaluate(data, fold.test).metrics.accuracy);
+      if (report) report(c, k, scores.folds.back());
+    }
+    scores.seconds = seconds_since(start);
+    result.candidates.push_back(std::move(scores));
+  }
+  choose(result);
+  return result;
+}
+
+}  // namespace edgewise
