@@ -19,6 +19,7 @@
 #include "edgewise/chem/explain.hpp"
 #include "edgewise/tasks/molecule/molecule_training.hpp"
 #include "edgewise/tasks/split_spec.hpp"
+#include "edgewise/tasks/tuning.hpp"
 #include "params.hpp"
 #include "support.hpp"
 
@@ -26,6 +27,7 @@ namespace edgewise::python {
 namespace {
 
 using MoleculeHandle = ModelHandle<MoleculeModel>;
+using json = nlohmann::json;
 
 // How a CSV file's columns are read, as the command line's --smiles-column, --targets, --no-header
 // and --comment give them.
@@ -180,6 +182,81 @@ std::unique_ptr<MoleculeHandle> train(const MoleculeSource& source, const py::ob
     trained->model.set_training_summary(std::move(summary));
   }
   return std::make_unique<MoleculeHandle>(std::move(trained->model));
+}
+
+// Cross-validates `tuning`'s candidates (a tuple of the grid as JSON text or "", a preset's name or
+// "", and the number of folds) inside the split's training and validation rows, as `edgewise tune`
+// does (tasks/tuning), the keyword options shared by every candidate. Returns the result as JSON
+// text, options by their Python names: metric, best, chosen, options (the chosen candidate's) and
+// the record of every candidate.
+std::string tune(const MoleculeSource& source, const py::object& split, std::pair<double, double> fractions,
+                 bool verbose, const py::dict& keywords, const py::tuple& tuning) {
+  const ParamNaming naming = python_naming("edgewise.tune");
+  const json given = molecule_keywords(keywords);
+  const MoleculeTrainingPlan plan = molecule_training_params(given, naming).plan;
+  const std::string grid = tuning[0].cast<std::string>();
+  const std::string preset = tuning[1].cast<std::string>();
+  const json grid_given = grid.empty() ? tuning_preset("graph", preset) : grid_candidates(json::parse(grid), "grid");
+  const std::vector<std::string> tunable = training_option_names("graph", true);
+  json candidates = json::array();
+  for (const json& candidate : grid_given) {
+    json named = json::object();
+    for (const auto& [written, value] : candidate.items()) {
+      const std::string name = param_named(tunable, written, naming);
+      if (name.empty()) throw ArgumentError("grid: '" + written + "' is not an option that candidates vary");
+      if (given.contains(name))
+        throw ArgumentError("grid: " + written + " is given as a keyword and varied by the grid; give one of them");
+      named[name] = value;
+    }
+    candidates.push_back(read_training_options("graph", named, {.prefix = "grid: option '", .separator = '_', .suffix = "'"}));
+  }
+  const LogSettings log = python_log(verbose);
+  const MoleculeDataset data = read_molecules(source, plan.config.featurizer);
+  if (data.tasks.empty()) throw ArgumentError("no targets to train on");
+  check_targets_labelled(data, source.name());
+  if (plan.config.task_type == TaskType::classification) check_classification_targets(data, source.name());
+  std::string split_name;
+  const Split rows = row_split(
+      molecule_training_split(split, fractions, data, plan.config.task_type, plan.training.seed, split_name, log), data);
+  const std::vector<Split> folds = tuning_folds(rows, tuning[2].cast<Index>(), plan.training.seed);
+  const std::string metric = early_stopping_metric(plan.training, plan.config.task_type);
+  const MoleculeLoader load = [&source](MoleculeModelConfig& config) {
+    py::gil_scoped_acquire gil;
+    MoleculeDataset candidate_data = read_molecules(source, config.featurizer);
+    config.tasks = candidate_data.tasks;
+    return candidate_data;
+  };
+  const FoldReport report = [&](std::size_t c, std::size_t k, double value) {
+    check_interrupt();
+    char line[96];
+    std::snprintf(line, sizeof line, "candidate %zu/%zu, fold %zu/%zu: %s %.4f", c + 1, candidates.size(), k + 1,
+                  folds.size(), metric.c_str(), value);
+    Logger(log).normal(line);
+  };
+  std::optional<TuningResult> result;
+  {
+    const InterruptCheck interruptible(check_interrupt);
+    py::gil_scoped_release release;
+    result.emplace(tune_molecules(load, folds, given, candidates, metric, python_log(false), report, naming));
+  }
+  const auto python_names = [&naming](const json& options) {
+    json named = json::object();
+    for (const auto& [name, value] : options.items()) named[naming(name)] = value;
+    return named;
+  };
+  json out = result->record({{"data", source.name()}, {"split", split_name}, {"seed", plan.training.seed}, {"metric", metric}},
+                            static_cast<Index>(folds.size()));
+  for (json& candidate : out["candidates"]) candidate["options"] = python_names(candidate["options"]);
+  out["best"] = result->best;
+  out["options"] = out["candidates"][result->chosen]["options"];
+  return out.dump();
+}
+
+// train's model, or with `tuning` (not None) tune's result.
+py::object train_or_tune(const MoleculeSource& source, const py::object& split, std::pair<double, double> fractions,
+                         bool verbose, const py::dict& keywords, const py::object& tuning) {
+  if (tuning.is_none()) return py::cast(train(source, split, fractions, verbose, keywords));
+  return py::str(tune(source, split, fractions, verbose, keywords, tuning.cast<py::tuple>()));
 }
 
 // Predictions [n, T] (NaN rows for SMILES that cannot be read) and the (index, SMILES, reason, place)
@@ -356,17 +433,17 @@ void bind_molecules(py::module_& m) {
           "_train_smiles",
           [](std::vector<std::string> smiles, py::object targets, std::vector<std::string> tasks, Index max_atoms,
              bool skip_invalid, py::object split, std::pair<double, double> fractions, bool verbose,
-             py::dict options) {
+             py::dict options, py::object tuning) {
             MoleculeSource source{.smiles = std::move(smiles), .targets = std::move(targets), .tasks = std::move(tasks),
                                   .skip_invalid = skip_invalid, .max_atoms = max_atoms};
-            return train(source, split, fractions, verbose, options);
+            return train_or_tune(source, split, fractions, verbose, options, tuning);
           })
       .def_static(
           "_train_file",
           [](std::string path, std::optional<CsvColumn> smiles_column, std::vector<CsvColumn> target_columns,
              std::vector<std::string> task_names, bool has_header, std::string comment, Index max_atoms,
              bool skip_invalid, py::object split, std::pair<double, double> fractions, bool verbose,
-             py::dict options) {
+             py::dict options, py::object tuning) {
             MoleculeSource source{.tasks = std::move(task_names),
                                   .path = std::move(path),
                                   .layout = {.smiles_column = std::move(smiles_column),
@@ -375,7 +452,7 @@ void bind_molecules(py::module_& m) {
                                              .comment = std::move(comment)},
                                   .skip_invalid = skip_invalid,
                                   .max_atoms = max_atoms};
-            return train(source, split, fractions, verbose, options);
+            return train_or_tune(source, split, fractions, verbose, options, tuning);
           })
       .def("_predict",
            [](MoleculeHandle& handle, const std::vector<std::string>& smiles, Index max_atoms) {
