@@ -651,21 +651,24 @@ def tune(
     smiles: Sequence[str] | None = None,
     targets: Any = None,
     *,
+    graph: NodeGraph | None = None,
     grid: list[dict[str, Any]] | dict[str, list[Any]] | None = None,
     preset: str | None = None,
     folds: int = 5,
     verbose: bool = False,
     **arguments: Any,
 ) -> dict[str, Any]:
-    """Chooses molecule training options by K-fold cross-validation inside the split's training and
-    validation rows (its test rows are never read), as ``edgewise tune --task graph`` does.
+    """Chooses training options by K-fold cross-validation inside the split's training and validation
+    rows (its test rows are never read), as ``edgewise tune`` does: of a molecule model, or with
+    graph= of a node classifier (``--task node``: the accuracy on the held-out labelled nodes).
 
     grid: a list of candidates (dicts of training options, e.g. ``{"hidden": 64}``), or a dict of
     option value lists whose every combination is a candidate; or preset="small" (one change at a
     time from the defaults). folds: from 4, the fastest candidate whose paired t value against the
     best mean is under 2 in size is chosen; with 2 or 3, the best mean. The other arguments (the
     data, the split and the options every candidate shares) are those of
-    :meth:`MoleculeModel.train`; verbose prints each fold's metric.
+    :meth:`MoleculeModel.train` or, with graph=, :meth:`NodeModel.train`; verbose prints each
+    fold's metric.
 
     Returns a dict: "options" (the chosen candidate's, for ``MoleculeModel.train(**options)``),
     "chosen" and "best" (indices of candidates), "metric", and "candidates" (each its "options",
@@ -675,6 +678,12 @@ def tune(
     if (grid is None) == (preset is None):
         raise ValueError("give either grid or preset")
     tuning = ("" if grid is None else json.dumps(grid), preset or "", int(folds))
+    if graph is not None:
+        if smiles is not None or targets is not None:
+            raise ValueError("give either graph, or smiles and targets, not both")
+        split = arguments.pop("split", None)
+        _with_threads(arguments.pop("threads", None))
+        return dict(json.loads(_edgewise.NodeModel._tune(graph._handle, split, verbose, arguments, tuning)))
     bound = inspect.signature(MoleculeModel.train).bind(smiles, targets, verbose=verbose, **arguments)
     bound.apply_defaults()
     return dict(json.loads(_molecule_run(tuning, **bound.arguments)))
@@ -688,4 +697,5 @@ def _options_doc(task: str) -> str:
 
 MoleculeModel.train.__func__.__doc__ = (MoleculeModel.train.__doc__ or "") + _options_doc("graph")
 NodeModel.train.__func__.__doc__ = (NodeModel.train.__doc__ or "") + _options_doc("node")
-tune.__doc__ = (tune.__doc__ or "") + "\n    The options candidates vary and keywords share:" + _options_doc("graph")
+tune.__doc__ = ((tune.__doc__ or "") + "\n    A molecule model's options (training_options(\"node\") lists a node classifier's):"
+               + _options_doc("graph"))

@@ -194,22 +194,7 @@ std::string tune(const MoleculeSource& source, const py::object& split, std::pai
   const ParamNaming naming = python_naming("edgewise.tune");
   const json given = molecule_keywords(keywords);
   const MoleculeTrainingPlan plan = molecule_training_params(given, naming).plan;
-  const std::string grid = tuning[0].cast<std::string>();
-  const std::string preset = tuning[1].cast<std::string>();
-  const json grid_given = grid.empty() ? tuning_preset("graph", preset) : grid_candidates(json::parse(grid), "grid");
-  const std::vector<std::string> tunable = training_option_names("graph", true);
-  json candidates = json::array();
-  for (const json& candidate : grid_given) {
-    json named = json::object();
-    for (const auto& [written, value] : candidate.items()) {
-      const std::string name = param_named(tunable, written, naming);
-      if (name.empty()) throw ArgumentError("grid: '" + written + "' is not an option that candidates vary");
-      if (given.contains(name))
-        throw ArgumentError("grid: " + written + " is given as a keyword and varied by the grid; give one of them");
-      named[name] = value;
-    }
-    candidates.push_back(read_training_options("graph", named, {.prefix = "grid: option '", .separator = '_', .suffix = "'"}));
-  }
+  const json candidates = tuning_candidates("graph", tuning, given, naming);
   const LogSettings log = python_log(verbose);
   const MoleculeDataset data = read_molecules(source, plan.config.featurizer);
   if (data.tasks.empty()) throw ArgumentError("no targets to train on");
@@ -226,30 +211,15 @@ std::string tune(const MoleculeSource& source, const py::object& split, std::pai
     config.tasks = candidate_data.tasks;
     return candidate_data;
   };
-  const FoldReport report = [&](std::size_t c, std::size_t k, double value) {
-    check_interrupt();
-    char line[96];
-    std::snprintf(line, sizeof line, "candidate %zu/%zu, fold %zu/%zu: %s %.4f", c + 1, candidates.size(), k + 1,
-                  folds.size(), metric.c_str(), value);
-    Logger(log).normal(line);
-  };
+  const FoldReport report = fold_logger(candidates, folds.size(), metric, log);
   std::optional<TuningResult> result;
   {
     const InterruptCheck interruptible(check_interrupt);
     py::gil_scoped_release release;
     result.emplace(tune_molecules(load, folds, given, candidates, metric, python_log(false), report, naming));
   }
-  const auto python_names = [&naming](const json& options) {
-    json named = json::object();
-    for (const auto& [name, value] : options.items()) named[naming(name)] = value;
-    return named;
-  };
-  json out = result->record({{"data", source.name()}, {"split", split_name}, {"seed", plan.training.seed}, {"metric", metric}},
-                            static_cast<Index>(folds.size()));
-  for (json& candidate : out["candidates"]) candidate["options"] = python_names(candidate["options"]);
-  out["best"] = result->best;
-  out["options"] = out["candidates"][result->chosen]["options"];
-  return out.dump();
+  return tuning_json(*result, {{"data", source.name()}, {"split", split_name}, {"seed", plan.training.seed}, {"metric", metric}},
+                     folds.size(), naming);
 }
 
 // train's model, or with `tuning` (not None) tune's result.

@@ -16,6 +16,7 @@
 #include "edgewise/tasks/node/node_training.hpp"
 #include "edgewise/tasks/split_spec.hpp"
 #include "params.hpp"
+#include "edgewise/core/interrupt.hpp"
 #include "support.hpp"
 
 namespace edgewise::python {
@@ -181,6 +182,32 @@ std::unique_ptr<NodeHandle> train(const NodeGraph& data, const py::object& split
   return std::make_unique<NodeHandle>(std::move(trained.model));
 }
 
+// Cross-validates `tuning`'s candidates (params.hpp's tuning_candidates) over the split's labelled
+// training and validation nodes, as `edgewise tune --task node` does; the result as JSON text.
+std::string tune(const NodeGraph& data, const py::object& split_given, bool verbose, const py::dict& keywords,
+                 const py::tuple& tuning) {
+  const ParamNaming naming = python_naming("edgewise.tune");
+  const nlohmann::json given = node_keywords(keywords);
+  const NodeTrainingParams params = node_training_params(given, naming);
+  const nlohmann::json candidates = tuning_candidates("node", tuning, given, naming);
+  std::string split_name;
+  const Split split = node_split(split_given, data, params, split_name);
+  const std::vector<Split> folds = tuning_folds(split, tuning[2].cast<Index>(), params.training.seed);
+  const FoldReport report = fold_logger(candidates, folds.size(), "accuracy", python_log(verbose));
+  std::optional<TuningResult> result;
+  {
+    const InterruptCheck interruptible(check_interrupt);
+    py::gil_scoped_release release;
+    result.emplace(tune_nodes(data, folds, given, candidates, python_log(false), report, naming));
+  }
+  return tuning_json(*result,
+                     {{"data", "Python: a graph of " + std::to_string(data.nodes.size()) + " nodes"},
+                      {"split", split_name},
+                      {"seed", params.training.seed},
+                      {"metric", "accuracy"}},
+                     folds.size(), naming);
+}
+
 py::dict evaluate(NodeHandle& handle, const NodeGraph& data, const py::object& nodes) {
   std::vector<Index> listed;
   if (nodes.is_none()) {
@@ -250,6 +277,7 @@ void bind_nodes(py::module_& m) {
   py::class_<NodeHandle> model_class(m, "NodeModel", "A trained node classifier (see edgewise.NodeModel)");
   bind_model_file(model_class);
   model_class.def_static("_train", &train)
+      .def_static("_tune", &tune)
       .def("_read_graph",
            [](const NodeHandle& handle, const std::string& edges, const std::string& labels,
               const FileColumn& label_column, const FileColumn& id_column, const std::string& features) {

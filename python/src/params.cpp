@@ -2,7 +2,12 @@
 
 #include <pybind11/stl.h>
 
+#include <cstdio>
 #include <vector>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/core/log.hpp"
+#include "support.hpp"
 
 namespace edgewise::python {
 namespace {
@@ -83,6 +88,49 @@ ParamNaming python_naming(const std::string& task) { return {.prefix = "", .sepa
 
 json molecule_keywords(const py::dict& options) { return keywords(options, molecule_params()); }
 json node_keywords(const py::dict& options) { return keywords(options, node_params()); }
+
+json tuning_candidates(const std::string& task, const py::tuple& tuning, const json& given, const ParamNaming& naming) {
+  const std::string grid = tuning[0].cast<std::string>();
+  const json listed = grid.empty() ? tuning_preset(task, tuning[1].cast<std::string>())
+                                   : grid_candidates(json::parse(grid), "grid");
+  const std::vector<std::string> tunable = training_option_names(task, true);
+  json candidates = json::array();
+  for (const json& candidate : listed) {
+    json named = json::object();
+    for (const auto& [written, value] : candidate.items()) {
+      // A preset's options are named as the table names them.
+      const std::string name = grid.empty() ? written : param_named(tunable, written, naming);
+      if (name.empty()) throw ArgumentError("grid: '" + written + "' is not an option that candidates vary");
+      if (given.contains(name))
+        throw ArgumentError("grid: " + written + " is given as a keyword and varied by the grid; give one of them");
+      named[name] = value;
+    }
+    candidates.push_back(read_training_options(task, named, {.prefix = "grid: option '", .separator = '_', .suffix = "'"}));
+  }
+  return candidates;
+}
+
+std::string tuning_json(const TuningResult& result, const json& run, std::size_t folds, const ParamNaming& naming) {
+  json out = result.record(run, static_cast<Index>(folds));
+  for (json& candidate : out["candidates"]) {
+    json named = json::object();
+    for (const auto& [name, value] : candidate["options"].items()) named[naming(name)] = value;
+    candidate["options"] = std::move(named);
+  }
+  out["best"] = result.best;
+  out["options"] = out["candidates"][result.chosen]["options"];
+  return out.dump();
+}
+
+FoldReport fold_logger(const json& candidates, std::size_t folds, const std::string& metric, const LogSettings& log) {
+  return [count = candidates.size(), folds, metric, log](std::size_t c, std::size_t k, double value) {
+    check_interrupt();
+    char line[96];
+    std::snprintf(line, sizeof line, "candidate %zu/%zu, fold %zu/%zu: %s %.4f", c + 1, count, k + 1, folds,
+                  metric.c_str(), value);
+    Logger(log).normal(line);
+  };
+}
 
 void bind_params(py::module_& m) {
   m.def(

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "edgewise/tasks/params.hpp"
+#include "edgewise/tasks/tuning.hpp"
 
 namespace edgewise::python {
 
@@ -18,6 +19,23 @@ ParamNaming python_naming(const std::string& task);
 // TypeError for an option the table does not offer as a keyword, or a value of another type.
 nlohmann::json molecule_keywords(const pybind11::dict& options);
 nlohmann::json node_keywords(const pybind11::dict& options);
+
+// The candidates of Python's tune: `tuning` is (the grid as JSON text or "", a preset's name or "",
+// the folds); each candidate's options by their Python names are read by the table of `task`
+// (read_training_options). ValueError for an option candidates do not vary, one `given` as a keyword
+// too, or a value the option refuses.
+nlohmann::json tuning_candidates(const std::string& task, const pybind11::tuple& tuning, const nlohmann::json& given,
+                                 const ParamNaming& naming);
+
+// A tuning's result as JSON text, options by their Python names: the record options files keep
+// (`run`: data, split, seed and metric), "best" and the chosen "options".
+std::string tuning_json(const TuningResult& result, const nlohmann::json& run, std::size_t folds,
+                        const ParamNaming& naming);
+
+// Logs each fold's metric ("candidate 2/6, fold 1/5: rmse 0.6123") through `log`, after a check for
+// Ctrl-C.
+FoldReport fold_logger(const nlohmann::json& candidates, std::size_t folds, const std::string& metric,
+                       const LogSettings& log);
 
 // Registers edgewise._edgewise.training_options(task).
 void bind_params(pybind11::module_& m);

@@ -54,3 +54,20 @@ def test_refuses_grids_it_cannot_use() -> None:
         edgewise.tune(SMILES, TARGETS, grid=[{"hidden": 0}], folds=2)
     with pytest.raises(ValueError, match="hidden is given as a keyword and varied by the grid"):
         edgewise.tune(SMILES, TARGETS, grid=[{"hidden": 8}], folds=2, hidden=16)
+
+
+def test_tunes_node_classifiers_as_the_command_line_does(cli: str, data_folder: pathlib.Path,
+                                                          tmp_path: pathlib.Path) -> None:
+    karate = data_folder / "karate"
+    graph = edgewise.NodeGraph.read(karate / "edges.txt", karate / "labels.txt")
+    result = edgewise.tune(graph=graph, preset="small", folds=2, epochs=5, threads=1)
+    assert result["metric"] == "accuracy"
+    assert result["candidates"][5]["options"] == {"head_dim": 16}
+
+    run_cli(cli, "tune", "--task", "node", "--edges", str(karate / "edges.txt"), "--labels",
+            str(karate / "labels.txt"), "--preset", "small", "--folds", "2", "--epochs", "5", "--threads", "1",
+            "--out", str(tmp_path / "nodes.json"))
+    record = json.loads((tmp_path / "nodes.json").read_text())["cross_validation"]
+    assert [c["folds"] for c in record["candidates"]] == [c["folds"] for c in result["candidates"]]
+    with pytest.raises(ValueError, match="give either graph, or smiles and targets"):
+        edgewise.tune(SMILES, TARGETS, graph=graph, preset="small")
