@@ -299,7 +299,8 @@ std::string param_named(const std::vector<std::string>& names, std::string_view 
   return "";
 }
 
-// The options, one line each where they fit: name, type, help, [rule,] [check,] then what it sets.
+// The options, one line each where they fit: name, type, help, [rule,] [check,] then what it sets;
+// bind gives an option of both tasks its name, type, check and common help from shared_params().
 const std::vector<TrainingParam<MoleculeTrainingParams>>& molecule_params() {
   using P = MoleculeTrainingParams;
   using T = ParamType;
