@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <limits>
 #include <sstream>
 
 #include "edgewise/core/error.hpp"
@@ -15,13 +17,29 @@ namespace {
 using json = nlohmann::json;
 using Check = std::function<std::string(const json&)>;
 
+constexpr Index kMaxIndex = std::numeric_limits<Index>::max();
+
+// Whole numbers are read as unsigned above 2^63 - 1 (parse_param; JSON does the same), which only a
+// seed may take.
+bool beyond_index(const json& value) {
+  return value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxIndex);
+}
+
 Check at_least(Index minimum) {
   return [minimum](const json& value) {
+    if (beyond_index(value)) return "value " + value.dump() + " is above the maximum of " + std::to_string(kMaxIndex);
     return value.get<long long>() >= minimum
                ? std::string()
                : "value " + value.dump() + " is below the minimum of " + std::to_string(minimum);
   };
 }
+
+// Seeds take every 64-bit unsigned value.
+const Check kSeed = [](const json& value) {
+  return value.is_number_unsigned() || value.get<long long>() >= 0
+             ? std::string()
+             : "value " + value.dump() + " is below the minimum of 0";
+};
 
 Check between(double low, double high) {
   return [low, high](const json& value) {
@@ -40,7 +58,7 @@ const Check kNonNegative = [](const json& value) {
 };
 const Check kFanouts = [](const json& value) {
   for (const json& fanout : value)
-    if (fanout.get<Index>() < 1 && fanout.get<Index>() != kAllNeighbors)
+    if (beyond_index(fanout) || (fanout.get<Index>() < 1 && fanout.get<Index>() != kAllNeighbors))
       return "a fan-out is a number of neighbours, at least 1, or -1 for all of them; got " + fanout.dump();
   return std::string();
 };
@@ -72,7 +90,7 @@ struct SharedParams {
   SharedParam batch_size{"batch-size", ParamType::integer, {}, at_least(1)};
   SharedParam patience{"patience", ParamType::integer, {}, at_least(1)};
   SharedParam seed{"seed", ParamType::integer,
-                   "Seed for the split, initialization, shuffling and dropout (tune: also the folds)", at_least(0)};
+                   "Seed for the split, initialization, shuffling and dropout (tune: also the folds)", kSeed};
 };
 
 const SharedParams& shared_params() {
@@ -212,12 +230,16 @@ std::string param_text(const json& value) {
 }
 
 json parse_param(ParamType type, std::string_view text, std::string_view shown) {
-  const auto integer = [&](std::string_view item) {
+  const auto integer = [&](std::string_view item) -> json {
+    const char* const last = item.data() + item.size();
     long long value = 0;
-    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
-    if (error != std::errc() || end != item.data() + item.size())
-      throw ArgumentError(std::string(shown) + ": '" + std::string(item) + "' is not an integer");
-    return value;
+    const auto [end, error] = std::from_chars(item.data(), last, value);
+    if (error == std::errc() && end == last) return value;
+    std::uint64_t large = 0;  // a seed above 2^63 - 1
+    if (const auto [large_end, large_error] = std::from_chars(item.data(), last, large);
+        large_error == std::errc() && large_end == last)
+      return large;
+    throw ArgumentError(std::string(shown) + ": '" + std::string(item) + "' is not an integer");
   };
   switch (type) {
     case ParamType::integer:

@@ -2,6 +2,7 @@
 
 #include <pybind11/stl.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
@@ -24,7 +25,11 @@ json keyword_value(ParamType type, const std::string& name, const py::handle& va
         return value.cast<bool>();
       case ParamType::integer:
         if (py::isinstance<py::bool_>(value)) break;
-        return value.cast<long long>();
+        try {
+          return value.cast<long long>();
+        } catch (const py::cast_error&) {
+          return value.cast<std::uint64_t>();  // a seed above 2^63 - 1
+        }
       case ParamType::number:
         return value.cast<double>();
       case ParamType::text:

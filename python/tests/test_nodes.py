@@ -342,3 +342,17 @@ def test_a_split_may_be_given_as_the_command_line_writes_it() -> None:
     assert model.describe()["training"]["split"].startswith("per-class:2,1,1: 4 / 1 / 1")
     with pytest.raises(ValueError, match="split: 'halves' is not per-class:K, stratified:TRAIN,VAL,TEST or a folder"):
         edgewise.NodeModel.train(graph, "halves", verbose=False, **FAST)
+
+
+def test_seeds_take_every_unsigned_64_bit_value_and_other_options_fit_an_int64() -> None:
+    edge_index, features, labels = two_communities()
+    graph = edgewise.NodeGraph.from_edge_index(edge_index, features=features, labels=labels)
+    split = (np.array([0, 1, 2, 4, 5, 6]), np.array([3, 7]), np.array([], dtype=int))
+    options = dict(FAST, seed=2**64 - 1)
+    model = edgewise.NodeModel.train(graph, split, verbose=False, **options)
+    again = edgewise.NodeModel.train(graph, split, verbose=False, **options)
+    assert np.array_equal(model.predict_proba(graph), again.predict_proba(graph))
+    with pytest.raises(ValueError, match="epochs: value 9223372036854775808 is above the maximum"):
+        edgewise.NodeModel.train(graph, split, verbose=False, **dict(FAST, epochs=2**63))
+    with pytest.raises(TypeError, match="seed"):
+        edgewise.NodeModel.train(graph, split, verbose=False, **dict(FAST, seed=2**64))

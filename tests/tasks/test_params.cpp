@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "edgewise/tasks/params.hpp"
 #include "support/thrown.hpp"
@@ -38,6 +39,23 @@ TEST(ParamsTest, RefusalsNameTheOptionAsTheFrontEndWritesIt) {
             "options.json: option 'no-hidden': not a training option of --task graph");
   EXPECT_EQ(testing::argument_error_of([] { molecule_training_params({{"head-dim", 0}}, {.prefix = "", .separator = '_'}); }),
             "head_dim: value 0 is below the minimum of 1");
+}
+
+// Seeds are 64-bit unsigned; every other whole number must fit an Index.
+TEST(ParamsTest, SeedsTakeEveryUnsignedValueAndOtherIntegersFitAnIndex) {
+  constexpr std::uint64_t kLargest = 18446744073709551615ULL;
+  EXPECT_EQ(molecule_training_params({{"seed", "18446744073709551615"}}).plan.training.seed, kLargest);
+  EXPECT_EQ(node_training_params({{"seed", kLargest}}).training.seed, kLargest);
+  EXPECT_EQ(molecule_training_params({{"seed", "9223372036854775808"}}).plan.training.seed, 9223372036854775808ULL);
+  EXPECT_EQ(testing::argument_error_of([] { read_training_options("graph", {{"seed", -1}}, kFile); }),
+            "options.json: option 'seed': value -1 is below the minimum of 0");
+  EXPECT_EQ(testing::argument_error_of([] { read_training_options("graph", {{"epochs", "9223372036854775808"}}, kFile); }),
+            "options.json: option 'epochs': value 9223372036854775808 is above the maximum of 9223372036854775807");
+  EXPECT_EQ(testing::argument_error_of([&] { read_training_options("node", {{"fanout", {kLargest}}}, kFile); }),
+            "options.json: option 'fanout': a fan-out is a number of neighbours, at least 1, or -1 for all of them; got "
+            "18446744073709551615");
+  EXPECT_EQ(testing::argument_error_of([] { read_training_options("graph", {{"seed", "18446744073709551616"}}, kFile); }),
+            "options.json: option 'seed': '18446744073709551616' is not an integer");
 }
 
 TEST(ParamsTest, TunableOptionsAreThoseOfTheModelAndItsTraining) {
