@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string_view>
 
@@ -71,6 +72,14 @@ void check_plot_path(const std::string& plot, const std::string& out, bool force
 
 void write_plot(const std::string& path, const TrainingCurve& curve, bool force) {
   write_file_atomically(path, training_curve_svg(curve), overwrite_for(force));
+}
+
+void add_task_option(CLI::App& command, std::string& task, const std::string& molecule_help,
+                     const std::string& node_help) {
+  command.add_option("--task", task, "molecule: " + molecule_help + " ('graph' is read as molecule); node: " + node_help)
+      ->required()
+      ->transform(CLI::Transformer(std::map<std::string, std::string>{{"graph", "molecule"}}).description(""))
+      ->check(CLI::IsMember({"molecule", "node"}));
 }
 
 void add_log_options(CLI::App& command, bool& quiet, bool& verbose) {

@@ -63,6 +63,11 @@ void check_plot_path(const std::string& plot, const std::string& out, bool force
 // Writes the curve as SVG to `path` atomically; an existing file is replaced only with `force`.
 void write_plot(const std::string& path, const TrainingCurve& curve, bool force);
 
+// Adds the required --task (molecule or node; graph, its earlier name, reads as molecule) with the
+// help of each task.
+void add_task_option(CLI::App& command, std::string& task, const std::string& molecule_help,
+                     const std::string& node_help);
+
 // Adds --quiet and --verbose to a command.
 void add_log_options(CLI::App& command, bool& quiet, bool& verbose);
 // Settings for messages on standard output at the level --quiet or --verbose ask for. On a terminal,

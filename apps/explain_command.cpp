@@ -49,7 +49,7 @@ void add_explain_command(CLI::App& app) {
   auto args = std::make_shared<ExplainArgs>();
   CLI::App* command = app.add_subcommand(
       "explain", "Draw a molecule as SVG with atoms and bonds shaded by the attention they receive");
-  command->add_option("--model", args->model, "Molecule model file written by 'edgewise train --task graph'")
+  command->add_option("--model", args->model, "Molecule model file written by 'edgewise train --task molecule'")
       ->required()
       ->check(CLI::ExistingFile);
   command->add_option("--smiles", args->smiles, "The molecule")->required();

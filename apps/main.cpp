@@ -52,7 +52,7 @@ void check_divides_work(int argc, char** argv) {
   const std::string command = argv[1];
   if (command != "predict" && command != "train")
     throw edgewise::ArgumentError("'edgewise " + command + "' runs as one process: of the commands, only 'predict' " +
-                                  "(a molecule model on --data) and 'train --task graph' divide their work among " +
+                                  "(a molecule model on --data) and 'train --task molecule' divide their work among " +
                                   "the processes mpirun starts");
 }
 

@@ -228,13 +228,13 @@ void predict_sd_file(const MoleculeModel& model, const MoleculePredictArgs& args
 }  // namespace
 
 CLI::Option_group* add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args) {
-  CLI::Option_group* group = command.add_option_group("Molecule properties (--task graph)");
+  CLI::Option_group* group = command.add_option_group("Molecule properties (--task molecule)");
   add_molecule_input_options(*group, args.input, "Target columns, comma-separated (default: every column but the SMILES one)");
   return group;
 }
 
 MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelConfig& config) {
-  if (args.input.data.empty()) throw ArgumentError("--data is required with --task graph");
+  if (args.input.data.empty()) throw ArgumentError("--data is required with --task molecule");
   MoleculeInput input = args.input;
   input.force = args.force;
   input.share_among_processes = true;                           // a CSV; each process reads an SDF whole
@@ -267,7 +267,7 @@ double set_metric(const MoleculeModel& model, const MoleculeSet& set, const std:
 // With several processes (mpirun), each featurizes a share of the rows and receives the others', and
 // each trains on a slice of every batch (train_graph_predictor); rank 0 alone prints and writes files.
 void train_molecules(const MoleculeTrainArgs& args) {
-  if (args.input.data.empty()) throw ArgumentError("--data is required with --task graph");
+  if (args.input.data.empty()) throw ArgumentError("--data is required with --task molecule");
   const bool writes = distributed::rank() == 0;
   check_output_path(args.out, args.force);
   CheckpointOptions checkpoints = checkpoint_options(args.checkpoints, args.out, args.force);

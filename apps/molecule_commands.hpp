@@ -1,4 +1,4 @@
-// The molecule side of `train`, `predict` and `eval` (`--task graph`), and `explain`.
+// The molecule side of `train`, `predict` and `eval` (`--task molecule`), and `explain`.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +23,7 @@ struct MoleculeTrainArgs {
   bool force = false;
 };
 
-// Registers the input options of `train` that only --task graph reads in their own group of
+// Registers the input options of `train` that only --task molecule reads in their own group of
 // `command` (train_options.hpp adds the training options). Returns the group.
 CLI::Option_group* add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args);
 void train_molecules(const MoleculeTrainArgs& args);

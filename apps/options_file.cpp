@@ -45,7 +45,8 @@ nlohmann::json read_options_file(const std::string& path, const std::string& tas
   if (!file.contains("version") || !file["version"].is_number_integer() || file["version"].get<int>() > kVersion)
     throw Error(path + ": options file version " + file.value("version", nlohmann::json()).dump() +
                 " is not one this edgewise reads (up to " + std::to_string(kVersion) + ")");
-  if (text_field(file, "task") != task)
+  // Files written before the molecule task had its name say "graph".
+  if (const std::string written = text_field(file, "task"); (written == "graph" ? "molecule" : written) != task)
     throw Error(path + ": the options are for --task " + file.value("task", nlohmann::json()).dump() +
                 ", not --task " + task);
   const nlohmann::json options = file.value("options", nlohmann::json());
@@ -69,7 +70,7 @@ void write_options_file(const std::string& path, const std::string& task, const 
 nlohmann::json file_options(const CLI::App& command, const nlohmann::json& options, const std::string& source,
                             const std::string& task, bool tunable_only) {
   const std::vector<std::string> names = training_option_names(task, tunable_only);
-  const std::string other = task == "node" ? "graph" : "node";
+  const std::string other = task == "node" ? "molecule" : "node";
   const std::vector<std::string> others = training_option_names(other);
   for (const auto& [name, value] : options.items()) {
     const std::string flag = name.starts_with("no-") ? name.substr(3) : name;

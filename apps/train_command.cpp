@@ -1,4 +1,4 @@
-// `edgewise train`: trains a model and saves it. --task graph: a molecule property model from a CSV
+// `edgewise train`: trains a model and saves it. --task molecule: a molecule property model from a CSV
 // of SMILES and targets; --task node: a node classifier from an edge list, labels and features.
 #include <iostream>
 #include <memory>
@@ -36,7 +36,7 @@ void run(CLI::App& command, const TaskOptionGroups& task_options, TrainArgs& arg
   if (args.verbose && distributed::rank() == 0)
     set_rdkit_warning_sink([](std::string_view line) { std::cerr << line << '\n'; });
   reject_other_task_options(task_options, args.task);
-  if (args.task == "graph") {
+  if (args.task == "molecule") {
     apply_shared_options(args.shared, args.molecules);
     args.molecules.params.plan.training.log = log;
     return train_molecules(args.molecules);
@@ -51,11 +51,8 @@ void run(CLI::App& command, const TaskOptionGroups& task_options, TrainArgs& arg
 void add_train_command(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
   CLI::App* command = app.add_subcommand("train", "Train a model and save it to a file");
-  command->add_option("--task", args->task,
-                      "graph: one prediction per molecule (SMILES input); node: one class per node of a graph "
-                      "(edge list input)")
-      ->required()
-      ->check(CLI::IsMember({"graph", "node"}));
+  add_task_option(*command, args->task, "one prediction per molecule (SMILES input)",
+                  "one class per node of a graph (edge list input)");
   command->add_option("--out", args->shared.out, "Model file to write")->required();
   command->add_option("--options", args->options_file,
                       "Options file (JSON) as `edgewise tune` writes it; options given on the command line take "
@@ -66,7 +63,7 @@ void add_train_command(CLI::App& app) {
   command->add_flag("--force", args->shared.force, "Replace existing output files");
   command->add_option("--save-split", args->shared.save_split,
                       "Write the split used into this folder as train.txt, val.txt and test.txt: data-row indices "
-                      "(--task graph) or node ids as the edge list writes them (--task node), as --split reads them");
+                      "(--task molecule) or node ids as the edge list writes them (--task node), as --split reads them");
   add_threads_option(*command, args->threads);
   add_checkpoint_options(*command, args->shared.checkpoints);
   add_log_options(*command, args->quiet, args->verbose);

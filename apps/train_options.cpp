@@ -66,8 +66,8 @@ TaskOptionGroups add_train_options(CLI::App& command, SharedTrainArgs& shared, M
                 " (default: " + graph.default_text() + ")", shared.given);
       continue;
     }
-    const std::string help = graph.help == node->help ? graph.help : "graph: " + graph.help + "; node: " + node->help;
-    add_param(*both, graph, help, " (--task graph: " + graph.default_text() + "; --task node: " + node->default_text() + ")",
+    const std::string help = graph.help == node->help ? graph.help : "molecule: " + graph.help + "; node: " + node->help;
+    add_param(*both, graph, help, " (--task molecule: " + graph.default_text() + "; --task node: " + node->default_text() + ")",
               shared.given);
   }
   for (const TrainingParam<NodeTrainingParams>& node : node_params())
@@ -78,10 +78,10 @@ TaskOptionGroups add_train_options(CLI::App& command, SharedTrainArgs& shared, M
 }
 
 void reject_other_task_options(const TaskOptionGroups& groups, const std::string& task) {
-  if (task == "graph") {
+  if (task == "molecule") {
     reject_given(groups.nodes->get_options(), "applies to --task node only");
   } else {
-    reject_given(groups.molecules->get_options(), "applies to --task graph only");
+    reject_given(groups.molecules->get_options(), "applies to --task molecule only");
   }
 }
 
@@ -101,7 +101,7 @@ void copy_outputs(const SharedTrainArgs& shared, TaskArgs& args) {
 
 void apply_shared_options(const SharedTrainArgs& shared, MoleculeTrainArgs& args) {
   copy_outputs(shared, args);
-  args.params = molecule_training_params(shared.given, naming("graph"));
+  args.params = molecule_training_params(shared.given, naming("molecule"));
 }
 
 void apply_shared_options(const SharedTrainArgs& shared, NodeTrainArgs& args) {

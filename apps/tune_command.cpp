@@ -20,7 +20,7 @@ namespace {
 struct TuneArgs {
   std::string task;
   SharedTrainArgs shared;  // the options of both tasks that every candidate shares
-  MoleculeTrainArgs base;  // --task graph: the data, the split and the options every candidate shares
+  MoleculeTrainArgs base;  // --task molecule: the data, the split and the options every candidate shares
   NodeTrainArgs nodes;     // --task node: the same
   std::string grid;
   std::string preset;
@@ -103,7 +103,7 @@ void print_folds_header(std::size_t count, const char* what, const TuneArgs& arg
             << " on each held-out fold" << std::endl;
 }
 
-// --task graph: folds over data rows, so that candidates whose featurizers skip different molecules
+// --task molecule: folds over data rows, so that candidates whose featurizers skip different molecules
 // share them.
 TuningResult tune_molecule_candidates(TuneArgs& args, const nlohmann::json& candidates, nlohmann::json& run) {
   apply_shared_options(args.shared, args.base);
@@ -157,11 +157,8 @@ void add_tune_command(CLI::App& app) {
   auto args = std::make_shared<TuneArgs>();
   CLI::App* command = app.add_subcommand(
       "tune", "Choose training options by K-fold cross-validation inside the training and validation rows");
-  command->add_option("--task", args->task,
-                      "graph: molecule property models, scored by train's early-stopping metric; node: node "
-                      "classifiers, scored by accuracy")
-      ->required()
-      ->check(CLI::IsMember({"graph", "node"}));
+  add_task_option(*command, args->task, "molecule property models, scored by train's early-stopping metric",
+                  "node classifiers, scored by accuracy");
   command->add_option("--grid", args->grid,
                       "JSON file: an array of candidates (objects of train options, e.g. {\"hidden\": 64}), or an "
                       "object of option value lists whose every combination is a candidate")

@@ -19,7 +19,7 @@ mkdir -p "$out"
 # --skip-invalid lists them in $out/skipped.csv. RDKit's descriptors, which the defaults join to the
 # network, include TPSA itself: --no-descriptors makes the network learn it from atoms and bonds.
 data=/usr/share/RDKit/Data/NCI/first_5k.tpsa.csv
-"$cli" train --task graph --data "$data" --no-header --comment "#" --smiles-column 0 --targets 1 \
+"$cli" train --task molecule --data "$data" --no-header --comment "#" --smiles-column 0 --targets 1 \
   --target-names TPSA --skip-invalid --skipped-list "$out/skipped.csv" --no-descriptors \
   --epochs "${EDGEWISE_DEMO_EPOCHS:-30}" --seed 0 --out "$out/tpsa.ew" --force
 

@@ -180,7 +180,7 @@ template <typename Use>
 auto with_table(std::string_view task, Use use) {
   if (task == "node") return use(node_params());
   if (task != "graph" && task != "molecule")
-    throw ArgumentError("task: expected graph, molecule or node, got '" + std::string(task) + "'");
+    throw ArgumentError("task: expected molecule (or graph, the same) or node, got '" + std::string(task) + "'");
   return use(molecule_params());
 }
 

@@ -158,7 +158,7 @@ class MoleculeModel(_Model):
     """A trained molecule property model: featurizer, an ensemble of graph attention networks,
     target names and scaling, as one model file.
 
-    Train with :meth:`train` (the defaults are those of ``edgewise train --task graph``), or open a
+    Train with :meth:`train` (the defaults are those of ``edgewise train --task molecule``), or open a
     file with :meth:`load`. Safe to share between threads: calls on one model run one at a time,
     with the GIL released.
     """
@@ -622,9 +622,9 @@ def _molecule_run(tuning: tuple[str, str, int] | None, smiles: Any, targets: Any
     """MoleculeModel.train's model handle, or with ``tuning`` (grid JSON, preset, folds) tune's JSON."""
     _with_threads(threads)
     if split is None:
-        split = _training_default("graph", "split")
+        split = _training_default("molecule", "split")
     if split_sizes is None:
-        split_sizes = tuple(float(f) for f in _training_default("graph", "split_sizes").split(","))
+        split_sizes = tuple(float(f) for f in _training_default("molecule", "split_sizes").split(","))
     if not (0.0 <= split_sizes[0] and 0.0 <= split_sizes[1] and abs(sum(split_sizes) - 1.0) < 1e-6):
         raise ValueError(f"split_sizes: expected three fractions adding up to 1, got {split_sizes}")
     fractions = (float(split_sizes[0]), float(split_sizes[1]))
@@ -695,7 +695,7 @@ def _options_doc(task: str) -> str:
                    for o in training_options(task) if o["keyword"]) + "\n"
 
 
-MoleculeModel.train.__func__.__doc__ = (MoleculeModel.train.__doc__ or "") + _options_doc("graph")
+MoleculeModel.train.__func__.__doc__ = (MoleculeModel.train.__doc__ or "") + _options_doc("molecule")
 NodeModel.train.__func__.__doc__ = (NodeModel.train.__doc__ or "") + _options_doc("node")
 tune.__doc__ = ((tune.__doc__ or "") + "\n    A molecule model's options (training_options(\"node\") lists a node classifier's):"
-               + _options_doc("graph"))
+               + _options_doc("molecule"))

@@ -2,7 +2,7 @@
 
 ``X`` is a sequence of SMILES (a list, array or pandas Series), ``y`` the targets: 1-D for one
 task, 2-D for several (NaN: a missing label). The constructor's parameters are the training
-options of ``edgewise train --task graph`` (``edgewise.training_options("graph")``, but task_type;
+options of ``edgewise train --task molecule`` (``edgewise.training_options("molecule")``, but task_type;
 ``attention_score`` is its ``--score``); None keeps its default. So that ``cross_val_score``, ``GridSearchCV`` and ``Pipeline`` work, every parameter is a
 plain attribute and fit trains anew.
 ``fit`` holds out ``validation_fraction`` of the rows (at random, by ``seed``) for early stopping.
@@ -22,7 +22,7 @@ from . import MoleculeModel, _smiles_list, training_options
 # option but task_type, which each estimator fixes; the attention score function is attention_score
 # here, as score is scikit-learn's method.
 _OPTIONS = {("attention_score" if o["name"] == "score" else o["name"]): o["name"]
-            for o in training_options("graph") if o["keyword"] and o["name"] != "task_type"}
+            for o in training_options("molecule") if o["keyword"] and o["name"] != "task_type"}
 # The estimator's own parameters and their defaults.
 _OWN = {"validation_fraction": 0.1, "threads": None, "verbose": False}
 

@@ -194,7 +194,7 @@ std::string tune(const MoleculeSource& source, const py::object& split, std::pai
   const ParamNaming naming = python_naming("edgewise.tune");
   const json given = molecule_keywords(keywords);
   const MoleculeTrainingPlan plan = molecule_training_params(given, naming).plan;
-  const json candidates = tuning_candidates("graph", tuning, given, naming);
+  const json candidates = tuning_candidates("molecule", tuning, given, naming);
   const LogSettings log = python_log(verbose);
   const MoleculeDataset data = read_molecules(source, plan.config.featurizer);
   if (data.tasks.empty()) throw ArgumentError("no targets to train on");

@@ -2,6 +2,6 @@
 
 namespace edgewise {
 
-std::string_view task_option_name(Task task) { return task == Task::node ? "node" : "graph"; }
+std::string_view task_option_name(Task task) { return task == Task::node ? "node" : "molecule"; }
 
 }  // namespace edgewise

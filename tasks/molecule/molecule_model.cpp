@@ -406,7 +406,7 @@ void MoleculeModel::standardize_descriptors(const MoleculeSet& train) {
 
 ModelDescription MoleculeModel::describe() const {
   const nlohmann::json config = config_json(config_);
-  return {.title = "molecule property model (train --task graph)",
+  return {.title = "molecule property model (train --task molecule)",
           .facts = {{"task type", config.at("task_type")},
                     {"targets", config.at("tasks")},
                     {"ensemble", std::to_string(config_.ensemble) + " network(s)"},

@@ -42,7 +42,7 @@ class CliInfoTest : public edgewise::testing::CliTest {
   }
 
   std::string graph_training(const std::string& out) const {
-    return "train --task graph --data " + path("molecules.csv") +
+    return "train --task molecule --data " + path("molecules.csv") +
            " --smiles-column smiles --targets logS --hidden 8 --heads 2 --layers 1 --head-hidden 8 --epochs 4 "
            "--ensemble 1 --readout sum --no-descriptors --no-atom-crippen "
            "--batch-size 4 --split-sizes 0.5,0.25,0.25 --seed 5 --out " +
@@ -85,7 +85,7 @@ TEST_F(CliInfoTest, GraphModelInfoShowsArchitectureTrainingAndMetrics) {
   const CliRun info = run_plain("info " + path("graph.ew"));
   ASSERT_EQ(info.status, 0) << info.output;
   for (const std::string& expected : std::vector<std::string>{
-           ": molecule property model (train --task graph)\n", row("task type", "regression"), row("targets", "logS"),
+           ": molecule property model (train --task molecule)\n", row("task type", "regression"), row("targets", "logS"),
         "\narchitecture\n", row("layers", "1"), row("heads", "2"), row("readout", "sum"), "\nfeaturizer\n",
         row("data", path("molecules.csv")), row("molecules", "16"),
         row("split", "random 0.5,0.25,0.25: 8 / 4 / 4 (train / validation / test)"), row("seed", "5"),

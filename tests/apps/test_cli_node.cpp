@@ -214,7 +214,7 @@ TEST_F(CliNodeTest, PredictAndEvalTakeTrainsInputOptionsThatAgreeWithTheModel) {
 TEST_F(CliNodeTest, RefusesOptionsOfTheOtherTaskAndExistingOutputs) {
   const CliRun molecule_option = run_cli(train_arguments() + " --readout mean");
   EXPECT_NE(molecule_option.status, 0);
-  EXPECT_NE(molecule_option.output.find("--readout applies to --task graph only"), std::string::npos)
+  EXPECT_NE(molecule_option.output.find("--readout applies to --task molecule only"), std::string::npos)
       << molecule_option.output;
 
   ASSERT_EQ(run_cli(train_arguments()).status, 0);

@@ -28,7 +28,7 @@ class CliTrainOptionsTest : public edgewise::testing::CliTest {
   }
 
   std::string molecule_training(const std::string& options, const std::string& out) const {
-    return "train --task graph --data " + path("molecules.csv") +
+    return "train --task molecule --data " + path("molecules.csv") +
            " --layers 1 --head-hidden 8 --epochs 2 --ensemble 1 --no-descriptors --batch-size 4 "
            "--split-sizes 0.5,0.25,0.25 --quiet " +
            options + " --out " + path(out);
@@ -64,12 +64,12 @@ TEST_F(CliTrainOptionsTest, RefusesWidthsThatHeadsCannotSplit) {
   expect_error(node_training("--heads 2 --hidden 9", "x.ew"), "--hidden 9 is not a multiple of --heads 2");
   expect_error(node_training("--heads 2 --hidden 8 --head-dim 8", "x.ew"),
                "--hidden 8 and --head-dim 8 disagree: 2 heads of width 8 make 16");
-  expect_error(molecule_training("--heads 3", "x.ew"), "--heads 3 does not divide --task graph's default --hidden 64");
+  expect_error(molecule_training("--heads 3", "x.ew"), "--heads 3 does not divide --task molecule's default --hidden 64");
 }
 
 TEST_F(CliTrainOptionsTest, RefusesTheOtherTasksOptionsBothWays) {
-  expect_error(node_training("--readout mean", "x.ew"), "--readout applies to --task graph only");
-  expect_error(node_training("--data " + path("molecules.csv"), "x.ew"), "--data applies to --task graph only");
+  expect_error(node_training("--readout mean", "x.ew"), "--readout applies to --task molecule only");
+  expect_error(node_training("--data " + path("molecules.csv"), "x.ew"), "--data applies to --task molecule only");
   expect_error(molecule_training("--output-heads 2", "x.ew"), "--output-heads applies to --task node only");
   expect_error(molecule_training("--edges " + path("edges.txt"), "x.ew"), "--edges applies to --task node only");
 }
@@ -77,10 +77,10 @@ TEST_F(CliTrainOptionsTest, RefusesTheOtherTasksOptionsBothWays) {
 TEST_F(CliTrainOptionsTest, HelpGivesTheDefaultsOfBothTasks) {
   const CliRun help = run_cli("train --help", 0);
   ASSERT_EQ(help.status, 0);
-  EXPECT_NE(help.output.find("Attention heads of each hidden layer (--task graph: 4; --task node: 8)"),
+  EXPECT_NE(help.output.find("Attention heads of each hidden layer (--task molecule: 4; --task node: 8)"),
             std::string::npos)
       << help.output;
-  EXPECT_NE(help.output.find("(--task graph: 0.001; --task node: 0.005)"), std::string::npos) << help.output;
+  EXPECT_NE(help.output.find("(--task molecule: 0.001; --task node: 0.005)"), std::string::npos) << help.output;
 }
 
 }  // namespace

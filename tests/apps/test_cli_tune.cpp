@@ -54,7 +54,7 @@ TEST_F(CliTuneTest, WritesTheBestCandidateAsOptionsThatTrainReads) {
 
   const nlohmann::json file = json("best.json");
   EXPECT_EQ(file["format"], "edgewise options");
-  EXPECT_EQ(file["task"], "graph");
+  EXPECT_EQ(file["task"], "molecule");
   const nlohmann::json& record = file["cross_validation"];
   ASSERT_EQ(record["candidates"].size(), 2u);
   const std::size_t chosen = record["chosen"];
@@ -202,7 +202,7 @@ TEST_F(CliTuneTest, TunesNodeClassifiersOnTheTrainingAndValidationNodes) {
   EXPECT_EQ(train.status, 0) << train.output;
   const CliRun graph_option = run_cli("tune" + graph + " --preset small --readout sum --out " + path("x.json"));
   EXPECT_EQ(graph_option.status, 1);
-  EXPECT_NE(graph_option.output.find("--readout applies to --task graph only"), std::string::npos)
+  EXPECT_NE(graph_option.output.find("--readout applies to --task molecule only"), std::string::npos)
       << graph_option.output;
   const CliRun node_option = tune("x.json", "--output-heads 2");
   EXPECT_EQ(node_option.status, 1);
@@ -232,7 +232,7 @@ TEST_F(CliTuneTest, RefusesGridsAndOptionFilesItCannotUse) {
   const CliRun other_task = run_cli("train --task graph --data " + path("molecules.csv") + " --options " +
                                     path("node.json") + " --out " + path("model.ew"));
   EXPECT_EQ(other_task.status, 1);
-  EXPECT_NE(other_task.output.find("node.json: the options are for --task \"node\", not --task graph"),
+  EXPECT_NE(other_task.output.find("node.json: the options are for --task \"node\", not --task molecule"),
             std::string::npos)
       << other_task.output;
 

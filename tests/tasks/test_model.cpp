@@ -58,7 +58,7 @@ TEST_F(ModelTest, LoadsEitherTaskFromItsFile) {
   const std::unique_ptr<Model> node = load_any_model(path("node.ew"));
   ASSERT_EQ(node->task(), Task::node);
   EXPECT_EQ(static_cast<const NodeModel&>(*node).config().classes, (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(task_option_name(Task::molecule), "graph");
+  EXPECT_EQ(task_option_name(Task::molecule), "molecule");
   EXPECT_EQ(task_option_name(Task::node), "node");
 }
 
@@ -71,7 +71,7 @@ TEST_F(ModelTest, SavingThroughTheInterfaceWritesTheSameBytes) {
 TEST_F(ModelTest, DescriptionsNameTheOutputsAndTheConfiguration) {
   testing::save_untrained_molecule_model(path("molecule.ew"));
   const ModelDescription molecule = load_any_model(path("molecule.ew"))->describe();
-  EXPECT_EQ(molecule.title, "molecule property model (train --task graph)");
+  EXPECT_EQ(molecule.title, "molecule property model (train --task molecule)");
   EXPECT_EQ(fact(molecule, "targets"), nlohmann::json::array({"y"}));
   EXPECT_EQ(fact(molecule, "task type"), "regression");
   EXPECT_EQ(molecule.examples, "molecules");

@@ -14,7 +14,7 @@ namespace {
 
 using json = nlohmann::json;
 
-const ParamNaming kFile = {.prefix = "options.json: option '", .task = "--task graph", .suffix = "'"};
+const ParamNaming kFile = {.prefix = "options.json: option '", .task = "--task molecule", .suffix = "'"};
 
 TEST(ParamsTest, OptionsAreReadInTheirTypesOrFromTheirText) {
   const json read = read_training_options(
@@ -34,9 +34,9 @@ TEST(ParamsTest, RefusalsNameTheOptionAsTheFrontEndWritesIt) {
   EXPECT_EQ(testing::argument_error_of([] { read_training_options("graph", {{"hidden", 6.5}}, kFile); }),
             "options.json: option 'hidden': '6.5' is not an integer");
   EXPECT_EQ(testing::argument_error_of([] { read_training_options("graph", {{"fanout", {10}}}, kFile); }),
-            "options.json: option 'fanout': not a training option of --task graph");
+            "options.json: option 'fanout': not a training option of --task molecule");
   EXPECT_EQ(testing::argument_error_of([] { read_training_options("graph", {{"no-hidden", true}}, kFile); }),
-            "options.json: option 'no-hidden': not a training option of --task graph");
+            "options.json: option 'no-hidden': not a training option of --task molecule");
   EXPECT_EQ(testing::argument_error_of([] { molecule_training_params({{"head-dim", 0}}, {.prefix = "", .separator = '_'}); }),
             "head_dim: value 0 is below the minimum of 1");
 }
@@ -66,7 +66,7 @@ TEST(ParamsTest, TunableOptionsAreThoseOfTheModelAndItsTraining) {
   EXPECT_NE(std::ranges::find(tunable, "weight-decay"), tunable.end());
   EXPECT_EQ(training_option_names("molecule"), training_option_names("graph"));
   EXPECT_EQ(testing::argument_error_of([] { training_option_names("edges"); }),
-            "task: expected graph, molecule or node, got 'edges'");
+            "task: expected molecule (or graph, the same) or node, got 'edges'");
 }
 
 }  // namespace

@@ -21,7 +21,7 @@
 namespace edgewise {
 
 /// What a molecule training asks for: the plan, the split and the widths as given. Defaults are
-/// those of `edgewise train --task graph`.
+/// those of `edgewise train --task molecule`.
 struct MoleculeTrainingParams {
   MoleculeTrainingPlan plan = {};         ///< the model and its training
   std::string split = "random";           ///< a split specification (split_spec.hpp)
@@ -44,7 +44,7 @@ struct NodeTrainingParams {
 struct ParamNaming {
   std::string prefix = "--";      ///< before the name
   char separator = '-';           ///< between its words
-  std::string task = "--task graph";  ///< how the task is named ("--task graph's default")
+  std::string task = "--task molecule";  ///< how the task is named ("--task molecule's default")
   std::string suffix = {};            ///< after the name
   /// `name` as this front end writes it ("--head-dim", "head_dim").
   std::string operator()(std::string_view name) const;
@@ -86,7 +86,7 @@ struct TrainingParam {
   nlohmann::json read(const nlohmann::json& value, const ParamNaming& naming) const;
 };
 
-/// The options of `edgewise train --task graph` and Python's MoleculeModel.train, in help order.
+/// The options of `edgewise train --task molecule` and Python's MoleculeModel.train, in help order.
 const std::vector<TrainingParam<MoleculeTrainingParams>>& molecule_params();
 /// The options of `edgewise train --task node` and Python's NodeModel.train, in help order.
 const std::vector<TrainingParam<NodeTrainingParams>>& node_params();

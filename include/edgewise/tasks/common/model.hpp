@@ -21,12 +21,12 @@ namespace edgewise {
 /// What a model predicts: properties of whole molecules, or the class of each node of a graph.
 enum class Task { molecule, node };
 
-/// The task's name on the command line (`--task graph` or `--task node`).
+/// The task's name on the command line (`--task molecule` or `--task node`; `graph` is read as molecule).
 std::string_view task_option_name(Task task);
 
 /// A model described for people, as `edgewise info` prints it.
 struct ModelDescription {
-  std::string title;  ///< e.g. "molecule property model (train --task graph)"
+  std::string title;  ///< e.g. "molecule property model (train --task molecule)"
   /// Short facts in order, e.g. ("targets", ["logS"]), ("parameters", 37249).
   std::vector<std::pair<std::string, nlohmann::json>> facts;
   /// The configuration's parts in order, each an object, e.g. ("architecture", {"hidden": 64, ...}).

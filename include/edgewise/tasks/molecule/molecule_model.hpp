@@ -45,7 +45,7 @@ struct MoleculeModelConfig {
   Index ensemble = 1;             ///< independently trained networks whose predictions are averaged
 };
 
-/// The model `edgewise train --task graph` builds when no tuning option is given, chosen by
+/// The model `edgewise train --task molecule` builds when no tuning option is given, chosen by
 /// cross-validation pooled over ESOL, Lipophilicity, BBBP and Tox21 (docs/defaults.md,
 /// bench/tune_defaults): 3 blocks of width 64 with 4 heads of scaled dot-product attention, a mean
 /// readout joined by RDKit's descriptors (standardized on the training set), and each atom's

@@ -1,5 +1,5 @@
 /// \file
-/// Training a molecule model as `edgewise train --task graph` does, for every front end (the
+/// Training a molecule model as `edgewise train --task molecule` does, for every front end (the
 /// command-line tool, `edgewise tune`, the Python module): the training set's size picks the
 /// ensemble and the epoch limit unless they are given, then each member trains with early stopping.
 ///
@@ -23,7 +23,7 @@
 namespace edgewise {
 
 /// What train_molecule_model builds and how it trains. Members left out of a designated initializer
-/// take the defaults of `edgewise train --task graph`.
+/// take the defaults of `edgewise train --task molecule`.
 struct MoleculeTrainingPlan {
   MoleculeModelConfig config = default_molecule_config();  ///< its tasks are set from the data
   TrainingOptions training = {};  ///< task_type is set from config
