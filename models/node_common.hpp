@@ -14,7 +14,7 @@
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/parameters.hpp"
 #include "edgewise/core/sparse.hpp"
-#include "edgewise/datasets/splits.hpp"
+#include "edgewise/splits/splits.hpp"
 #include "edgewise/models/losses.hpp"
 #include "edgewise/models/node_training.hpp"
 #include "edgewise/models/optimizers.hpp"

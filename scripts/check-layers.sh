@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a library folder includes a header of a folder above it, or of a folder it must stay
 # apart from. The layers, lowest first (folders of one layer may not include each other):
-#   core < graph < attention, datasets < models, io < chem, tasks/common < tasks/node, tasks/molecule
+#   core < graph < attention, datasets, splits < models, io < chem, tasks/common < tasks/node, tasks/molecule
 #        < tasks < apps, python
 # and, across layers: chem/ includes nothing of models/ (reading molecules and training networks meet
 # only in tasks/), and tasks/node/ nothing of chem/ (node classification builds without RDKit).
@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-declare -A layer=([core]=0 [graph]=1 [attention]=2 [datasets]=2 [models]=3 [io]=3 [chem]=4 [tasks/common]=4
+declare -A layer=([core]=0 [graph]=1 [attention]=2 [datasets]=2 [splits]=2 [models]=3 [io]=3 [chem]=4 [tasks/common]=4
   [tasks/node]=5 [tasks/molecule]=5 [tasks]=6 [apps]=7 [python]=7)
 declare -A apart=([chem]="models" [tasks/node]="chem tasks/molecule")
 

@@ -12,7 +12,7 @@
 
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/tensor.hpp"
-#include "edgewise/datasets/splits.hpp"
+#include "edgewise/splits/splits.hpp"
 
 namespace edgewise::python {
 

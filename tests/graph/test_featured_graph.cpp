@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "edgewise/core/error.hpp"
-#include "edgewise/graph/generators.hpp"
+#include "edgewise/graph/patterns.hpp"
 
 namespace edgewise {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/graph/batch.hpp"
-#include "edgewise/graph/generators.hpp"
+#include "edgewise/graph/patterns.hpp"
 #include "support/gradcheck.hpp"
 
 namespace edgewise {

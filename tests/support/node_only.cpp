@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "edgewise/datasets/sbm.hpp"
-#include "edgewise/datasets/splits.hpp"
+#include "edgewise/splits/splits.hpp"
 #include "edgewise/io/edge_list.hpp"
 #include "edgewise/io/node_graph.hpp"
 #include "edgewise/tasks/node/node_model.hpp"

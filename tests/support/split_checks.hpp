@@ -7,7 +7,7 @@
 #include <numeric>
 #include <vector>
 
-#include "edgewise/datasets/splits.hpp"
+#include "edgewise/splits/splits.hpp"
 
 namespace edgewise::testing {
 

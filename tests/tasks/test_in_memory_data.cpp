@@ -18,7 +18,7 @@
 #include "edgewise/tasks/molecule/molecule_model.hpp"
 #include "edgewise/tasks/molecule/molecule_training.hpp"
 #include "edgewise/tasks/node/node_model.hpp"
-#include "edgewise/datasets/splits.hpp"
+#include "edgewise/splits/splits.hpp"
 #include "support/thrown.hpp"
 
 namespace edgewise {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "edgewise/datasets/splits.hpp"
+#include "edgewise/splits/splits.hpp"
 
 namespace edgewise {
 

@@ -19,7 +19,7 @@
 #include "edgewise/core/log.hpp"
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/models/node_classifier.hpp"
-#include "edgewise/datasets/splits.hpp"
+#include "edgewise/splits/splits.hpp"
 #include "edgewise/graph/partition.hpp"
 #include "edgewise/models/training_state.hpp"
 

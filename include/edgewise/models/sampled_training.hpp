@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "edgewise/core/tensor.hpp"
-#include "edgewise/datasets/splits.hpp"
+#include "edgewise/splits/splits.hpp"
 #include "edgewise/graph/graph.hpp"
 #include "edgewise/models/node_classifier.hpp"
 #include "edgewise/models/node_training.hpp"

@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "edgewise/chem/molecule_dataset.hpp"
-#include "edgewise/datasets/splits.hpp"
+#include "edgewise/splits/splits.hpp"
 #include "edgewise/models/graph_training.hpp"
 
 namespace edgewise {

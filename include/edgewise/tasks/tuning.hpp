@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "edgewise/core/log.hpp"
-#include "edgewise/datasets/splits.hpp"
+#include "edgewise/splits/splits.hpp"
 #include "edgewise/tasks/molecule/molecule_model.hpp"
 #include "edgewise/tasks/node/node_model.hpp"
 #include "edgewise/tasks/params.hpp"

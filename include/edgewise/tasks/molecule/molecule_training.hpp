@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "edgewise/core/log.hpp"
-#include "edgewise/datasets/splits.hpp"
+#include "edgewise/splits/splits.hpp"
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/tasks/molecule/molecule_model.hpp"
 

@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "edgewise/core/files.hpp"
-#include "edgewise/datasets/splits.hpp"
+#include "edgewise/splits/splits.hpp"
 #include "edgewise/io/graph_store.hpp"
 #include "edgewise/io/node_graph.hpp"
 #include "edgewise/models/checkpoint.hpp"

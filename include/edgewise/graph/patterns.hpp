@@ -1,7 +1,7 @@
 /// \file
 /// Graphs that turn graph attention into familiar sequence attention.
 ///
-/// Both generators list edges grouped by target, sources ascending: edge order equals CSR order.
+/// Both list their edges grouped by target, sources ascending: edge order equals CSR order.
 #pragma once
 
 #include "edgewise/core/tensor.hpp"

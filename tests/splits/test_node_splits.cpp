@@ -8,7 +8,7 @@
 #include <set>
 
 #include "edgewise/core/error.hpp"
-#include "edgewise/datasets/splits.hpp"
+#include "edgewise/splits/splits.hpp"
 #include "support/shared_data.hpp"
 
 namespace edgewise {

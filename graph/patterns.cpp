@@ -1,4 +1,4 @@
-#include "edgewise/graph/generators.hpp"
+#include "edgewise/graph/patterns.hpp"
 
 #include <algorithm>
 #include <limits>

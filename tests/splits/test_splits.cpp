@@ -1,5 +1,5 @@
 // Random splits, cross-validation folds and split folders in Chemprop's layout.
-#include "edgewise/datasets/splits.hpp"
+#include "edgewise/splits/splits.hpp"
 
 #include <gtest/gtest.h>
 

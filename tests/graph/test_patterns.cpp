@@ -1,5 +1,5 @@
 // complete_graph and window_graph: exact edge sets and order, corner cases, argument checks.
-#include "edgewise/graph/generators.hpp"
+#include "edgewise/graph/patterns.hpp"
 
 #include <gtest/gtest.h>
 

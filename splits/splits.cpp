@@ -1,4 +1,4 @@
-#include "edgewise/datasets/splits.hpp"
+#include "edgewise/splits/splits.hpp"
 
 #include <algorithm>
 #include <array>
