@@ -13,6 +13,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <string_view>
 
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/parameters.hpp"
@@ -69,11 +70,15 @@ struct EpochSettings {
   Index epochs = 1;
   StoppingRule stopping;
   LogSettings log;
-  std::string setup, metric, judged_by;
+  std::string setup;
+  // Each epoch's progress message points to it: node training's is a literal, which a sink may keep
+  // after training; molecule training's lives while training runs.
+  std::string_view metric;
+  std::string judged_by;
 };
 
 inline std::string epoch_text(const EpochReport& report, const EpochSettings& settings) {
-  return epoch_line(report, settings.epochs, settings.metric);
+  return epoch_line(report, settings.epochs, std::string(settings.metric));
 }
 inline std::string epoch_text(const NodeEpochReport& report, const EpochSettings&) { return node_epoch_line(report); }
 
