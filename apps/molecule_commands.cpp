@@ -265,7 +265,7 @@ double set_metric(const MoleculeModel& model, const MoleculeSet& set, const std:
 }
 
 // With several processes (mpirun), each featurizes a share of the rows and receives the others', and
-// each trains on a slice of every batch (train_graph_predictor); rank 0 alone prints and writes files.
+// each trains on a slice of every batch (train_molecule_predictor); rank 0 alone prints and writes files.
 void train_molecules(const MoleculeTrainArgs& args) {
   if (args.input.data.empty()) throw ArgumentError("--data is required with --task molecule");
   const bool writes = distributed::rank() == 0;

@@ -9,7 +9,7 @@
 
 #include "edgewise/chem/molecule_dataset.hpp"
 #include "edgewise/chem/scaffold.hpp"
-#include "edgewise/models/graph_training.hpp"
+#include "edgewise/models/molecule_predictor_training.hpp"
 #include "edgewise/models/metrics.hpp"
 
 namespace edgewise::cli {

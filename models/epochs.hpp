@@ -1,4 +1,4 @@
-// The epoch loop of every training in models/: molecule training (graph_training) and full-batch,
+// The epoch loop of every training in models/: molecule training (molecule_predictor_training) and full-batch,
 // sampled and partitioned node training. It resumes from a checkpoint, runs the epochs, judges each
 // by the early-stopping rule, keeps the weights of the best epoch and writes checkpoints; a trainer
 // supplies the epoch's work:
@@ -6,7 +6,7 @@
 //   ValidationScores score(Report& report);       // fills the report's validation, returns what it judges
 //   void save(TrainingState&) const;              // its optimizer and random state, for checkpoints
 //   void restore(const TrainingState&);
-// Report is EpochReport (graph_training.hpp) or NodeEpochReport (node_training.hpp). Private to models/.
+// Report is EpochReport (molecule_predictor_training.hpp) or NodeEpochReport (node_training.hpp). Private to models/.
 #pragma once
 
 #include <chrono>
@@ -17,7 +17,7 @@
 
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/parameters.hpp"
-#include "edgewise/models/graph_training.hpp"
+#include "edgewise/models/molecule_predictor_training.hpp"
 #include "edgewise/models/node_training.hpp"
 #include "edgewise/models/training_state.hpp"
 

@@ -430,7 +430,7 @@ const std::vector<TrainingParam<NodeTrainingParams>>& node_params() {
 MoleculeTrainingParams molecule_training_params(const json& given, const ParamNaming& naming) {
   MoleculeTrainingParams params;
   set_given(molecule_params(), params, given, naming);
-  GraphPredictorOptions& network = params.plan.config.network;
+  MoleculePredictorOptions& network = params.plan.config.network;
   const SharedParams& s = shared_params();
   const std::string names[3] = {naming(s.hidden.name), naming(s.heads.name), naming(s.head_dim.name)};
   if (const std::optional<Index> width = given_width(params.width, network.heads, width_names(names))) {

@@ -130,10 +130,10 @@ MoleculeSet molecule_set(const MoleculeDataset& data) {
 }
 
 struct MoleculeModel::Member {
-  explicit Member(const GraphPredictorOptions& options) : network(params, options) {}
+  explicit Member(const MoleculePredictorOptions& options) : network(params, options) {}
 
   Parameters<float> params;
-  GraphPredictor<float> network;
+  MoleculePredictor<float> network;
 };
 
 MoleculeModel::MoleculeModel(MoleculeModelConfig config) : config_(completed(std::move(config))) {
@@ -285,7 +285,7 @@ std::vector<TrainingResult> MoleculeModel::fit(
     if (resumed && k == first_in_turn) hooks.resume = &resumed->state;
     Member& member = *members_[k];
     results.push_back(
-        train_graph_predictor(member.network, member.params, train_set, validation_set, fitting(k), report, hooks));
+        train_molecule_predictor(member.network, member.params, train_set, validation_set, fitting(k), report, hooks));
   }
   config_.scaling = results.front().scaling;
   return results;
@@ -362,7 +362,7 @@ void MoleculeModel::train_side_by_side(std::size_t first, std::size_t count, con
     };
     try {
       Member& member = *members_[k];
-      trained[i] = train_graph_predictor(member.network, member.params, train, validation, options, report, {});
+      trained[i] = train_molecule_predictor(member.network, member.params, train, validation, options, report, {});
     } catch (const StoppedBeside&) {  // the error of the member that failed is passed on
     } catch (...) {
       errors[i] = std::current_exception();
@@ -536,7 +536,7 @@ Matrix<float> MoleculeModel::attention(const MoleculeGraph& molecule) const {
   const FeaturedGraph* graphs[] = {&molecule};
   FeaturedBatch batch;
   batch.assemble(graphs);
-  GraphPredictor<float>& network = members_.front()->network;
+  MoleculePredictor<float>& network = members_.front()->network;
   network.forward(batch.batch, batch.node_features, batch.edge_features.cols() > 0 ? &batch.edge_features : nullptr,
                   batch.graph_features.cols() > 0 ? &batch.graph_features : nullptr);
   return network.last_attention_weights();

@@ -41,7 +41,7 @@ class CliInfoTest : public edgewise::testing::CliTest {
     edges << "a0 b0\n";
   }
 
-  std::string graph_training(const std::string& out) const {
+  std::string molecule_training(const std::string& out) const {
     return "train --task molecule --data " + path("molecules.csv") +
            " --smiles-column smiles --targets logS --hidden 8 --heads 2 --layers 1 --head-hidden 8 --epochs 4 "
            "--ensemble 1 --readout sum --no-descriptors --no-atom-crippen "
@@ -72,7 +72,7 @@ std::size_t count_lines_starting(const std::string& text, const std::string& pre
 }
 
 TEST_F(CliInfoTest, GraphModelInfoShowsArchitectureTrainingAndMetrics) {
-  const CliRun train = run_cli(graph_training("graph.ew") + " --plot " + path("graph.svg"));
+  const CliRun train = run_cli(molecule_training("graph.ew") + " --plot " + path("graph.svg"));
   ASSERT_EQ(train.status, 0) << train.output;
   EXPECT_EQ(count_lines_starting(train.output, "epoch "), 4u) << "piped output keeps one line per epoch";
   EXPECT_EQ(train.output.find('\r'), std::string::npos) << "no progress bar without a terminal";
@@ -140,7 +140,7 @@ TEST_F(CliInfoTest, QuietPrintsNothingAndVerboseExplains) {
   EXPECT_EQ(quiet.output, "");
   EXPECT_TRUE(fs::exists(path("quiet.ew")));
 
-  const CliRun verbose = run_cli(graph_training("verbose.ew") + " --verbose --patience 1");
+  const CliRun verbose = run_cli(molecule_training("verbose.ew") + " --verbose --patience 1");
   ASSERT_EQ(verbose.status, 0) << verbose.output;
   EXPECT_NE(verbose.output.find("training on 8 graphs in 2 batches of up to 4, validating on 4 by rmse"),
             std::string::npos)

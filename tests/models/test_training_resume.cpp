@@ -14,7 +14,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/models/checkpoint.hpp"
-#include "edgewise/models/graph_training.hpp"
+#include "edgewise/models/molecule_predictor_training.hpp"
 #include "edgewise/models/node_training.hpp"
 #include "support/thrown.hpp"
 
@@ -59,7 +59,7 @@ struct SmallGraphs {
     validation.targets = targets.bottomRows(8);
   }
 
-  static GraphPredictorOptions network() {
+  static MoleculePredictorOptions network() {
     return {.node_dim = kFeatures, .hidden = 8, .layers = 2, .heads = 2, .head_hidden = 8, .dropout = 0.2,
             .attention_dropout = 0.1};
   }
@@ -85,23 +85,23 @@ TEST_F(TrainingResumeTest, GraphTrainingResumedAfterAnyCheckpointEndsAtTheSameWe
   const SmallGraphs data;
   const auto run = [&](const TrainingCheckpoints& checkpoints, const Vector<float>* start) {
     Parameters<float> params;
-    GraphPredictor<float> model(params, SmallGraphs::network());
+    MoleculePredictor<float> model(params, SmallGraphs::network());
     SplitMix64 rng(3);
     model.reset_parameters(rng);
     if (start) params.values() = *start;
     const TrainingResult result =
-        train_graph_predictor(model, params, data.train, data.validation, SmallGraphs::options(), {}, checkpoints);
+        train_molecule_predictor(model, params, data.train, data.validation, SmallGraphs::options(), {}, checkpoints);
     return std::make_pair(Vector<float>(params.values()), result);
   };
   Parameters<float> params;
-  GraphPredictor<float> model(params, SmallGraphs::network());
+  MoleculePredictor<float> model(params, SmallGraphs::network());
   SplitMix64 rng(3);
   model.reset_parameters(rng);
   std::vector<Saved> saved;
   const TrainingCheckpoints every_two{
       .every = 2, .save = [&](const TrainingState& state) { saved.push_back({params.values(), state}); }};
   const TrainingResult uninterrupted =
-      train_graph_predictor(model, params, data.train, data.validation, SmallGraphs::options(), {}, every_two);
+      train_molecule_predictor(model, params, data.train, data.validation, SmallGraphs::options(), {}, every_two);
   const Vector<float> final_weights = params.values();
   ASSERT_EQ(saved.size(), 4u);  // after epochs 2, 4, 6, 8
   EXPECT_EQ(saved[1].state.epoch, 4);
@@ -161,19 +161,19 @@ TEST_F(TrainingResumeTest, NodeTrainingResumedAfterAnyCheckpointEndsAtTheSameWei
 TEST_F(TrainingResumeTest, ResumeRefusesAStateThatDoesNotFit) {
   const SmallGraphs data;
   Parameters<float> params;
-  GraphPredictor<float> model(params, SmallGraphs::network());
+  MoleculePredictor<float> model(params, SmallGraphs::network());
   TrainingState state;
   state.epoch = 3;
   state.optimizer.m = state.optimizer.v = state.best_weights = Vector<float>::Zero(params.size());
   state.order = {0, 1, 2};  // the training set has 16 graphs
   EXPECT_NE(argument_error_of([&] {
-              train_graph_predictor(model, params, data.train, data.validation, SmallGraphs::options(), {},
+              train_molecule_predictor(model, params, data.train, data.validation, SmallGraphs::options(), {},
                                     {.resume = &state});
             }).find("16"),
             std::string::npos);
   state.epoch = 20;  // past the last epoch
   EXPECT_NE(argument_error_of([&] {
-              train_graph_predictor(model, params, data.train, data.validation, SmallGraphs::options(), {},
+              train_molecule_predictor(model, params, data.train, data.validation, SmallGraphs::options(), {},
                                     {.resume = &state});
             }).find("epoch 20"),
             std::string::npos);
@@ -183,11 +183,11 @@ TEST_F(TrainingResumeTest, AnInfiniteFeatureStopsGraphTrainingNamingEpochBatchAn
   SmallGraphs data;
   data.graphs[3].node_features(0, 2) = std::numeric_limits<float>::infinity();  // a training graph
   Parameters<float> params;
-  GraphPredictor<float> model(params, SmallGraphs::network());
+  MoleculePredictor<float> model(params, SmallGraphs::network());
   SplitMix64 rng(3);
   model.reset_parameters(rng);
   try {
-    train_graph_predictor(model, params, data.train, data.validation, SmallGraphs::options());
+    train_molecule_predictor(model, params, data.train, data.validation, SmallGraphs::options());
     FAIL() << "no DivergenceError";
   } catch (const DivergenceError& e) {
     const std::string message = e.what();

@@ -1,6 +1,6 @@
 /// \file
 /// A per-column affine map fitted to data: regression targets are trained in standardized units, and
-/// a GraphPredictor standardizes its graph features (molecular descriptors) the same way.
+/// a MoleculePredictor standardizes its graph features (molecular descriptors) the same way.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>

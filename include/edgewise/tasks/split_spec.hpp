@@ -16,7 +16,7 @@
 
 #include "edgewise/chem/molecule_dataset.hpp"
 #include "edgewise/splits/splits.hpp"
-#include "edgewise/models/graph_training.hpp"
+#include "edgewise/models/molecule_predictor_training.hpp"
 
 namespace edgewise {
 

@@ -23,7 +23,7 @@
 #include "edgewise/chem/molecule.hpp"
 #include "edgewise/chem/molecule_dataset.hpp"
 #include "edgewise/models/checkpoint.hpp"
-#include "edgewise/models/graph_training.hpp"
+#include "edgewise/models/molecule_predictor_training.hpp"
 #include "edgewise/models/model_file.hpp"
 #include "edgewise/tasks/common/model.hpp"
 
@@ -38,7 +38,7 @@ inline constexpr std::uint64_t kPredictionWindowRows = 1024;
 /// Everything a molecule model file records besides the weights.
 struct MoleculeModelConfig {
   FeaturizerSpec featurizer;  ///< How SMILES become graphs, saved so prediction featurizes as training did.
-  GraphPredictorOptions network;  ///< node_dim, edge_dim and tasks are set from the featurizer and tasks
+  MoleculePredictorOptions network;  ///< node_dim, edge_dim and tasks are set from the featurizer and tasks
   TaskType task_type = TaskType::regression;  ///< Regression or binary classification.
   std::vector<std::string> tasks;  ///< The target names, one per output.
   TargetScaling scaling;          ///< set by fit
@@ -92,7 +92,7 @@ struct PredictedRow {
   std::string_view error;         ///< RDKit's reason; empty when values are set
 };
 
-/// A trained molecule property predictor: featurizer, an ensemble of GraphPredictor networks, task
+/// A trained molecule property predictor: featurizer, an ensemble of MoleculePredictor networks, task
 /// names and target scaling, saved and loaded as one model file.
 ///
 /// Not thread-safe, const members included: predict() and attention() run the networks, which hold
@@ -125,7 +125,7 @@ class MoleculeModel final : public Model {
   void initialize(std::uint64_t seed);
 
   /// Fits the standardization of the descriptors to `train` (see
-  /// GraphPredictorOptions::graph_feature_scaling), then trains each member of the ensemble, member k
+  /// MoleculePredictorOptions::graph_feature_scaling), then trains each member of the ensemble, member k
   /// with the training seed options.seed + k: side by side, one thread each, while at least as many
   /// members are left as num_threads() (not with checkpoints or under mpirun), else in turn. Either
   /// way a member trains the same weights. on_epoch receives the member's index (from one thread at a

@@ -1,5 +1,5 @@
 /// \file
-/// Minibatch training of a GraphPredictor on graph-level targets: regression (targets standardized
+/// Minibatch training of a MoleculePredictor on graph-level targets: regression (targets standardized
 /// internally) or binary classification (logits), multi-task, with missing labels (NaN) masked out
 /// of the loss and the metrics.
 #pragma once
@@ -17,7 +17,7 @@
 #include "edgewise/core/names.hpp"
 #include "edgewise/graph/featured_graph.hpp"
 #include "edgewise/models/column_scaling.hpp"
-#include "edgewise/models/graph_predictor.hpp"
+#include "edgewise/models/molecule_predictor.hpp"
 #include "edgewise/models/training_state.hpp"
 
 namespace edgewise {
@@ -38,7 +38,7 @@ std::string to_string(TaskType type);
 /// deviation per task. Identity for classification.
 using TargetScaling = ColumnScaling;
 
-/// Settings of train_graph_predictor: AdamW with warm-up and cosine decay, gradient clipping, early stopping.
+/// Settings of train_molecule_predictor: AdamW with warm-up and cosine decay, gradient clipping, early stopping.
 struct TrainingOptions {
   TaskType task_type = TaskType::regression;  ///< Selects the loss (MSE on scaled targets, or BCE with logits).
   Index epochs = 100;  ///< Maximum number of passes over the training set.
@@ -68,7 +68,7 @@ struct EpochReport {
   bool improved = false;  ///< Whether the validation metric was the best so far.
 };
 
-/// The outcome of train_graph_predictor.
+/// The outcome of train_molecule_predictor.
 struct TrainingResult {
   std::vector<EpochReport> history;  ///< One report per epoch run (after a resumed checkpoint, the later ones).
   Index epochs_run = 0;  ///< The last epoch trained, counting the epochs before a resumed checkpoint.
@@ -103,7 +103,7 @@ struct GraphSet {
 /// DivergenceError naming epoch, batch and parameter when the loss or a gradient becomes NaN or
 /// infinite, and ArgumentError when the validation metric was NaN in every epoch (a validation set of one
 /// class, whose ROC-AUC is undefined): no epoch was measured, so none can be kept.
-TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<float>& params, const GraphSet& train,
+TrainingResult train_molecule_predictor(MoleculePredictor<float>& model, Parameters<float>& params, const GraphSet& train,
                                      const GraphSet& validation, const TrainingOptions& options,
                                      const std::function<void(const EpochReport&)>& on_epoch = {},
                                      const TrainingCheckpoints& checkpoints = {});
@@ -114,7 +114,7 @@ TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<fl
 constexpr Index kPredictionBatchSize = 64;
 
 /// The model's outputs for `graphs` in order, [M, tasks], before any scaling or sigmoid.
-Matrix<float> predict_raw(GraphPredictor<float>& model, std::span<const FeaturedGraph* const> graphs,
+Matrix<float> predict_raw(MoleculePredictor<float>& model, std::span<const FeaturedGraph* const> graphs,
                           Index batch_size = kPredictionBatchSize);
 
 /// Raw outputs [M, tasks], as predict_raw gives them, in the targets' units: unscaled values for
@@ -123,7 +123,7 @@ Matrix<float> to_predictions(const Matrix<float>& raw, TaskType task_type, const
 
 /// Predictions in the targets' units: unscaled values for regression, probabilities for
 /// classification.
-Matrix<float> predict(GraphPredictor<float>& model, std::span<const FeaturedGraph* const> graphs, TaskType task_type,
+Matrix<float> predict(MoleculePredictor<float>& model, std::span<const FeaturedGraph* const> graphs, TaskType task_type,
                       const TargetScaling& scaling, Index batch_size = kPredictionBatchSize);
 
 }  // namespace edgewise

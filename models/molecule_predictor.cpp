@@ -1,4 +1,4 @@
-#include "edgewise/models/graph_predictor.hpp"
+#include "edgewise/models/molecule_predictor.hpp"
 
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -9,7 +9,7 @@
 
 namespace edgewise {
 
-void to_json(nlohmann::json& j, const GraphPredictorOptions& o) {
+void to_json(nlohmann::json& j, const MoleculePredictorOptions& o) {
   j = {{"node_dim", o.node_dim}, {"edge_dim", o.edge_dim},         {"tasks", o.tasks},
        {"hidden", o.hidden},     {"layers", o.layers},             {"heads", o.heads},
        {"score", to_string(o.score)}, {"readout", to_string(o.readout)}, {"head_hidden", o.head_hidden},
@@ -19,7 +19,7 @@ void to_json(nlohmann::json& j, const GraphPredictorOptions& o) {
                                 {"log_tail", o.graph_feature_bound.log_tail}}}};
 }
 
-void from_json(const nlohmann::json& j, GraphPredictorOptions& o) {
+void from_json(const nlohmann::json& j, MoleculePredictorOptions& o) {
   get_integer_to(j.at("node_dim"), o.node_dim);
   get_integer_to(j.at("edge_dim"), o.edge_dim);
   get_integer_to(j.at("tasks"), o.tasks);
@@ -48,15 +48,15 @@ double GraphFeatureBound::operator()(double z) const {
 }
 
 template <typename Scalar>
-struct GraphPredictor<Scalar>::Block {
-  Block(Parameters<Scalar>& params, const std::string& name, const GraphPredictorOptions& o)
+struct MoleculePredictor<Scalar>::Block {
+  Block(Parameters<Scalar>& params, const std::string& name, const MoleculePredictorOptions& o)
       : attention(params, name + ".attention", attention_options(o)),
         attention_dropout(o.dropout),
         norm1(params, name + ".norm1", o.hidden),
         feed_forward(params, name + ".feed_forward", {o.hidden, 2 * o.hidden, Activation::gelu, o.dropout, true}),
         norm2(params, name + ".norm2", o.hidden) {}
 
-  static GraphAttentionOptions attention_options(const GraphPredictorOptions& o) {
+  static GraphAttentionOptions attention_options(const MoleculePredictorOptions& o) {
     GraphAttentionOptions a;
     a.in_dim = o.hidden;
     a.heads = o.heads;
@@ -92,26 +92,26 @@ struct GraphPredictor<Scalar>::Block {
 namespace {
 void check_graph_feature_scaling(const ColumnScaling& scaling, Index graph_dim) {
   if (scaling.columns() != 0 && scaling.columns() != graph_dim)
-    throw ArgumentError("GraphPredictor: the graph feature scaling has " + std::to_string(scaling.columns()) +
+    throw ArgumentError("MoleculePredictor: the graph feature scaling has " + std::to_string(scaling.columns()) +
                         " columns, graph_dim is " + std::to_string(graph_dim));
 }
 
-const GraphPredictorOptions& checked(const GraphPredictorOptions& o) {
+const MoleculePredictorOptions& checked(const MoleculePredictorOptions& o) {
   if (o.node_dim <= 0 || o.tasks <= 0 || o.hidden <= 0 || o.layers < 0 || o.heads <= 0 || o.head_hidden <= 0)
-    throw ArgumentError("GraphPredictor: node_dim, tasks, hidden, heads and head_hidden must be positive");
-  if (o.edge_dim < 0 || o.graph_dim < 0) throw ArgumentError("GraphPredictor: edge_dim and graph_dim must not be negative");
+    throw ArgumentError("MoleculePredictor: node_dim, tasks, hidden, heads and head_hidden must be positive");
+  if (o.edge_dim < 0 || o.graph_dim < 0) throw ArgumentError("MoleculePredictor: edge_dim and graph_dim must not be negative");
   if (o.hidden % o.heads != 0)
-    throw ArgumentError("GraphPredictor: hidden (" + std::to_string(o.hidden) + ") must be a multiple of heads (" +
+    throw ArgumentError("MoleculePredictor: hidden (" + std::to_string(o.hidden) + ") must be a multiple of heads (" +
                         std::to_string(o.heads) + ")");
   check_graph_feature_scaling(o.graph_feature_scaling, o.graph_dim);
   if (!(o.graph_feature_bound.linear_range > 0) || !std::isfinite(o.graph_feature_bound.linear_range))
-    throw ArgumentError("GraphPredictor: the graph features' linear range must be a positive number");
+    throw ArgumentError("MoleculePredictor: the graph features' linear range must be a positive number");
   return o;
 }
 }  // namespace
 
 template <typename Scalar>
-GraphPredictor<Scalar>::GraphPredictor(Parameters<Scalar>& params, const GraphPredictorOptions& options)
+MoleculePredictor<Scalar>::MoleculePredictor(Parameters<Scalar>& params, const MoleculePredictorOptions& options)
     : options_(checked(options)),
       input_(params, "input", options.node_dim, options.hidden),
       readout_(params, "readout", options.hidden, options.readout),
@@ -124,10 +124,10 @@ GraphPredictor<Scalar>::GraphPredictor(Parameters<Scalar>& params, const GraphPr
 }
 
 template <typename Scalar>
-GraphPredictor<Scalar>::~GraphPredictor() = default;
+MoleculePredictor<Scalar>::~MoleculePredictor() = default;
 
 template <typename Scalar>
-void GraphPredictor<Scalar>::reset_parameters(SplitMix64& rng) {
+void MoleculePredictor<Scalar>::reset_parameters(SplitMix64& rng) {
   input_.reset_parameters(rng);
   for (auto& block : blocks_) {
     block->attention.reset_parameters(rng);
@@ -143,7 +143,7 @@ void GraphPredictor<Scalar>::reset_parameters(SplitMix64& rng) {
 }
 
 template <typename Scalar>
-const Matrix<Scalar>& GraphPredictor<Scalar>::forward(const GraphBatch& batch, const Matrix<Scalar>& nodes,
+const Matrix<Scalar>& MoleculePredictor<Scalar>::forward(const GraphBatch& batch, const Matrix<Scalar>& nodes,
                                                       const Matrix<Scalar>* edges,
                                                       const Matrix<Scalar>* graph_features, Mode mode,
                                                       std::span<const std::int32_t> graph_ids) {
@@ -158,11 +158,11 @@ const Matrix<Scalar>& GraphPredictor<Scalar>::forward(const GraphBatch& batch, c
 }
 
 template <typename Scalar>
-const Matrix<Scalar>& GraphPredictor<Scalar>::joined(const Matrix<Scalar>& pooled,
+const Matrix<Scalar>& MoleculePredictor<Scalar>::joined(const Matrix<Scalar>& pooled,
                                                      const Matrix<Scalar>* graph_features) {
   if (graph_features == nullptr || graph_features->rows() != pooled.rows() ||
       graph_features->cols() != options_.graph_dim) {
-    throw ArgumentError("GraphPredictor: expected graph features [" + std::to_string(pooled.rows()) + ", " +
+    throw ArgumentError("MoleculePredictor: expected graph features [" + std::to_string(pooled.rows()) + ", " +
                         std::to_string(options_.graph_dim) + "]");
   }
   head_input_.resize(pooled.rows(), pooled.cols() + options_.graph_dim);
@@ -181,13 +181,13 @@ const Matrix<Scalar>& GraphPredictor<Scalar>::joined(const Matrix<Scalar>& poole
 }
 
 template <typename Scalar>
-void GraphPredictor<Scalar>::set_graph_feature_scaling(ColumnScaling scaling) {
+void MoleculePredictor<Scalar>::set_graph_feature_scaling(ColumnScaling scaling) {
   check_graph_feature_scaling(scaling, options_.graph_dim);
   options_.graph_feature_scaling = std::move(scaling);
 }
 
 template <typename Scalar>
-void GraphPredictor<Scalar>::backward(const Matrix<Scalar>& dy) {
+void MoleculePredictor<Scalar>::backward(const Matrix<Scalar>& dy) {
   const Matrix<Scalar>& dhead_input = head_hidden_.backward(
       head_activation_.backward(head_dropout_.backward(head_output_.backward(dy))));
   const Matrix<Scalar>* dpooled = &dhead_input;
@@ -202,12 +202,12 @@ void GraphPredictor<Scalar>::backward(const Matrix<Scalar>& dy) {
 }
 
 template <typename Scalar>
-Matrix<Scalar> GraphPredictor<Scalar>::last_attention_weights() const {
+Matrix<Scalar> MoleculePredictor<Scalar>::last_attention_weights() const {
   if (blocks_.empty()) return {};
   return blocks_.back()->attention.attention_weights();
 }
 
-template class GraphPredictor<float>;
-template class GraphPredictor<double>;
+template class MoleculePredictor<float>;
+template class MoleculePredictor<double>;
 
 }  // namespace edgewise

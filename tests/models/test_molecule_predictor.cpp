@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "edgewise/core/error.hpp"
-#include "edgewise/models/graph_predictor.hpp"
+#include "edgewise/models/molecule_predictor.hpp"
 #include "support/gradcheck.hpp"
 
 namespace edgewise {
@@ -72,8 +72,8 @@ TEST(ReadoutTest, PoolsByHand) {
 }
 
 // A small network: 3 node features, states 4 wide in 2 heads, a head 5 wide.
-GraphPredictorOptions small_options() {
-  GraphPredictorOptions o;
+MoleculePredictorOptions small_options() {
+  MoleculePredictorOptions o;
   o.node_dim = 3;
   o.hidden = 4;
   o.heads = 2;
@@ -81,12 +81,12 @@ GraphPredictorOptions small_options() {
   return o;
 }
 
-class GraphPredictorGradientTest : public ::testing::TestWithParam<std::tuple<ScoreFunction, ReadoutKind>> {};
+class MoleculePredictorGradientTest : public ::testing::TestWithParam<std::tuple<ScoreFunction, ReadoutKind>> {};
 
-TEST_P(GraphPredictorGradientTest, MatchesFiniteDifferences) {
+TEST_P(MoleculePredictorGradientTest, MatchesFiniteDifferences) {
   const auto [score, readout] = GetParam();
   const SmallBatch b;
-  GraphPredictorOptions o = small_options();
+  MoleculePredictorOptions o = small_options();
   o.edge_dim = 2;
   o.tasks = 2;
   o.layers = 2;
@@ -98,7 +98,7 @@ TEST_P(GraphPredictorGradientTest, MatchesFiniteDifferences) {
                     : 0;  // both paths
   if (o.graph_dim > 0) o.graph_feature_scaling = {{0.1, -0.2, 0.3}, {2.0, 0.5, 1.0}};
   Parameters<double> params;
-  GraphPredictor<double> network(params, o);
+  MoleculePredictor<double> network(params, o);
   SplitMix64 rng(4);
   // Random values everywhere, biases included: with zero biases the empty graph would put the
   // head's ReLU exactly on its kink, where finite differences are meaningless.
@@ -121,7 +121,7 @@ TEST_P(GraphPredictorGradientTest, MatchesFiniteDifferences) {
             1e-5);
 }
 
-INSTANTIATE_TEST_SUITE_P(Configurations, GraphPredictorGradientTest,
+INSTANTIATE_TEST_SUITE_P(Configurations, MoleculePredictorGradientTest,
                          ::testing::Values(std::tuple{ScoreFunction::scaled_dot, ReadoutKind::sum},
                                            std::tuple{ScoreFunction::additive, ReadoutKind::mean},
                                            std::tuple{ScoreFunction::gatv2, ReadoutKind::attention},
@@ -131,33 +131,33 @@ INSTANTIATE_TEST_SUITE_P(Configurations, GraphPredictorGradientTest,
                            return to_string(std::get<0>(test.param)) + "_" + to_string(std::get<1>(test.param));
                          });
 
-TEST(GraphPredictorTest, RejectsHiddenNotDivisibleByHeads) {
-  GraphPredictorOptions o;
+TEST(MoleculePredictorTest, RejectsHiddenNotDivisibleByHeads) {
+  MoleculePredictorOptions o;
   o.node_dim = 3;
   o.hidden = 10;
   o.heads = 4;
   Parameters<float> params;
-  EXPECT_THROW(GraphPredictor<float>(params, o), ArgumentError);
+  EXPECT_THROW(MoleculePredictor<float>(params, o), ArgumentError);
 }
 
 // A network reading two graph features, its weights random.
 struct FeatureNetwork {
-  GraphPredictorOptions options = small_options();
+  MoleculePredictorOptions options = small_options();
   Parameters<double> params;
-  std::unique_ptr<GraphPredictor<double>> network;
+  std::unique_ptr<MoleculePredictor<double>> network;
 
   explicit FeatureNetwork(ColumnScaling scaling, GraphFeatureBound bound = {}) {
     options.layers = 1;
     options.graph_dim = 2;
     options.graph_feature_scaling = std::move(scaling);
     options.graph_feature_bound = bound;
-    network = std::make_unique<GraphPredictor<double>>(params, options);
+    network = std::make_unique<MoleculePredictor<double>>(params, options);
     SplitMix64 rng(8);
     params.values() = random_matrix(params.size(), 1, rng).col(0);
   }
 };
 
-TEST(GraphPredictorTest, StandardizesAndBoundsGraphFeatures) {
+TEST(MoleculePredictorTest, StandardizesAndBoundsGraphFeatures) {
   const SmallBatch b;
   SplitMix64 rng(6);
   const Matrix<double> nodes = random_matrix(b.batch.num_nodes(), 3, rng);
@@ -182,29 +182,29 @@ TEST(GraphPredictorTest, StandardizesAndBoundsGraphFeatures) {
                   .isApprox(FeatureNetwork({}).network->forward(b.batch, nodes, nullptr, &legacy), 1e-12));
 }
 
-TEST(GraphPredictorTest, RefusesAGraphFeatureScalingOfAnotherWidth) {
+TEST(MoleculePredictorTest, RefusesAGraphFeatureScalingOfAnotherWidth) {
   FeatureNetwork network({});
   EXPECT_THROW(network.network->set_graph_feature_scaling(ColumnScaling::identity(3)), ArgumentError);
-  GraphPredictorOptions options = network.options;
+  MoleculePredictorOptions options = network.options;
   options.graph_feature_scaling = ColumnScaling::identity(1);
   Parameters<float> params;
-  EXPECT_THROW(GraphPredictor<float>(params, options), ArgumentError);
+  EXPECT_THROW(MoleculePredictor<float>(params, options), ArgumentError);
 }
 
-TEST(GraphPredictorTest, OptionsJsonKeepsTheGraphFeatureScalingAndOlderFilesHaveNone) {
-  GraphPredictorOptions options;
+TEST(MoleculePredictorTest, OptionsJsonKeepsTheGraphFeatureScalingAndOlderFilesHaveNone) {
+  MoleculePredictorOptions options;
   options.graph_dim = 2;
   options.graph_feature_scaling = {{1.5, -2.0}, {0.25, 3.0}};
   const nlohmann::json j = options;
-  const auto restored = j.get<GraphPredictorOptions>();
+  const auto restored = j.get<MoleculePredictorOptions>();
   EXPECT_EQ(restored.graph_feature_scaling.shift, options.graph_feature_scaling.shift);
   EXPECT_EQ(restored.graph_feature_scaling.scale, options.graph_feature_scaling.scale);
   EXPECT_EQ(restored.graph_feature_bound, GraphFeatureBound{});
   nlohmann::json older = j;
   older.erase("graph_feature_scaling");
   older.erase("graph_feature_bound");
-  EXPECT_EQ(older.get<GraphPredictorOptions>().graph_feature_scaling.columns(), 0);
-  EXPECT_EQ(older.get<GraphPredictorOptions>().graph_feature_bound, kLegacyGraphFeatureBound);
+  EXPECT_EQ(older.get<MoleculePredictorOptions>().graph_feature_scaling.columns(), 0);
+  EXPECT_EQ(older.get<MoleculePredictorOptions>().graph_feature_bound, kLegacyGraphFeatureBound);
 }
 
 }  // namespace

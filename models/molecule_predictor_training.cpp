@@ -1,4 +1,4 @@
-#include "edgewise/models/graph_training.hpp"
+#include "edgewise/models/molecule_predictor_training.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -51,7 +51,7 @@ double evaluate(const std::string& metric, TaskType type, const Matrix<float>& p
   return main_metric(classification_metrics(predictions, targets), metric).value;
 }
 
-// The optional inputs of GraphPredictor::forward: null where the graphs carry none.
+// The optional inputs of MoleculePredictor::forward: null where the graphs carry none.
 const Matrix<float>* edge_features(const FeaturedBatch& batch) {
   return batch.edge_features.cols() > 0 ? &batch.edge_features : nullptr;
 }
@@ -84,7 +84,7 @@ void check_options(const TrainingOptions& options) {
   (void)larger_is_better(early_stopping_metric(options));  // rejects an unknown metric name
 }
 
-void check_set(const GraphSet& set, const GraphPredictorOptions& network, const char* name) {
+void check_set(const GraphSet& set, const MoleculePredictorOptions& network, const char* name) {
   if (set.targets.rows() != static_cast<Index>(set.graphs.size()) || set.targets.cols() != network.tasks) {
     throw ArgumentError(std::string("training: the ") + name + " targets must be [" +
                         std::to_string(set.graphs.size()) + ", " + std::to_string(network.tasks) + "], got [" +
@@ -92,12 +92,12 @@ void check_set(const GraphSet& set, const GraphPredictorOptions& network, const 
   }
 }
 
-// The epochs of train_graph_predictor (detail::run_epochs): one pass over the training set in shuffled
+// The epochs of train_molecule_predictor (detail::run_epochs): one pass over the training set in shuffled
 // minibatches, then the validation metric. Keeps its batch and gradient buffers between epochs, so that
 // steady-state training does not allocate.
-class GraphTrainer {
+class MoleculeTrainer {
  public:
-  GraphTrainer(GraphPredictor<float>& model, Parameters<float>& params, const GraphSet& train,
+  MoleculeTrainer(MoleculePredictor<float>& model, Parameters<float>& params, const GraphSet& train,
                const GraphSet& validation, const TrainingOptions& options, const std::string& metric,
                const TargetScaling& scaling)
       : model_(model),
@@ -246,7 +246,7 @@ class GraphTrainer {
 
   const FeaturedGraph& graph_at(std::size_t position) const { return *train_.graphs[order_[position]]; }
 
-  GraphPredictor<float>& model_;
+  MoleculePredictor<float>& model_;
   Parameters<float>& params_;
   const GraphSet& train_;
   const GraphSet& validation_;
@@ -276,7 +276,7 @@ std::string epoch_line(const EpochReport& report, Index epochs, const std::strin
   return line;
 }
 
-TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<float>& params, const GraphSet& train,
+TrainingResult train_molecule_predictor(MoleculePredictor<float>& model, Parameters<float>& params, const GraphSet& train,
                                      const GraphSet& validation, const TrainingOptions& options,
                                      const std::function<void(const EpochReport&)>& on_epoch,
                                      const TrainingCheckpoints& checkpoints) {
@@ -300,7 +300,7 @@ TrainingResult train_graph_predictor(GraphPredictor<float>& model, Parameters<fl
                std::to_string(options.epochs) + " epochs, patience " + std::to_string(options.patience),
       .metric = metric,
       .judged_by = "of validation " + metric};
-  GraphTrainer trainer(model, params, train, validation, options, metric, result.scaling);
+  MoleculeTrainer trainer(model, params, train, validation, options, metric, result.scaling);
   result.best_validation = detail::run_epochs(trainer, params, settings, checkpoints, result, on_epoch).value;
   if (!validation.graphs.empty() && result.best_epoch == 0)
     throw ArgumentError("training: the validation " + metric + " was undefined (nan) in each of the " +
@@ -330,7 +330,7 @@ bool overfits(const TrainingResult& result, Index epoch_limit, bool larger_bette
   return last > after_best && last - best_error >= 0.1 * std::abs(best_error);
 }
 
-Matrix<float> predict_raw(GraphPredictor<float>& model, std::span<const FeaturedGraph* const> graphs,
+Matrix<float> predict_raw(MoleculePredictor<float>& model, std::span<const FeaturedGraph* const> graphs,
                           Index batch_size) {
   EDGEWISE_CHECK(batch_size > 0);
   const auto n = static_cast<Index>(graphs.size());
@@ -345,7 +345,7 @@ Matrix<float> predict_raw(GraphPredictor<float>& model, std::span<const Featured
   return outputs;
 }
 
-Matrix<float> predict(GraphPredictor<float>& model, std::span<const FeaturedGraph* const> graphs, TaskType task_type,
+Matrix<float> predict(MoleculePredictor<float>& model, std::span<const FeaturedGraph* const> graphs, TaskType task_type,
                       const TargetScaling& scaling, Index batch_size) {
   return to_predictions(predict_raw(model, graphs, batch_size), task_type, scaling);
 }

@@ -40,8 +40,8 @@ struct GraphFeatureBound {
 /// The bound of model files that do not record one.
 inline constexpr GraphFeatureBound kLegacyGraphFeatureBound = {.linear_range = 6.0, .log_tail = false};
 
-/// The architecture of a GraphPredictor.
-struct GraphPredictorOptions {
+/// The architecture of a MoleculePredictor.
+struct MoleculePredictorOptions {
   Index node_dim = 0;  ///< input node features
   Index edge_dim = 0;   ///< input edge features; 0 for none
   Index graph_dim = 0;  ///< per-graph features (molecular descriptors) joined to the readout; 0 for none
@@ -64,8 +64,8 @@ struct GraphPredictorOptions {
 
 /// JSON form stored in model files, for nlohmann::json.
 /// @{
-void to_json(nlohmann::json& j, const GraphPredictorOptions& options);
-void from_json(const nlohmann::json& j, GraphPredictorOptions& options);
+void to_json(nlohmann::json& j, const MoleculePredictorOptions& options);
+void from_json(const nlohmann::json& j, MoleculePredictorOptions& options);
 /// @}
 
 /// A graph-level network: input projection, `layers` blocks of graph attention (edge features as
@@ -75,12 +75,12 @@ void from_json(const nlohmann::json& j, GraphPredictorOptions& options);
 /// Like the layers it is built from, it holds the state of its last forward, so one object serves
 /// one thread; molecule prediction keeps one copy per thread.
 template <typename Scalar>
-class GraphPredictor {
+class MoleculePredictor {
  public:
   /// Registers every parameter in `params`. Throws ArgumentError on bad options (hidden must be a
   /// multiple of heads).
-  GraphPredictor(Parameters<Scalar>& params, const GraphPredictorOptions& options);
-  ~GraphPredictor();
+  MoleculePredictor(Parameters<Scalar>& params, const MoleculePredictorOptions& options);
+  ~MoleculePredictor();
 
   /// Initializes every layer as its own reset_parameters does.
   void reset_parameters(SplitMix64& rng);
@@ -101,7 +101,7 @@ class GraphPredictor {
   Matrix<Scalar> last_attention_weights() const;
 
   /// The options as given, with the graph feature scaling last set.
-  const GraphPredictorOptions& options() const { return options_; }
+  const MoleculePredictorOptions& options() const { return options_; }
 
   /// Replaces options().graph_feature_scaling; throws ArgumentError unless it has graph_dim columns
   /// (or none).
@@ -113,7 +113,7 @@ class GraphPredictor {
   // The readout joined with the graph features, in head_input_.
   const Matrix<Scalar>& joined(const Matrix<Scalar>& pooled, const Matrix<Scalar>* graph_features);
 
-  GraphPredictorOptions options_;
+  MoleculePredictorOptions options_;
   Linear<Scalar> input_;
   std::vector<std::unique_ptr<Block>> blocks_;
   Readout<Scalar> readout_;
