@@ -15,6 +15,7 @@
 #include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
+#include "edgewise/tasks/common/model.hpp"
 
 namespace edgewise::cli {
 
@@ -78,7 +79,7 @@ void add_task_option(CLI::App& command, std::string& task, const std::string& mo
                      const std::string& node_help) {
   command.add_option("--task", task, "molecule: " + molecule_help + " ('graph' is read as molecule); node: " + node_help)
       ->required()
-      ->transform(CLI::Transformer(std::map<std::string, std::string>{{"graph", "molecule"}}).description(""))
+      ->transform([](const std::string& name) { return std::string(canonical_task_name(name)); })
       ->check(CLI::IsMember({"molecule", "node"}));
 }
 

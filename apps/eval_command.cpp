@@ -1,5 +1,6 @@
 // `edgewise eval`: the metrics of a saved model on labelled data.
 #include <memory>
+#include <variant>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
@@ -19,14 +20,18 @@ struct EvalArgs {
 
 void run(const CLI::App& command, const CLI::Option_group& node_options, EvalArgs& args) {
   apply_threads(args.threads);
-  const std::unique_ptr<Model> model = load_any_model(args.model);
-  if (model->task() == Task::node) {
-    reject_given(options_except(command, {"--help", "--model", "--threads"}),
-                 "applies to molecule models, and " + args.model + " is a node classification model");
-    return eval_nodes(static_cast<const NodeModel&>(*model), args.nodes);
-  }
-  reject_given(node_options.get_options(), "applies to node classification models, and " + args.model + " is not one");
-  eval_molecules(static_cast<const MoleculeModel&>(*model), args.molecules);
+  std::visit(Overloaded{[&](const MoleculeModel& model) {
+                          reject_given(node_options.get_options(), "applies to node classification models, and " +
+                                                                       args.model + " is not one");
+                          eval_molecules(model, args.molecules);
+                        },
+                        [&](const NodeModel& model) {
+                          reject_given(options_except(command, {"--help", "--model", "--threads"}),
+                                       "applies to molecule models, and " + args.model +
+                                           " is a node classification model");
+                          eval_nodes(model, args.nodes);
+                        }},
+             load_any_model(args.model));
 }
 
 }  // namespace

@@ -103,15 +103,16 @@ void print_training(std::ostream& out, const std::optional<TrainingSummary>& sum
 void run(const std::string& path) {
   std::ostringstream out;
   try {
-    const std::unique_ptr<Model> model = load_any_model(path);  // checks the configuration and the weights
-    const ModelDescription description = model->describe();
+    const AnyModel loaded = load_any_model(path);  // checks the configuration and the weights
+    const Model& model = as_model(loaded);
+    const ModelDescription description = model.describe();
     out << path << ": " << description.title << '\n';
     for (const auto& [name, value] : description.facts) field(out, name, value_text(value));
     for (const auto& [name, section] : description.sections) {
       out << name << '\n';
       fields(out, section);
     }
-    print_training(out, model->training_summary(), description.examples.c_str());
+    print_training(out, model.training_summary(), description.examples.c_str());
   } catch (const nlohmann::json::exception& e) {
     throw ModelFormatError(path + ": invalid model configuration: " + e.what());
   }

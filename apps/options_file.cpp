@@ -5,6 +5,7 @@
 
 #include "cli_support.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/tasks/common/model.hpp"
 #include "edgewise/tasks/params.hpp"
 
 namespace edgewise::cli {
@@ -45,8 +46,7 @@ nlohmann::json read_options_file(const std::string& path, const std::string& tas
   if (!file.contains("version") || !file["version"].is_number_integer() || file["version"].get<int>() > kVersion)
     throw Error(path + ": options file version " + file.value("version", nlohmann::json()).dump() +
                 " is not one this edgewise reads (up to " + std::to_string(kVersion) + ")");
-  // Files written before the molecule task had its name say "graph".
-  if (const std::string written = text_field(file, "task"); (written == "graph" ? "molecule" : written) != task)
+  if (canonical_task_name(text_field(file, "task")) != task)
     throw Error(path + ": the options are for --task " + file.value("task", nlohmann::json()).dump() +
                 ", not --task " + task);
   const nlohmann::json options = file.value("options", nlohmann::json());

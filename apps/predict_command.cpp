@@ -1,5 +1,6 @@
 // `edgewise predict`: applies a saved model to new molecules, or to the nodes of a graph.
 #include <memory>
+#include <variant>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
@@ -21,23 +22,29 @@ struct PredictArgs {
   NodeRunArgs nodes;
 };
 
-void run(const CLI::App& command, const CLI::Option_group& node_options, PredictArgs& args) {
-  apply_threads(args.threads);
-  const std::unique_ptr<Model> model = load_any_model(args.model);
-  if (model->task() == Task::node) {
-    if (distributed::active())
-      throw ArgumentError("predict: " + args.model + " is a node classification model, whose prediction runs as one "
-                          "process; only molecule models divide their work among the processes mpirun starts");
-    reject_given(options_except(command, {"--help", "--model", "--out", "--force", "--threads"}),
-                 "applies to molecule models, and " + args.model + " is a node classification model");
-    args.nodes.out = args.out;
-    args.nodes.force = args.force;
-    return predict_nodes(static_cast<const NodeModel&>(*model), args.nodes);
-  }
+void predict_with(const MoleculeModel& model, const CLI::Option_group& node_options, PredictArgs& args) {
   reject_given(node_options.get_options(), "applies to node classification models, and " + args.model + " is not one");
   args.molecules.out = args.out;
   args.molecules.force = args.force;
-  predict_molecules(static_cast<const MoleculeModel&>(*model), args.molecules);
+  predict_molecules(model, args.molecules);
+}
+
+void predict_with(const NodeModel& model, const CLI::App& command, PredictArgs& args) {
+  if (distributed::active())
+    throw ArgumentError("predict: " + args.model + " is a node classification model, whose prediction runs as one "
+                        "process; only molecule models divide their work among the processes mpirun starts");
+  reject_given(options_except(command, {"--help", "--model", "--out", "--force", "--threads"}),
+               "applies to molecule models, and " + args.model + " is a node classification model");
+  args.nodes.out = args.out;
+  args.nodes.force = args.force;
+  predict_nodes(model, args.nodes);
+}
+
+void run(const CLI::App& command, const CLI::Option_group& node_options, PredictArgs& args) {
+  apply_threads(args.threads);
+  std::visit(Overloaded{[&](const MoleculeModel& model) { predict_with(model, node_options, args); },
+                        [&](const NodeModel& model) { predict_with(model, command, args); }},
+             load_any_model(args.model));
 }
 
 }  // namespace

@@ -1,8 +1,6 @@
 #include "edgewise/tasks/model.hpp"
 
 #include "edgewise/core/error.hpp"
-#include "edgewise/tasks/molecule/molecule_model.hpp"
-#include "edgewise/tasks/node/node_model.hpp"
 
 namespace edgewise {
 
@@ -20,10 +18,14 @@ Task task_of(const ModelFile& file, const std::string& path) {
 
 Task model_task(const std::string& path) { return task_of(load_model(path), path); }
 
-std::unique_ptr<Model> load_any_model(const std::string& path) {
+AnyModel load_any_model(const std::string& path) {
   const ModelFile file = load_model(path);  // read and checked once, whichever task it holds
-  if (task_of(file, path) == Task::node) return std::make_unique<NodeModel>(NodeModel::load(file, path));
-  return std::make_unique<MoleculeModel>(MoleculeModel::load(file, path));
+  if (task_of(file, path) == Task::node) return NodeModel::load(file, path);
+  return MoleculeModel::load(file, path);
+}
+
+const Model& as_model(const AnyModel& model) {
+  return std::visit([](const Model& any) -> const Model& { return any; }, model);
 }
 
 }  // namespace edgewise

@@ -10,6 +10,7 @@
 #include "edgewise/core/names.hpp"
 #include "edgewise/graph/sampling.hpp"
 #include "edgewise/models/sampled_training.hpp"
+#include "edgewise/tasks/common/model.hpp"
 
 namespace edgewise {
 namespace {
@@ -178,8 +179,8 @@ std::vector<std::string> option_names(const std::vector<TrainingParam<Params>>& 
 // Calls `use` with the table of `task`.
 template <typename Use>
 auto with_table(std::string_view task, Use use) {
-  if (task == "node") return use(node_params());
-  if (task != "graph" && task != "molecule")
+  if (canonical_task_name(task) == "node") return use(node_params());
+  if (canonical_task_name(task) != "molecule")
     throw ArgumentError("task: expected molecule (or graph, the same) or node, got '" + std::string(task) + "'");
   return use(molecule_params());
 }

@@ -8,6 +8,7 @@
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/log.hpp"
+#include "edgewise/tasks/common/model.hpp"
 #include "support.hpp"
 
 namespace edgewise::python {
@@ -141,12 +142,12 @@ void bind_params(py::module_& m) {
   m.def(
       "training_options",
       [](const std::string& task) {
-        if (task == "graph" || task == "molecule") return describe(molecule_params());
+        if (canonical_task_name(task) == "molecule") return describe(molecule_params());
         if (task == "node") return describe(node_params());
-        throw py::value_error("task: expected 'graph' or 'node', got '" + task + "'");
+        throw py::value_error("task: expected 'molecule' (or 'graph', the same) or 'node', got '" + task + "'");
       },
       py::arg("task"),
-      "The training options of a task ('graph' or 'node'): name, option, type, default (None where the "
+      "The training options of a task ('molecule' or 'node'): name, option, type, default (None where the "
       "data choose it), default_text, help, choices, tunable and keyword, one dict each.");
 }
 

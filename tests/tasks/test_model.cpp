@@ -52,25 +52,27 @@ TEST_F(ModelTest, LoadsEitherTaskFromItsFile) {
   EXPECT_EQ(model_task(path("molecule.ew")), Task::molecule);
   EXPECT_EQ(model_task(path("node.ew")), Task::node);
 
-  const std::unique_ptr<Model> molecule = load_any_model(path("molecule.ew"));
-  ASSERT_EQ(molecule->task(), Task::molecule);
-  EXPECT_EQ(molecule->num_parameters(), MoleculeModel::load(path("molecule.ew")).num_parameters());
-  const std::unique_ptr<Model> node = load_any_model(path("node.ew"));
-  ASSERT_EQ(node->task(), Task::node);
-  EXPECT_EQ(static_cast<const NodeModel&>(*node).config().classes, (std::vector<std::string>{"a", "b"}));
+  const AnyModel molecule = load_any_model(path("molecule.ew"));
+  ASSERT_TRUE(std::holds_alternative<MoleculeModel>(molecule));
+  EXPECT_EQ(as_model(molecule).task(), Task::molecule);
+  EXPECT_EQ(as_model(molecule).num_parameters(), MoleculeModel::load(path("molecule.ew")).num_parameters());
+  const AnyModel node = load_any_model(path("node.ew"));
+  ASSERT_TRUE(std::holds_alternative<NodeModel>(node));
+  EXPECT_EQ(as_model(node).task(), Task::node);
+  EXPECT_EQ(std::get<NodeModel>(node).config().classes, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(task_option_name(Task::molecule), "molecule");
   EXPECT_EQ(task_option_name(Task::node), "node");
 }
 
 TEST_F(ModelTest, SavingThroughTheInterfaceWritesTheSameBytes) {
   testing::save_untrained_molecule_model(path("a.ew"));
-  load_any_model(path("a.ew"))->save(path("b.ew"));
+  as_model(load_any_model(path("a.ew"))).save(path("b.ew"));
   EXPECT_EQ(read_file(path("a.ew")), read_file(path("b.ew")));
 }
 
 TEST_F(ModelTest, DescriptionsNameTheOutputsAndTheConfiguration) {
   testing::save_untrained_molecule_model(path("molecule.ew"));
-  const ModelDescription molecule = load_any_model(path("molecule.ew"))->describe();
+  const ModelDescription molecule = as_model(load_any_model(path("molecule.ew"))).describe();
   EXPECT_EQ(molecule.title, "molecule property model (train --task molecule)");
   EXPECT_EQ(fact(molecule, "targets"), nlohmann::json::array({"y"}));
   EXPECT_EQ(fact(molecule, "task type"), "regression");
@@ -90,10 +92,11 @@ TEST_F(ModelTest, TrainingSummaryTravelsWithTheFile) {
   NodeModel model = small_node_model();
   model.set_training_summary({.data = "edges.txt", .seed = 7});
   model.save(path("node.ew"));
-  const std::unique_ptr<Model> loaded = load_any_model(path("node.ew"));
-  ASSERT_TRUE(loaded->training_summary().has_value());
-  EXPECT_EQ(loaded->training_summary()->data, "edges.txt");
-  EXPECT_EQ(loaded->training_summary()->seed, 7u);
+  const AnyModel loaded = load_any_model(path("node.ew"));
+  const std::optional<TrainingSummary>& summary = as_model(loaded).training_summary();
+  ASSERT_TRUE(summary.has_value());
+  EXPECT_EQ(summary->data, "edges.txt");
+  EXPECT_EQ(summary->seed, 7u);
 }
 
 TEST_F(ModelTest, RefusesAFileOfAnUnknownKind) {

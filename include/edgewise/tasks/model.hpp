@@ -1,31 +1,46 @@
 /// \file
-/// Loading a model file without knowing which task wrote it, as the Model of its task
-/// (tasks/common/model.hpp: save, describe, training summary): a MoleculeModel or a NodeModel.
-/// The one part of the task layer that knows both tasks, so a program of one task need not link
-/// the other's libraries.
+/// Loading a model file without knowing which task wrote it, as the model of its task: a
+/// MoleculeModel or a NodeModel, held in one AnyModel. The one part of the task layer that knows
+/// both tasks, so a program of one task need not link the other's libraries.
 ///
-///   std::unique_ptr<Model> model = load_any_model("model.ew");
-///   if (model->task() == Task::node) {
-///     const auto& classifier = static_cast<const NodeModel&>(*model);
-///     ...
-///   }
-///   std::cout << model->describe().title;
+/// What both tasks offer (save, describe, the training summary) is Model's, through as_model; what
+/// each does with its own kind of data (molecules, or the nodes of a graph) is reached by visiting,
+/// which names every task, so a new task fails to compile wherever it is not handled:
+///
+///   const AnyModel model = load_any_model("model.ew");
+///   std::cout << as_model(model).describe().title;
+///   std::visit(Overloaded{[](const MoleculeModel& molecules) { ... },
+///                         [](const NodeModel& nodes) { ... }}, model);
 #pragma once
 
-#include <memory>
 #include <string>
+#include <variant>
 
 #include "edgewise/tasks/common/model.hpp"
+#include "edgewise/tasks/molecule/molecule_model.hpp"
+#include "edgewise/tasks/node/node_model.hpp"
 
 namespace edgewise {
+
+/// A trained model of either task, as its own class.
+using AnyModel = std::variant<MoleculeModel, NodeModel>;
+
+/// One callable made of several lambdas, one per alternative of a variant, for std::visit.
+template <typename... Lambdas>
+struct Overloaded : Lambdas... {
+  using Lambdas::operator()...;
+};
 
 /// The task of the model file at `path`, from its configuration's kind (the file is read and
 /// checked whole). Throws ModelFormatError naming the file when it is not a valid model file or
 /// its kind is unknown.
 Task model_task(const std::string& path);
 
-/// Loads the model file at `path` as the model of its task: a MoleculeModel or a NodeModel.
-/// Throws what model_task and the model's load throw.
-std::unique_ptr<Model> load_any_model(const std::string& path);
+/// Loads the model file at `path` as the model of its task. Throws what model_task and the model's
+/// load throw.
+AnyModel load_any_model(const std::string& path);
+
+/// The loaded model as a Model: save, describe, training summary.
+const Model& as_model(const AnyModel& model);
 
 }  // namespace edgewise

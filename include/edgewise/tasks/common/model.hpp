@@ -2,7 +2,7 @@
 /// What a trained model offers whatever its task: save, describe, its training summary and size.
 /// MoleculeModel (tasks/molecule) and NodeModel (tasks/node) implement it; each adds train (fit),
 /// predict and evaluate for its own kind of data. Loading a model file without knowing which task
-/// wrote it is tasks/model.hpp's load_any_model.
+/// wrote it is tasks/model.hpp's load_any_model, which returns the model as its own class.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -23,6 +23,10 @@ enum class Task { molecule, node };
 
 /// The task's name on the command line (`--task molecule` or `--task node`; `graph` is read as molecule).
 std::string_view task_option_name(Task task);
+
+/// The task name `name` as the command line and options files take it: "graph", the molecule task's
+/// earlier name, is "molecule"; every other name is returned as it is, for the caller to check.
+std::string_view canonical_task_name(std::string_view name);
 
 /// A model described for people, as `edgewise info` prints it.
 struct ModelDescription {
