@@ -7,7 +7,7 @@
 #include "edgewise/tasks/molecule/molecule_model.hpp"
 #include "edgewise/tasks/molecule/molecule_training.hpp"
 #include "edgewise/tasks/params.hpp"
-#include "edgewise/tasks/split_spec.hpp"
+#include "edgewise/tasks/common/split_spec.hpp"
 #include "cli_support.hpp"
 #include "molecule_input.hpp"
 

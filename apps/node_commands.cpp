@@ -20,7 +20,7 @@
 #include "edgewise/io/graph_parts.hpp"
 #include "edgewise/models/model_file.hpp"
 #include "edgewise/tasks/node/node_training.hpp"
-#include "edgewise/tasks/split_spec.hpp"
+#include "edgewise/tasks/common/split_spec.hpp"
 
 namespace edgewise::cli {
 namespace {

@@ -18,7 +18,7 @@
 #include "edgewise/io/csv.hpp"
 #include "edgewise/chem/explain.hpp"
 #include "edgewise/tasks/molecule/molecule_training.hpp"
-#include "edgewise/tasks/split_spec.hpp"
+#include "edgewise/tasks/common/split_spec.hpp"
 #include "edgewise/tasks/tuning.hpp"
 #include "params.hpp"
 #include "support.hpp"

@@ -14,7 +14,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/names.hpp"
 #include "edgewise/tasks/node/node_training.hpp"
-#include "edgewise/tasks/split_spec.hpp"
+#include "edgewise/tasks/common/split_spec.hpp"
 #include "params.hpp"
 #include "edgewise/core/interrupt.hpp"
 #include "support.hpp"

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <ostream>
 #include <sstream>
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/log.hpp"
+#include "edgewise/chem/scaffold.hpp"
 
 namespace edgewise {
 
@@ -113,7 +116,48 @@ void warn_if_overfitting(const std::vector<TrainingResult>& results, Index epoch
              "count of groups), a --readout that sums over the atoms (mean_sum, the default, or sum)");
 }
 
+// Split-file rows whose molecules were skipped: how many per part, and the first few.
+void report_skipped_split_rows(const std::vector<SkippedSplitRow>& skipped, std::ostream& log) {
+  if (skipped.empty()) return;
+  std::map<std::string, std::size_t> per_part;
+  for (const SkippedSplitRow& row : skipped) ++per_part[row.part];
+  log << "the split lists " << skipped.size() << " row" << (skipped.size() == 1 ? "" : "s")
+      << " whose molecules were skipped (";
+  for (auto part = per_part.begin(); part != per_part.end(); ++part)
+    log << (part == per_part.begin() ? "" : ", ") << part->first << " " << part->second;
+  log << "); they are left out:\n";
+  constexpr std::size_t kShown = 5;
+  for (std::size_t i = 0; i < std::min(kShown, skipped.size()); ++i) {
+    const SkippedMolecule& molecule = skipped[i].molecule;
+    log << "  " << skipped[i].part << " row " << molecule.row << " (line " << molecule.line << "): " << molecule.reason
+        << '\n';
+  }
+  if (skipped.size() > kShown) log << "  ... and " << skipped.size() - kShown << " more\n";
+}
+
 }  // namespace
+
+Split make_molecule_split(const SplitSpec& spec, const MoleculeDataset& data, TaskType type, std::uint64_t seed,
+                          std::ostream& log) {
+  const SplitFractions& f = spec.fractions;
+  switch (spec.kind) {
+    case SplitKind::random:
+      return random_split(data.size(), f.train, f.val, seed);
+    case SplitKind::scaffold:
+      if (type == TaskType::classification)
+        return class_balanced_scaffold_split(data.smiles, data.targets, f.train, f.val, seed);
+      return scaffold_split(data.smiles, f.train, f.val);
+    case SplitKind::folder: {
+      std::vector<SkippedSplitRow> skipped;
+      Split molecules =
+          molecule_split(read_split_directory(spec.folder, static_cast<Index>(data.source_rows)), data, &skipped);
+      report_skipped_split_rows(skipped, log);
+      return molecules;
+    }
+    default:
+      throw ArgumentError("split '" + spec.text + "' applies to node classification, not to molecules");
+  }
+}
 
 void check_split_measurable(const MoleculeDataset& data, const Split& split, TaskType type, const Logger& log) {
   if (split.train.empty()) throw ArgumentError("the split leaves no training molecules (" + part_sizes(split) + ")");

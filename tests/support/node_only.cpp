@@ -1,5 +1,5 @@
 // A node-classification program as a user of edgewise::tasks_node alone writes it: a graph with
-// planted classes written as an edge list, read back, trained on, saved, loaded and scored. It
+// planted classes written as an edge list, read back, split by a split specification, trained on, saved, loaded and scored. It
 // includes no header of chem/ or tasks/molecule/ and links neither, so RDKit is neither on its link
 // line nor loaded; scripts/check-node-link.sh checks both and runs it. Prints the test accuracy and
 // exits non-zero when training failed to learn the planted classes.
@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "edgewise/datasets/sbm.hpp"
-#include "edgewise/splits/splits.hpp"
 #include "edgewise/io/edge_list.hpp"
 #include "edgewise/io/node_graph.hpp"
+#include "edgewise/tasks/common/split_spec.hpp"
 #include "edgewise/tasks/node/node_model.hpp"
 
 namespace {
@@ -40,7 +40,7 @@ int run(const std::filesystem::path& folder) {
   const NodeGraph data = make_node_graph(edges.to_graph(), std::move(features),
                                          {.classes = std::move(classes), .class_names = {"a", "b"}});
 
-  const Split split = random_split(data.graph.num_nodes(), 0.5, 0.2, /*seed=*/1);
+  const Split split = make_node_split(parse_node_split("stratified:0.5,0.2,0.3"), data.labels.classes, {}, /*seed=*/1);
   NodeModel model({.network = {.heads = 2, .head_dim = 4}, .classes = data.labels.class_names, .input = data.input});
   model.initialize(/*seed=*/0);
   model.fit(data, split, {.epochs = 40, .learning_rate = 0.01, .seed = 0, .log = {.level = LogLevel::quiet, .sink = {}}});

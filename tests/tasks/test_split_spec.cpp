@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "edgewise/tasks/split_spec.hpp"
+#include "edgewise/tasks/common/split_spec.hpp"
 #include "support/thrown.hpp"
 
 namespace edgewise {

@@ -10,7 +10,9 @@
 ///   trained.model.save("logs.ew");
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "edgewise/core/log.hpp"
 #include "edgewise/splits/splits.hpp"
 #include "edgewise/models/metrics.hpp"
+#include "edgewise/tasks/common/split_spec.hpp"
 #include "edgewise/tasks/molecule/molecule_model.hpp"
 
 namespace edgewise {
@@ -66,6 +69,12 @@ void check_targets_labelled(const MoleculeDataset& data, const std::string& sour
 /// Throws ParseError naming `source`, the molecule's line and the value for a classification target
 /// other than 0, 1 or missing.
 void check_classification_targets(const MoleculeDataset& data, const std::string& source);
+
+/// The split `spec` (tasks/common/split_spec.hpp) names of `data`'s molecules, as positions among
+/// them, seeded by `seed`. A scaffold split of classification targets balances the classes over the
+/// parts. A folder's rows whose molecules were skipped are reported on `log` and left out.
+Split make_molecule_split(const SplitSpec& spec, const MoleculeDataset& data, TaskType type, std::uint64_t seed,
+                          std::ostream& log);
 
 /// Checks that a run on `split` can measure what it trains: throws ArgumentError for an empty
 /// training part and, for classification, for a validation or test part whose labels are of one

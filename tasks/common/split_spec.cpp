@@ -1,13 +1,10 @@
-#include "edgewise/tasks/split_spec.hpp"
+#include "edgewise/tasks/common/split_spec.hpp"
 
 #include <cmath>
 #include <filesystem>
-#include <map>
-#include <ostream>
 #include <vector>
 
 #include "edgewise/core/error.hpp"
-#include "edgewise/chem/scaffold.hpp"
 
 namespace edgewise {
 namespace {
@@ -57,25 +54,6 @@ Index node_count(std::string_view option, double value) {
 
 SplitSpec folder_spec(std::string_view text) {
   return {.kind = SplitKind::folder, .text = std::string(text), .folder = std::string(text)};
-}
-
-// Split-file rows whose molecules were skipped: how many per part, and the first few.
-void report_skipped_split_rows(const std::vector<SkippedSplitRow>& skipped, std::ostream& log) {
-  if (skipped.empty()) return;
-  std::map<std::string, std::size_t> per_part;
-  for (const SkippedSplitRow& row : skipped) ++per_part[row.part];
-  log << "the split lists " << skipped.size() << " row" << (skipped.size() == 1 ? "" : "s")
-      << " whose molecules were skipped (";
-  for (auto part = per_part.begin(); part != per_part.end(); ++part)
-    log << (part == per_part.begin() ? "" : ", ") << part->first << " " << part->second;
-  log << "); they are left out:\n";
-  constexpr std::size_t kShown = 5;
-  for (std::size_t i = 0; i < std::min(kShown, skipped.size()); ++i) {
-    const SkippedMolecule& molecule = skipped[i].molecule;
-    log << "  " << skipped[i].part << " row " << molecule.row << " (line " << molecule.line << "): " << molecule.reason
-        << '\n';
-  }
-  if (skipped.size() > kShown) log << "  ... and " << skipped.size() - kShown << " more\n";
 }
 
 }  // namespace
@@ -143,28 +121,6 @@ std::string describe_molecule_split(const SplitSpec& spec, TaskType type, std::u
              " " + spec.fractions.text;
     default:
       return spec.text;
-  }
-}
-
-Split make_molecule_split(const SplitSpec& spec, const MoleculeDataset& data, TaskType type, std::uint64_t seed,
-                          std::ostream& log) {
-  const SplitFractions& f = spec.fractions;
-  switch (spec.kind) {
-    case SplitKind::random:
-      return random_split(data.size(), f.train, f.val, seed);
-    case SplitKind::scaffold:
-      if (type == TaskType::classification)
-        return class_balanced_scaffold_split(data.smiles, data.targets, f.train, f.val, seed);
-      return scaffold_split(data.smiles, f.train, f.val);
-    case SplitKind::folder: {
-      std::vector<SkippedSplitRow> skipped;
-      Split molecules =
-          molecule_split(read_split_directory(spec.folder, static_cast<Index>(data.source_rows)), data, &skipped);
-      report_skipped_split_rows(skipped, log);
-      return molecules;
-    }
-    default:
-      throw ArgumentError("split '" + spec.text + "' applies to node classification, not to molecules");
   }
 }
 

@@ -1,6 +1,7 @@
 /// \file
 /// The split specifications every front end takes (`--split`, `--split-sizes`, Python's `split=` and
-/// `split_sizes=`), parsed once into a typed SplitSpec, and the split each names made for its task.
+/// `split_sizes=`), parsed once into a typed SplitSpec, and the node split each names. The molecule
+/// split is make_molecule_split (tasks/molecule/molecule_training.hpp), which needs chem/.
 ///
 ///   SplitSpec spec = parse_molecule_split("scaffold", parse_split_fractions("0.8,0.1,0.1"));
 ///   Split split = make_molecule_split(spec, data, TaskType::regression, seed, std::cerr);
@@ -8,13 +9,11 @@
 #pragma once
 
 #include <cstdint>
-#include <iosfwd>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
-#include "edgewise/chem/molecule_dataset.hpp"
 #include "edgewise/splits/splits.hpp"
 #include "edgewise/models/molecule_predictor_training.hpp"
 
@@ -62,12 +61,6 @@ SplitSpec parse_node_split(std::string_view text, std::string_view option = "--s
 /// How a model file's training summary names the molecule split: "random 0.8,0.1,0.1",
 /// "scaffold (class-balanced, seed 3) 0.8,0.1,0.1", or the folder as given.
 std::string describe_molecule_split(const SplitSpec& spec, TaskType type, std::uint64_t seed);
-
-/// The split `spec` names of `data`'s molecules, as positions among them, seeded by `seed`. A scaffold
-/// split of classification targets balances the classes over the parts. A folder's rows whose
-/// molecules were skipped are reported on `log` and left out.
-Split make_molecule_split(const SplitSpec& spec, const MoleculeDataset& data, TaskType type, std::uint64_t seed,
-                          std::ostream& log);
 
 /// The split `spec` names of the nodes with `labels` (-1: unlabelled), seeded by `seed`; a folder's
 /// files name nodes as `lookup` finds them.
