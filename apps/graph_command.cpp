@@ -143,10 +143,10 @@ void build_from_text(const BuildArgs& args, std::chrono::steady_clock::time_poin
 // train's options, with the features dense as a .npy file holds them.
 NodeInputOptions npy_input_options(const BuildArgs& args, const NpyMatrix& features) {
   NodeTrainArgs graph = args.graph;
-  if (!graph.feature_format.empty() && graph.feature_format != "dense")
-    throw ArgumentError("--feature-format " + graph.feature_format + ": " + features.path().string() +
+  if (!graph.input.feature_format.empty() && graph.input.feature_format != "dense")
+    throw ArgumentError("--feature-format " + graph.input.feature_format + ": " + features.path().string() +
                         " is a .npy file, which holds dense features");
-  graph.feature_format = "dense";
+  graph.input.feature_format = "dense";
   NodeInputOptions input = input_options(graph);
   input.features = {.format = FeatureFormat::dense, .dim = features.cols()};
   return input;

@@ -66,12 +66,12 @@ FeatureFormat default_feature_format(const std::filesystem::path& features) {
 }
 
 FeatureFormat feature_format(const NodeTrainArgs& args) {
-  if (args.feature_format.empty()) return default_feature_format(args.files.features);
-  std::string name = args.feature_format;
+  if (args.input.feature_format.empty()) return default_feature_format(args.files.features);
+  std::string name = args.input.feature_format;
   std::replace(name.begin(), name.end(), '-', '_');
   const FeatureFormat format = feature_format_from_name(name);
   if (format != FeatureFormat::structural && args.files.features.empty())
-    throw ArgumentError("--feature-format " + args.feature_format + " needs --features");
+    throw ArgumentError("--feature-format " + args.input.feature_format + " needs --features");
   return format;
 }
 
@@ -250,15 +250,16 @@ NodeGraph read_for(const NodeModel& model, const NodeRunArgs& args) {
 
 NodeInputOptions input_options(const NodeTrainArgs& args) {
   NodeInputOptions input;
-  input.ids = args.node_ids == "string" ? NodeIds::string : NodeIds::integer;
-  input.directed = args.directed;
-  input.add_self_loops = !args.no_self_loops;
-  if (args.mlp && args.no_self_loops)
+  input.ids = args.input.node_ids == "string" ? NodeIds::string : NodeIds::integer;
+  input.directed = args.input.directed;
+  input.add_self_loops = !args.input.no_self_loops;
+  if (args.mlp && args.input.no_self_loops)
     throw ArgumentError("--mlp: every node attends to its self-loop only, which --no-self-loops removes");
   input.self_loops_only = args.mlp;
   input.features.format = feature_format(args);
   input.normalize_rows =
-      args.row_normalize == "auto" ? normalizes_rows_by_default(input.features.format) : args.row_normalize == "on";
+      args.input.row_normalize == "auto" ? normalizes_rows_by_default(input.features.format)
+                                         : args.input.row_normalize == "on";
   return input;
 }
 
@@ -275,26 +276,7 @@ void add_node_input_options(CLI::Option_group* group, NodeTrainArgs& args) {
   group->add_option("--features", args.files.features,
                     "Node features in --feature-format (default: structural features computed from the graph)")
       ->check(CLI::ExistingFile);
-  group->add_option("--feature-format", args.feature_format,
-                    "sparse: node, then the indices of its features equal to 1, or index:value pairs (default with "
-                    "--features, unless its name ends in .json); dense: node, then every value; musae-json: "
-                    "{\"node\": [indices], ...} (default for a .json --features file); structural: "
-                    "degree one-hot and random-walk return probabilities, computed (default without --features)")
-      ->check(CLI::IsMember({"sparse", "dense", "musae-json", "structural"}));
-  group->add_option("--row-normalize", args.row_normalize,
-                    "Divide each node's feature row by the sum of its absolute values; auto: on for sparse and "
-                    "musae-json features")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "on", "off"}));
-  group->add_option("--node-ids", args.node_ids,
-                    "integer: ids are numbers, compared by value (007 is 7); string: ids are any text, as written")
-      ->capture_default_str()
-      ->check(CLI::IsMember(names_in(kNodeIdsNames)));
-  group->add_flag("--directed", args.directed,
-                  "Keep edge directions: a node attends to the sources of its in-edges only (default: each edge "
-                  "joins its nodes both ways)");
-  group->add_flag("--no-self-loops", args.no_self_loops,
-                  "Do not add a self-loop to every node (by default a node attends to itself too)");
+  add_graph_reading_options(*group, args.input, true);
   group->add_flag("--mlp", args.mlp,
                   "Baseline: every layer attends to the node itself only, so the network is an MLP on the node "
                   "features; structural features are still computed from the whole graph. The model file records "
@@ -509,6 +491,36 @@ void train_nodes(const NodeTrainArgs& args) {
                        [&](const NodeModel& model) { return model.evaluate(data, split.test); });
 }
 
+void add_graph_reading_options(CLI::Option_group& group, NodeInputArgs& input, bool training) {
+  const auto help = [training](const std::string& meaning) {
+    return training ? meaning : "As train's; the model records how train read its graph, and this must agree with it";
+  };
+  group.add_option("--feature-format", input.feature_format,
+                   help("sparse: node, then the indices of its features equal to 1, or index:value pairs (default "
+                        "with --features, unless its name ends in .json); dense: node, then every value; musae-json: "
+                        "{\"node\": [indices], ...} (default for a .json --features file); structural: degree "
+                        "one-hot and random-walk return probabilities, computed (default without --features)"))
+      ->check(CLI::IsMember({"sparse", "dense", "musae-json", "structural"}));
+  CLI::Option* row_normalize =
+      group.add_option("--row-normalize", input.row_normalize,
+                       help("Divide each node's feature row by the sum of its absolute values; auto: on for sparse "
+                            "and musae-json features"))
+          ->check(CLI::IsMember({"auto", "on", "off"}));
+  CLI::Option* node_ids = group.add_option("--node-ids", input.node_ids,
+                                           help("integer: ids are numbers, compared by value (007 is 7); string: ids "
+                                                "are any text, as written"))
+                              ->check(CLI::IsMember(names_in(kNodeIdsNames)));
+  if (training) {
+    row_normalize->capture_default_str();
+    node_ids->capture_default_str();
+  }
+  group.add_flag("--directed", input.directed,
+                 help("Keep edge directions: a node attends to the sources of its in-edges only (default: each edge "
+                      "joins its nodes both ways)"));
+  group.add_flag("--no-self-loops", input.no_self_loops,
+                 help("Do not add a self-loop to every node (by default a node attends to itself too)"));
+}
+
 void add_label_column_options(CLI::Option_group& group, NodeGraphFiles& files) {
   // A column given as digits is an index; anything else names a header field.
   const auto column = [](const std::string& option, const std::string& text) -> FileColumn {
@@ -544,14 +556,7 @@ CLI::Option_group* add_node_graph_options(CLI::App& command, NodeRunArgs& args, 
   group->add_option("--features", files.features,
                     "Node features in the model's format (needed unless the model computes structural features)")
       ->check(CLI::ExistingFile);
-  const std::string same = "; the model records how train read its graph, and this must agree with it";
-  group->add_option("--feature-format", args.input.feature_format, "As train's" + same)
-      ->check(CLI::IsMember({"sparse", "dense", "musae-json", "structural"}));
-  group->add_option("--node-ids", args.input.node_ids, "As train's" + same)->check(CLI::IsMember(names_in(kNodeIdsNames)));
-  group->add_option("--row-normalize", args.input.row_normalize, "As train's" + same)
-      ->check(CLI::IsMember({"auto", "on", "off"}));
-  group->add_flag("--directed", args.input.directed, "As train's" + same);
-  group->add_flag("--no-self-loops", args.input.no_self_loops, "As train's" + same);
+  add_graph_reading_options(*group, args.input, false);
   return group;
 }
 

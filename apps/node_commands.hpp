@@ -12,14 +12,21 @@
 
 namespace edgewise::cli {
 
-struct NodeTrainArgs {
-  NodeGraphFiles files;
-  std::string feature_format;  // empty: structural without --features, musae-json for a .json file, else sparse
-  std::string node_ids = "integer";
+// How a graph's files are read. train gives each its meaning (feature_format empty: structural
+// without --features, musae-json for a .json file, else sparse); predict, embed and eval may repeat
+// them, and each given must agree with what the model recorded (empty or false: not given).
+struct NodeInputArgs {
+  std::string feature_format;
+  std::string node_ids;
+  std::string row_normalize;
   bool directed = false;
   bool no_self_loops = false;
+};
+
+struct NodeTrainArgs {
+  NodeGraphFiles files;
+  NodeInputArgs input = {.feature_format = "", .node_ids = "integer", .row_normalize = "auto"};
   bool mlp = false;  // attention over self-loops only: an MLP baseline
-  std::string row_normalize = "auto";
   NodeTrainingParams params;  // the training options (tasks/params.hpp)
   std::string save_split;     // folder to write the split's node files to
   std::string graph;      // a graph store instead of the files
@@ -50,16 +57,6 @@ Split training_node_split(const NodeTrainArgs& args, const NodeGraph& data);
 // stopping early on split.val, and returns its accuracy on split.test. Logs as args.params says.
 double held_out_accuracy(const NodeTrainArgs& args, const NodeGraph& data, const Split& split);
 
-// How train read its graph, as predict, embed and eval may repeat it: each option given must agree
-// with what the model recorded. Empty or false: not given.
-struct NodeInputArgs {
-  std::string feature_format;
-  std::string node_ids;
-  std::string row_normalize;
-  bool directed = false;
-  bool no_self_loops = false;
-};
-
 // The inputs of predict, embed and eval: the graph to apply a model to.
 struct NodeRunArgs {
   NodeGraphFiles files;
@@ -68,6 +65,11 @@ struct NodeRunArgs {
   std::string out;  // predict: empty for standard output; embed: required
   bool force = false;
 };
+
+// Registers how a graph's files are read (--feature-format, --row-normalize, --node-ids, --directed,
+// --no-self-loops) in `group`: with `training`, each with its meaning and default; else as a saved
+// model's commands take them, to be checked against what train recorded.
+void add_graph_reading_options(CLI::Option_group& group, NodeInputArgs& input, bool training);
 
 // Registers --label-column and --id-column, which choose the columns of the labels file, in `group`.
 void add_label_column_options(CLI::Option_group& group, NodeGraphFiles& files);
