@@ -12,9 +12,9 @@
 #include <optional>
 #include <string_view>
 
-#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
+#include "edgewise/distributed/processes.hpp"
 #include "edgewise/tasks/common/model.hpp"
 
 namespace edgewise::cli {

@@ -11,9 +11,9 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
-#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/files.hpp"
+#include "edgewise/distributed/processes.hpp"
 #include "edgewise/version.hpp"
 
 namespace {

@@ -9,13 +9,13 @@
 #include <sstream>
 
 #include "cli_support.hpp"
-#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/distributed/processes.hpp"
+#include "edgewise/distributed/shares.hpp"
 #include "edgewise/io/csv.hpp"
 #include "edgewise/chem/explain.hpp"
 #include "edgewise/tasks/molecule/molecule_model.hpp"
 #include "edgewise/tasks/molecule/molecule_training.hpp"
-#include "shares.hpp"
 
 namespace edgewise::cli {
 namespace {
@@ -118,7 +118,7 @@ class SmilesSource {
       if (!columns.header.empty()) columns.check_column(column_);
     }
     // With several processes (mpirun), this one reads whole prediction windows of its share.
-    const RowShare share = my_rows(args.input.data, options, *reader_, kPredictionWindowRows);
+    const distributed::RowShare share = distributed::my_rows(args.input.data, options, *reader_, kPredictionWindowRows);
     reader_->restrict_to(share.start);
     rows_left_ = share.rows;
     for (std::uint64_t skipped = 0; rows_left_ > 0 && skipped < share.skip; ++skipped) read_row();
@@ -320,7 +320,7 @@ void predict_molecules(const MoleculeModel& model, const MoleculePredictArgs& ar
   });
   std::optional<PredictionOutput> output;
   if (writes) output.emplace(args);
-  ShareWriter out([&](std::string_view text) { output->write(text); });
+  distributed::ShareWriter out([&](std::string_view text) { output->write(text); });
   if (writes) out.write(prediction_header(model));
   std::uint64_t rows = 0, unreadable = 0;
   model.predict_smiles([&](std::string& smiles) { return source.next(smiles); },

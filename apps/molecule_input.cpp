@@ -11,6 +11,7 @@
 
 #include "cli_support.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/distributed/molecules/molecule_exchange.hpp"
 #include "edgewise/io/csv.hpp"
 
 namespace edgewise::cli {
@@ -178,7 +179,7 @@ MoleculeDataset read_molecules(const MoleculeInput& input, const std::vector<std
   options.invalid_molecules = policy;
   options.featurizer = featurizer;
   options.max_atoms = input.max_atoms;
-  options.share_among_processes = input.share_among_processes;
+  if (input.share_among_processes) options.share_among_processes = distributed::featurize_shared;
   warn_of_numeric_header(input, log);
   return load_molecule_csv(input.data, options);
 }

@@ -14,8 +14,9 @@
 #include <variant>
 
 #include "cli_support.hpp"
-#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/distributed/graph_parts.hpp"
+#include "edgewise/distributed/processes.hpp"
 #include "edgewise/graph/sampling.hpp"
 #include "edgewise/io/graph_parts.hpp"
 #include "edgewise/models/model_file.hpp"
@@ -418,11 +419,11 @@ struct WholeGraph {
 WholeGraph whole_graph(const GraphStore& store, const std::string& name) {
   WholeGraph whole{.store = store, .nodes = store.num_nodes(), .edges = store.num_edges()};
   if (const StorePart* part = store.part()) {
-    check_part_of_run(store);
+    distributed::check_part_of_run(store);
     whole.nodes = part->whole_nodes;
     whole.edges = part->whole_edges;
-    whole.gathered_labels = whole_labels(store);
-    if (!store.named_by_id()) whole.gathered_names = whole_node_names(store);
+    whole.gathered_labels = distributed::whole_labels(store);
+    if (!store.named_by_id()) whole.gathered_names = distributed::whole_node_names(store);
   }
   if (whole.labels().empty()) throw ArgumentError(name + ": the store has no labels to train on; build it with --labels");
   return whole;

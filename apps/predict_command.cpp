@@ -4,8 +4,8 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
-#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/distributed/processes.hpp"
 #include "edgewise/tasks/model.hpp"
 #include "molecule_commands.hpp"
 #include "node_commands.hpp"

@@ -23,12 +23,11 @@
 #include "edgewise/core/interrupt.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/io/csv.hpp"
-#include "molecule_exchange.hpp"
 
 namespace edgewise {
 namespace {
 
-using ParsedMolecule = detail::FeaturizedRow;
+using ParsedMolecule = FeaturizedMolecule;
 
 // Molecules featurized per parallel loop; between loops the caller may stop the reading
 // (poll_interrupt): about 0.3 s of work at 2 threads.
@@ -222,12 +221,12 @@ MoleculeDataset molecules_from_table(const CsvTable& table, const MoleculeCsvOpt
   const std::size_t smiles_column = column_index(table, options.smiles_column);
   const std::vector<std::size_t> target_columns = column_indices(table, options.target_columns);
   std::vector<std::string> smiles = trimmed_column(table, smiles_column);
-  const auto featurize_rows = [&](std::size_t first, std::size_t last) {
+  const RowFeaturizer featurize_rows = [&](std::size_t first, std::size_t last) {
     const auto at = [&](std::size_t row) { return smiles.begin() + static_cast<std::ptrdiff_t>(row); };
     return featurize_smiles({at(first), at(last)}, options.featurizer, options.max_atoms);
   };
   std::vector<ParsedMolecule> parsed = options.share_among_processes
-                                           ? detail::featurize_shared(smiles.size(), featurize_rows)
+                                           ? options.share_among_processes(smiles.size(), featurize_rows)
                                            : featurize_smiles(smiles, options.featurizer, options.max_atoms);
 
   MoleculeDataset dataset;

@@ -8,13 +8,11 @@
 #include <numeric>
 #include <utility>
 
-#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/models/losses.hpp"
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/models/optimizers.hpp"
 #include "edgewise/models/training_state.hpp"
-#include "collectives.hpp"
 #include "epochs.hpp"
 
 namespace edgewise {
@@ -99,12 +97,13 @@ class MoleculeTrainer {
  public:
   MoleculeTrainer(MoleculePredictor<float>& model, Parameters<float>& params, const GraphSet& train,
                const GraphSet& validation, const TrainingOptions& options, const std::string& metric,
-               const TargetScaling& scaling)
+               const TargetScaling& scaling, const Collectives& processes)
       : model_(model),
         params_(params),
         train_(train),
         validation_(validation),
         options_(options),
+        processes_(processes),
         metric_(metric),
         scaling_(scaling),
         targets_(scaling.to_scaled(train.targets)),
@@ -178,7 +177,7 @@ class MoleculeTrainer {
   double batch_step(std::size_t begin, std::size_t end, Index epoch, Index batch) {
     params_.zero_grad();
     const double loss =
-        distributed::active() ? slice_gradients(begin, end) : gradients(begin, end, Mode::train(dropout_rng_));
+        processes_.size() > 1 ? slice_gradients(begin, end) : gradients(begin, end, Mode::train(dropout_rng_));
     // Float gradients' norm, summed in double, is finite exactly when every gradient is, so clipping's
     // pass over them is also the check; clip_grad_norm leaves them as they are when it is not finite.
     const bool clipped_finite = options_.clip_norm > 0 && std::isfinite(loss) &&
@@ -215,8 +214,8 @@ class MoleculeTrainer {
   // taking one more graph where it does not divide. Its atoms and graphs keep their rows in the whole
   // batch for dropout, and its mean loss is weighted by its share of the batch's observed targets.
   double slice_gradients(std::size_t begin, std::size_t end) {
-    const auto processes = static_cast<std::size_t>(distributed::size());
-    const auto rank = static_cast<std::size_t>(distributed::rank());
+    const auto processes = static_cast<std::size_t>(processes_.size());
+    const auto rank = static_cast<std::size_t>(processes_.rank());
     const std::size_t length = end - begin, base = length / processes, extra = length % processes;
     const std::size_t first = begin + rank * base + std::min(rank, extra);
     const std::size_t last = first + base + (rank < extra ? 1 : 0);
@@ -231,7 +230,7 @@ class MoleculeTrainer {
       const auto row = targets_.row(static_cast<Index>(order_[i]));
       observed += static_cast<std::uint64_t>(row.size() - row.array().isNaN().count());  // NaN: missing
     }
-    const detail::Collectives& all = detail::run_processes();
+    const Collectives& all = processes_;
     const std::uint64_t all_observed = all.sum(observed);
     const double share = all_observed == 0 ? 0.0 : static_cast<double>(observed) / static_cast<double>(all_observed);
     double weighted_loss = 0;
@@ -251,6 +250,7 @@ class MoleculeTrainer {
   const GraphSet& train_;
   const GraphSet& validation_;
   const TrainingOptions& options_;
+  const Collectives& processes_;
   const std::string& metric_;
   const TargetScaling& scaling_;
   Matrix<float> targets_;  // scaled
@@ -279,7 +279,7 @@ std::string epoch_line(const EpochReport& report, Index epochs, const std::strin
 TrainingResult train_molecule_predictor(MoleculePredictor<float>& model, Parameters<float>& params, const GraphSet& train,
                                      const GraphSet& validation, const TrainingOptions& options,
                                      const std::function<void(const EpochReport&)>& on_epoch,
-                                     const TrainingCheckpoints& checkpoints) {
+                                     const TrainingCheckpoints& checkpoints, const Collectives& processes) {
   check_options(options);
   check_set(train, model.options(), "training");
   if (!validation.graphs.empty()) check_set(validation, model.options(), "validation");
@@ -300,7 +300,7 @@ TrainingResult train_molecule_predictor(MoleculePredictor<float>& model, Paramet
                std::to_string(options.epochs) + " epochs, patience " + std::to_string(options.patience),
       .metric = metric,
       .judged_by = "of validation " + metric};
-  MoleculeTrainer trainer(model, params, train, validation, options, metric, result.scaling);
+  MoleculeTrainer trainer(model, params, train, validation, options, metric, result.scaling, processes);
   result.best_validation = detail::run_epochs(trainer, params, settings, checkpoints, result, on_epoch).value;
   if (!validation.graphs.empty() && result.best_epoch == 0)
     throw ArgumentError("training: the validation " + metric + " was undefined (nan) in each of the " +

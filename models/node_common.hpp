@@ -14,12 +14,12 @@
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/parameters.hpp"
 #include "edgewise/core/sparse.hpp"
+#include "edgewise/models/collectives.hpp"
 #include "edgewise/splits/splits.hpp"
 #include "edgewise/models/losses.hpp"
 #include "edgewise/models/node_training.hpp"
 #include "edgewise/models/optimizers.hpp"
 #include "edgewise/models/training_state.hpp"
-#include "collectives.hpp"
 #include "epochs.hpp"
 
 namespace edgewise::detail {
@@ -43,12 +43,12 @@ std::vector<Index> part_targets(std::span<const Index> labels, std::span<const I
 
 /// The part of every node in a run of several processes: rank 0 cuts the graph into one part a
 /// process (partition_graph) and sends the cut to the others. Every process must call it.
-std::vector<std::int32_t> shared_partition(const InEdges& in_edges);
+std::vector<std::int32_t> shared_partition(const InEdges& in_edges, const Collectives& processes);
 
 /// Logs how shared_partition cut the graph: the edges that cross parts, and each part's own nodes,
 /// halo nodes and training nodes.
 void log_cut(const Logger& log, const InEdges& in_edges, std::span<const std::int32_t> owner,
-             std::span<const Index> training_nodes);
+             std::span<const Index> training_nodes, int parts);
 
 /// The column of the row's largest logit.
 Index argmax(const Matrix<float>& logits, Index row);

@@ -9,7 +9,6 @@
 #include <string>
 #include <utility>
 
-#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/sparse.hpp"
 #include "edgewise/models/losses.hpp"
@@ -53,16 +52,16 @@ NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameter
                                          const ConstRowsRef<float>& features, std::span<const Index> labels,
                                          const Split& split, const NodeTrainingOptions& options,
                                          const std::function<void(const NodeEpochReport&)>& on_epoch,
-                                         const TrainingCheckpoints& checkpoints) {
+                                         const TrainingCheckpoints& checkpoints, const Collectives& processes) {
   detail::check_node_training_options(options);
   detail::check_node_inputs(model, graph, features, labels);
   if (split.train.empty()) throw ArgumentError("node training: the training split is empty");
-  if (distributed::active()) {
+  if (processes.size() > 1) {
     const FeatureRows rows = [&features](std::span<const NodeId> nodes, float* out) {
       for (const NodeId node : nodes) out = std::copy_n(features.row(node).data(), features.cols(), out);
     };
     return train_node_classifier_on_parts(model, params, graph.in_edges(), rows, labels, split, options, on_epoch,
-                                          checkpoints);
+                                          checkpoints, processes);
   }
   const Index classes = model.options().classes;
   detail::FullBatchTrainer trainer(model, params, graph, features,

@@ -15,7 +15,6 @@
 #include <utility>
 #include <vector>
 
-#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/memory.hpp"
@@ -43,19 +42,18 @@ void log_cut_sizes(const Logger& log, Index cut, Index edges, const std::vector<
 }
 
 // Each process's `value`, in rank order.
-std::vector<Index> per_process(Index value) {
+std::vector<Index> per_process(Index value, const Collectives& processes) {
   std::vector<Index> values;
-  for (int rank = 0; rank < distributed::size(); ++rank)
+  for (int rank = 0; rank < processes.size(); ++rank)
     values.push_back(static_cast<Index>(
-        distributed::sum(rank == distributed::rank() ? static_cast<std::uint64_t>(value) : std::uint64_t{0})));
+        processes.sum(rank == processes.rank() ? static_cast<std::uint64_t>(value) : std::uint64_t{0})));
   return values;
 }
 
 }  // namespace
 
 void log_cut(const Logger& log, const InEdges& in_edges, std::span<const std::int32_t> owner,
-             std::span<const Index> training_nodes) {
-  const int parts = distributed::size();
+             std::span<const Index> training_nodes, int parts) {
   std::vector<Index> own, halo, training(static_cast<std::size_t>(parts), 0);
   for (const PartSizes& sizes : part_sizes(in_edges, owner, parts)) {
     own.push_back(sizes.nodes);
@@ -65,13 +63,13 @@ void log_cut(const Logger& log, const InEdges& in_edges, std::span<const std::in
   log_cut_sizes(log, cut_edges(in_edges, owner), in_edges.num_edges(), own, halo, training);
 }
 
-std::vector<std::int32_t> shared_partition(const InEdges& in_edges) {
+std::vector<std::int32_t> shared_partition(const InEdges& in_edges, const Collectives& processes) {
   std::string bytes;
-  if (distributed::rank() == 0) {
-    const std::vector<std::int32_t> owner = partition_graph(in_edges, distributed::size());
+  if (processes.rank() == 0) {
+    const std::vector<std::int32_t> owner = partition_graph(in_edges, processes.size());
     bytes.assign(reinterpret_cast<const char*>(owner.data()), owner.size() * sizeof(std::int32_t));
   }
-  distributed::broadcast(bytes, 0);
+  processes.from_rank_0(bytes);
   std::vector<std::int32_t> owner(static_cast<std::size_t>(in_edges.num_nodes()));
   if (bytes.size() != owner.size() * sizeof(std::int32_t))
     throw Error("node training: rank 0's partition has " + std::to_string(bytes.size()) + " bytes for " +
@@ -82,11 +80,14 @@ std::vector<std::int32_t> shared_partition(const InEdges& in_edges) {
 
 namespace {
 
-// The halo rows of a part, exchanged with the processes that own them (distributed::exchange), for
+// The halo rows of a part, exchanged with the processes that own them (Collectives::exchange), for
 // the model's layers while it lives.
 class HaloExchange final : public HaloRows<float> {
  public:
-  HaloExchange(NodeClassifier<float>& model, const GraphPart& part) : model_(model), part_(part) { model_.set_halo(this); }
+  HaloExchange(NodeClassifier<float>& model, const GraphPart& part, const Collectives& processes)
+      : model_(model), part_(part), processes_(processes) {
+    model_.set_halo(this);
+  }
   ~HaloExchange() override { model_.set_halo(nullptr); }
   HaloExchange(const HaloExchange&) = delete;
   HaloExchange& operator=(const HaloExchange&) = delete;
@@ -97,13 +98,13 @@ class HaloExchange final : public HaloRows<float> {
     float* next = sent_.data();
     for (const auto& part_rows : part_.sent_rows)
       for (const Index r : part_rows) next = std::copy_n(rows.row(r).data(), width, next);
-    distributed::exchange(sent_, counts(sent_counts(), width), halo_of(rows), counts(part_.halo_counts, width));
+    processes_.exchange(sent_, counts(sent_counts(), width), halo_of(rows), counts(part_.halo_counts, width));
   }
 
   void return_gradients(Matrix<float>& gradient) override {
     const Index width = gradient.cols();
     sent_.resize(static_cast<std::size_t>(sent_row_count() * width));
-    distributed::exchange(halo_of(gradient), counts(part_.halo_counts, width), sent_, counts(sent_counts(), width));
+    processes_.exchange(halo_of(gradient), counts(part_.halo_counts, width), sent_, counts(sent_counts(), width));
     gradient.bottomRows(part_.rows() - part_.owned).setZero();
     const float* next = sent_.data();
     for (const auto& part_rows : part_.sent_rows)
@@ -138,6 +139,7 @@ class HaloExchange final : public HaloRows<float> {
 
   NodeClassifier<float>& model_;
   const GraphPart& part_;
+  const Collectives& processes_;
   std::vector<float> sent_;
 };
 
@@ -171,13 +173,15 @@ void check_part_rows(const NodeClassifier<float>& model, const GraphPart& part, 
 }
 
 // Logs the cut as log_cut does, from every process's part.
-void log_part(const Logger& log, const GraphPart& part, std::span<const Index> train_targets) {
+void log_part(const Logger& log, const GraphPart& part, std::span<const Index> train_targets,
+              const Collectives& processes) {
   Index cut = 0;
   const InEdges edges = part.graph.in_edges();
   for (const NodeId source : edges.sources) cut += source >= part.owned;
-  log_cut_sizes(log, static_cast<Index>(distributed::sum(static_cast<std::uint64_t>(cut))),
-                static_cast<Index>(distributed::sum(static_cast<std::uint64_t>(edges.num_edges()))),
-                per_process(part.owned), per_process(part.rows() - part.owned), per_process(count_targets(train_targets)));
+  log_cut_sizes(log, static_cast<Index>(processes.sum(static_cast<std::uint64_t>(cut))),
+                static_cast<Index>(processes.sum(static_cast<std::uint64_t>(edges.num_edges()))),
+                per_process(part.owned, processes), per_process(part.rows() - part.owned, processes),
+                per_process(count_targets(train_targets), processes));
 }
 
 }  // namespace
@@ -189,18 +193,18 @@ NodeTrainingResult train_node_classifier_on_part(NodeClassifier<float>& model, P
                                                  const GraphPart& part, PartRows rows, const Split& split,
                                                  const NodeTrainingOptions& options,
                                                  const std::function<void(const NodeEpochReport&)>& on_epoch,
-                                                 const TrainingCheckpoints& checkpoints) {
+                                                 const TrainingCheckpoints& checkpoints, const Collectives& processes) {
   using namespace detail;
   check_node_training_options(options);
   check_part_rows(model, part, rows);
   if (split.train.empty()) throw ArgumentError("node training: the training split is empty");
   const Logger log(options.log);
-  log_part(log, part, rows.train_targets);
-  const HaloExchange halo(model, part);
+  log_part(log, part, rows.train_targets, processes);
+  const HaloExchange halo(model, part, processes);
   FullBatchTrainer trainer(model, params, part.graph, rows.features, std::move(rows.train_targets),
-                           std::move(rows.val_targets), options, run_processes(), part.nodes);
+                           std::move(rows.val_targets), options, processes, part.nodes);
   NodeTrainingResult result = run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
-  log.verbose("peak memory of each process (MB): " + joined(per_process(std::lround(peak_rss_mb()))));
+  log.verbose("peak memory of each process (MB): " + joined(per_process(std::lround(peak_rss_mb()), processes)));
   return result;
 }
 
@@ -209,24 +213,27 @@ NodeTrainingResult train_node_classifier_on_parts(NodeClassifier<float>& model, 
                                                   std::span<const Index> labels, const Split& split,
                                                   const NodeTrainingOptions& options,
                                                   const std::function<void(const NodeEpochReport&)>& on_epoch,
-                                                  const TrainingCheckpoints& checkpoints) {
+                                                  const TrainingCheckpoints& checkpoints,
+                                                  const Collectives& processes) {
   using namespace detail;
   check_node_training_options(options);
   if (static_cast<Index>(labels.size()) != graph.num_nodes())
     throw ArgumentError("node classification: " + std::to_string(labels.size()) + " labels for " +
                         std::to_string(graph.num_nodes()) + " nodes");
   const Index classes = model.options().classes;
-  const GraphPart part = graph_part(graph, shared_partition(graph), distributed::rank(), distributed::size());
+  const GraphPart part = graph_part(graph, shared_partition(graph, processes), processes.rank(), processes.size());
   PartRows rows{.features = Matrix<float>(part.rows(), model.options().in_dim),
                 .train_targets = rows_of(part, part_targets(labels, split.train, classes, "training")),
                 .val_targets = rows_of(part, part_targets(labels, split.val, classes, "validation"))};
   features(part.nodes, rows.features.data());
-  return train_node_classifier_on_part(model, params, part, std::move(rows), split, options, on_epoch, checkpoints);
+  return train_node_classifier_on_part(model, params, part, std::move(rows), split, options, on_epoch, checkpoints,
+                                       processes);
 }
 
-Matrix<float> part_logits(NodeClassifier<float>& model, const GraphPart& part, const Matrix<float>& features) {
+Matrix<float> part_logits(NodeClassifier<float>& model, const GraphPart& part, const Matrix<float>& features,
+                          const Collectives& processes) {
   detail::check_part_features(model, part, features);
-  const detail::HaloExchange halo(model, part);
+  const detail::HaloExchange halo(model, part, processes);
   const std::optional<SparseMatrix<float>> sparse = detail::sparse_copy_if_sparse(features);
   const Matrix<float>& logits = sparse ? model.forward(part.graph, *sparse, Mode::inference())
                                        : model.forward(part.graph, features, Mode::inference());

@@ -10,7 +10,6 @@
 #include <thread>
 #include <utility>
 
-#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/graph/sampling.hpp"
@@ -142,7 +141,7 @@ struct Tally {
     for (Index row = 0; row < seeds; ++row) correct += detail::argmax(logits, row) == targets[row] ? 1 : 0;
   }
   // The tally of every process of the run, on each.
-  Tally summed(const detail::Collectives& processes) const {
+  Tally summed(const Collectives& processes) const {
     return {processes.sum(loss_sum), static_cast<Index>(processes.sum(static_cast<std::uint64_t>(correct))),
             static_cast<Index>(processes.sum(static_cast<std::uint64_t>(scored)))};
   }
@@ -198,7 +197,7 @@ class SampledTrainer {
  public:
   SampledTrainer(NodeClassifier<float>& model, Parameters<float>& params, const NodeSource& graph,
                  std::span<const Index> labels, const Split& split, const NodeTrainingOptions& options,
-                 const SamplingOptions& sampling)
+                 const SamplingOptions& sampling, const Collectives& processes)
       : model_(model),
         params_(params),
         graph_(graph),
@@ -212,8 +211,9 @@ class SampledTrainer {
         val_targets_(exact_validation_ ? detail::part_targets(labels, split.val, model.options().classes, "validation")
                                        : std::vector<Index>{}),
         prefetcher_(graph, sampling.fanouts.empty() ? default_fanouts(model.options().layers) : sampling.fanouts),
-        owner_(distributed::active() ? detail::shared_partition(graph.in_edges) : std::vector<std::int32_t>{}),
-        processes_(detail::run_processes()),
+        owner_(processes.size() > 1 ? detail::shared_partition(graph.in_edges, processes)
+                                    : std::vector<std::int32_t>{}),
+        processes_(processes),
         steps_(params, options) {}
 
   double step(Index epoch) {
@@ -304,7 +304,7 @@ class SampledTrainer {
   std::span<const NodeId> owned_seeds(std::span<const NodeId> seeds, std::vector<NodeId>& mine) const {
     mine.clear();
     for (const NodeId seed : seeds)
-      if (owner_.empty() || owner_[static_cast<std::size_t>(seed)] == distributed::rank()) mine.push_back(seed);
+      if (owner_.empty() || owner_[static_cast<std::size_t>(seed)] == processes_.rank()) mine.push_back(seed);
     return mine;
   }
 
@@ -320,7 +320,7 @@ class SampledTrainer {
   std::vector<Index> val_targets_;  // [N] for exact validation, else empty
   BatchPrefetcher prefetcher_;
   std::vector<std::int32_t> owner_;     // the part of every node in a run of several processes, else empty
-  const detail::Collectives& processes_;
+  const Collectives& processes_;
   std::vector<NodeId> own_seeds_[2];    // a batch's seeds of this process, for the batch in use and the next
   detail::StepState steps_;
   Tally train_tally_;
@@ -365,16 +365,17 @@ NodeTrainingResult train_node_classifier_sampled(NodeClassifier<float>& model, P
                                                  const Split& split, const NodeTrainingOptions& options,
                                                  const SamplingOptions& sampling,
                                                  const std::function<void(const NodeEpochReport&)>& on_epoch,
-                                                 const TrainingCheckpoints& checkpoints) {
+                                                 const TrainingCheckpoints& checkpoints,
+                                                 const Collectives& processes) {
   detail::check_node_training_options(options);
   check_sampled_inputs(model, graph, labels, sampling);
   if (split.train.empty()) throw ArgumentError("node training: the training split is empty");
   const Index classes = model.options().classes;
   detail::part_targets(labels, split.train, classes, "training");  // checks the labels of both parts
   detail::part_targets(labels, split.val, classes, "validation");
-  SampledTrainer trainer(model, params, graph, labels, split, options, sampling);
-  if (distributed::active())
-    detail::log_cut(Logger(options.log), graph.in_edges, trainer.owner(), split.train);
+  SampledTrainer trainer(model, params, graph, labels, split, options, sampling, processes);
+  if (processes.size() > 1)
+    detail::log_cut(Logger(options.log), graph.in_edges, trainer.owner(), split.train, processes.size());
   return detail::run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
 }
 

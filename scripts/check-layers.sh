@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Fails when a library folder includes a header of a folder above it, or of a folder it must stay
 # apart from. The layers, lowest first (folders of one layer may not include each other):
-#   core < graph < attention, datasets, splits < models, io < chem, tasks/common < tasks/node, tasks/molecule
-#        < tasks < apps, python
+#   core < graph < attention, datasets, splits < models, io < chem, distributed, tasks/common
+#        < distributed/molecules < tasks/node, tasks/molecule < tasks < apps, python
 # and, across layers: chem/ includes nothing of models/ (reading molecules and training networks meet
-# only in tasks/), and tasks/node/ nothing of chem/ (node classification builds without RDKit).
+# only in tasks/), and tasks/node/ nothing of chem/ or distributed/molecules/ (node classification
+# builds without RDKit). Outside distributed/, no source includes MPI's header.
 # Each folder's sources and its public headers (include/edgewise/<folder>/) are checked; a file
 # belongs to the deepest folder listed here that holds it (tasks/node/x.cpp to tasks/node).
 # Outside chem/, no source includes an RDKit header.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-declare -A layer=([core]=0 [graph]=1 [attention]=2 [datasets]=2 [splits]=2 [models]=3 [io]=3 [chem]=4 [tasks/common]=4
-  [tasks/node]=5 [tasks/molecule]=5 [tasks]=6 [apps]=7 [python]=7)
-declare -A apart=([chem]="models" [tasks/node]="chem tasks/molecule")
+declare -A layer=([core]=0 [graph]=1 [attention]=2 [datasets]=2 [splits]=2 [models]=3 [io]=3 [chem]=4 [distributed]=4
+  [tasks/common]=4 [distributed/molecules]=5 [tasks/node]=6 [tasks/molecule]=6 [tasks]=7 [apps]=8 [python]=8)
+declare -A apart=([chem]="models" [tasks/node]="chem distributed/molecules tasks/molecule")
 
 # The folder of `layer` that holds a path (relative to the root, or to include/edgewise/).
 owner() {
@@ -54,5 +55,10 @@ while IFS=: read -r file line _; do
   echo "$file:$line: includes RDKit outside chem/" >&2
   status=1
 done < <(grep -rnE '#include <(GraphMol|RDGeneral|RDBoost|DataStructs|Geometry)/' "${roots[@]}" 2>/dev/null | sort -u || true)
-[ $status -eq 0 ] && echo "layers: every folder includes only folders below it, and only chem/ includes RDKit"
+while IFS=: read -r file line _; do
+  [[ $(owner "$file") == distributed* ]] && continue
+  echo "$file:$line: includes MPI outside distributed/" >&2
+  status=1
+done < <(grep -rnE '#include <mpi\.h>' "${roots[@]}" 2>/dev/null | sort -u || true)
+[ $status -eq 0 ] && echo "layers: every folder includes only folders below it, only chem/ includes RDKit and only distributed/ MPI"
 exit $status

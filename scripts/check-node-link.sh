@@ -16,9 +16,9 @@ if [[ ! -x $program || ! -f $link ]]; then
   exit 1
 fi
 status=0
-if grep -qiE 'rdkit|edgewise_chem|edgewise_tasks_molecule' "$link"; then
+if grep -qiE 'rdkit|edgewise_chem|edgewise_distributed_molecules|edgewise_tasks_molecule' "$link"; then
   echo "check-node-link: the link line of $program names chemistry:" >&2
-  grep -oiE '[^ ]*(rdkit|edgewise_chem|edgewise_tasks_molecule)[^ ]*' "$link" | sort -u >&2
+  grep -oiE '[^ ]*(rdkit|edgewise_chem|edgewise_distributed_molecules|edgewise_tasks_molecule)[^ ]*' "$link" | sort -u >&2
   status=1
 fi
 if ldd "$program" | grep -qi rdkit; then

@@ -14,11 +14,11 @@
 #include <string>
 
 #include "edgewise/chem/molecule_stream.hpp"
-#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/json_integers.hpp"
 #include "edgewise/core/ordered_pipeline.hpp"
 #include "edgewise/core/parallel.hpp"
+#include "edgewise/distributed/processes.hpp"
 #include "edgewise/models/model_file.hpp"
 
 namespace edgewise {
@@ -285,7 +285,8 @@ std::vector<TrainingResult> MoleculeModel::fit(
     if (resumed && k == first_in_turn) hooks.resume = &resumed->state;
     Member& member = *members_[k];
     results.push_back(
-        train_molecule_predictor(member.network, member.params, train_set, validation_set, fitting(k), report, hooks));
+        train_molecule_predictor(member.network, member.params, train_set, validation_set, fitting(k), report, hooks,
+                                 distributed::run_collectives()));
   }
   config_.scaling = results.front().scaling;
   return results;

@@ -15,8 +15,9 @@
 
 #include <unistd.h>
 
-#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/distributed/graph_parts.hpp"
+#include "edgewise/distributed/processes.hpp"
 #include "edgewise/io/csv.hpp"
 #include "edgewise/io/graph_parts.hpp"
 #include "edgewise/models/model_file.hpp"
@@ -328,9 +329,9 @@ NodeTrainingResult NodeModel::fit(const NodeGraph& data, const Split& split, con
   NodeTrainingResult result =
       batching.sampled
           ? train_node_classifier_sampled(*network_, *params_, source_of(data), data.labels.classes, split, options,
-                                          batching.sampling, on_epoch, hooks)
+                                          batching.sampling, on_epoch, hooks, distributed::run_collectives())
           : train_node_classifier(*network_, *params_, data.graph, data.features, data.labels.classes, split, options,
-                                  on_epoch, hooks);
+                                  on_epoch, hooks, distributed::run_collectives());
   config_.nodes = data.nodes.names();
   return result;
 }
@@ -350,10 +351,11 @@ NodeTrainingResult NodeModel::fit(const GraphStore& store, const Split& split, c
   NodeTrainingResult result;
   if (on_parts) {  // every process maps the in-edges, and reads the features of its own part only
     result = train_node_classifier_on_parts(*network_, *params_, source.in_edges, source.gather_features,
-                                            store.labels(), split, options, on_epoch, hooks);
+                                            store.labels(), split, options, on_epoch, hooks,
+                                            distributed::run_collectives());
   } else {
     result = train_node_classifier_sampled(*network_, *params_, source, store.labels(), split, options,
-                                           batching.sampling, on_epoch, hooks);
+                                           batching.sampling, on_epoch, hooks, distributed::run_collectives());
   }
   // The names a one-process full-batch run records (every node's, ids included), else the stored ones.
   config_.nodes.clear();
@@ -369,7 +371,7 @@ NodeTrainingResult NodeModel::fit_part(const GraphStore& store, const Split& spl
     throw ArgumentError(store.path().string() +
                         ": sampled batches (--batch-size) reach nodes beyond a part's halo, which a part store does "
                         "not hold; train on the parts in full batch, or sampled on the whole store");
-  check_part_of_run(store);
+  distributed::check_part_of_run(store);
   check_feature_width(store);
   const nlohmann::json identity = {{"training", options},
                                    {"store_sha256", store.part()->whole_fingerprint},
@@ -381,9 +383,9 @@ NodeTrainingResult NodeModel::fit_part(const GraphStore& store, const Split& spl
   PartRows rows{.features = store.feature_matrix(),
                 .train_targets = part_targets(store, split.train, classes, "training"),
                 .val_targets = part_targets(store, split.val, classes, "validation")};
-  NodeTrainingResult result =
-      train_node_classifier_on_part(*network_, *params_, part, std::move(rows), split, options, on_epoch, hooks);
-  config_.nodes = whole_node_names(store);  // as a one-process full-batch run records them
+  NodeTrainingResult result = train_node_classifier_on_part(*network_, *params_, part, std::move(rows), split, options,
+                                                            on_epoch, hooks, distributed::run_collectives());
+  config_.nodes = distributed::whole_node_names(store);  // as a one-process full-batch run records them
   return result;
 }
 
@@ -423,12 +425,12 @@ NodeEvaluation NodeModel::evaluate(const GraphStore& store, std::span<const Inde
 }
 
 NodeEvaluation NodeModel::evaluate_part(const GraphStore& store, std::span<const Index> nodes) const {
-  check_part_of_run(store);
+  distributed::check_part_of_run(store);
   check_feature_width(store);
   const std::vector<Index> class_ids =
       class_ids_by_name({.classes = {}, .class_names = store.class_names()}, config_.classes, store.path());
   const GraphPart part = stored_graph_part(store);
-  const Matrix<float> logits = part_logits(*network_, part, store.feature_matrix());
+  const Matrix<float> logits = part_logits(*network_, part, store.feature_matrix(), distributed::run_collectives());
   const Index classes = config_.network.classes;
   // Every process's evaluated own rows: their place in `nodes`, label and logits.
   std::string mine;

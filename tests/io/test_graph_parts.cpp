@@ -1,6 +1,7 @@
 // Part stores: each holds what graph_part cuts from the whole graph (rows, in-edges, halo counts, sent
 // rows) with the rows' features, own labels and names; the whole graph's labels and names come back
-// from the parts; inconsistent parts are refused when written, and a part is no whole graph to read.
+// from the parts (distributed/graph_parts); inconsistent parts are refused when written, and a part
+// is no whole graph to read.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/distributed/graph_parts.hpp"
 #include "edgewise/io/graph_parts.hpp"
 #include "edgewise/io/graph_store.hpp"
 
@@ -111,7 +113,7 @@ TEST_F(GraphPartsTest, EachPartStoreHoldsWhatGraphPartCuts) {
         EXPECT_EQ(store.labels()[static_cast<std::size_t>(r)], r < got.owned ? whole.labels()[node] : -1) << r;
       }
       EXPECT_THROW(store.to_node_graph(), ArgumentError);
-      EXPECT_THROW(check_part_of_run(store), ArgumentError);  // 3 parts, 1 process
+      EXPECT_THROW(distributed::check_part_of_run(store), ArgumentError);  // 3 parts, 1 process
     }
     EXPECT_THROW(write_part_stores(GraphStore::open(part_store_path(path("parts"), 0)), owner, 3, path("again")),
                  ArgumentError);
@@ -123,12 +125,12 @@ TEST_F(GraphPartsTest, OnePartGivesBackTheWholeLabelsAndNames) {
   const std::vector<std::int32_t> owner(static_cast<std::size_t>(whole.num_nodes()), 0);
   write_part_stores(whole, owner, 1, path("one"));
   const GraphStore part = GraphStore::open(part_store_path(path("one"), 0));
-  check_part_of_run(part);
-  EXPECT_TRUE(std::ranges::equal(whole_labels(part), whole.labels()));
+  distributed::check_part_of_run(part);
+  EXPECT_TRUE(std::ranges::equal(distributed::whole_labels(part), whole.labels()));
   std::vector<std::string> names;
   for (Index node = 0; node < whole.num_nodes(); ++node) names.push_back(whole.node_name(node));
-  EXPECT_EQ(whole_node_names(part), names);
-  EXPECT_THROW(whole_labels(whole), ArgumentError);  // not a part
+  EXPECT_EQ(distributed::whole_node_names(part), names);
+  EXPECT_THROW(distributed::whole_labels(whole), ArgumentError);  // not a part
   EXPECT_THROW(write_part_stores(whole, owner, 1, path("one")), Error);  // the files exist
 }
 

@@ -1,13 +1,13 @@
 // A run of two processes in which process 1 never joins process 0's sum, as a stopped or stuck
 // process would not: process 0 must give up after EDGEWISE_MPI_TIMEOUT seconds, print why and end
-// both. tests/core/test_distributed.cpp starts it under mpirun.
+// both. tests/distributed/test_processes.cpp starts it under mpirun.
 #include <chrono>
 #include <cstdint>
 #include <iostream>
 #include <thread>
 
-#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/distributed/processes.hpp"
 
 int main(int argc, char** argv) {
   edgewise::distributed::start(argc, argv);

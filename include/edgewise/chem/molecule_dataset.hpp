@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -25,6 +26,7 @@
 #include "edgewise/core/files.hpp"
 #include "edgewise/core/tensor.hpp"
 #include "edgewise/chem/molecule.hpp"
+#include "edgewise/chem/molecule_stream.hpp"
 #include "edgewise/splits/splits.hpp"
 
 namespace edgewise {
@@ -43,6 +45,9 @@ class InvalidMoleculeError : public ParseError {
 /// A CSV column, by 0-based index or by its name in the header.
 using CsvColumn = std::variant<Index, std::string>;
 
+/// The featurized rows first .. last - 1 of a table.
+using RowFeaturizer = std::function<std::vector<FeaturizedMolecule>(std::size_t first, std::size_t last)>;
+
 /// How load_molecule_csv reads a table of SMILES and targets.
 struct MoleculeCsvOptions {
   CsvColumn smiles_column = Index{0};  ///< The SMILES column; the first by default.
@@ -52,10 +57,11 @@ struct MoleculeCsvOptions {
   InvalidMoleculePolicy invalid_molecules = InvalidMoleculePolicy::fail;  ///< Fail on the first unreadable SMILES, or skip and record it.
   FeaturizerSpec featurizer;  ///< How the molecules are featurized.
   Index max_atoms = kDefaultMaxAtoms;  ///< A molecule with more atoms is invalid (see SmilesOptions).
-  /// Under mpirun, each process featurizes a share of the rows and receives the others': every
-  /// process gets the whole dataset, as one process would read it. Every process must then read
-  /// the same table with the same options.
-  bool share_among_processes = false;
+  /// The rows [0, n) that a RowFeaturizer gives, as the processes of a run share them (under mpirun,
+  /// distributed::featurize_shared: each process featurizes a share of the rows and receives the
+  /// others', so every process gets the whole dataset, as one process would read it; every process
+  /// must then read the same table with the same options). Empty: this process featurizes every row.
+  std::function<std::vector<FeaturizedMolecule>(std::size_t n, const RowFeaturizer&)> share_among_processes;
 };
 
 /// A molecule left out by InvalidMoleculePolicy::skip.

@@ -1,13 +1,12 @@
 /// \file
 /// Part stores: a graph store cut into one store a part, so that each process of a distributed
 /// training maps its own nodes and their halo and nothing else (`edgewise graph partition --stores`,
-/// then `mpirun -np P edgewise train --task node --graph FOLDER`), and what those processes read
-/// together from their parts.
+/// then `mpirun -np P edgewise train --task node --graph FOLDER`); what those processes read together
+/// from their parts is distributed/graph_parts.hpp's.
 ///
 ///   write_part_stores(whole, partition_graph(whole.in_edges(), 4), 4, "parts");  // parts/part-0.ewg ..
 ///   GraphStore mine = GraphStore::open(part_store_path("parts", rank));
-///   GraphPart part = stored_graph_part(mine);       // what graph_part cuts from the whole graph
-///   std::vector<Index> labels = whole_labels(mine);  // [N], every process's own nodes' labels
+///   GraphPart part = stored_graph_part(mine);  // what graph_part cuts from the whole graph
 #pragma once
 
 #include <cstdint>
@@ -37,16 +36,8 @@ void write_part_stores(const GraphStore& whole, std::span<const std::int32_t> ow
 /// counts and sent rows. Throws ArgumentError for a store that is not a part.
 GraphPart stored_graph_part(const GraphStore& store);
 
-/// Checks that every process of the run holds one part of the same cut, process k part k (a
-/// collective call). Throws ArgumentError naming the store otherwise, or for a store that is not a part.
-void check_part_of_run(const GraphStore& store);
-
-/// The labels of the whole graph [N] (class ids, -1 unlabeled), gathered from the part stores that the
-/// processes of the run hold, one each (a collective call: every process calls it). Throws
-/// ArgumentError for a store that is not a part or has no labels.
-std::vector<Index> whole_labels(const GraphStore& store);
-
-/// The names of the whole graph's nodes [N], gathered as whole_labels gathers labels (collective).
-std::vector<std::string> whole_node_names(const GraphStore& store);
+/// The part a part store holds, as stored. Throws ArgumentError, naming `what` and the store, for a
+/// store that is not a part.
+const StorePart& store_part(const GraphStore& store, const char* what);
 
 }  // namespace edgewise

@@ -16,6 +16,7 @@
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/names.hpp"
 #include "edgewise/graph/featured_graph.hpp"
+#include "edgewise/models/collectives.hpp"
 #include "edgewise/models/column_scaling.hpp"
 #include "edgewise/models/molecule_predictor.hpp"
 #include "edgewise/models/training_state.hpp"
@@ -102,11 +103,14 @@ struct GraphSet {
 /// was resumed from a checkpoint (checkpoints.resume: the history then starts after it). Throws
 /// DivergenceError naming epoch, batch and parameter when the loss or a gradient becomes NaN or
 /// infinite, and ArgumentError when the validation metric was NaN in every epoch (a validation set of one
-/// class, whose ROC-AUC is undefined): no epoch was measured, so none can be kept.
+/// class, whose ROC-AUC is undefined): no epoch was measured, so none can be kept. Given the
+/// collectives of several processes, each runs a slice of every batch and they sum their gradients,
+/// so that together they take the one-process step, up to the order of float sums.
 TrainingResult train_molecule_predictor(MoleculePredictor<float>& model, Parameters<float>& params, const GraphSet& train,
                                      const GraphSet& validation, const TrainingOptions& options,
                                      const std::function<void(const EpochReport&)>& on_epoch = {},
-                                     const TrainingCheckpoints& checkpoints = {});
+                                     const TrainingCheckpoints& checkpoints = {},
+                                     const Collectives& processes = single_process());
 
 /// Graphs per forward pass when predicting. A product's rounding depends on the rows it is computed
 /// with, so the same batches are what make predictions bit-reproducible. 64 molecules keep a batch's

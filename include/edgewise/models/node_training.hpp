@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "edgewise/core/log.hpp"
+#include "edgewise/models/collectives.hpp"
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/models/node_classifier.hpp"
 #include "edgewise/splits/splits.hpp"
@@ -72,14 +73,15 @@ std::string node_epoch_line(const NodeEpochReport& report);
 /// improving, so the last epoch's weights are kept. Calls on_epoch after each epoch, then
 /// checkpoints.save when one is due (not after the epoch that stops training early). The same seed,
 /// data and thread count give the same weights, whether or not the run was resumed from a checkpoint
-/// (checkpoints.resume: the history then starts after it). Under mpirun it trains across the
-/// processes (train_node_classifier_on_parts). Throws ArgumentError on inconsistent
+/// (checkpoints.resume: the history then starts after it). Given the collectives of several
+/// processes, it trains across them (train_node_classifier_on_parts). Throws ArgumentError on inconsistent
 /// inputs and DivergenceError naming the epoch and parameter when the loss or a gradient stops being finite.
 NodeTrainingResult train_node_classifier(NodeClassifier<float>& model, Parameters<float>& params, const Graph& graph,
                                          const ConstRowsRef<float>& features, std::span<const Index> labels,
                                          const Split& split, const NodeTrainingOptions& options = {},
                                          const std::function<void(const NodeEpochReport&)>& on_epoch = {},
-                                         const TrainingCheckpoints& checkpoints = {});
+                                         const TrainingCheckpoints& checkpoints = {},
+                                         const Collectives& processes = single_process());
 
 /// The rows of the listed nodes into `out` ([nodes, feature width], row-major), as a graph store's
 /// gather_features gives them.
@@ -98,20 +100,22 @@ struct PartRows {
 /// the processes exchange the halo rows of its output, and before its backward those of its gradient;
 /// each process's mean loss is weighted by its share of all training rows and the gradients are summed,
 /// so the result is train_node_classifier's on the whole graph up to the order of float sums. Every
-/// process must call it, with the same options. Throws as train_node_classifier does, and
-/// ArgumentError when the rows do not fit the part or the model.
+/// process must call it, with the same options and its collectives. Throws as train_node_classifier
+/// does, and ArgumentError when the rows do not fit the part or the model.
 NodeTrainingResult train_node_classifier_on_part(NodeClassifier<float>& model, Parameters<float>& params,
                                                  const GraphPart& part, PartRows rows, const Split& split,
                                                  const NodeTrainingOptions& options = {},
                                                  const std::function<void(const NodeEpochReport&)>& on_epoch = {},
-                                                 const TrainingCheckpoints& checkpoints = {});
+                                                 const TrainingCheckpoints& checkpoints = {},
+                                                 const Collectives& processes = single_process());
 
 /// The logits of a part's own rows [owned, classes] in inference mode, the whole graph's rows of those
 /// nodes up to float sums; `features` [part rows, in_dim]. Every process must call it with its part.
-Matrix<float> part_logits(NodeClassifier<float>& model, const GraphPart& part, const Matrix<float>& features);
+Matrix<float> part_logits(NodeClassifier<float>& model, const GraphPart& part, const Matrix<float>& features,
+                          const Collectives& processes = single_process());
 
-/// train_node_classifier across the processes of a run (core/distributed.hpp), which it calls under
-/// mpirun: the graph of `graph`'s in-edges is cut into one part a process by METIS (rank 0's cut), which
+/// train_node_classifier across the processes of a run (`processes`), which it calls given those of
+/// several: the graph of `graph`'s in-edges is cut into one part a process by METIS (rank 0's cut), which
 /// every process views whole; each process asks
 /// `features` for its own nodes and its halo only, runs the network on them, and exchanges the halo
 /// rows of every hidden layer with the other processes. The result is train_node_classifier's up to
@@ -122,7 +126,8 @@ NodeTrainingResult train_node_classifier_on_parts(NodeClassifier<float>& model, 
                                                   std::span<const Index> labels, const Split& split,
                                                   const NodeTrainingOptions& options = {},
                                                   const std::function<void(const NodeEpochReport&)>& on_epoch = {},
-                                                  const TrainingCheckpoints& checkpoints = {});
+                                                  const TrainingCheckpoints& checkpoints = {},
+                                                  const Collectives& processes = single_process());
 
 /// Replaces each row of logits by its softmax, in place.
 void softmax_rows(Matrix<float>& logits);

@@ -63,18 +63,19 @@ std::vector<Index> default_fanouts(Index layers);
 /// sampling options (a fan-out list whose length is not the number of layers, a batch size below 1),
 /// and DivergenceError as train_node_classifier does.
 ///
-/// Under mpirun every process must call it alike: the graph is cut into one part a process by METIS
-/// (rank 0's cut), and each process samples and runs the seeds of every batch that its part owns,
-/// its loss weighted by their share of the batch; the gradients are summed before every step. A
-/// node's neighbours are drawn as one process draws them where it is reached at the same hop (always,
-/// with fan-outs of every neighbour, which then give the one-process model up to the order of float
-/// sums).
+/// Given the collectives of several processes, every process must call it alike: the graph is cut
+/// into one part a process by METIS (rank 0's cut), and each process samples and runs the seeds of
+/// every batch that its part owns, its loss weighted by their share of the batch; the gradients are
+/// summed before every step. A node's neighbours are drawn as one process draws them where it is
+/// reached at the same hop (always, with fan-outs of every neighbour, which then give the one-process
+/// model up to the order of float sums).
 NodeTrainingResult train_node_classifier_sampled(NodeClassifier<float>& model, Parameters<float>& params,
                                                  const NodeSource& graph, std::span<const Index> labels,
                                                  const Split& split, const NodeTrainingOptions& options = {},
                                                  const SamplingOptions& sampling = {},
                                                  const std::function<void(const NodeEpochReport&)>& on_epoch = {},
-                                                 const TrainingCheckpoints& checkpoints = {});
+                                                 const TrainingCheckpoints& checkpoints = {},
+                                                 const Collectives& processes = single_process());
 
 /// The logits of every node, [N, classes], layer by layer (see the file comment).
 Matrix<float> layerwise_logits(NodeClassifier<float>& model, const NodeSource& graph,

@@ -5,14 +5,16 @@
 /// returns its own input. MPI is started only under mpirun, so a one-process run never touches it.
 /// No call waits forever: one that gets no answer from the other processes within
 /// EDGEWISE_MPI_TIMEOUT seconds (30 minutes by default) throws Error, which the tool turns into a
-/// message and the end of every process.
+/// message and the end of every process. The trainers' collectives over MPI (models/collectives.hpp)
+/// are run_collectives().
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 #include <vector>
+
+#include "edgewise/models/collectives.hpp"
 
 namespace edgewise::distributed {
 
@@ -41,25 +43,8 @@ inline bool active() { return size() > 1; }
 /// process stops the others from waiting on it forever. Returns only in a one-process run.
 void abort_all(int code);
 
-/// The sum of `value` over all processes.
-std::uint64_t sum(std::uint64_t value);
-
 /// The sum of `value` over all processes, the same on every process.
-double sum(double value);
-
-/// Replaces each of `values` by its sum over all processes, the same on every process.
-void sum_in_place(std::span<float> values);
-
-/// Every process sends to every process at once: the first send_counts[0] of `send` go to process 0,
-/// the next send_counts[1] to process 1, and so on; `receive` gets receive_counts[p] values from each
-/// process p, in rank order. The count a process sends to p must be the count p receives from it; a
-/// process's counts have one entry per process and total below 2^31. In a one-process run `send` is
-/// copied into `receive`. Throws ArgumentError on counts that do not fit the spans.
-void exchange(std::span<const float> send, std::span<const std::size_t> send_counts, std::span<float> receive,
-              std::span<const std::size_t> receive_counts);
-
-/// Rank 0's `value`, on every process.
-std::uint64_t from_rank_0(std::uint64_t value);
+std::uint64_t sum(std::uint64_t value);
 
 /// Process `root`'s `bytes`, on every process (each passes its own, which the root's replace).
 /// Messages of any size: sent in pieces below MPI's 2 GiB limit.
@@ -81,5 +66,9 @@ void receive_from(int from, std::string& bytes);
 
 /// "rank R of P" in a run of several processes, else empty: for messages.
 std::string process_name();
+
+/// The collectives of the processes in a run of several (active()), over MPI, else single_process():
+/// what the tasks hand their trainers.
+const Collectives& run_collectives();
 
 }  // namespace edgewise::distributed

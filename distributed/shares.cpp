@@ -1,4 +1,4 @@
-#include "shares.hpp"
+#include "edgewise/distributed/shares.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
-#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/distributed/processes.hpp"
 
-namespace edgewise::cli {
+namespace edgewise::distributed {
 namespace {
 
 constexpr std::size_t kChunkBytes = std::size_t{4} << 20;
@@ -102,4 +102,4 @@ void ShareWriter::gather() {
   }
 }
 
-}  // namespace edgewise::cli
+}  // namespace edgewise::distributed

@@ -1,4 +1,4 @@
-// Featurized molecules as the processes of an mpirun exchange them (chem/molecule_exchange): every
+// Featurized molecules as the processes of an mpirun exchange them (distributed/molecules): every
 // graph, feature and bond index back as written, the reasons of unreadable rows too, and bytes that
 // end inside a molecule refused. One process featurizes every row itself.
 #include <gtest/gtest.h>
@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "../../chem/molecule_exchange.hpp"  // private to chem: tested here for the bytes processes exchange
 #include "edgewise/core/error.hpp"
 #include "edgewise/chem/molecule.hpp"
+#include "edgewise/distributed/molecules/molecule_exchange.hpp"
 
 namespace edgewise {
 namespace {
 
-using detail::FeaturizedRow;
+using FeaturizedRow = FeaturizedMolecule;
 
 std::vector<FeaturizedRow> featurized(const std::vector<std::string>& smiles) {
   FeaturizerSpec spec;
@@ -39,8 +39,8 @@ const std::vector<std::string> kSmiles = {"CCO", "c1ccccc1O", "C1CC", "[Na+].[Cl
 TEST(MoleculeExchangeTest, RowsComeBackAsWritten) {
   const std::vector<FeaturizedRow> rows = featurized(kSmiles);
   std::string bytes;
-  detail::append_rows(bytes, rows);
-  const std::vector<FeaturizedRow> back = detail::rows_from_bytes(bytes);
+  distributed::append_rows(bytes, rows);
+  const std::vector<FeaturizedRow> back = distributed::rows_from_bytes(bytes);
   ASSERT_EQ(back.size(), rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     SCOPED_TRACE(kSmiles[i]);
@@ -62,22 +62,23 @@ TEST(MoleculeExchangeTest, RowsComeBackAsWritten) {
 
 TEST(MoleculeExchangeTest, BytesThatEndInsideAMoleculeAreRefused) {
   std::string bytes;
-  detail::append_rows(bytes, featurized({"CCO"}));
+  distributed::append_rows(bytes, featurized({"CCO"}));
   for (const std::size_t cut : {std::size_t{1}, bytes.size() / 2, bytes.size() - 1})
-    EXPECT_THROW(detail::rows_from_bytes(std::string_view(bytes).substr(0, cut)), Error) << "cut at " << cut;
+    EXPECT_THROW(distributed::rows_from_bytes(std::string_view(bytes).substr(0, cut)), Error) << "cut at " << cut;
   std::string huge = bytes;
   const std::int64_t atoms = std::int64_t{1} << 40;  // the first number after the row's flag
   std::memcpy(huge.data() + 1, &atoms, sizeof atoms);
-  EXPECT_THROW(detail::rows_from_bytes(huge), Error) << "no allocation for a size the bytes cannot hold";
+  EXPECT_THROW(distributed::rows_from_bytes(huge), Error) << "no allocation for a size the bytes cannot hold";
 }
 
 TEST(MoleculeExchangeTest, OneProcessFeaturizesEveryRowItself) {
   std::vector<std::pair<std::size_t, std::size_t>> asked;
   const auto at = [](std::size_t row) { return kSmiles.begin() + static_cast<std::ptrdiff_t>(row); };
-  const std::vector<FeaturizedRow> rows = detail::featurize_shared(kSmiles.size(), [&](std::size_t first, std::size_t last) {
+  const RowFeaturizer featurize = [&](std::size_t first, std::size_t last) {
     asked.emplace_back(first, last);
     return featurized({at(first), at(last)});
-  });
+  };
+  const std::vector<FeaturizedRow> rows = distributed::featurize_shared(kSmiles.size(), featurize);
   EXPECT_EQ(asked, (std::vector<std::pair<std::size_t, std::size_t>>{{0, kSmiles.size()}}));
   EXPECT_EQ(rows.size(), kSmiles.size());
 }

@@ -1,4 +1,4 @@
-#include "edgewise/core/distributed.hpp"
+#include "edgewise/distributed/processes.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -155,78 +155,6 @@ std::uint64_t sum(std::uint64_t value) {
   return value;
 }
 
-double sum(double value) {
-#ifdef EDGEWISE_WITH_MPI
-  if (started_) return sum_of(value, MPI_DOUBLE);
-#endif
-  return value;
-}
-
-void sum_in_place([[maybe_unused]] std::span<float> values) {
-#ifdef EDGEWISE_WITH_MPI
-  if (!started_ || values.empty()) return;
-  if (values.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw ArgumentError("sum_in_place: " + std::to_string(values.size()) + " values are over MPI's count limit");
-  complete("MPI_Iallreduce", [&](MPI_Request* request) {
-    return MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_FLOAT, MPI_SUM,
-                          MPI_COMM_WORLD, request);
-  });
-#endif
-}
-
-namespace {
-
-// The counts as MPI takes them, and the offset of each count's values; throws unless there is one
-// count a process and they total `values` (below 2^31).
-void counts_and_offsets(std::span<const std::size_t> counts, std::size_t values, std::vector<int>& ints,
-                        std::vector<int>& offsets) {
-  if (counts.size() != static_cast<std::size_t>(size_))
-    throw ArgumentError("exchange: " + std::to_string(counts.size()) + " counts for " + std::to_string(size_) +
-                        " processes");
-  std::size_t total = 0;
-  ints.clear();
-  offsets.clear();
-  for (const std::size_t count : counts) {
-    offsets.push_back(static_cast<int>(total));
-    ints.push_back(static_cast<int>(count));
-    total += count;
-    if (total > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-      throw ArgumentError("exchange: more than 2^31 values for one process");
-  }
-  if (total != values)
-    throw ArgumentError("exchange: counts total " + std::to_string(total) + " for " + std::to_string(values) +
-                        " values");
-}
-
-}  // namespace
-
-void exchange(std::span<const float> send, std::span<const std::size_t> send_counts, std::span<float> receive,
-              std::span<const std::size_t> receive_counts) {
-  std::vector<int> sent, sent_at, received, received_at;
-  counts_and_offsets(send_counts, send.size(), sent, sent_at);
-  counts_and_offsets(receive_counts, receive.size(), received, received_at);
-#ifdef EDGEWISE_WITH_MPI
-  if (started_) {
-    complete("MPI_Ialltoallv", [&](MPI_Request* request) {
-      return MPI_Ialltoallv(send.data(), sent.data(), sent_at.data(), MPI_FLOAT, receive.data(), received.data(),
-                            received_at.data(), MPI_FLOAT, MPI_COMM_WORLD, request);
-    });
-    return;
-  }
-#endif
-  std::copy(send.begin(), send.end(), receive.begin());
-}
-
-std::uint64_t from_rank_0(std::uint64_t value) {
-#ifdef EDGEWISE_WITH_MPI
-  if (started_) {
-    complete("MPI_Ibcast",
-             [&](MPI_Request* request) { return MPI_Ibcast(&value, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, request); });
-  }
-#endif
-  return value;
-}
-
 void broadcast([[maybe_unused]] std::string& bytes, [[maybe_unused]] int root) {
 #ifdef EDGEWISE_WITH_MPI
   if (!started_) return;
@@ -300,6 +228,77 @@ void receive_from([[maybe_unused]] int from, [[maybe_unused]] std::string& bytes
 
 std::string process_name() {
   return size_ > 1 ? "rank " + std::to_string(rank_) + " of " + std::to_string(size_) : std::string();
+}
+
+#ifdef EDGEWISE_WITH_MPI
+namespace {
+
+// The counts as MPI takes them, and the offset of each count's values; throws unless there is one
+// count a process and they total `values` (below 2^31).
+void counts_and_offsets(std::span<const std::size_t> counts, std::size_t values, std::vector<int>& ints,
+                        std::vector<int>& offsets) {
+  if (counts.size() != static_cast<std::size_t>(size_))
+    throw ArgumentError("exchange: " + std::to_string(counts.size()) + " counts for " + std::to_string(size_) +
+                        " processes");
+  std::size_t total = 0;
+  ints.clear();
+  offsets.clear();
+  for (const std::size_t count : counts) {
+    offsets.push_back(static_cast<int>(total));
+    ints.push_back(static_cast<int>(count));
+    total += count;
+    if (total > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      throw ArgumentError("exchange: more than 2^31 values for one process");
+  }
+  if (total != values)
+    throw ArgumentError("exchange: counts total " + std::to_string(total) + " for " + std::to_string(values) +
+                        " values");
+}
+
+// The collectives of the processes mpirun started.
+class RunProcesses final : public Collectives {
+ public:
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  double sum(double value) const override { return sum_of(value, MPI_DOUBLE); }
+  std::uint64_t sum(std::uint64_t value) const override { return sum_of(value, MPI_UINT64_T); }
+  void sum_gradients(Parameters<float>& params) const override {
+    const auto count = static_cast<std::size_t>(params.size());
+    if (count == 0) return;
+    if (count > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      throw ArgumentError("sum_gradients: " + std::to_string(count) + " values are over MPI's count limit");
+    complete("MPI_Iallreduce", [&](MPI_Request* request) {
+      return MPI_Iallreduce(MPI_IN_PLACE, params.grads().data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM,
+                            MPI_COMM_WORLD, request);
+    });
+  }
+  std::uint64_t from_rank_0(std::uint64_t value) const override {
+    complete("MPI_Ibcast",
+             [&](MPI_Request* request) { return MPI_Ibcast(&value, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, request); });
+    return value;
+  }
+  void from_rank_0(std::string& bytes) const override { broadcast(bytes, 0); }
+  void exchange(std::span<const float> send, std::span<const std::size_t> send_counts, std::span<float> receive,
+                std::span<const std::size_t> receive_counts) const override {
+    std::vector<int> sent, sent_at, received, received_at;
+    counts_and_offsets(send_counts, send.size(), sent, sent_at);
+    counts_and_offsets(receive_counts, receive.size(), received, received_at);
+    complete("MPI_Ialltoallv", [&](MPI_Request* request) {
+      return MPI_Ialltoallv(send.data(), sent.data(), sent_at.data(), MPI_FLOAT, receive.data(), received.data(),
+                            received_at.data(), MPI_FLOAT, MPI_COMM_WORLD, request);
+    });
+  }
+};
+
+}  // namespace
+#endif
+
+const Collectives& run_collectives() {
+#ifdef EDGEWISE_WITH_MPI
+  static const RunProcesses all;
+  if (active()) return all;
+#endif
+  return single_process();
 }
 
 }  // namespace edgewise::distributed

@@ -1,12 +1,12 @@
-#include "molecule_exchange.hpp"
+#include "edgewise/distributed/molecules/molecule_exchange.hpp"
 
 #include <cstdint>
 #include <cstring>
 
-#include "edgewise/core/distributed.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/distributed/processes.hpp"
 
-namespace edgewise::detail {
+namespace edgewise::distributed {
 namespace {
 
 // Numbers are written in the machine's byte order: the processes of one run share it.
@@ -100,8 +100,8 @@ MoleculeGraph get_graph(ByteReader& in) {
 
 }  // namespace
 
-void append_rows(std::string& bytes, std::span<const FeaturizedRow> rows) {
-  for (const FeaturizedRow& row : rows) {
+void append_rows(std::string& bytes, std::span<const FeaturizedMolecule> rows) {
+  for (const FeaturizedMolecule& row : rows) {
     put(bytes, static_cast<std::uint8_t>(row.graph ? 1 : 0));
     if (row.graph) {
       put_graph(bytes, *row.graph);
@@ -112,11 +112,11 @@ void append_rows(std::string& bytes, std::span<const FeaturizedRow> rows) {
   }
 }
 
-std::vector<FeaturizedRow> rows_from_bytes(std::string_view bytes) {
+std::vector<FeaturizedMolecule> rows_from_bytes(std::string_view bytes) {
   ByteReader in(bytes);
-  std::vector<FeaturizedRow> rows;
+  std::vector<FeaturizedMolecule> rows;
   while (!in.done()) {
-    FeaturizedRow& row = rows.emplace_back();
+    FeaturizedMolecule& row = rows.emplace_back();
     if (in.get<std::uint8_t>() != 0) {
       row.graph = get_graph(in);
     } else {
@@ -126,26 +126,25 @@ std::vector<FeaturizedRow> rows_from_bytes(std::string_view bytes) {
   return rows;
 }
 
-std::vector<FeaturizedRow> featurize_shared(
-    std::size_t n, const std::function<std::vector<FeaturizedRow>(std::size_t first, std::size_t last)>& featurize) {
+std::vector<FeaturizedMolecule> featurize_shared(std::size_t n, const RowFeaturizer& featurize) {
   if (!distributed::active()) return featurize(0, n);
   const auto processes = static_cast<std::size_t>(distributed::size());
   const auto share_start = [&](std::size_t rank) { return n * rank / processes; };
   const auto rank = static_cast<std::size_t>(distributed::rank());
-  std::vector<FeaturizedRow> own = featurize(share_start(rank), share_start(rank + 1));
-  std::vector<FeaturizedRow> rows;
+  std::vector<FeaturizedMolecule> own = featurize(share_start(rank), share_start(rank + 1));
+  std::vector<FeaturizedMolecule> rows;
   rows.reserve(n);
   for (std::size_t from = 0; from < processes; ++from) {
     std::string bytes;
     if (from == rank) append_rows(bytes, own);
     distributed::broadcast(bytes, static_cast<int>(from));
-    std::vector<FeaturizedRow> share = from == rank ? std::move(own) : rows_from_bytes(bytes);
+    std::vector<FeaturizedMolecule> share = from == rank ? std::move(own) : rows_from_bytes(bytes);
     if (share.size() != share_start(from + 1) - share_start(from))
       throw Error("featurized molecules: process " + std::to_string(from) + " sent " + std::to_string(share.size()) +
                   " rows for a share of " + std::to_string(share_start(from + 1) - share_start(from)));
-    for (FeaturizedRow& row : share) rows.push_back(std::move(row));
+    for (FeaturizedMolecule& row : share) rows.push_back(std::move(row));
   }
   return rows;
 }
 
-}  // namespace edgewise::detail
+}  // namespace edgewise::distributed
