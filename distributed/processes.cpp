@@ -107,14 +107,6 @@ void wait_for_message(int from, MPI_Message& message, MPI_Status& status) {
 
 }  // namespace
 
-bool built_with_mpi() {
-#ifdef EDGEWISE_WITH_MPI
-  return true;
-#else
-  return false;
-#endif
-}
-
 void start([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
   const int launched = launched_processes();
   if (launched <= 1) return;

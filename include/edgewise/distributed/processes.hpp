@@ -18,9 +18,6 @@
 
 namespace edgewise::distributed {
 
-/// Whether this build can run across processes.
-bool built_with_mpi();
-
 /// Starts MPI when the process was started by mpirun (Open MPI's or another launcher's environment
 /// says so) with more than one process; otherwise nothing. Call once from main, before any other
 /// function here. Throws Error when mpirun started several processes of a build without MPI, which
