@@ -1,0 +1,99 @@
+// The trainers across processes, each rank a thread (support/thread_collectives.hpp), against their
+// one-process runs: what a step needs from the other processes reaches it only through the
+// Collectives it is given, so two ranks that split the work end at the one-process weights up to the
+// order of float sums, and every rank at the same weights.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "edgewise/core/parallel.hpp"
+#include "edgewise/models/molecule_predictor_training.hpp"
+#include "edgewise/models/node_training.hpp"
+#include "edgewise/splits/splits.hpp"
+#include "support/small_graphs.hpp"
+#include "support/thread_collectives.hpp"
+
+namespace edgewise {
+namespace {
+
+using testing::SmallGraphs;
+using testing::ThreadRun;
+
+constexpr int kRanks = 2;
+
+class CollectivesTest : public ::testing::Test {
+ protected:
+  void SetUp() override { set_num_threads(1); }
+};
+
+// The largest difference between `weights` and `reference`, relative to the largest weight.
+double relative_distance(const Vector<float>& weights, const Vector<float>& reference) {
+  return (weights - reference).cwiseAbs().maxCoeff() / (1.0 + reference.cwiseAbs().maxCoeff());
+}
+
+Vector<float> train_molecules(const SmallGraphs& data, const Collectives& processes) {
+  Parameters<float> params;
+  MoleculePredictor<float> model(params, SmallGraphs::network());
+  SplitMix64 rng(3);
+  model.reset_parameters(rng);
+  train_molecule_predictor(model, params, data.train, data.validation, SmallGraphs::options(), {}, {}, processes);
+  return params.values();
+}
+
+TEST_F(CollectivesTest, MoleculeTrainingOnTwoRanksEndsAtTheOneProcessWeights) {
+  const SmallGraphs data;
+  const Vector<float> one_process = train_molecules(data, single_process());
+  std::vector<Vector<float>> ranks(kRanks);
+  ThreadRun(kRanks).run([&](const Collectives& processes, int rank) {
+    ranks[static_cast<std::size_t>(rank)] = train_molecules(data, processes);
+  });
+  EXPECT_EQ(ranks[0], ranks[1]) << "every rank applies the same summed gradients";
+  EXPECT_LT(relative_distance(ranks[0], one_process), 1e-4);
+  EXPECT_GT((ranks[0] - one_process).cwiseAbs().maxCoeff(), 0.0f) << "the ranks summed the slices' gradients";
+}
+
+// Three planted classes on 60 nodes, as in the checkpoint tests.
+struct PlantedClasses {
+  Graph graph;
+  Matrix<float> features;
+  std::vector<Index> labels;
+  Split split;
+
+  PlantedClasses() {
+    SplitMix64 rng(2024);
+    const Index n = 60;
+    for (Index i = 0; i < n; ++i) labels.push_back(i % 3);
+    std::vector<std::pair<Index, Index>> edges;
+    for (Index i = 0; i < n; ++i)
+      for (Index j = i + 1; j < n; ++j)
+        if (rng.uniform() < (labels[i] == labels[j] ? 0.2 : 0.02)) edges.emplace_back(i, j);
+    graph = Graph::from_pairs(n, edges, {.add_self_loops = true, .symmetrize = true});
+    features = Matrix<float>::NullaryExpr(n, 4, [&] { return static_cast<float>(rng.normal()); });
+    split = per_class_split(labels, {.train_per_class = 5, .val = 15, .test = 30, .seed = 7});
+  }
+};
+
+Vector<float> train_nodes(const PlantedClasses& data, const Collectives& processes) {
+  Parameters<float> params;
+  NodeClassifier<float> model(params, {.in_dim = 4, .classes = 3, .heads = 2, .head_dim = 4});
+  SplitMix64 init(1);
+  model.reset_parameters(init);
+  train_node_classifier(model, params, data.graph, data.features, data.labels, data.split,
+                        {.epochs = 12, .patience = 50, .seed = 9, .log = {.level = LogLevel::quiet, .sink = {}}}, {}, {},
+                        processes);
+  return params.values();
+}
+
+TEST_F(CollectivesTest, NodeTrainingOnTwoRanksEndsAtTheOneProcessWeights) {
+  const PlantedClasses data;
+  const Vector<float> one_process = train_nodes(data, single_process());
+  std::vector<Vector<float>> ranks(kRanks);
+  ThreadRun(kRanks).run([&](const Collectives& processes, int rank) {
+    ranks[static_cast<std::size_t>(rank)] = train_nodes(data, processes);
+  });
+  EXPECT_EQ(ranks[0], ranks[1]) << "every rank applies the same summed gradients";
+  EXPECT_LT(relative_distance(ranks[0], one_process), 1e-4);
+}
+
+}  // namespace
+}  // namespace edgewise
