@@ -114,4 +114,32 @@ std::vector<std::string> whole_node_names(const GraphStore& store) {
   return names;
 }
 
+ListedRows gather_listed_rows(const GraphStore& store, std::span<const Index> nodes, const Matrix<float>& own_rows,
+                              std::span<const Index> class_ids) {
+  const Index width = own_rows.cols();
+  // Each own listed node's place in `nodes` and label, then its row.
+  std::string mine;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const Index row = own_row(store, nodes[i]);
+    if (row < 0) continue;
+    const Index label = store.labels().empty() ? -1 : store.labels()[static_cast<std::size_t>(row)];
+    const Index entry[2] = {static_cast<Index>(i), label >= 0 ? class_ids[static_cast<std::size_t>(label)] : -1};
+    mine.append(reinterpret_cast<const char*>(entry), sizeof entry);
+    mine.append(reinterpret_cast<const char*>(own_rows.row(row).data()), static_cast<std::size_t>(width) * sizeof(float));
+  }
+  ListedRows listed{.rows = Matrix<float>::Zero(static_cast<Index>(nodes.size()), width),
+                    .labels = std::vector<Index>(nodes.size(), -1)};
+  const std::size_t entry_bytes = 2 * sizeof(Index) + static_cast<std::size_t>(width) * sizeof(float);
+  for (const std::string& bytes : all_gather(mine)) {
+    for (std::size_t at = 0; at + entry_bytes <= bytes.size(); at += entry_bytes) {
+      Index entry[2];
+      std::memcpy(entry, bytes.data() + at, sizeof entry);
+      listed.labels[static_cast<std::size_t>(entry[0])] = entry[1];
+      std::memcpy(listed.rows.row(entry[0]).data(), bytes.data() + at + sizeof entry,
+                  static_cast<std::size_t>(width) * sizeof(float));
+    }
+  }
+  return listed;
+}
+
 }  // namespace edgewise::distributed

@@ -1,5 +1,6 @@
 #include "edgewise/io/graph_parts.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "edgewise/core/error.hpp"
@@ -114,6 +115,13 @@ GraphPart stored_graph_part(const GraphStore& store) {
     part.sent_rows.emplace_back(stored.sent_rows.begin() + stored.sent_offsets[p],
                                 stored.sent_rows.begin() + stored.sent_offsets[p + 1]);
   return part;
+}
+
+Index own_row(const GraphStore& store, Index node) {
+  const StorePart& part = *store.part();
+  const auto own = part.nodes.first(static_cast<std::size_t>(part.owned));
+  const auto found = std::lower_bound(own.begin(), own.end(), node);
+  return found != own.end() && *found == node ? static_cast<Index>(found - own.begin()) : -1;
 }
 
 }  // namespace edgewise

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
@@ -61,13 +60,6 @@ NodeModelConfig completed(NodeModelConfig config) {
 }
 
 // The row of `node` (of the whole graph) among a part store's own rows, or -1.
-Index own_row(const GraphStore& store, Index node) {
-  const StorePart& part = *store.part();
-  const auto own = part.nodes.first(static_cast<std::size_t>(part.owned));
-  const auto found = std::lower_bound(own.begin(), own.end(), node);
-  return found != own.end() && *found == node ? static_cast<Index>(found - own.begin()) : -1;
-}
-
 // PartRows' targets of the listed nodes of the whole graph: the label of each own row listed, -1 for
 // every other row. Throws ArgumentError, as part_targets does, for an own node listed unlabeled.
 std::vector<Index> part_targets(const GraphStore& store, std::span<const Index> nodes, Index classes, const char* what) {
@@ -431,31 +423,10 @@ NodeEvaluation NodeModel::evaluate_part(const GraphStore& store, std::span<const
       class_ids_by_name({.classes = {}, .class_names = store.class_names()}, config_.classes, store.path());
   const GraphPart part = stored_graph_part(store);
   const Matrix<float> logits = part_logits(*network_, part, store.feature_matrix(), distributed::run_collectives());
-  const Index classes = config_.network.classes;
-  // Every process's evaluated own rows: their place in `nodes`, label and logits.
-  std::string mine;
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const Index row = own_row(store, nodes[i]);
-    if (row < 0) continue;
-    const Index label = store.labels().empty() ? -1 : store.labels()[static_cast<std::size_t>(row)];
-    const Index entry[2] = {static_cast<Index>(i), label >= 0 ? class_ids[static_cast<std::size_t>(label)] : -1};
-    mine.append(reinterpret_cast<const char*>(entry), sizeof entry);
-    mine.append(reinterpret_cast<const char*>(logits.row(row).data()), static_cast<std::size_t>(classes) * sizeof(float));
-  }
-  Matrix<float> scored = Matrix<float>::Zero(static_cast<Index>(nodes.size()), classes);
-  std::vector<Index> labels(nodes.size(), -1);
-  const std::size_t entry_bytes = 2 * sizeof(Index) + static_cast<std::size_t>(classes) * sizeof(float);
-  for (const std::string& bytes : distributed::all_gather(mine)) {
-    for (std::size_t at = 0; at + entry_bytes <= bytes.size(); at += entry_bytes) {
-      Index entry[2];
-      std::memcpy(entry, bytes.data() + at, sizeof entry);
-      labels[static_cast<std::size_t>(entry[0])] = entry[1];
-      std::memcpy(scored.row(entry[0]).data(), bytes.data() + at + sizeof entry, static_cast<std::size_t>(classes) * sizeof(float));
-    }
-  }
+  const distributed::ListedRows scored = distributed::gather_listed_rows(store, nodes, logits, class_ids);
   std::vector<Index> rows(nodes.size());
   std::iota(rows.begin(), rows.end(), Index{0});
-  return evaluate_node_logits(scored, labels, rows, classes);
+  return evaluate_node_logits(scored.rows, scored.labels, rows, config_.network.classes);
 }
 
 bool NodeModel::runs_layerwise(const NodeGraph& data) const {

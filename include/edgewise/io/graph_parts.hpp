@@ -40,4 +40,8 @@ GraphPart stored_graph_part(const GraphStore& store);
 /// store that is not a part.
 const StorePart& store_part(const GraphStore& store, const char* what);
 
+/// The row of node `node` of the whole graph among a part store's own rows, or -1 when another part
+/// owns it.
+Index own_row(const GraphStore& store, Index node);
+
 }  // namespace edgewise
