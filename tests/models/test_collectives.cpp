@@ -1,4 +1,4 @@
-// The trainers across processes, each rank a thread (support/thread_collectives.hpp), against their
+// The three trainers (molecules, full-batch nodes, sampled nodes) across processes, each rank a thread (support/thread_collectives.hpp), against their
 // one-process runs: what a step needs from the other processes reaches it only through the
 // Collectives it is given, so two ranks that split the work end at the one-process weights up to the
 // order of float sums, and every rank at the same weights.
@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "edgewise/core/parallel.hpp"
+#include "edgewise/graph/sampling.hpp"
 #include "edgewise/models/molecule_predictor_training.hpp"
 #include "edgewise/models/node_training.hpp"
+#include "edgewise/models/sampled_training.hpp"
 #include "edgewise/splits/splits.hpp"
 #include "support/small_graphs.hpp"
 #include "support/thread_collectives.hpp"
@@ -73,14 +75,23 @@ struct PlantedClasses {
   }
 };
 
-Vector<float> train_nodes(const PlantedClasses& data, const Collectives& processes) {
+const NodeTrainingOptions kNodeTraining{.epochs = 12, .patience = 50, .seed = 9,
+                                        .log = {.level = LogLevel::quiet, .sink = {}}};
+
+// Weights after node training, full batch or (with `sampling`) on sampled batches.
+Vector<float> train_nodes(const PlantedClasses& data, const Collectives& processes,
+                          const SamplingOptions* sampling = nullptr) {
   Parameters<float> params;
   NodeClassifier<float> model(params, {.in_dim = 4, .classes = 3, .heads = 2, .head_dim = 4});
   SplitMix64 init(1);
   model.reset_parameters(init);
-  train_node_classifier(model, params, data.graph, data.features, data.labels, data.split,
-                        {.epochs = 12, .patience = 50, .seed = 9, .log = {.level = LogLevel::quiet, .sink = {}}}, {}, {},
-                        processes);
+  if (sampling == nullptr) {
+    train_node_classifier(model, params, data.graph, data.features, data.labels, data.split, kNodeTraining, {}, {},
+                          processes);
+  } else {
+    train_node_classifier_sampled(model, params, node_source(data.graph, data.features), data.labels, data.split,
+                                  kNodeTraining, *sampling, {}, {}, processes);
+  }
   return params.values();
 }
 
@@ -90,6 +101,19 @@ TEST_F(CollectivesTest, NodeTrainingOnTwoRanksEndsAtTheOneProcessWeights) {
   std::vector<Vector<float>> ranks(kRanks);
   ThreadRun(kRanks).run([&](const Collectives& processes, int rank) {
     ranks[static_cast<std::size_t>(rank)] = train_nodes(data, processes);
+  });
+  EXPECT_EQ(ranks[0], ranks[1]) << "every rank applies the same summed gradients";
+  EXPECT_LT(relative_distance(ranks[0], one_process), 1e-4);
+}
+
+// With every neighbour drawn, each rank's seeds give the blocks one process builds for them.
+TEST_F(CollectivesTest, SampledNodeTrainingOnTwoRanksEndsAtTheOneProcessWeights) {
+  const PlantedClasses data;
+  const SamplingOptions sampling{.batch_size = 8, .fanouts = {kAllNeighbors, kAllNeighbors}};
+  const Vector<float> one_process = train_nodes(data, single_process(), &sampling);
+  std::vector<Vector<float>> ranks(kRanks);
+  ThreadRun(kRanks).run([&](const Collectives& processes, int rank) {
+    ranks[static_cast<std::size_t>(rank)] = train_nodes(data, processes, &sampling);
   });
   EXPECT_EQ(ranks[0], ranks[1]) << "every rank applies the same summed gradients";
   EXPECT_LT(relative_distance(ranks[0], one_process), 1e-4);
