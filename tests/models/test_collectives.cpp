@@ -1,7 +1,8 @@
-// The three trainers (molecules, full-batch nodes, sampled nodes) across processes, each rank a thread (support/thread_collectives.hpp), against their
-// one-process runs: what a step needs from the other processes reaches it only through the
-// Collectives it is given, so two ranks that split the work end at the one-process weights up to the
-// order of float sums, and every rank at the same weights.
+// The three trainers (molecules, full-batch nodes, sampled nodes) across processes, each rank a
+// thread (support/thread_collectives.hpp), against their one-process runs: what a step needs from the
+// other processes reaches it only through the Collectives it is given, so two ranks that split the
+// work end at the one-process weights up to the order of float sums, and every rank at the same
+// weights.
 #include <gtest/gtest.h>
 
 #include <vector>
