@@ -125,7 +125,8 @@ ListedRows gather_listed_rows(const GraphStore& store, std::span<const Index> no
     const Index label = store.labels().empty() ? -1 : store.labels()[static_cast<std::size_t>(row)];
     const Index entry[2] = {static_cast<Index>(i), label >= 0 ? class_ids[static_cast<std::size_t>(label)] : -1};
     mine.append(reinterpret_cast<const char*>(entry), sizeof entry);
-    mine.append(reinterpret_cast<const char*>(own_rows.row(row).data()), static_cast<std::size_t>(width) * sizeof(float));
+    mine.append(reinterpret_cast<const char*>(own_rows.row(row).data()),
+                static_cast<std::size_t>(width) * sizeof(float));
   }
   ListedRows listed{.rows = Matrix<float>::Zero(static_cast<Index>(nodes.size()), width),
                     .labels = std::vector<Index>(nodes.size(), -1)};
