@@ -19,9 +19,9 @@ namespace edgewise::distributed {
 /// The rows of a CSV file one process reads: from start.begin (a line start, on line
 /// start.first_line; start.end is the file's end), pass over `skip` records, then read `rows` records.
 struct RowShare {
-  CsvByteRange start;
-  std::uint64_t skip = 0;
-  std::uint64_t rows = std::numeric_limits<std::uint64_t>::max();
+  CsvByteRange start;  ///< where the share's bytes begin, and the file's end
+  std::uint64_t skip = 0;  ///< records to pass over first
+  std::uint64_t rows = std::numeric_limits<std::uint64_t>::max();  ///< records to read then
 };
 
 /// This process's rows of the data of `path` (read with `options`), whose header `reader` has read.
@@ -37,6 +37,7 @@ RowShare my_rows(const std::filesystem::path& path, const CsvOptions& options, c
 /// the others keep theirs (a temporary file, a string) until gather().
 class ShareWriter {
  public:
+  /// `write` takes rank 0's output text (rank 0 alone calls it).
   explicit ShareWriter(std::function<void(std::string_view)> write);
   ~ShareWriter();
   ShareWriter(const ShareWriter&) = delete;

@@ -17,15 +17,20 @@
 
 namespace edgewise {
 
+/// What a training step needs from the other processes of its run (see the file comment).
 class Collectives {
  public:
   virtual ~Collectives() = default;
   /// This process's rank in [0, size()), and the number of processes.
+  /// @{
   virtual int rank() const = 0;
   virtual int size() const = 0;
+  /// @}
   /// The sum of `value` over all processes, the same on every process.
+  /// @{
   virtual double sum(double value) const = 0;
   virtual std::uint64_t sum(std::uint64_t value) const = 0;
+  /// @}
   /// Replaces each gradient of `params` by its sum over all processes.
   virtual void sum_gradients(Parameters<float>& params) const = 0;
   /// Rank 0's `value`, on every process.
@@ -40,6 +45,7 @@ class Collectives {
                         std::span<float> receive, std::span<const std::size_t> receive_counts) const = 0;
 };
 
+/// The collectives of a run of one process: each returns its input.
 class SingleProcess final : public Collectives {
  public:
   int rank() const override { return 0; }
