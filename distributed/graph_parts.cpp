@@ -1,5 +1,6 @@
 #include "edgewise/distributed/graph_parts.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -116,28 +117,35 @@ std::vector<std::string> whole_node_names(const GraphStore& store) {
 
 ListedRows gather_listed_rows(const GraphStore& store, std::span<const Index> nodes, const Matrix<float>& own_rows,
                               std::span<const Index> class_ids) {
-  const Index width = own_rows.cols();
-  // Each own listed node's place in `nodes` and label, then its row.
-  std::string mine;
+  const auto width = static_cast<std::size_t>(own_rows.cols());
+  // Each own listed node's place in `nodes`, its label and its row.
+  std::vector<Index> places, labels;
+  std::vector<float> rows;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const Index row = own_row(store, nodes[i]);
     if (row < 0) continue;
     const Index label = store.labels().empty() ? -1 : store.labels()[static_cast<std::size_t>(row)];
-    const Index entry[2] = {static_cast<Index>(i), label >= 0 ? class_ids[static_cast<std::size_t>(label)] : -1};
-    mine.append(reinterpret_cast<const char*>(entry), sizeof entry);
-    mine.append(reinterpret_cast<const char*>(own_rows.row(row).data()),
-                static_cast<std::size_t>(width) * sizeof(float));
+    places.push_back(static_cast<Index>(i));
+    labels.push_back(label >= 0 ? class_ids[static_cast<std::size_t>(label)] : -1);
+    rows.insert(rows.end(), own_rows.row(row).data(), own_rows.row(row).data() + width);
   }
-  ListedRows listed{.rows = Matrix<float>::Zero(static_cast<Index>(nodes.size()), width),
+  std::string mine;
+  append_array<Index>(mine, places);
+  append_array<Index>(mine, labels);
+  append_array<float>(mine, rows);
+  ListedRows listed{.rows = Matrix<float>::Zero(static_cast<Index>(nodes.size()), own_rows.cols()),
                     .labels = std::vector<Index>(nodes.size(), -1)};
-  const std::size_t entry_bytes = 2 * sizeof(Index) + static_cast<std::size_t>(width) * sizeof(float);
   for (const std::string& bytes : all_gather(mine)) {
-    for (std::size_t at = 0; at + entry_bytes <= bytes.size(); at += entry_bytes) {
-      Index entry[2];
-      std::memcpy(entry, bytes.data() + at, sizeof entry);
-      listed.labels[static_cast<std::size_t>(entry[0])] = entry[1];
-      std::memcpy(listed.rows.row(entry[0]).data(), bytes.data() + at + sizeof entry,
-                  static_cast<std::size_t>(width) * sizeof(float));
+    std::size_t at = 0;
+    const std::vector<Index> their_places = take_array<Index>(bytes, at);
+    const std::vector<Index> their_labels = take_array<Index>(bytes, at);
+    const std::vector<float> their_rows = take_array<float>(bytes, at);
+    EDGEWISE_CHECK(their_labels.size() == their_places.size() && their_rows.size() == their_places.size() * width);
+    for (std::size_t k = 0; k < their_places.size(); ++k) {
+      const Index place = their_places[k];
+      EDGEWISE_CHECK(place >= 0 && place < static_cast<Index>(nodes.size()));
+      listed.labels[static_cast<std::size_t>(place)] = their_labels[k];
+      std::copy_n(their_rows.data() + k * width, width, listed.rows.row(place).data());
     }
   }
   return listed;
