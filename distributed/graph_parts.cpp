@@ -30,7 +30,7 @@ std::vector<T> take_array(const std::string& bytes, std::size_t& at) {
   at += sizeof count;
   EDGEWISE_CHECK(count <= (bytes.size() - at) / sizeof(T));
   std::vector<T> values(static_cast<std::size_t>(count));
-  std::memcpy(values.data(), bytes.data() + at, values.size() * sizeof(T));
+  if (!values.empty()) std::memcpy(values.data(), bytes.data() + at, values.size() * sizeof(T));  // data() may be null
   at += values.size() * sizeof(T);
   return values;
 }
