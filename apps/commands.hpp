@@ -7,8 +7,6 @@
 
 namespace edgewise::cli {
 
-// `edgewise bench attention|triad`: timings of one attention layer, and memory bandwidth.
-void add_bench_command(CLI::App& app);
 // `edgewise train`: train a model and save it.
 void add_train_command(CLI::App& app);
 // `edgewise tune`: training options chosen by cross-validation, written for `train --options`.

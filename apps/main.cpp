@@ -92,7 +92,6 @@ int main(int argc, char** argv) {
   edgewise::cli::add_info_command(app);
   edgewise::cli::add_explain_command(app);
   edgewise::cli::add_graph_command(app);
-  edgewise::cli::add_bench_command(app);
 
   try {
     edgewise::distributed::start(argc, argv);

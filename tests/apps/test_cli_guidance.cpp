@@ -148,7 +148,7 @@ TEST_F(CliGuidanceTest, AMistypedOptionGetsTheNearestOne) {
 
 TEST_F(CliGuidanceTest, EveryCommandThatComputesTakesThreads) {
   for (const char* command : {"train", "tune", "predict", "eval", "embed", "explain", "graph build", "graph generate",
-                              "graph info", "graph partition", "bench attention", "bench gather", "bench triad"}) {
+                              "graph info", "graph partition"}) {
     const CliRun help = run_cli(std::string(command) + " --help", 0);
     EXPECT_EQ(help.status, 0) << command << ": " << help.output;
     EXPECT_TRUE(has(help, "--threads")) << command << ": " << help.output;
