@@ -257,13 +257,6 @@ Split training_split(const MoleculeTrainArgs& args, const MoleculeDataset& data)
                              rank_0_errors());
 }
 
-double set_metric(const MoleculeModel& model, const MoleculeSet& set, const std::string& metric) {
-  for (const auto& [name, value] : set_metrics(model, set, "").means)
-    if (name == ' ' + metric) return value;
-  throw ArgumentError("--metric " + metric + " does not apply to " +
-                      (model.config().task_type == TaskType::regression ? "regression" : "classification"));
-}
-
 // With several processes (mpirun), each featurizes a share of the rows and receives the others', and
 // each trains on a slice of every batch (train_molecule_predictor); rank 0 alone prints and writes files.
 void train_molecules(const MoleculeTrainArgs& args) {

@@ -34,8 +34,6 @@ MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelC
 SplitSpec training_split_spec(const MoleculeTrainArgs& args);
 // The --split of the data, seeded by --seed; folder rows of skipped molecules are reported.
 Split training_split(const MoleculeTrainArgs& args, const MoleculeDataset& data);
-// `metric` (as --metric names it) of the model's predictions on `set`, the mean over tasks.
-double set_metric(const MoleculeModel& model, const MoleculeSet& set, const std::string& metric);
 
 struct MoleculePredictArgs {
   std::vector<std::string> smiles;

@@ -149,12 +149,6 @@ void print_evaluation(std::ostream& out, const std::string& title, const NodeEva
   print_class_table(out, metrics, classes);
 }
 
-// The network and training options of args, with the data's defaults where args leaves them open.
-NodeTrainingSettings node_settings(const NodeTrainArgs& args, const NodeGraph& data, const Split& split) {
-  const NodeTrainingParams& p = args.params;
-  return node_training_settings(p.network, p.training, p.regularization, data, split, p.batching);
-}
-
 void write_output(const std::string& path, const std::string& text, bool force) {
   if (path.empty()) {
     std::cout << text;
@@ -169,13 +163,14 @@ std::string format_value(float value) {
   return text;
 }
 
-// One row per node in the model's output order: the node's name, `first` (if any), then the values.
-std::string node_table(const NodeModel& model, const NodeGraph& data, const std::string& header,
-                       const Matrix<float>& values, const std::vector<std::string>& first = {}) {
+// One row per node of `order`: the node's name, `first` (if any), then the values.
+template <typename Order, typename NameOf>
+std::string node_table(const Order& order, NameOf&& name_of, const std::string& header, const Matrix<float>& values,
+                       const std::vector<std::string>& first = {}) {
   std::ostringstream out;
   out << header << '\n';
-  for (const Index node : model.output_order(data.nodes)) {
-    out << data.nodes.name(node);
+  for (const Index node : order) {
+    out << name_of(node);
     if (!first.empty()) out << '\t' << first[static_cast<std::size_t>(node)];
     for (Index column = 0; column < values.cols(); ++column) out << '\t' << format_value(values(node, column));
     out << '\n';
@@ -183,18 +178,18 @@ std::string node_table(const NodeModel& model, const NodeGraph& data, const std:
   return out.str();
 }
 
-// node_table for a graph store: its nodes in store order.
+// A model's outputs on a graph, in the model's output order.
+std::string node_table(const NodeModel& model, const NodeGraph& data, const std::string& header,
+                       const Matrix<float>& values, const std::vector<std::string>& first = {}) {
+  return node_table(model.output_order(data.nodes), [&](Index node) { return data.nodes.name(node); }, header, values,
+                    first);
+}
+
+// A model's outputs on a graph store, in store order.
 std::string store_table(const GraphStore& store, const std::string& header, const Matrix<float>& values,
                         const std::vector<std::string>& first = {}) {
-  std::ostringstream out;
-  out << header << '\n';
-  for (Index node = 0; node < store.num_nodes(); ++node) {
-    out << store.node_name(node);
-    if (!first.empty()) out << '\t' << first[static_cast<std::size_t>(node)];
-    for (Index column = 0; column < values.cols(); ++column) out << '\t' << format_value(values(node, column));
-    out << '\n';
-  }
-  return out.str();
+  return node_table(std::views::iota(Index{0}, store.num_nodes()), [&](Index node) { return store.node_name(node); },
+                    header, values, first);
 }
 
 GraphStore open_store_for(const NodeModel& model, const NodeRunArgs& args) {
@@ -345,11 +340,6 @@ Split training_node_split(const NodeTrainArgs& args, const NodeGraph& data) {
   Split split = node_split(args.params.split, data, args.params.training.seed);
   warn_of_classes_without_training_nodes(args.files, data, split);
   return split;
-}
-
-double held_out_accuracy(const NodeTrainArgs& args, const NodeGraph& data, const Split& split) {
-  const TrainedNodeModel trained = train_node_model(data, split, node_settings(args, data, split));
-  return trained.model.evaluate(data, split.test).metrics.accuracy;
 }
 
 namespace {

@@ -53,9 +53,6 @@ void train_nodes(const NodeTrainArgs& args);
 NodeGraph read_training_graph(const NodeTrainArgs& args);
 // args.split of data, with a warning for classes it leaves without training nodes.
 Split training_node_split(const NodeTrainArgs& args, const NodeGraph& data);
-// Trains a model as train does (the data's defaults where args leaves options open) on split.train,
-// stopping early on split.val, and returns its accuracy on split.test. Logs as args.params says.
-double held_out_accuracy(const NodeTrainArgs& args, const NodeGraph& data, const Split& split);
 
 // The inputs of predict, embed and eval: the graph to apply a model to.
 struct NodeRunArgs {
