@@ -8,6 +8,7 @@
 #include <functional>
 #include <iostream>
 #include <optional>
+#include <ranges>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -475,8 +476,11 @@ void train_nodes(const NodeTrainArgs& args) {
   const std::string sizes = part_sizes(split);
   log.normal("split " + sizes);
 
-  TrainedNodeModel trained = fit_reporting_divergence(
-      checkpoints, [&] { return train_node_model(data, split, node_settings(args, data, split), {}, checkpoints); });
+  const NodeTrainingParams& p = args.params;
+  const NodeTrainingSettings settings =
+      node_training_settings(p.network, p.training, p.regularization, data, split, p.batching);
+  TrainedNodeModel trained =
+      fit_reporting_divergence(checkpoints, [&] { return train_node_model(data, split, settings, {}, checkpoints); });
   TrainingSummary summary = node_training_summary(trained, data, files_description(args.files), args.params.split + ": " + sizes);
   finish_node_training(args, log, trained, std::move(summary), split,
                        [&](const NodeModel& model) { return model.evaluate(data, split.test); });
