@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -230,6 +231,50 @@ long long column_index_option(const std::string& option, const std::string& text
   if (error != std::errc() || end != text.data() + text.size() || value < 0)
     throw ArgumentError(option + ": '" + text + "' is not a column index (0-based); without a header, columns are chosen by index");
   return value;
+}
+
+namespace {
+
+constexpr std::size_t kListedItems = 20;  // longer lists are shortened to their first items and a count
+
+std::string list_text(const nlohmann::json& items) {
+  if (items.empty()) return "(none)";
+  std::string text;
+  for (std::size_t i = 0; i < std::min(items.size(), kListedItems); ++i)
+    text += (i > 0 ? ", " : "") + value_text(items[i]);
+  if (items.size() > kListedItems) text += ", ... (" + std::to_string(items.size()) + " in all)";
+  return text;
+}
+
+}  // namespace
+
+std::string value_text(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_array()) return list_text(value);
+  if (value.is_null()) return "-";
+  return value.dump();
+}
+
+void field(std::ostream& out, const std::string& name, const std::string& value) {
+  std::string padded = "  " + name;
+  if (padded.size() < 22) padded.append(22 - padded.size(), ' ');
+  out << padded << ' ' << value << '\n';
+}
+
+void fields(std::ostream& out, const nlohmann::json& object, const std::string& prefix) {
+  for (const auto& [name, value] : object.items()) {
+    if (value.is_object()) {
+      fields(out, value, prefix + name + ".");
+    } else {
+      field(out, prefix + name, value_text(value));
+    }
+  }
+}
+
+std::string format_value(float value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", static_cast<double>(value));
+  return text;
 }
 
 }  // namespace edgewise::cli

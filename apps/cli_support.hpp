@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -77,6 +78,16 @@ LogSettings console_log(bool quiet, bool verbose);
 // Standard error on rank 0; elsewhere a stream that drops what it is given, for the warnings about
 // the input that every process of a training would repeat.
 std::ostream& rank_0_errors();
+
+// Writes "  name" padded to a column, then the value, as one line of `edgewise info`.
+void field(std::ostream& out, const std::string& name, const std::string& value);
+// A JSON value as `edgewise info` shows it: text bare, lists shortened to their first items and a
+// count, null as "-".
+std::string value_text(const nlohmann::json& value);
+// Every entry of a configuration object as a field (value_text), nested objects as "outer.inner".
+void fields(std::ostream& out, const nlohmann::json& object, const std::string& prefix = "");
+// A number as predictions are written: 6 significant digits.
+std::string format_value(float value);
 
 // "a,b, c" -> {"a", "b", "c"}; empty items are dropped.
 std::vector<std::string> split_list(const std::string& text);

@@ -267,29 +267,12 @@ void generate(const GenerateArgs& args) {
   std::cout << "wrote " << args.out << ": " << size_text(bytes) << " in " << seconds_text(seconds_since(start)) << '\n';
 }
 
-void field(std::ostream& out, const std::string& name, const std::string& value) {
-  std::string padded = "  " + name;
-  if (padded.size() < 22) padded.append(22 - padded.size(), ' ');
-  out << padded << ' ' << value << '\n';
-}
-
 std::string classes_text(const std::vector<std::string>& classes) {
   constexpr std::size_t kListed = 20;
   std::string text = std::to_string(classes.size());
   for (std::size_t c = 0; c < std::min(classes.size(), kListed); ++c) text += (c == 0 ? ": " : ", ") + classes[c];
   if (classes.size() > kListed) text += ", ...";
   return text;
-}
-
-// The options as model files record them, nested objects as "outer.inner".
-void input_fields(std::ostream& out, const nlohmann::json& object, const std::string& prefix = "") {
-  for (const auto& [name, value] : object.items()) {
-    if (value.is_object()) {
-      input_fields(out, value, prefix + name + ".");
-    } else {
-      field(out, prefix + name, value.is_string() ? value.get<std::string>() : value.dump());
-    }
-  }
 }
 
 std::string features_text(const GraphStore& store) {
@@ -327,7 +310,7 @@ void info(const InfoArgs& args) {
                            " edges (fingerprint " + part->whole_fingerprint + ")");
   field(out, "opened in", seconds_text(seconds) + " (checksums verified)");
   out << "input\n";
-  input_fields(out, store.input());
+  fields(out, store.input());
   std::cout << out.str();
 }
 

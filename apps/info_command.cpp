@@ -19,42 +19,6 @@ namespace edgewise::cli {
 namespace {
 
 constexpr const char* kNotRecorded = "not recorded";
-constexpr std::size_t kListedItems = 20;  // longer lists are shortened to their first items and a count
-
-void field(std::ostream& out, const std::string& name, const std::string& value) {
-  std::string padded = "  " + name;
-  if (padded.size() < 22) padded.append(22 - padded.size(), ' ');
-  out << padded << ' ' << value << '\n';
-}
-
-std::string value_text(const nlohmann::json& value);
-
-std::string list_text(const nlohmann::json& items) {
-  if (items.empty()) return "(none)";
-  std::string text;
-  for (std::size_t i = 0; i < std::min(items.size(), kListedItems); ++i)
-    text += (i > 0 ? ", " : "") + value_text(items[i]);
-  if (items.size() > kListedItems) text += ", ... (" + std::to_string(items.size()) + " in all)";
-  return text;
-}
-
-std::string value_text(const nlohmann::json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_array()) return list_text(value);
-  if (value.is_null()) return "-";
-  return value.dump();
-}
-
-// Every entry of a configuration object, nested objects as "outer.inner".
-void fields(std::ostream& out, const nlohmann::json& object, const std::string& prefix = "") {
-  for (const auto& [name, value] : object.items()) {
-    if (value.is_object()) {
-      fields(out, value, prefix + name + ".");
-    } else {
-      field(out, prefix + name, value_text(value));
-    }
-  }
-}
 
 std::string metric_text(double value) {
   if (std::isnan(value)) return "undefined (NaN)";

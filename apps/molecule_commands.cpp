@@ -68,12 +68,6 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
-std::string format_value(float value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", static_cast<double>(value));
-  return text;
-}
-
 std::string prediction_header(const MoleculeModel& model) {
   std::string header = "smiles";
   for (const std::string& task : model.config().tasks) header += ',' + csv_field(task);

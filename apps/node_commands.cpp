@@ -158,12 +158,6 @@ void write_output(const std::string& path, const std::string& text, bool force) 
   }
 }
 
-std::string format_value(float value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", static_cast<double>(value));
-  return text;
-}
-
 // One row per node of `order`: the node's name, `first` (if any), then the values.
 template <typename Order, typename NameOf>
 std::string node_table(const Order& order, NameOf&& name_of, const std::string& header, const Matrix<float>& values,
