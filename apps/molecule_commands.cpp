@@ -30,11 +30,7 @@ struct SetMetrics {
 SetMetrics set_metrics(const MoleculeModel& model, const MoleculeSet& set, const std::string& prefix) {
   const MoleculeMetrics metrics = molecule_metrics(model, set);
   std::ostringstream table;
-  if (metrics.regression) {
-    print_metrics(table, model.config().tasks, *metrics.regression);
-  } else {
-    print_metrics(table, model.config().tasks, *metrics.classification);
-  }
+  print_metrics(table, model.config().tasks, metrics);
   SetMetrics result{table.str(), metrics.means(prefix)};
   if (!result.table.empty() && result.table.back() == '\n') result.table.pop_back();
   return result;

@@ -198,7 +198,7 @@ MoleculeDataset load_molecules(const MoleculeInput& input, const std::vector<std
 
 namespace {
 
-void print_row(std::ostream& out, const std::string& name, Index count, std::initializer_list<double> values) {
+void print_row(std::ostream& out, const std::string& name, Index count, const std::vector<double>& values) {
   char line[256];
   std::snprintf(line, sizeof line, "%-32.32s %7lld", name.c_str(), static_cast<long long>(count));
   out << line;
@@ -209,12 +209,12 @@ void print_row(std::ostream& out, const std::string& name, Index count, std::ini
   out << '\n';
 }
 
-void print_header(std::ostream& out, std::initializer_list<const char*> names) {
+void print_header(std::ostream& out, const std::vector<std::string>& names) {
   char line[256];
   std::snprintf(line, sizeof line, "%-32s %7s", "task", "count");
   out << line;
-  for (const char* name : names) {
-    std::snprintf(line, sizeof line, " %9s", name);
+  for (const std::string& name : names) {
+    std::snprintf(line, sizeof line, " %9s", name.c_str());
     out << line;
   }
   out << '\n';
@@ -222,26 +222,15 @@ void print_header(std::ostream& out, std::initializer_list<const char*> names) {
 
 }  // namespace
 
-void print_metrics(std::ostream& out, const std::vector<std::string>& tasks, const RegressionMetrics& metrics) {
-  print_header(out, {"rmse", "mae", "r2"});
+void print_metrics(std::ostream& out, const std::vector<std::string>& tasks, const MoleculeMetrics& metrics) {
+  print_header(out, metrics.names());
   Index total = 0;
   for (std::size_t t = 0; t < tasks.size(); ++t) {
-    const RegressionTaskMetrics& m = metrics.tasks[t];
-    print_row(out, tasks[t], m.count, {m.rmse, m.mae, m.r2});
-    total += m.count;
+    const auto [count, values] = metrics.task(t);
+    print_row(out, tasks[t], count, values);
+    total += count;
   }
-  if (tasks.size() > 1) print_row(out, "mean", total, {metrics.rmse, metrics.mae, metrics.r2});
-}
-
-void print_metrics(std::ostream& out, const std::vector<std::string>& tasks, const ClassificationMetrics& metrics) {
-  print_header(out, {"roc_auc", "pr_auc", "accuracy"});
-  Index total = 0;
-  for (std::size_t t = 0; t < tasks.size(); ++t) {
-    const ClassificationTaskMetrics& m = metrics.tasks[t];
-    print_row(out, tasks[t], m.count, {m.roc_auc, m.pr_auc, m.accuracy});
-    total += m.count;
-  }
-  if (tasks.size() > 1) print_row(out, "mean", total, {metrics.roc_auc, metrics.pr_auc, metrics.accuracy});
+  if (tasks.size() > 1) print_row(out, "mean", total, metrics.mean_values());
 }
 
 }  // namespace edgewise::cli

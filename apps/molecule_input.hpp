@@ -10,7 +10,7 @@
 #include "edgewise/chem/molecule_dataset.hpp"
 #include "edgewise/chem/scaffold.hpp"
 #include "edgewise/models/molecule_predictor_training.hpp"
-#include "edgewise/models/metrics.hpp"
+#include "edgewise/tasks/molecule/molecule_training.hpp"
 
 namespace edgewise::cli {
 
@@ -62,8 +62,7 @@ auto with_input_hints(const MoleculeInput& input, Read&& read) -> decltype(read(
 MoleculeDataset load_molecules(const MoleculeInput& input, const std::vector<std::string>& default_targets,
                                const FeaturizerSpec& featurizer, std::ostream& log);
 
-// Prints one row per task and a mean row.
-void print_metrics(std::ostream& out, const std::vector<std::string>& tasks, const RegressionMetrics& metrics);
-void print_metrics(std::ostream& out, const std::vector<std::string>& tasks, const ClassificationMetrics& metrics);
+// Prints one row per task and, with several tasks, a mean row.
+void print_metrics(std::ostream& out, const std::vector<std::string>& tasks, const MoleculeMetrics& metrics);
 
 }  // namespace edgewise::cli

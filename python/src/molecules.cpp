@@ -322,21 +322,11 @@ py::tuple predict_file(MoleculeHandle& handle, const std::string& path, const Cs
 py::dict metrics_dict(const MoleculeMetrics& metrics, const std::vector<std::string>& tasks) {
   py::dict result;
   for (const auto& [name, value] : metrics.means("")) result[py::str(name.substr(1))] = value;
+  const std::vector<std::string> names = metrics.names();
   for (std::size_t t = 0; t < tasks.size(); ++t) {
-    const auto set = [&](const char* metric, auto value) { result[py::str(tasks[t] + " " + metric)] = value; };
-    if (metrics.regression) {
-      const RegressionTaskMetrics& m = metrics.regression->tasks[t];
-      set("count", m.count);
-      set("rmse", m.rmse);
-      set("mae", m.mae);
-      set("r2", m.r2);
-    } else {
-      const ClassificationTaskMetrics& m = metrics.classification->tasks[t];
-      set("count", m.count);
-      set("roc_auc", m.roc_auc);
-      set("pr_auc", m.pr_auc);
-      set("accuracy", m.accuracy);
-    }
+    const auto [count, values] = metrics.task(t);
+    result[py::str(tasks[t] + " count")] = count;
+    for (std::size_t k = 0; k < names.size(); ++k) result[py::str(tasks[t] + " " + names[k])] = values[k];
   }
   return result;
 }

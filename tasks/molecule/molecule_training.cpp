@@ -17,12 +17,30 @@ std::string early_stopping_metric(const TrainingOptions& training, TaskType type
   return type == TaskType::regression ? "rmse" : "roc_auc";
 }
 
+std::vector<std::string> MoleculeMetrics::names() const {
+  if (regression) return {"rmse", "mae", "r2"};
+  return {"roc_auc", "pr_auc", "accuracy"};
+}
+
+std::pair<Index, std::vector<double>> MoleculeMetrics::task(std::size_t t) const {
+  if (regression) {
+    const RegressionTaskMetrics& m = regression->tasks[t];
+    return {m.count, {m.rmse, m.mae, m.r2}};
+  }
+  const ClassificationTaskMetrics& m = classification->tasks[t];
+  return {m.count, {m.roc_auc, m.pr_auc, m.accuracy}};
+}
+
+std::vector<double> MoleculeMetrics::mean_values() const {
+  if (regression) return {regression->rmse, regression->mae, regression->r2};
+  return {classification->roc_auc, classification->pr_auc, classification->accuracy};
+}
+
 std::vector<std::pair<std::string, double>> MoleculeMetrics::means(const std::string& prefix) const {
-  if (regression)
-    return {{prefix + " rmse", regression->rmse}, {prefix + " mae", regression->mae}, {prefix + " r2", regression->r2}};
-  return {{prefix + " roc_auc", classification->roc_auc},
-          {prefix + " pr_auc", classification->pr_auc},
-          {prefix + " accuracy", classification->accuracy}};
+  std::vector<std::pair<std::string, double>> named;
+  const std::vector<double> values = mean_values();
+  for (const std::string& name : names()) named.emplace_back(prefix + " " + name, values[named.size()]);
+  return named;
 }
 
 MoleculeMetrics molecule_metrics(const MoleculeModel& model, const MoleculeSet& set) {

@@ -54,8 +54,13 @@ struct MoleculeMetrics {
   std::optional<RegressionMetrics> regression = {};    ///< set for a regression model
   std::optional<ClassificationMetrics> classification = {};  ///< set for a classification model
 
-  /// The means over tasks, each named "<prefix> <metric>": rmse, mae and r2, or roc_auc, pr_auc and
-  /// accuracy.
+  /// The metrics' names: rmse, mae and r2, or roc_auc, pr_auc and accuracy.
+  std::vector<std::string> names() const;
+  /// Task t's labels scored, and its metrics in names() order.
+  std::pair<Index, std::vector<double>> task(std::size_t t) const;
+  /// The means over tasks in names() order.
+  std::vector<double> mean_values() const;
+  /// The means over tasks, each named "<prefix> <metric>".
   std::vector<std::pair<std::string, double>> means(const std::string& prefix) const;
 };
 
