@@ -212,6 +212,19 @@ void NodeClassifier<Scalar>::backward(const Matrix<Scalar>& dlogits) {
 template <typename Scalar>
 const Matrix<Scalar>& NodeClassifier<Scalar>::forward_blocks(std::span<const Graph> blocks,
                                                              const Matrix<Scalar>& features, Mode mode) {
+  return forward_blocks_of(blocks, features, mode);
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& NodeClassifier<Scalar>::forward_blocks(std::span<const Graph> blocks,
+                                                             const SparseMatrix<Scalar>& features, Mode mode) {
+  return forward_blocks_of(blocks, features, mode);
+}
+
+template <typename Scalar>
+template <typename Features>
+const Matrix<Scalar>& NodeClassifier<Scalar>::forward_blocks_of(std::span<const Graph> blocks,
+                                                                const Features& features, Mode mode) {
   if (static_cast<Index>(blocks.size()) != options_.layers)
     throw ArgumentError("NodeClassifier: " + std::to_string(blocks.size()) + " blocks for " +
                         std::to_string(options_.layers) + " layers");
@@ -222,8 +235,14 @@ const Matrix<Scalar>& NodeClassifier<Scalar>::forward_blocks(std::span<const Gra
   kept_rows_.resize(hidden_layers_.size());
   block_rows_.clear();
   for (const Graph& block : blocks) block_rows_.push_back(block.num_nodes());
-  const Matrix<Scalar>* h = &features;
-  for (std::size_t l = 0; l < hidden_layers_.size(); ++l) {
+  const Matrix<Scalar>* h = nullptr;
+  if (hidden_layers_.empty()) {
+    h = &dense(features);
+  } else {
+    kept_rows_[0] = hidden_layers_[0]->forward(blocks[0], features, mode).topRows(blocks[1].num_nodes());
+    h = &kept_rows_[0];
+  }
+  for (std::size_t l = 1; l < hidden_layers_.size(); ++l) {
     kept_rows_[l] = hidden_layers_[l]->forward(blocks[l], *h, mode).topRows(blocks[l + 1].num_nodes());
     h = &kept_rows_[l];
   }
@@ -248,10 +267,35 @@ void NodeClassifier<Scalar>::backward_blocks(const Matrix<Scalar>& dlogits) {
 template <typename Scalar>
 const Matrix<Scalar>& NodeClassifier<Scalar>::forward_layer(Index layer, const Graph& graph,
                                                             const Matrix<Scalar>& input) {
+  return forward_layer_of(layer, graph, input);
+}
+
+template <typename Scalar>
+const Matrix<Scalar>& NodeClassifier<Scalar>::forward_layer(Index layer, const Graph& graph,
+                                                            const SparseMatrix<Scalar>& input) {
+  return forward_layer_of(layer, graph, input);
+}
+
+template <typename Scalar>
+template <typename Input>
+const Matrix<Scalar>& NodeClassifier<Scalar>::forward_layer_of(Index layer, const Graph& graph, const Input& input) {
   if (layer < 0 || layer >= options_.layers)
     throw ArgumentError("NodeClassifier: no layer " + std::to_string(layer) + " in " + std::to_string(options_.layers));
-  if (layer + 1 == options_.layers) return output_.forward(graph, input, nullptr, Mode::inference());
+  if (layer + 1 == options_.layers) return output_.forward(graph, dense(input), nullptr, Mode::inference());
   return hidden_layers_[layer]->forward(graph, input, Mode::inference());
+}
+
+// Features as the output layer reads them: a Matrix as it is, sparse rows copied densely (a network of
+// one layer).
+template <typename Scalar>
+template <typename Features>
+const Matrix<Scalar>& NodeClassifier<Scalar>::dense(const Features& features) {
+  if constexpr (std::is_same_v<Features, Matrix<Scalar>>) {
+    return features;
+  } else {
+    dense_features_ = features.toDense();
+    return dense_features_;
+  }
 }
 
 template <typename Scalar>

@@ -26,9 +26,8 @@ void check_node_inputs(const NodeClassifier<float>& model, const Graph& graph, c
 }
 
 std::optional<SparseMatrix<float>> sparse_copy_if_sparse(const ConstRowsRef<float>& features) {
-  constexpr double kSparseFeatureDensity = 0.1;
   const auto nonzeros = static_cast<double>((features.array() != 0.0f).count());
-  if (nonzeros >= kSparseFeatureDensity * static_cast<double>(features.size())) return std::nullopt;
+  if (nonzeros >= sparse_feature_density * static_cast<double>(features.size())) return std::nullopt;
   return SparseMatrix<float>(features.sparseView());
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -29,10 +30,18 @@ std::uint64_t derived_seed(std::uint64_t seed, std::uint64_t purpose, std::uint6
 
 constexpr std::uint64_t kShuffle = 1, kTrainDraws = 2, kValidationDraws = 3;
 
-// One sampled batch: its blocks and the features of their nodes.
+// One sampled batch: its blocks and the features of their nodes, dense or sparse as the source gives
+// them.
 struct Batch {
   SampledBlocks blocks;
-  Matrix<float> features;  // [blocks.nodes.size(), feature_dim]
+  Matrix<float> features;               // [blocks.nodes.size(), feature_dim], unless sparse
+  SparseMatrix<float> sparse_features;  // the same, where the source gathers sparse rows
+  bool sparse = false;
+
+  const Matrix<float>& forward(NodeClassifier<float>& model, Mode mode) const {
+    return sparse ? model.forward_blocks(blocks.blocks, sparse_features, mode)
+                  : model.forward_blocks(blocks.blocks, features, mode);
+  }
 };
 
 // Samples batches on a thread of its own, one ahead of the caller: request(b) starts batch b while the
@@ -105,6 +114,11 @@ class BatchPrefetcher {
 
   void fill(Batch& batch, const Request& request) {
     sampler_.sample(request.seeds, request.seed, batch.blocks);
+    batch.sparse = static_cast<bool>(graph_.gather_sparse_features);
+    if (batch.sparse) {
+      graph_.gather_sparse_features(batch.blocks.nodes, batch.sparse_features);
+      return;
+    }
     batch.features.resize(static_cast<Index>(batch.blocks.nodes.size()), graph_.feature_dim);
     graph_.gather_features(batch.blocks.nodes, batch.features.data());
   }
@@ -169,6 +183,7 @@ Matrix<float> run_layers(NodeClassifier<float>& model, const NodeSource& graph, 
   SampledBlocks block;
   std::vector<NodeId> targets;
   Matrix<float> input, current, next;
+  SparseMatrix<float> sparse_input;
   for (Index layer = 0; layer <= last; ++layer) {
     for (Index first = 0; first < n;) {
       Index end = first + 1;  // at least one node, whatever its degree
@@ -176,14 +191,18 @@ Matrix<float> run_layers(NodeClassifier<float>& model, const NodeSource& graph, 
       targets.resize(static_cast<std::size_t>(end - first));
       for (Index i = first; i < end; ++i) targets[i - first] = static_cast<NodeId>(i);
       neighbors.sample(targets, 0, block);
-      if (layer == 0) {
+      const bool sparse = layer == 0 && graph.gather_sparse_features;
+      if (sparse) {
+        graph.gather_sparse_features(block.nodes, sparse_input);
+      } else if (layer == 0) {
         input.resize(static_cast<Index>(block.nodes.size()), graph.feature_dim);
         graph.gather_features(block.nodes, input.data());
       } else {
         input.resize(static_cast<Index>(block.nodes.size()), current.cols());
         gather_rows(current, block.nodes, input.data());
       }
-      const Matrix<float>& out = model.forward_layer(layer, block.blocks[0], input);
+      const Matrix<float>& out = sparse ? model.forward_layer(layer, block.blocks[0], sparse_input)
+                                        : model.forward_layer(layer, block.blocks[0], input);
       if (first == 0) next.resize(n, out.cols());
       next.middleRows(first, end - first) = out.topRows(end - first);
       first = end;
@@ -227,8 +246,7 @@ class SampledTrainer {
       double loss = 0;
       if (!seeds.empty()) {
         // Dropout by graph-wide ids: where the fan-outs take every neighbour, the step is the full-batch one.
-        const Matrix<float>& logits = model_.forward_blocks(batch.blocks.blocks, batch.features,
-                                                            Mode::train(steps_.dropout_rng, batch.blocks.nodes));
+        const Matrix<float>& logits = batch.forward(model_, Mode::train(steps_.dropout_rng, batch.blocks.nodes));
         batch_targets(seeds, labels_, logits.rows(), targets_);
         loss = cross_entropy_loss(dlogits_, logits, targets_);
         train_tally_.add(loss, logits, targets_, static_cast<Index>(seeds.size()));
@@ -259,7 +277,7 @@ class SampledTrainer {
     // The same draws every epoch, so that epochs are compared on the same neighbourhoods.
     for_each_batch(val_nodes_, kValidationDraws, 0, [&](const Batch& batch, std::span<const NodeId> seeds, Index, double) {
       if (seeds.empty()) return;
-      const Matrix<float>& logits = model_.forward_blocks(batch.blocks.blocks, batch.features, Mode::inference());
+      const Matrix<float>& logits = batch.forward(model_, Mode::inference());
       batch_targets(seeds, labels_, logits.rows(), targets_);
       val.add(cross_entropy_loss(dscratch_, logits, targets_), logits, targets_, static_cast<Index>(seeds.size()));
     });
@@ -346,12 +364,20 @@ void check_sampled_inputs(const NodeClassifier<float>& model, const NodeSource& 
 }  // namespace
 
 NodeSource node_source(const Graph& graph, const ConstRowsRef<float>& features, bool self_loops) {
-  return {.in_edges = graph.in_edges(),
-          .feature_dim = features.cols(),
-          .gather_features = [features](std::span<const NodeId> nodes, float* out) {
-            gather_rows(features, nodes, out);
-          },
-          .self_loops = self_loops};
+  NodeSource source{.in_edges = graph.in_edges(),
+                    .feature_dim = features.cols(),
+                    .gather_features = [features](std::span<const NodeId> nodes, float* out) {
+                      gather_rows(features, nodes, out);
+                    },
+                    .self_loops = self_loops};
+  if (std::optional<SparseMatrix<float>> sparse = detail::sparse_copy_if_sparse(features)) {
+    const auto rows = std::make_shared<const SparseMatrix<float>>(std::move(*sparse));
+    const SparseRowsView<float, Index> view{rows->outerIndexPtr(), rows->innerIndexPtr(), rows->valuePtr(), rows->cols()};
+    source.gather_sparse_features = [rows, view](std::span<const NodeId> nodes, SparseMatrix<float>& out) {
+      view.gather(nodes, out);
+    };
+  }
+  return source;
 }
 
 std::vector<Index> default_fanouts(Index layers) {

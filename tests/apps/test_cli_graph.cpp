@@ -224,6 +224,13 @@ TEST_F(CliGraphTest, TrainsPredictsAndEvaluatesOnAStoreFullBatchOrSampled) {
   const CliRun predicted = run_cli("predict --model " + path("sampled.ew") + " --graph " + path("g.ewg"));
   ASSERT_EQ(predicted.status, 0) << predicted.output;
   EXPECT_NE(predicted.output.find("node\tpredicted\tred\tblue\na0\t"), std::string::npos) << predicted.output;
+  // The store's bag-of-words rows reach the batches as the text files' rows do.
+  const CliRun from_files = run_cli(
+      "train --task node --node-ids string --edges " + path("edges.txt") + " --labels " + path("labels.txt") +
+      " --features " + path("features.txt") + " --split stratified:0.5,0.25,0.25 --epochs 5 --heads 2 --head-dim 4 " +
+      "--batch-size 2 --fanout 3,2 --out " + path("text.ew"));
+  ASSERT_EQ(from_files.status, 0) << from_files.output;
+  EXPECT_EQ(run_cli("predict --model " + path("text.ew") + " --graph " + path("g.ewg")).output, predicted.output);
   const CliRun evaluated = run_cli("eval --model " + path("full.ew") + " --graph " + path("g.ewg"));
   ASSERT_EQ(evaluated.status, 0) << evaluated.output;
   EXPECT_NE(evaluated.output.find("labeled: 8 nodes"), std::string::npos) << evaluated.output;

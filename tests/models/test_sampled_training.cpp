@@ -1,7 +1,8 @@
 // Sampled mini-batch training and layer-wise inference: blocks of every in-neighbour give the
 // full-batch forward and gradients of the seeds exactly (in double, with dropout drawing the same
 // masks by graph-wide ids), layer-wise inference gives the
-// full-batch logits and hidden rows, and sampled training learns, repeats itself and resumes.
+// full-batch logits and hidden rows, sparse feature rows give the dense rows' results, and sampled
+// training learns, repeats itself and resumes.
 #include "edgewise/models/sampled_training.hpp"
 
 #include <gtest/gtest.h>
@@ -89,6 +90,36 @@ INSTANTIATE_TEST_SUITE_P(Networks, BlocksTest,
                                   (std::get<2>(test.param) > 0 ? "_dropout" : "");
                          });
 
+// Bags of words as sparse rows give the dense rows' logits and gradients, dropout included: its masks
+// are drawn by graph-wide id and column in both.
+TEST_P(BlocksTest, SparseFeaturesGiveTheDenseFeaturesLogitsAndGradients) {
+  const auto [layers, residual_and_norm, dropout] = GetParam();
+  const Graph graph = random_node_graph(60, 150, 3);
+  Parameters<float> params;
+  NodeClassifier<float> model(params, network(layers, residual_and_norm, dropout));
+  SplitMix64 rng(4);
+  model.reset_parameters(rng);
+  NeighborSampler sampler(graph.in_edges(), std::vector<Index>(static_cast<std::size_t>(layers), 4));
+  SampledBlocks batch;
+  sampler.sample(std::vector<NodeId>{7, 3, 41, 0, 59}, 0, batch);
+  Matrix<float> features = random_matrix(static_cast<Index>(batch.nodes.size()), 5, rng).cast<float>();
+  features = (features.array() > 0.5f).select(features, 0.0f);
+  const SparseMatrix<float> sparse = features.sparseView();
+  const auto run = [&](auto&& forward) {
+    SplitMix64 masks(9);
+    Matrix<float> logits = forward(Mode::train(masks, batch.nodes));
+    params.zero_grad();
+    model.backward_blocks(Matrix<float>::Ones(logits.rows(), logits.cols()));
+    return std::pair{logits, Vector<float>(params.grads())};
+  };
+  const auto [dense_logits, dense_grads] =
+      run([&](Mode mode) { return model.forward_blocks(batch.blocks, features, mode); });
+  const auto [sparse_logits, sparse_grads] =
+      run([&](Mode mode) { return model.forward_blocks(batch.blocks, sparse, mode); });
+  EXPECT_LT((sparse_logits - dense_logits).cwiseAbs().maxCoeff(), 1e-5f);
+  EXPECT_LT((sparse_grads - dense_grads).cwiseAbs().maxCoeff(), 1e-4f);
+}
+
 TEST(NodeClassifierBlocksTest, RejectsBlocksThatDoNotFitTheNetwork) {
   const Graph graph = random_node_graph(10, 20, 1);
   Parameters<float> params;
@@ -135,6 +166,25 @@ TEST(LayerwiseInferenceTest, GivesTheFullBatchLogitsAndHiddenRows) {
     EXPECT_LT((logits - full).cwiseAbs().maxCoeff(), 1e-4);
     EXPECT_LT((layerwise_hidden(model, source, {.inference_edges = budget}) - hidden).cwiseAbs().maxCoeff(), 1e-4);
   }
+}
+
+// Features mostly of zeros reach the network as sparse rows, in batches and layer by layer, with the
+// full-batch forward's logits.
+TEST(LayerwiseInferenceTest, SparseFeaturesGiveTheFullBatchLogits) {
+  const Sbm sbm;
+  Matrix<float> features = Matrix<float>::Zero(sbm.data.graph.num_nodes(), 40);
+  for (Index r = 0; r < features.rows(); ++r) features(r, r % 40) = 1.0f + sbm.data.features(r, 0);  // one word
+  const NodeSource source = node_source(sbm.data.graph, features);
+  ASSERT_TRUE(source.gather_sparse_features);
+  NodeClassifierOptions options = sbm.options;
+  options.in_dim = 40;
+  Parameters<float> params;
+  NodeClassifier<float> model(params, options);
+  SplitMix64 rng(2);
+  model.reset_parameters(rng);
+  const Matrix<float> full = model.forward(sbm.data.graph, features);
+  EXPECT_LT((layerwise_logits(model, source, {.inference_edges = 50}) - full).cwiseAbs().maxCoeff(), 1e-4);
+  EXPECT_FALSE(node_source(sbm.data.graph, sbm.data.features).gather_sparse_features);  // dense features
 }
 
 // With every neighbour and one batch of all training nodes, a sampled step is the full-batch step,

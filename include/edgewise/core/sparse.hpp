@@ -5,6 +5,7 @@
 
 #include <Eigen/SparseCore>
 #include <algorithm>
+#include <span>
 #include <vector>
 
 #include "edgewise/core/error.hpp"
@@ -15,6 +16,46 @@ namespace edgewise {
 /// A compressed sparse row matrix, one node per row as in Matrix.
 template <typename Scalar>
 using SparseMatrix = Eigen::SparseMatrix<Scalar, Eigen::RowMajor, Index>;
+
+/// Node features with fewer non-zeros than this fraction of their cells (bags of words) are read as
+/// sparse rows in training, where products cost in proportion to the non-zeros.
+inline constexpr double sparse_feature_density = 0.1;
+
+/// The arrays of a compressed sparse row matrix of `cols` columns, held elsewhere: row r's entries are
+/// offsets[r] .. offsets[r + 1] - 1 of columns and values.
+template <typename Scalar, typename Column>
+struct SparseRowsView {
+  const Index* offsets;
+  const Column* columns;
+  const Scalar* values;
+  Index cols;
+
+  /// Whether the columns of each of the first `rows` rows ascend strictly, as SparseMatrix needs them.
+  bool ascending(Index rows) const {
+    for (Index r = 0; r < rows; ++r)
+      for (Index k = offsets[r] + 1; k < offsets[r + 1]; ++k)
+        if (columns[k] <= columns[k - 1]) return false;
+    return true;
+  }
+
+  /// The rows `picked`, in that order, as `out` [picked.size(), cols]; reuses out's storage. The
+  /// columns must ascend within each row.
+  template <typename Row>
+  void gather(std::span<const Row> picked, SparseMatrix<Scalar>& out) const {
+    const auto rows = static_cast<Index>(picked.size());
+    out.resize(rows, cols);  // compressed, no entries
+    Index entries = 0;
+    for (const Row r : picked) entries += offsets[r + 1] - offsets[r];
+    out.resizeNonZeros(entries);
+    Index* outer = out.outerIndexPtr();
+    for (Index i = 0; i < rows; ++i) {
+      const Index r = picked[static_cast<std::size_t>(i)];
+      std::copy(columns + offsets[r], columns + offsets[r + 1], out.innerIndexPtr() + outer[i]);
+      std::copy(values + offsets[r], values + offsets[r + 1], out.valuePtr() + outer[i]);
+      outer[i + 1] = outer[i] + offsets[r + 1] - offsets[r];
+    }
+  }
+};
 
 /// The entries of a compressed sparse matrix by column, rows ascending within each column (the
 /// pattern of its transpose), with each entry's position in the matrix's value array. It is made

@@ -106,6 +106,9 @@ class NodeClassifier {
   /// rows. Throws ArgumentError unless there is one block per layer and each has no more nodes than the
   /// one before.
   const Matrix<Scalar>& forward_blocks(std::span<const Graph> blocks, const Matrix<Scalar>& features, Mode mode);
+  /// The same with sparse features (bags of words), whose first-layer dropout and projection cost in
+  /// proportion to the non-zeros.
+  const Matrix<Scalar>& forward_blocks(std::span<const Graph> blocks, const SparseMatrix<Scalar>& features, Mode mode);
   /// Backward of forward_blocks: dlogits [blocks.back().num_nodes(), classes]; accumulates every
   /// parameter gradient.
   void backward_blocks(const Matrix<Scalar>& dlogits);
@@ -114,6 +117,8 @@ class NodeClassifier {
   /// width] (the features for layer 0, else the previous layer's output) gives layer `layer`'s output
   /// over the same rows: hidden rows [.., hidden_dim()], or logits for the last layer.
   const Matrix<Scalar>& forward_layer(Index layer, const Graph& graph, const Matrix<Scalar>& input);
+  /// The same with sparse features as the input of layer 0.
+  const Matrix<Scalar>& forward_layer(Index layer, const Graph& graph, const SparseMatrix<Scalar>& input);
 
   /// The input of the output layer in the last forward, before its dropout: [N, hidden_dim()], or
   /// the features themselves when layers == 1. Node embeddings. Throws ArgumentError before the
@@ -132,6 +137,12 @@ class NodeClassifier {
   const Matrix<Scalar>& forward_rest(const Graph& graph, const Matrix<Scalar>& first_hidden, Mode mode);
   const Matrix<Scalar>& with_halo(std::size_t layer, const Matrix<Scalar>& output);
   const Matrix<Scalar>* with_halo_gradients(std::size_t layer, const Matrix<Scalar>* doutput);
+  template <typename Features>
+  const Matrix<Scalar>& dense(const Features& features);
+  template <typename Features>
+  const Matrix<Scalar>& forward_blocks_of(std::span<const Graph> blocks, const Features& features, Mode mode);
+  template <typename Input>
+  const Matrix<Scalar>& forward_layer_of(Index layer, const Graph& graph, const Input& input);
 
   NodeClassifierOptions options_;
   std::vector<std::unique_ptr<HiddenLayer>> hidden_layers_;

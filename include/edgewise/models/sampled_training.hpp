@@ -3,7 +3,8 @@
 /// (graph/sampling.hpp), and exact inference layer by layer.
 ///
 /// Training: each epoch shuffles the training nodes and takes them batch_size at a time as seeds. A
-/// batch samples its blocks, gathers the features of their nodes, runs the network over the blocks
+/// batch samples its blocks, gathers the features of their nodes (as sparse rows where they are bags
+/// of words, NodeSource::gather_sparse_features), runs the network over the blocks
 /// (NodeClassifier::forward_blocks) and takes one Adam step on the seeds' mean cross-entropy. A
 /// background thread samples and gathers the next batch while the network runs on this one. The
 /// validation nodes are scored after every epoch in inference mode, on sampled blocks with the same
@@ -33,16 +34,21 @@
 namespace edgewise {
 
 /// The graph mini-batches read: its in-edges, and node features by rows, from memory or a
-/// memory-mapped store. gather_features fills [nodes.size(), feature_dim] row-major and may be called
-/// from a background thread.
+/// memory-mapped store. gather_features fills [nodes.size(), feature_dim] row-major; both gathers may
+/// be called from a background thread.
 struct NodeSource {
   InEdges in_edges;       ///< the graph attention runs on
   Index feature_dim = 0;  ///< width of a feature row
   std::function<void(std::span<const NodeId> nodes, float* out)> gather_features;  ///< rows of `nodes`
+  /// Set where the features are mostly zeros (bags of words): the rows of `nodes` as a sparse matrix,
+  /// which batches then use, so that their first layer's dropout and projection cost in proportion
+  /// to the non-zeros instead of to feature_dim.
+  std::function<void(std::span<const NodeId> nodes, SparseMatrix<float>& out)> gather_sparse_features = {};
   bool self_loops = true;  ///< whether the graph gives every node a self-loop (NeighborSampler)
 };
 
-/// A NodeSource viewing `graph` and `features` [N, feature_dim], whose rows must outlive it.
+/// A NodeSource viewing `graph` and `features` [N, feature_dim], whose rows must outlive it; features
+/// mostly of zeros are also copied as sparse rows, which batches gather.
 NodeSource node_source(const Graph& graph, const ConstRowsRef<float>& features, bool self_loops = true);
 
 /// Settings of sampled training and layer-wise inference.
