@@ -25,10 +25,10 @@ inline constexpr double sparse_feature_density = 0.1;
 /// offsets[r] .. offsets[r + 1] - 1 of columns and values.
 template <typename Scalar, typename Column>
 struct SparseRowsView {
-  const Index* offsets;
-  const Column* columns;
-  const Scalar* values;
-  Index cols;
+  const Index* offsets;   ///< [rows + 1]
+  const Column* columns;  ///< the column of each non-zero
+  const Scalar* values;   ///< the value of each non-zero
+  Index cols;             ///< the matrix's columns
 
   /// Whether the columns of each of the first `rows` rows ascend strictly, as SparseMatrix needs them.
   bool ascending(Index rows) const {
