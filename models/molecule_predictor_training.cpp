@@ -49,15 +49,6 @@ double evaluate(const std::string& metric, TaskType type, const Matrix<float>& p
   return main_metric(classification_metrics(predictions, targets), metric).value;
 }
 
-// The optional inputs of MoleculePredictor::forward: null where the graphs carry none.
-const Matrix<float>* edge_features(const FeaturedBatch& batch) {
-  return batch.edge_features.cols() > 0 ? &batch.edge_features : nullptr;
-}
-
-const Matrix<float>* graph_features(const FeaturedBatch& batch) {
-  return batch.graph_features.cols() > 0 ? &batch.graph_features : nullptr;
-}
-
 // Linear warm-up from lr / 10 over warmup_epochs, then cosine decay to lr * final_lr_ratio at the
 // end of the last epoch. progress counts epochs, fractional within one.
 double scheduled_learning_rate(const TrainingOptions& options, double progress) {
@@ -200,8 +191,7 @@ class MoleculeTrainer {
     batch_.assemble(batch_graphs_);
     const MaskedTargets<float> masked = mask_from_nan(batch_targets_);
 
-    const Matrix<float>& outputs = model_.forward(batch_.batch, batch_.node_features, edge_features(batch_),
-                                                  graph_features(batch_), mode, graph_ids);
+    const Matrix<float>& outputs = model_.forward(batch_, mode, graph_ids);
     const double loss = options_.task_type == TaskType::regression
                             ? mse_loss(doutputs_, outputs, masked.target, &masked.mask)
                             : bce_with_logits_loss(doutputs_, outputs, masked.target, &masked.mask);
@@ -339,8 +329,7 @@ Matrix<float> predict_raw(MoleculePredictor<float>& model, std::span<const Featu
   for (Index begin = 0; begin < n; begin += batch_size) {
     const Index count = std::min(batch_size, n - begin);
     batch.assemble(graphs.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(count)));
-    outputs.middleRows(begin, count) =
-        model.forward(batch.batch, batch.node_features, edge_features(batch), graph_features(batch));
+    outputs.middleRows(begin, count) = model.forward(batch);
   }
   return outputs;
 }

@@ -436,18 +436,6 @@ Matrix<float> MoleculeModel::predict(std::span<const MoleculeGraph* const> molec
   return sum / static_cast<float>(members_.size());
 }
 
-namespace {
-
-const Matrix<float>* edge_features(const FeaturedBatch& batch) {
-  return batch.edge_features.cols() > 0 ? &batch.edge_features : nullptr;
-}
-
-const Matrix<float>* graph_features(const FeaturedBatch& batch) {
-  return batch.graph_features.cols() > 0 ? &batch.graph_features : nullptr;
-}
-
-}  // namespace
-
 // What one thread needs to run batches: its own copy of every member (a forward pass keeps state in
 // the network), and buffers reused from batch to batch.
 struct MoleculeModel::Worker {
@@ -470,9 +458,7 @@ struct MoleculeModel::Worker {
     batcher.assemble(molecules, descriptor_rows, batch);
     Matrix<float> sum = Matrix<float>::Zero(static_cast<Index>(rows.size()), config.network.tasks);
     for (const auto& member : networks) {
-      const Matrix<float>& raw =
-          member->network.forward(batch.batch, batch.node_features, edge_features(batch), graph_features(batch));
-      sum += to_predictions(raw, config.task_type, config.scaling);
+      sum += to_predictions(member->network.forward(batch), config.task_type, config.scaling);
     }
     return sum / static_cast<float>(networks.size());
   }
@@ -538,8 +524,7 @@ Matrix<float> MoleculeModel::attention(const MoleculeGraph& molecule) const {
   FeaturedBatch batch;
   batch.assemble(graphs);
   MoleculePredictor<float>& network = members_.front()->network;
-  network.forward(batch.batch, batch.node_features, batch.edge_features.cols() > 0 ? &batch.edge_features : nullptr,
-                  batch.graph_features.cols() > 0 ? &batch.graph_features : nullptr);
+  network.forward(batch);
   return network.last_attention_weights();
 }
 

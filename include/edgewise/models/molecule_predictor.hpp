@@ -8,6 +8,7 @@
 ///   y  = Linear(Dropout(ReLU(Linear(g))))               [G, tasks]: values or logits
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
@@ -16,6 +17,7 @@
 
 #include "edgewise/attention/graph_attention.hpp"
 #include "edgewise/graph/batch.hpp"
+#include "edgewise/graph/featured_graph.hpp"
 #include "edgewise/models/column_scaling.hpp"
 #include "edgewise/models/layers.hpp"
 #include "edgewise/models/readout.hpp"
@@ -93,6 +95,16 @@ class MoleculePredictor {
   const Matrix<Scalar>& forward(const GraphBatch& batch, const Matrix<Scalar>& nodes, const Matrix<Scalar>* edges,
                                 const Matrix<Scalar>* graph_features = nullptr, Mode mode = Mode::inference(),
                                 std::span<const std::int32_t> graph_ids = {});
+
+  /// forward over a batch's own rows; its edge and graph features count as none when they have no
+  /// columns.
+  const Matrix<Scalar>& forward(const FeaturedBatch& batch, Mode mode = Mode::inference(),
+                                std::span<const std::int32_t> graph_ids = {})
+    requires std::same_as<Scalar, float>
+  {
+    return forward(batch.batch, batch.node_features, batch.edge_features.cols() > 0 ? &batch.edge_features : nullptr,
+                   batch.graph_features.cols() > 0 ? &batch.graph_features : nullptr, mode, graph_ids);
+  }
 
   /// dy: [G, tasks]; accumulates every parameter gradient.
   void backward(const Matrix<Scalar>& dy);
