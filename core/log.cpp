@@ -65,13 +65,6 @@ class RedrawingSink {
 
 }  // namespace
 
-LogLevel parse_log_level(std::string_view name) {
-  if (name == "quiet") return LogLevel::quiet;
-  if (name == "normal") return LogLevel::normal;
-  if (name == "verbose") return LogLevel::verbose;
-  throw ArgumentError("unknown log level '" + std::string(name) + "' (expected quiet, normal or verbose)");
-}
-
 Logger::Logger(const LogSettings& settings) : settings_(settings) {
   if (!settings_.sink) settings_.sink = console_sink(std::cerr, false);
 }

@@ -41,12 +41,6 @@ GraphBatch GraphBatch::join(std::span<const Graph* const> graphs) {
   return batch;
 }
 
-GraphBatch GraphBatch::join(std::span<const Graph> graphs) {
-  std::vector<const Graph*> pointers(graphs.size());
-  for (std::size_t g = 0; g < graphs.size(); ++g) pointers[g] = &graphs[g];
-  return join(std::span<const Graph* const>(pointers));
-}
-
 void GraphBatch::assign(std::span<const Index> node_offsets, std::span<const Index> edge_offsets,
                         std::span<const NodeId> sources, std::span<const NodeId> targets) {
   if (node_offsets.empty() || node_offsets.size() != edge_offsets.size() || node_offsets.front() != 0 ||

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/files.hpp"
 #include "records.hpp"
 
 namespace edgewise {
@@ -350,17 +350,8 @@ void CsvReader::read_more() {
   complete_ = in_.eof() || in_.gcount() == 0;
 }
 
-CsvTable read_csv(std::istream& in, std::string source, const CsvOptions& options) {
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw Error(source + ": read error");
-  return parse_csv(buffer.view(), std::move(source), options);
-}
-
 CsvTable read_csv(const std::filesystem::path& path, const CsvOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path.string() + ": cannot open for reading: " + std::generic_category().message(errno));
-  return read_csv(in, path.string(), options);
+  return parse_csv(read_file(path.string()), path.string(), options);
 }
 
 std::string_view trim_whitespace(std::string_view field) {

@@ -1046,11 +1046,6 @@ Index GraphStore::num_edges() const { return mapping_->num_edges; }
 InEdges GraphStore::in_edges() const { return mapping_->in_edges; }
 Index GraphStore::feature_dim() const { return mapping_->feature_dim; }
 
-std::optional<ConstMatrixMap<float>> GraphStore::dense_features() const {
-  if (mapping_->sparse) return std::nullopt;
-  return ConstMatrixMap<float>(mapping_->dense, mapping_->num_nodes, mapping_->feature_dim);
-}
-
 std::optional<SparseFeatureRows> GraphStore::sparse_features() const {
   if (!mapping_->sparse) return std::nullopt;
   return mapping_->sparse_rows;

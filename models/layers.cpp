@@ -474,8 +474,6 @@ const Matrix<Scalar>& LayerNorm<Scalar>::backward(const Matrix<Scalar>& dy) {
 
 // ---- FeedForward ----
 
-Activation parse_activation(const std::string& name) { return value_named(kActivationNames, name, "activation"); }
-
 std::string to_string(Activation activation) { return name_of(kActivationNames, activation); }
 
 namespace {
@@ -536,8 +534,6 @@ template class Linear<float>;
 template class Linear<double>;
 template class Elementwise<float, activation::Relu>;
 template class Elementwise<double, activation::Relu>;
-template class Elementwise<float, activation::LeakyRelu>;
-template class Elementwise<double, activation::LeakyRelu>;
 template class Elementwise<float, activation::Elu>;
 template class Elementwise<double, activation::Elu>;
 template class Elementwise<float, activation::Gelu>;

@@ -16,8 +16,6 @@ Task task_of(const ModelFile& file, const std::string& path) {
 
 }  // namespace
 
-Task model_task(const std::string& path) { return task_of(load_model(path), path); }
-
 AnyModel load_any_model(const std::string& path) {
   const ModelFile file = load_model(path);  // read and checked once, whichever task it holds
   if (task_of(file, path) == Task::node) return NodeModel::load(file, path);

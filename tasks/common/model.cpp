@@ -2,8 +2,6 @@
 
 namespace edgewise {
 
-std::string_view task_option_name(Task task) { return task == Task::node ? "node" : "molecule"; }
-
 std::string_view canonical_task_name(std::string_view name) { return name == "graph" ? "molecule" : name; }
 
 }  // namespace edgewise

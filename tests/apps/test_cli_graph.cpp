@@ -111,11 +111,11 @@ TEST_F(CliGraphTest, BuildsWithNpyFeaturesByIntegerId) {
   ASSERT_EQ(build.status, 0) << build.output;
   const edgewise::GraphStore store = edgewise::GraphStore::open(path("g.ewg"));
   ASSERT_EQ(store.num_nodes(), 5);
-  ASSERT_TRUE(store.dense_features().has_value());
+  const edgewise::Matrix<float> features = store.feature_matrix();
   for (edgewise::Index id = 0; id < 5; ++id) {
     const float node = std::stof(store.node_name(id));
-    EXPECT_EQ((*store.dense_features())(id, 0), node);
-    EXPECT_EQ((*store.dense_features())(id, 1), 10 * node);
+    EXPECT_EQ(features(id, 0), node);
+    EXPECT_EQ(features(id, 1), 10 * node);
   }
   EXPECT_EQ(store.input().features.format, edgewise::FeatureFormat::dense);
 

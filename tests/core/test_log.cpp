@@ -50,13 +50,6 @@ TEST(LoggerTest, PassesMessagesUpToItsLevel) {
   }
 }
 
-TEST(LoggerTest, ParsesLevelNames) {
-  EXPECT_EQ(parse_log_level("quiet"), LogLevel::quiet);
-  EXPECT_EQ(parse_log_level("normal"), LogLevel::normal);
-  EXPECT_EQ(parse_log_level("verbose"), LogLevel::verbose);
-  EXPECT_THROW(parse_log_level("loud"), ArgumentError);
-}
-
 TEST(ProgressTest, FormatsDurations) {
   EXPECT_EQ(format_duration(0), "0:00");
   EXPECT_EQ(format_duration(59.6), "1:00");

@@ -46,9 +46,9 @@ TEST(NeighborSampler, BlocksNestAndLeadIntoTheEarlierHop) {
   NeighborSampler sampler(graph.in_edges(), {4, 3});
   SampledBlocks batch;
   sampler.sample(first_nodes(10), 7, batch);
-  ASSERT_EQ(batch.num_layers(), 2);
+  ASSERT_EQ(batch.blocks.size(), 2u);
   ASSERT_EQ(batch.hop_sizes.size(), 3u);
-  EXPECT_EQ(batch.num_seeds(), 10);
+  EXPECT_EQ(batch.hop_sizes.front(), 10);
   EXPECT_EQ(batch.hop_sizes.back(), static_cast<Index>(batch.nodes.size()));
   EXPECT_EQ(std::set<NodeId>(batch.nodes.begin(), batch.nodes.end()).size(), batch.nodes.size());
   for (Index k = 0; k < 2; ++k) {
@@ -165,7 +165,7 @@ TEST(NeighborSampler, RejectsBadSeedsAndFanoutsAndStaysUsable) {
   EXPECT_THROW(sampler.sample(std::vector<NodeId>{1, 50}, 0, batch), ArgumentError);
   EXPECT_THROW(sampler.sample(std::vector<NodeId>{1, 2, 1}, 0, batch), ArgumentError);
   sampler.sample(std::vector<NodeId>{1, 2}, 0, batch);
-  EXPECT_EQ(batch.num_seeds(), 2);
+  EXPECT_EQ(batch.hop_sizes.front(), 2);
   EXPECT_EQ(batch.nodes[0], 1);
   EXPECT_EQ(batch.nodes[1], 2);
 }

@@ -205,9 +205,8 @@ TEST(Csv, ColumnLookupErrors) {
       << message;
 }
 
-TEST(Csv, ReadsFromStreamWithDisplayName) {
-  std::istringstream in("x\n1\n\"2\n");
-  const auto error = thrown_by<ParseError>([&] { read_csv(in, "<stdin>"); });
+TEST(Csv, ParsesTextWithDisplayName) {
+  const auto error = thrown_by<ParseError>([&] { parse_csv("x\n1\n\"2\n", "<stdin>"); });
   EXPECT_EQ(error.file(), "<stdin>");
   EXPECT_EQ(error.line(), 3u);
 }

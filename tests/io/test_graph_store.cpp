@@ -154,9 +154,8 @@ TEST_F(GraphStoreTest, DenseIntegerIdsWithoutLabelsRoundTrip) {
   expect_store_holds(store, data);
   EXPECT_TRUE(store.named_by_id());
   EXPECT_TRUE(store.labels().empty());
-  ASSERT_TRUE(store.dense_features().has_value());
-  EXPECT_EQ(Matrix<float>(*store.dense_features()), data.features);
   EXPECT_FALSE(store.sparse_features().has_value());
+  EXPECT_EQ(store.feature_matrix(), data.features);
   EXPECT_EQ(store.format_version(), kGraphStoreFormatVersion);
   EXPECT_EQ(store.file_size(), fs::file_size(path("g.ewg")));
   EXPECT_EQ(store.path(), path("g.ewg"));
@@ -181,7 +180,6 @@ TEST_F(GraphStoreTest, SparseStringIdsWithLabelsRoundTrip) {
   const GraphStore store = GraphStore::open(path("g.ewg"));
   expect_store_holds(store, data);
   EXPECT_FALSE(store.named_by_id());
-  EXPECT_FALSE(store.dense_features().has_value());
   ASSERT_TRUE(store.sparse_features().has_value());
   EXPECT_EQ(vec(store.sparse_features()->columns), csr.columns);
   EXPECT_EQ(vec(store.sparse_features()->values), csr.values);

@@ -11,6 +11,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/models/molecule_predictor.hpp"
 #include "support/gradcheck.hpp"
+#include "support/joined_graphs.hpp"
 
 namespace edgewise {
 namespace {
@@ -29,7 +30,7 @@ struct SmallBatch {
     graphs.push_back(Graph::from_pairs(1, {}, loops));
     graphs.push_back(Graph::from_pairs(3, std::vector<std::pair<Index, Index>>{{0, 1}, {0, 2}}, loops));
     graphs.push_back(Graph::from_pairs(0, {}));
-    batch = GraphBatch::join(std::span<const Graph>(graphs));
+    batch = testing::join_graphs(graphs);
   }
 };
 

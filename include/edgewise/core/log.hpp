@@ -27,9 +27,6 @@ enum class LogLevel {
   verbose,  ///< and details: the training setup, why it stopped
 };
 
-/// Parses "quiet", "normal", "verbose"; throws ArgumentError otherwise.
-LogLevel parse_log_level(std::string_view name);
-
 /// Where training stands after an epoch. Members left out of a designated initializer take their
 /// defaults.
 struct EpochProgress {

@@ -27,8 +27,6 @@ class GraphBatch {
   /// Joins the graphs in order. O(N + E) time with a fixed number of allocations for the whole batch.
   /// Throws ArgumentError on a null pointer, GraphError when the batch exceeds Graph's size limits.
   static GraphBatch join(std::span<const Graph* const> graphs);
-  /// The same, from a contiguous array of graphs.
-  static GraphBatch join(std::span<const Graph> graphs);
 
   /// Rebuilds the batch in place, reusing its memory, from the node and edge offsets of its graphs
   /// ([G + 1] each, starting at 0) and its edges in batch node ids, graph 0's first: the batch join()

@@ -39,10 +39,6 @@ struct SampledBlocks {
   std::vector<Index> hop_sizes;  ///< [L + 1]: the sizes of V_0 (the seeds) .. V_L
   std::vector<Graph> blocks;     ///< [L]: blocks[k] for network layer k, over V_{L-k}
 
-  /// L.
-  Index num_layers() const { return static_cast<Index>(blocks.size()); }
-  /// The seeds: the rows of the last layer's output that the batch is for.
-  Index num_seeds() const { return hop_sizes.empty() ? 0 : hop_sizes.front(); }
   /// Sampled edges over all blocks: the edges of blocks[0], which holds every other block's.
   Index num_edges() const { return blocks.empty() ? 0 : blocks.front().num_edges(); }
 };

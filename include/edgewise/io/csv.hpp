@@ -69,11 +69,8 @@ struct CsvTable {
 /// Reads a whole table. Throws ParseError for malformed input (a row whose field count differs from the
 /// header's, an unterminated quote, text after a closing quote) and Error when the file cannot be read.
 CsvTable read_csv(const std::filesystem::path& path, const CsvOptions& options = {});
-/// read_csv from a stream or from text in memory; `source` names it in messages.
-/// @{
-CsvTable read_csv(std::istream& in, std::string source, const CsvOptions& options = {});
+/// read_csv from text in memory; `source` names it in messages.
 CsvTable parse_csv(std::string_view text, std::string source, const CsvOptions& options = {});
-/// @}
 
 /// Bytes [begin, end) of a CSV file, both at line starts, whose first line is first_line (1-based).
 struct CsvByteRange {

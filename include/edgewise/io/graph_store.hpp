@@ -152,8 +152,6 @@ class GraphStore {
 
   /// Width of the feature rows.
   Index feature_dim() const;
-  /// The dense features [N, feature_dim], viewing the file; nullopt when they are stored sparse.
-  std::optional<ConstMatrixMap<float>> dense_features() const;
   /// The sparse features; nullopt when they are stored dense.
   std::optional<SparseFeatureRows> sparse_features() const;
   /// The rows of `nodes` into `out` ([nodes.size(), feature_dim], row-major), from either layout.

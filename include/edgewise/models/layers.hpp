@@ -75,17 +75,6 @@ struct Relu {
   S derivative(S x, S /*y*/) const { return x > 0 ? S(1) : S(0); }
 };
 
-/// x for x > 0, slope * x otherwise.
-struct LeakyRelu {
-  double slope = 0.01;  ///< Multiplier of negative inputs.
-  /// f(x).
-  template <typename S>
-  S value(S x) const { return x > 0 ? x : static_cast<S>(slope) * x; }
-  /// f'(x), given x and y = f(x).
-  template <typename S>
-  S derivative(S x, S /*y*/) const { return x > 0 ? S(1) : static_cast<S>(slope); }
-};
-
 /// f(x) through f.values() on one element, so that a single value takes the path of a whole array.
 template <typename Function, typename S>
 S one_value(const Function& f, S x) {
@@ -171,14 +160,6 @@ class Elementwise {
 template <typename Scalar>
 class ReLU : public Elementwise<Scalar, activation::Relu> {};
 
-/// Elementwise x for x > 0, slope * x otherwise.
-template <typename Scalar>
-class LeakyReLU : public Elementwise<Scalar, activation::LeakyRelu> {
- public:
-  /// `slope` multiplies negative inputs.
-  explicit LeakyReLU(double slope = 0.01) : Elementwise<Scalar, activation::LeakyRelu>({slope}) {}
-};
-
 /// Elementwise x for x > 0, alpha (e^x - 1) otherwise.
 template <typename Scalar>
 class ELU : public Elementwise<Scalar, activation::Elu> {
@@ -215,9 +196,6 @@ class Dropout {
 
   /// dy: [N, D] of the last dense forward; returns dx = dy .* mask / (1 - p).
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
-
-  /// The drop probability p.
-  double rate() const { return p_; }
 
  private:
   bool start(Mode mode, Index rows, Index cols);  // whether this forward drops; draws its mask key
@@ -276,9 +254,7 @@ enum class Activation { relu, gelu, elu };
 inline constexpr std::pair<Activation, std::string_view> kActivationNames[] = {
     {Activation::relu, "relu"}, {Activation::gelu, "gelu"}, {Activation::elu, "elu"}};
 
-/// Parses "relu", "gelu", "elu"; throws ArgumentError otherwise.
-Activation parse_activation(const std::string& name);
-/// The name parse_activation accepts for `activation`.
+/// The name model files use for `activation`.
 std::string to_string(Activation activation);
 
 /// Settings of a FeedForward block.

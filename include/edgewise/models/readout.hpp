@@ -63,9 +63,6 @@ class Readout {
   /// dy: [G, readout_width(kind, dim)]. Returns dh [N, dim]; accumulates the gate's gradients.
   const Matrix<Scalar>& backward(const Matrix<Scalar>& dy);
 
-  /// Attention readout: the weight of each node within its graph, [N]; empty for other kinds.
-  const Vector<Scalar>& node_weights() const { return weights_; }
-
  private:
   void pool_attention();
   void backward_attention(const Matrix<Scalar>& dy);

@@ -31,13 +31,9 @@ struct Overloaded : Lambdas... {
   using Lambdas::operator()...;
 };
 
-/// The task of the model file at `path`, from its configuration's kind (the file is read and
-/// checked whole). Throws ModelFormatError naming the file when it is not a valid model file or
-/// its kind is unknown.
-Task model_task(const std::string& path);
-
-/// Loads the model file at `path` as the model of its task. Throws what model_task and the model's
-/// load throw.
+/// Loads the model file at `path` as the model of its task, learnt from its configuration's kind.
+/// Throws ModelFormatError naming the file when it is not a valid model file or its kind is
+/// unknown, and what the model's load throws.
 AnyModel load_any_model(const std::string& path);
 
 /// The loaded model as a Model: save, describe, training summary.

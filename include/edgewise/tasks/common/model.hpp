@@ -21,9 +21,6 @@ namespace edgewise {
 /// What a model predicts: properties of whole molecules, or the class of each node of a graph.
 enum class Task { molecule, node };
 
-/// The task's name on the command line (`--task molecule` or `--task node`; `graph` is read as molecule).
-std::string_view task_option_name(Task task);
-
 /// The task name `name` as the command line and options files take it: "graph", the molecule task's
 /// earlier name, is "molecule"; every other name is returned as it is, for the caller to check.
 std::string_view canonical_task_name(std::string_view name);
