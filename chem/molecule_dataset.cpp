@@ -216,6 +216,19 @@ void check_in_memory_targets(std::size_t molecules, const Matrix<float>& targets
                             std::to_string(column + 1) + " is infinite");
 }
 
+void skip_or_fail(MoleculeDataset& dataset, InvalidMoleculePolicy policy, const std::string& source,
+                  SkippedMolecule row, const std::string& reason) {
+  if (policy == InvalidMoleculePolicy::fail) throw InvalidMoleculeError(source, row.line, row.smiles, reason);
+  dataset.skipped.push_back(std::move(row));
+}
+
+void add_molecule(MoleculeDataset& dataset, std::string smiles, std::size_t line, std::size_t row,
+                  MoleculeGraph molecule) {
+  dataset.smiles.push_back(std::move(smiles));
+  dataset.lines.push_back(line);
+  dataset.rows.push_back(row);
+  dataset.molecules.push_back(std::move(molecule));
+}
 
 MoleculeDataset molecules_from_table(const CsvTable& table, const MoleculeCsvOptions& options) {
   const std::size_t smiles_column = column_index(table, options.smiles_column);
@@ -237,18 +250,13 @@ MoleculeDataset molecules_from_table(const CsvTable& table, const MoleculeCsvOpt
     const std::size_t line = table.line_numbers[row];
     check_not_a_header(table, row);
     if (!parsed[row].graph) {
-      if (options.invalid_molecules == InvalidMoleculePolicy::fail) {
-        throw InvalidMoleculeError(table.source, line, smiles[row], "invalid SMILES: " + parsed[row].error);
-      }
-      dataset.skipped.push_back({line, row, smiles[row], parsed[row].error});
+      skip_or_fail(dataset, options.invalid_molecules, table.source, {line, row, smiles[row], parsed[row].error},
+                   "invalid SMILES: " + parsed[row].error);
       continue;
     }
     for (const std::size_t column : target_columns)
       targets.push_back(target_value(table.rows[row][column], table.context(row, column)));
-    dataset.smiles.push_back(std::move(smiles[row]));
-    dataset.lines.push_back(line);
-    dataset.rows.push_back(row);
-    dataset.molecules.push_back(std::move(*parsed[row].graph));
+    add_molecule(dataset, std::move(smiles[row]), line, row, std::move(*parsed[row].graph));
   }
   dataset.targets = target_matrix(targets, dataset.molecules.size(), target_columns.size());
   return dataset;
@@ -282,18 +290,13 @@ MoleculeDataset molecules_from_sdf(RDKit::SDMolSupplier& supplier, const std::st
     const SdRecord& record = records[i];
     const std::string problem = record.molecule ? parsed[i].error : record.problem;
     if (!problem.empty()) {
-      if (invalid_molecules == InvalidMoleculePolicy::fail)
-        throw InvalidMoleculeError(source, record.line, "",
-                                   "SD record " + std::to_string(i + 1) + " cannot be read: " + problem);
-      dataset.skipped.push_back({record.line, i, "", problem});
+      skip_or_fail(dataset, invalid_molecules, source, {record.line, i, "", problem},
+                   "SD record " + std::to_string(i + 1) + " cannot be read: " + problem);
       continue;
     }
     for (const std::string& name : target_properties)
       targets.push_back(property_value(*record.molecule, name, FieldContext{source, record.line, name}));
-    dataset.smiles.push_back(RDKit::MolToSmiles(*record.molecule));
-    dataset.lines.push_back(record.line);
-    dataset.rows.push_back(i);
-    dataset.molecules.push_back(std::move(*parsed[i].graph));
+    add_molecule(dataset, RDKit::MolToSmiles(*record.molecule), record.line, i, std::move(*parsed[i].graph));
   }
   dataset.targets = target_matrix(targets, dataset.molecules.size(), target_properties.size());
   return dataset;
@@ -380,16 +383,12 @@ MoleculeDataset molecules_from_smiles(const std::vector<std::string>& smiles, co
   for (std::size_t i = 0; i < trimmed.size(); ++i) {
     const std::size_t position = i + 1;
     if (!parsed[i].graph) {
-      if (invalid_molecules == InvalidMoleculePolicy::fail)
-        throw InvalidMoleculeError(kSmilesListSource, position, trimmed[i], "invalid SMILES: " + parsed[i].error);
-      dataset.skipped.push_back({position, i, trimmed[i], parsed[i].error});
+      skip_or_fail(dataset, invalid_molecules, kSmilesListSource, {position, i, trimmed[i], parsed[i].error},
+                   "invalid SMILES: " + parsed[i].error);
       continue;
     }
     kept.push_back(static_cast<Index>(i));
-    dataset.smiles.push_back(std::move(trimmed[i]));
-    dataset.lines.push_back(position);
-    dataset.rows.push_back(i);
-    dataset.molecules.push_back(std::move(*parsed[i].graph));
+    add_molecule(dataset, std::move(trimmed[i]), position, i, std::move(*parsed[i].graph));
   }
   dataset.targets.resize(static_cast<Index>(kept.size()), static_cast<Index>(dataset.tasks.size()));
   for (std::size_t row = 0; row < kept.size() && !dataset.tasks.empty(); ++row)
