@@ -23,18 +23,19 @@ void check_ok(int status, const char* step) {
   if (status != 1) throw Error(std::string("SHA-256: OpenSSL ") + step + " failed");
 }
 
-std::string to_hex(const unsigned char* bytes, unsigned length) {
+}  // namespace
+
+std::string to_hex(const void* data, std::size_t size) {
   static constexpr char digits[] = "0123456789abcdef";
+  const auto* bytes = static_cast<const unsigned char*>(data);
   std::string hex;
-  hex.reserve(2 * length);
-  for (unsigned b = 0; b < length; ++b) {
+  hex.reserve(2 * size);
+  for (std::size_t b = 0; b < size; ++b) {
     hex.push_back(digits[bytes[b] >> 4]);
     hex.push_back(digits[bytes[b] & 0xF]);
   }
   return hex;
 }
-
-}  // namespace
 
 struct Sha256::Context {
   EVP_MD_CTX* digest = EVP_MD_CTX_new();

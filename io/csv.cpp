@@ -146,14 +146,6 @@ class CsvParser {
   std::size_t line_ = 1;
 };
 
-// Excel and some Windows tools start UTF-8 files with a byte-order mark, which would otherwise become
-// part of the first column's name.
-std::string_view without_byte_order_mark(std::string_view text) {
-  constexpr std::string_view bom = "\xEF\xBB\xBF";
-  if (text.starts_with(bom)) text.remove_prefix(bom.size());
-  return text;
-}
-
 void check_field_count(const Record& record, std::size_t expected, const std::string& source) {
   if (record.fields.size() == expected) return;
   throw ParseError(source, record.first_line, std::string(record.text),
@@ -224,7 +216,7 @@ std::optional<double> CsvTable::number(std::size_t row, std::size_t column) cons
 CsvTable parse_csv(std::string_view text, std::string source, const CsvOptions& options) {
   CsvTable table;
   table.source = std::move(source);
-  CsvParser parser(without_byte_order_mark(text), table.source, options);
+  CsvParser parser(detail::without_byte_order_mark(text), table.source, options);
   if (options.has_header && parser.next_record_start()) {
     Record header = parser.read_record();
     table.header = std::move(header.fields);
@@ -248,7 +240,7 @@ CsvReader::CsvReader(const std::filesystem::path& path, const CsvOptions& option
   columns_.source = path.string();
   read_more();
   const std::string_view text(buffer_);
-  pos_ = text.size() - without_byte_order_mark(text).size();
+  pos_ = text.size() - detail::without_byte_order_mark(text).size();
   if (!options_.has_header) return;
   std::vector<std::string> header;
   std::size_t line = 0;

@@ -77,20 +77,9 @@ std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
 
 std::uint64_t chunk_count(std::uint64_t bytes) { return (bytes + kChunkBytes - 1) / kChunkBytes; }
 
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) text += (i > 0 ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
+std::string shape_text(const std::vector<std::uint64_t>& shape) { return "[" + join(shape, ", ") + "]"; }
 
 std::string errno_text(int error) { return std::generic_category().message(error); }
-
-std::string hex_of(const unsigned char* bytes, std::size_t size) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string hex;
-  for (std::size_t i = 0; i < size; ++i) hex += {digits[bytes[i] >> 4], digits[bytes[i] & 15]};
-  return hex;
-}
 
 // The first i in [0, n) for which bad(i), or -1; blocks of items are tested in parallel.
 template <typename Bad>
@@ -661,7 +650,7 @@ std::string_view checked_header(Mapping& m) {
            " bytes, the file has " + std::to_string(m.size));
   const std::string_view header(m.bytes + kPreambleBytes, length);
   m.fingerprint = sha256_hex(header.data(), header.size());
-  if (m.fingerprint != hex_of(reinterpret_cast<const unsigned char*>(m.bytes + kHeaderDigestAt), 32))
+  if (m.fingerprint != to_hex(m.bytes + kHeaderDigestAt, 32))
     m.fail("checksum mismatch in the JSON header: the file is corrupted");
   return header;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -278,5 +279,12 @@ template RegressionMetrics regression_metrics(const Matrix<float>&, const Matrix
 template RegressionMetrics regression_metrics(const Matrix<double>&, const Matrix<double>&);
 template ClassificationMetrics classification_metrics(const Matrix<float>&, const Matrix<float>&);
 template ClassificationMetrics classification_metrics(const Matrix<double>&, const Matrix<double>&);
+
+std::string score_text(double value, int decimals) {
+  if (std::isnan(value)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
 
 }  // namespace edgewise

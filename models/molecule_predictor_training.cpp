@@ -35,12 +35,12 @@ void to_json(nlohmann::json& j, const TrainingOptions& options) {
                      {"seed", options.seed}};
 }
 
-namespace {
-
-std::string early_stopping_metric(const TrainingOptions& options) {
-  if (!options.metric.empty()) return options.metric;
-  return options.task_type == TaskType::regression ? "rmse" : "roc_auc";
+std::string early_stopping_metric(const TrainingOptions& training, TaskType type) {
+  if (!training.metric.empty()) return training.metric;
+  return type == TaskType::regression ? "rmse" : "roc_auc";
 }
+
+namespace {
 
 // The named metric of predictions in the targets' units (probabilities for classification).
 double evaluate(const std::string& metric, TaskType type, const Matrix<float>& predictions,
@@ -70,7 +70,7 @@ void check_options(const TrainingOptions& options) {
   if (options.warmup_epochs < 0) throw ArgumentError("training: warm-up epochs must not be negative");
   if (options.patience < 1) throw ArgumentError("training: patience must be at least 1");
   if (options.clip_norm < 0) throw ArgumentError("training: clip norm must not be negative");
-  (void)larger_is_better(early_stopping_metric(options));  // rejects an unknown metric name
+  (void)larger_is_better(early_stopping_metric(options, options.task_type));  // rejects an unknown metric name
 }
 
 void check_set(const GraphSet& set, const MoleculePredictorOptions& network, const char* name) {
@@ -278,7 +278,7 @@ TrainingResult train_molecule_predictor(MoleculePredictor<float>& model, Paramet
   TrainingResult result;
   result.scaling = options.task_type == TaskType::regression ? TargetScaling::standardize(train.targets)
                                                              : TargetScaling::identity(train.targets.cols());
-  const std::string metric = early_stopping_metric(options);
+  const std::string metric = early_stopping_metric(options, options.task_type);
   const auto batches = (static_cast<Index>(train.graphs.size()) + options.batch_size - 1) / options.batch_size;
   const detail::EpochSettings settings{
       .epochs = options.epochs,

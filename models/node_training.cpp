@@ -31,20 +31,13 @@ namespace {
 using detail::argmax;
 using detail::part_targets;
 
-std::string accuracy_text(double value) {
-  if (std::isnan(value)) return "-";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f", value);
-  return text;
-}
-
 }  // namespace
 
 std::string node_epoch_line(const NodeEpochReport& report) {
   char line[120];
   std::snprintf(line, sizeof line, "epoch %4lld  loss %.4f  train %s  val %s%s  %.1f s",
-                static_cast<long long>(report.epoch), report.train_loss, accuracy_text(report.train_accuracy).c_str(),
-                accuracy_text(report.val_accuracy).c_str(), report.improved ? " *" : "  ", report.seconds);
+                static_cast<long long>(report.epoch), report.train_loss, score_text(report.train_accuracy, 3).c_str(),
+                score_text(report.val_accuracy, 3).c_str(), report.improved ? " *" : "  ", report.seconds);
   return line;
 }
 

@@ -18,6 +18,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/memory.hpp"
+#include "edgewise/core/names.hpp"
 #include "edgewise/graph/partition.hpp"
 #include "node_common.hpp"
 
@@ -25,20 +26,11 @@ namespace edgewise::detail {
 
 namespace {
 
-std::string joined(const std::vector<Index>& values) {
-  std::string text;
-  for (const Index value : values) {
-    if (!text.empty()) text += ' ';
-    text += std::to_string(value);
-  }
-  return text;
-}
-
 void log_cut_sizes(const Logger& log, Index cut, Index edges, const std::vector<Index>& own,
                    const std::vector<Index>& halo, const std::vector<Index>& training) {
   log.normal("graph cut into " + std::to_string(own.size()) + " parts by METIS, one a process: " + std::to_string(cut) +
-             " of " + std::to_string(edges) + " edges cross parts; own nodes " + joined(own) + ", halo nodes " +
-             joined(halo) + ", training nodes " + joined(training));
+             " of " + std::to_string(edges) + " edges cross parts; own nodes " + join(own, " ") + ", halo nodes " +
+             join(halo, " ") + ", training nodes " + join(training, " "));
 }
 
 // Each process's `value`, in rank order.
@@ -204,7 +196,7 @@ NodeTrainingResult train_node_classifier_on_part(NodeClassifier<float>& model, P
   FullBatchTrainer trainer(model, params, part.graph, rows.features, std::move(rows.train_targets),
                            std::move(rows.val_targets), options, processes, part.nodes);
   NodeTrainingResult result = run_node_epochs(trainer, params, split, options, on_epoch, checkpoints);
-  log.verbose("peak memory of each process (MB): " + joined(per_process(std::lround(peak_rss_mb()), processes)));
+  log.verbose("peak memory of each process (MB): " + join(per_process(std::lround(peak_rss_mb()), processes), " "));
   return result;
 }
 

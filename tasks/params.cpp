@@ -290,9 +290,8 @@ json TrainingParam<Params>::read(const json& value, const ParamNaming& naming) c
     typed = parse_param(type, value.is_string() ? value.get<std::string>() : value.dump(), naming(name));
   }
   if (!choices.empty() && std::ranges::find(choices, typed.get<std::string>()) == choices.end()) {
-    std::string list;
-    for (const std::string& choice : choices) list += (list.empty() ? "" : ", ") + choice;
-    throw ArgumentError(naming(name) + ": expected one of " + list + ", got '" + typed.get<std::string>() + "'");
+    throw ArgumentError(naming(name) + ": expected one of " + join(choices, ", ") + ", got '" + typed.get<std::string>() +
+                        "'");
   }
   if (check)
     if (const std::string reason = check(typed); !reason.empty()) throw ArgumentError(naming(name) + ": " + reason);

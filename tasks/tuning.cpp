@@ -42,7 +42,7 @@ double set_metric(const MoleculeModel& model, const MoleculeSet& set, const std:
 
 // The best mean, and the candidate chosen.
 void choose(TuningResult& result) {
-  const bool higher = higher_is_better(result.metric);
+  const bool higher = larger_is_better(result.metric);
   const std::vector<CandidateScores>& candidates = result.candidates;
   std::size_t best = 0;
   for (std::size_t c = 1; c < candidates.size(); ++c)
@@ -84,8 +84,6 @@ json TuningResult::record(const json& run, Index folds) const {
 }
 
 bool paired_test_applies(std::size_t folds) { return folds >= kFewestFoldsForThePairedTest; }
-
-bool higher_is_better(const std::string& metric) { return metric != "rmse" && metric != "mae"; }
 
 json tuning_preset(std::string_view task, std::string_view name) {
   if (name != "small") throw ArgumentError("preset: expected small, got '" + std::string(name) + "'");

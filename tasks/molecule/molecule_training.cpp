@@ -12,11 +12,6 @@
 
 namespace edgewise {
 
-std::string early_stopping_metric(const TrainingOptions& training, TaskType type) {
-  if (!training.metric.empty()) return training.metric;
-  return type == TaskType::regression ? "rmse" : "roc_auc";
-}
-
 std::vector<std::string> MoleculeMetrics::names() const {
   if (regression) return {"rmse", "mae", "r2"};
   return {"roc_auc", "pr_auc", "accuracy"};

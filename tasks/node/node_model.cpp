@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/names.hpp"
 #include "edgewise/distributed/graph_parts.hpp"
 #include "edgewise/distributed/processes.hpp"
 #include "edgewise/io/csv.hpp"
@@ -203,15 +204,6 @@ std::string gigabytes(double bytes) {
   return text;
 }
 
-std::string fanout_text(const std::vector<Index>& fanouts) {
-  std::string text;
-  for (const Index fanout : fanouts) {
-    if (!text.empty()) text += ',';
-    text += std::to_string(fanout);
-  }
-  return text;
-}
-
 }  // namespace
 
 BatchingChoice choose_node_batching(Index nodes, Index edges, const NodeClassifierOptions& network,
@@ -220,7 +212,7 @@ BatchingChoice choose_node_batching(Index nodes, Index edges, const NodeClassifi
   choice.sampling.batch_size = given.batch_size.value_or(choice.sampling.batch_size);
   choice.sampling.fanouts = given.fanouts.empty() ? default_fanouts(network.layers) : given.fanouts;
   const std::string sampling = "sampled mini-batches of " + std::to_string(choice.sampling.batch_size) +
-                               " nodes, fan-out " + fanout_text(choice.sampling.fanouts);
+                               " nodes, fan-out " + join(choice.sampling.fanouts, ",");
   const double needed = full_batch_bytes(nodes, edges, network), budget = full_batch_budget_bytes();
   const std::string estimate = "full-batch training holds about " + gigabytes(needed) + ", ";
   if (given.batch_size || !given.fanouts.empty()) {

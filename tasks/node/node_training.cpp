@@ -1,23 +1,12 @@
 #include "edgewise/tasks/node/node_training.hpp"
 
 #include <cmath>
-#include <cstdio>
 
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/memory.hpp"
+#include "edgewise/models/metrics.hpp"
 
 namespace edgewise {
-namespace {
-
-std::string four_decimals(double value) {
-  if (std::isnan(value)) return "-";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4f", value);
-  return text;
-}
-
-}  // namespace
-
 namespace {
 
 // Builds and initializes the model, fits it with `fit(model)` and logs around it.
@@ -31,7 +20,7 @@ TrainedNodeModel train_logged(const NodeModelConfig& config, const NodeTrainingS
   log.verbose(settings.batching.reason);
   NodeTrainingResult result = fit(model);
   log.normal("best epoch " + std::to_string(result.best_epoch) + " (validation accuracy " +
-             four_decimals(result.best_val_accuracy) + ")");
+             score_text(result.best_val_accuracy, 4) + ")");
   log.verbose("peak memory of the process after training: " + std::to_string(std::lround(peak_rss_mb())) + " MB");
   return {std::move(model), std::move(result), settings};
 }

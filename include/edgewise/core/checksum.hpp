@@ -9,6 +9,9 @@
 
 namespace edgewise {
 
+/// Lower-case hex of `size` bytes at `data`, two digits a byte in their order.
+std::string to_hex(const void* data, std::size_t size);
+
 /// A SHA-256 digest fed in pieces, for data too large to copy into one buffer first.
 class Sha256 {
  public:

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -39,15 +40,28 @@ std::string name_of(const NameTable<Enum, N>& table, Enum value) {
   throw std::logic_error("a value of an enum has no name in its table");
 }
 
+/// The items with `separator` between them, numbers written by std::to_string: join(ids, ",") is "1,2,3".
+template <typename Range>
+std::string join(const Range& items, std::string_view separator) {
+  std::string text;
+  for (std::string_view between; const auto& item : items) {
+    text += between;
+    between = separator;
+    if constexpr (std::is_arithmetic_v<std::remove_cvref_t<decltype(item)>>)
+      text += std::to_string(item);
+    else
+      text += item;
+  }
+  return text;
+}
+
 /// The value named `name`. Throws ArgumentError "unknown <what> '<name>' (expected one of a, b, c)".
 template <typename Enum, std::size_t N>
 Enum value_named(const NameTable<Enum, N>& table, std::string_view name, std::string_view what) {
   for (const auto& [value, known] : table)
     if (known == name) return value;
-  std::string expected;
-  for (const auto& [value, known] : table) expected += (expected.empty() ? "" : ", ") + std::string(known);
-  throw ArgumentError("unknown " + std::string(what) + " '" + std::string(name) + "' (expected one of " + expected +
-                      ")");
+  throw ArgumentError("unknown " + std::string(what) + " '" + std::string(name) + "' (expected one of " +
+                      join(names_in(table), ", ") + ")");
 }
 
 }  // namespace edgewise

@@ -115,4 +115,7 @@ struct NodeClassificationMetrics {
 NodeClassificationMetrics node_classification_metrics(std::span<const Index> predicted,
                                                       std::span<const Index> truth, Index classes);
 
+/// `value` with `decimals` digits after the point, as logs show a score; "-" for NaN (nothing scored).
+std::string score_text(double value, int decimals);
+
 }  // namespace edgewise

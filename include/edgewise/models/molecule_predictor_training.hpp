@@ -59,6 +59,10 @@ struct TrainingOptions {
 /// Every option, for checkpoints to tell whether a run continues the one that wrote them.
 void to_json(nlohmann::json& j, const TrainingOptions& options);
 
+/// The early-stopping metric of `training`: its metric, else "rmse" for regression and "roc_auc" for
+/// classification.
+std::string early_stopping_metric(const TrainingOptions& training, TaskType type);
+
 /// What one epoch of training gave.
 struct EpochReport {
   Index epoch = 0;            ///< 1-based

@@ -59,8 +59,6 @@ inline constexpr double kIndistinguishableT = 2.0;
 
 /// Whether `folds` folds are enough for the paired t test (kFewestFoldsForThePairedTest).
 bool paired_test_applies(std::size_t folds);
-/// Whether a higher value of `metric` is better (all but rmse and mae).
-bool higher_is_better(const std::string& metric);
 
 /// The candidates of the built-in grid `name` for task `task` ("graph", "molecule" or "node"):
 /// "small" is one change at a time from the defaults, each a choice the defaults were made from.

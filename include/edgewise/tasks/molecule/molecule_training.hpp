@@ -44,10 +44,6 @@ struct TrainedMoleculeModel {
   std::vector<TrainingResult> results;  ///< one per member of the ensemble
 };
 
-/// The early-stopping metric of `training`: its metric, else "rmse" for regression and "roc_auc" for
-/// classification.
-std::string early_stopping_metric(const TrainingOptions& training, TaskType type);
-
 /// How well a model predicts a set of molecules: the metrics of its task type.
 struct MoleculeMetrics {
   Matrix<float> predictions;                      ///< [M, T], as MoleculeModel::predict gives them
