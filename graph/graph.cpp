@@ -31,6 +31,16 @@ void check_pair(Index num_nodes, std::size_t k, Index source, Index target) {
                      std::to_string(target) + ") has a node id outside [0, " + std::to_string(num_nodes) + ")");
 }
 
+// Throws GraphError unless the arrays hold one source a target, within Graph's limits and `num_nodes`.
+template <typename Id>
+void check_edge_arrays(Index num_nodes, std::span<const Id> sources, std::span<const Id> targets) {
+  if (sources.size() != targets.size())
+    throw GraphError("graph: " + std::to_string(sources.size()) + " sources but " + std::to_string(targets.size()) +
+                     " targets");
+  check_sizes(num_nodes, sources.size());
+  for (std::size_t k = 0; k < sources.size(); ++k) check_pair(num_nodes, k, sources[k], targets[k]);
+}
+
 void drop_duplicate_edges(std::vector<NodeId>& sources, std::vector<NodeId>& targets) {
   std::unordered_set<std::uint64_t> seen;
   seen.reserve(sources.size());
@@ -145,13 +155,9 @@ std::vector<std::pair<Index, Index>> Graph::edge_pairs() const {
 
 Graph Graph::from_edges(Index num_nodes, std::span<const Index> sources, std::span<const Index> targets,
                         const GraphOptions& options) {
-  if (sources.size() != targets.size())
-    throw GraphError("graph: " + std::to_string(sources.size()) + " sources but " + std::to_string(targets.size()) +
-                     " targets");
-  check_sizes(num_nodes, sources.size());
+  check_edge_arrays(num_nodes, sources, targets);
   std::vector<NodeId> s(sources.size()), t(targets.size());
   for (std::size_t k = 0; k < sources.size(); ++k) {
-    check_pair(num_nodes, k, sources[k], targets[k]);
     s[k] = static_cast<NodeId>(sources[k]);
     t[k] = static_cast<NodeId>(targets[k]);
   }
@@ -163,11 +169,7 @@ Graph Graph::from_edges(Index num_nodes, std::span<const Index> sources, std::sp
 }
 
 Graph Graph::from_edge_arrays(Index num_nodes, std::vector<NodeId> sources, std::vector<NodeId> targets) {
-  if (sources.size() != targets.size())
-    throw GraphError("graph: " + std::to_string(sources.size()) + " sources but " + std::to_string(targets.size()) +
-                     " targets");
-  check_sizes(num_nodes, sources.size());
-  for (std::size_t k = 0; k < sources.size(); ++k) check_pair(num_nodes, k, sources[k], targets[k]);
+  check_edge_arrays<NodeId>(num_nodes, sources, targets);
   return Graph(num_nodes, std::move(sources), std::move(targets));
 }
 
@@ -194,11 +196,7 @@ Graph Graph::from_in_edges(const InEdges& in_edges) {
 }
 
 void Graph::assign(Index num_nodes, std::span<const NodeId> sources, std::span<const NodeId> targets) {
-  if (sources.size() != targets.size())
-    throw GraphError("graph: " + std::to_string(sources.size()) + " sources but " + std::to_string(targets.size()) +
-                     " targets");
-  check_sizes(num_nodes, sources.size());
-  for (std::size_t k = 0; k < sources.size(); ++k) check_pair(num_nodes, k, sources[k], targets[k]);
+  check_edge_arrays(num_nodes, sources, targets);
   num_nodes_ = num_nodes;
   build_in_edges(sources, targets);
   build_out_edges();

@@ -195,21 +195,11 @@ std::string node_weight_decay_rule() {
 
 }  // namespace
 
-std::string to_string(ParamType type) {
-  switch (type) {
-    case ParamType::integer:
-      return "integer";
-    case ParamType::number:
-      return "number";
-    case ParamType::text:
-      return "text";
-    case ParamType::flag:
-      return "flag";
-    case ParamType::integers:
-      return "integers";
-  }
-  return "";
-}
+constexpr std::pair<ParamType, std::string_view> kParamTypeNames[] = {
+    {ParamType::integer, "integer"}, {ParamType::number, "number"}, {ParamType::text, "text"},
+    {ParamType::flag, "flag"}, {ParamType::integers, "integers"}};
+
+std::string to_string(ParamType type) { return name_of(kParamTypeNames, type); }
 
 std::string param_text(const json& value) {
   if (value.is_boolean()) return value.get<bool>() ? "on" : "off";

@@ -148,6 +148,15 @@ void report_skipped_split_rows(const std::vector<SkippedSplitRow>& skipped, std:
   if (skipped.size() > kShown) log << "  ... and " << skipped.size() - kShown << " more\n";
 }
 
+// Throws ArgumentError for an empty training part and, for classification, for a validation or test
+// part whose labels are of one class in every task (check_classes).
+void check_split_measurable(const MoleculeDataset& data, const Split& split, TaskType type, const Logger& log) {
+  if (split.train.empty()) throw ArgumentError("the split leaves no training molecules (" + part_sizes(split) + ")");
+  if (type != TaskType::classification) return;
+  check_classes(data, split.val, "validation", log);
+  check_classes(data, split.test, "test", log);
+}
+
 }  // namespace
 
 Split make_molecule_split(const SplitSpec& spec, const MoleculeDataset& data, TaskType type, std::uint64_t seed,
@@ -170,13 +179,6 @@ Split make_molecule_split(const SplitSpec& spec, const MoleculeDataset& data, Ta
     default:
       throw ArgumentError("split '" + spec.text + "' applies to node classification, not to molecules");
   }
-}
-
-void check_split_measurable(const MoleculeDataset& data, const Split& split, TaskType type, const Logger& log) {
-  if (split.train.empty()) throw ArgumentError("the split leaves no training molecules (" + part_sizes(split) + ")");
-  if (type != TaskType::classification) return;
-  check_classes(data, split.val, "validation", log);
-  check_classes(data, split.test, "test", log);
 }
 
 TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Split& split, MoleculeTrainingPlan plan) {

@@ -77,12 +77,6 @@ void check_classification_targets(const MoleculeDataset& data, const std::string
 Split make_molecule_split(const SplitSpec& spec, const MoleculeDataset& data, TaskType type, std::uint64_t seed,
                           std::ostream& log);
 
-/// Checks that a run on `split` can measure what it trains: throws ArgumentError for an empty
-/// training part and, for classification, for a validation or test part whose labels are of one
-/// class in every task (ROC-AUC undefined); logs a warning naming the tasks of one class when others
-/// remain.
-void check_split_measurable(const MoleculeDataset& data, const Split& split, TaskType type, const Logger& log);
-
 /// The model file's record of a training on `examples` molecules of `data_name`, split as `split`
 /// says: the seed, the epoch limit, and each member's epochs and best validation metric.
 TrainingSummary molecule_training_summary(const TrainedMoleculeModel& trained, const std::string& data_name,

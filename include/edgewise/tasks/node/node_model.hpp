@@ -129,9 +129,6 @@ NodeTrainingSettings node_training_settings(NodeClassifierOptions network, NodeT
                                             const NodeRegularization& given, const GraphStore& store,
                                             const Split& split, const NodeBatching& batching = {});
 
-/// A NodeSource viewing a store's graph and features; the store must outlive it.
-NodeSource store_source(const GraphStore& store);
-
 /// Members left out of a designated initializer take their defaults.
 struct NodeModelConfig {
   NodeClassifierOptions network = {};     ///< in_dim and classes are set from input and classes
