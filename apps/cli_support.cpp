@@ -135,21 +135,6 @@ std::ostream& rank_0_errors() {
   return distributed::rank() == 0 ? std::cerr : dropped;
 }
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::size_t begin = 0;
-  while (begin <= text.size()) {
-    std::size_t end = text.find(',', begin);
-    if (end == std::string::npos) end = text.size();
-    const std::size_t first = text.find_first_not_of(" \t", begin);
-    const std::size_t last = text.find_last_not_of(" \t", end == 0 ? 0 : end - 1);
-    if (first != std::string::npos && first < end && last != std::string::npos && last >= first)
-      items.push_back(text.substr(first, last - first + 1));
-    begin = end + 1;
-  }
-  return items;
-}
-
 void reject_given(const std::vector<const CLI::Option*>& options, const std::string& reason) {
   for (const CLI::Option* option : options)
     if (option->count() > 0) throw ArgumentError(option->get_name() + " " + reason);

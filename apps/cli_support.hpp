@@ -11,6 +11,7 @@
 #include "edgewise/core/files.hpp"
 #include "edgewise/models/checkpoint.hpp"
 #include "edgewise/core/log.hpp"
+#include "edgewise/core/names.hpp"
 #include "training_curve.hpp"
 
 namespace edgewise::cli {
@@ -88,9 +89,6 @@ std::string value_text(const nlohmann::json& value);
 void fields(std::ostream& out, const nlohmann::json& object, const std::string& prefix = "");
 // A number as predictions are written: 6 significant digits.
 std::string format_value(float value);
-
-// "a,b, c" -> {"a", "b", "c"}; empty items are dropped.
-std::vector<std::string> split_list(const std::string& text);
 
 // Throws ArgumentError naming the first of `options` given on the command line: "<name> <reason>".
 // For options that only one kind of model or task reads.

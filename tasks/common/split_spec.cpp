@@ -5,30 +5,15 @@
 #include <vector>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/names.hpp"
 
 namespace edgewise {
 namespace {
 
-// "a, b,c" -> {"a", "b", "c"}; blank items are dropped.
-std::vector<std::string> items(std::string_view text) {
-  std::vector<std::string> result;
-  while (true) {
-    const std::size_t comma = text.find(',');
-    std::string_view item = text.substr(0, comma);
-    const std::size_t first = item.find_first_not_of(" \t");
-    if (first != std::string_view::npos) {
-      item = item.substr(first, item.find_last_not_of(" \t") - first + 1);
-      result.emplace_back(item);
-    }
-    if (comma == std::string_view::npos) return result;
-    text.remove_prefix(comma + 1);
-  }
-}
-
 // The numbers of a comma-separated list; `what` names it in errors.
 std::vector<double> numbers(std::string_view text, const std::string& what) {
   std::vector<double> result;
-  for (const std::string& item : items(text)) {
+  for (const std::string& item : split_list(text)) {
     std::size_t end = 0;
     double value = 0;
     try {
@@ -60,7 +45,7 @@ SplitSpec folder_spec(std::string_view text) {
 
 SplitFractions parse_split_fractions(std::string_view text, std::string_view option) {
   const std::string name(option);
-  if (items(text).size() != 3)
+  if (split_list(text).size() != 3)
     throw ArgumentError(name + ": expected three fractions such as 0.8,0.1,0.1, got '" + std::string(text) + "'");
   const std::vector<double> fractions = numbers(text, name);
   if (!add_up_to_one(fractions))

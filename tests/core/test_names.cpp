@@ -37,5 +37,14 @@ TEST(NamesTest, AValueWithoutANameIsABug) {
   EXPECT_THROW(name_of(kColourNames, Colour::blue), std::logic_error);
 }
 
+TEST(NamesTest, ListsSplitOnCommasWithoutBlankItemsAndJoinBack) {
+  EXPECT_EQ(split_list("a, b,,\tc ,"), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(split_list("one item"), (std::vector<std::string>{"one item"}));
+  EXPECT_TRUE(split_list("").empty());
+  EXPECT_TRUE(split_list(" ,\t").empty());
+  EXPECT_EQ(join(split_list("x , y"), "|"), "x|y");
+  EXPECT_EQ(join(std::vector<int>{1, 2, 3}, ","), "1,2,3");
+}
+
 }  // namespace
 }  // namespace edgewise

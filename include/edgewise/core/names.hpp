@@ -1,7 +1,8 @@
 /// \file
 /// Names of enum values, written once per enum as a table of (value, name) pairs: the name of a
 /// value, the value of a name, and the list of names that command-line options offer. Model files
-/// store these names, so a table's names never change.
+/// store these names, so a table's names never change. Also lists of names joined into one text and
+/// split out of one.
 ///
 ///   inline constexpr std::pair<Readout, std::string_view> kReadoutNames[] = {{Readout::sum, "sum"}, ...};
 ///   value_named(kReadoutNames, "mean", "readout");  // Readout::mean
@@ -53,6 +54,21 @@ std::string join(const Range& items, std::string_view separator) {
       text += item;
   }
   return text;
+}
+
+/// "a,b, c" -> {"a", "b", "c"}: the comma-separated items, spaces and tabs around each trimmed; blank
+/// items are dropped.
+inline std::vector<std::string> split_list(std::string_view text) {
+  std::vector<std::string> items;
+  while (true) {
+    const std::size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    const std::size_t first = item.find_first_not_of(" \t");
+    if (first != std::string_view::npos)
+      items.emplace_back(item.substr(first, item.find_last_not_of(" \t") - first + 1));
+    if (comma == std::string_view::npos) return items;
+    text.remove_prefix(comma + 1);
+  }
 }
 
 /// The value named `name`. Throws ArgumentError "unknown <what> '<name>' (expected one of a, b, c)".
