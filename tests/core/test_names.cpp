@@ -1,4 +1,5 @@
-// Enum name tables: both directions, the list of names, and the errors for an unknown name or value.
+// Enum name tables: both directions, the list of names, and the errors for an unknown name or value;
+// comma-separated lists split and joined.
 #include "edgewise/core/names.hpp"
 
 #include <gtest/gtest.h>
