@@ -1,4 +1,5 @@
-// Pieces shared by the subcommands: option validators, output-file safety and list parsing.
+// Pieces shared by the subcommands: option validators, output-file safety, and the field lines of
+// `info` and `graph info`.
 #pragma once
 
 #include <CLI/CLI.hpp>
