@@ -97,8 +97,9 @@ class MoleculePredictor {
                                 std::span<const std::int32_t> graph_ids = {});
 
   /// forward over a batch's own rows; its edge and graph features count as none when they have no
-  /// columns.
-  const Matrix<Scalar>& forward(const FeaturedBatch& batch, Mode mode = Mode::inference(),
+  /// columns. (A template, so that an explicit instantiation for double leaves it out.)
+  template <std::same_as<FeaturedBatch> Batch>
+  const Matrix<Scalar>& forward(const Batch& batch, Mode mode = Mode::inference(),
                                 std::span<const std::int32_t> graph_ids = {})
     requires std::same_as<Scalar, float>
   {
