@@ -123,7 +123,7 @@ void print_written(const std::string& out, const GraphStoreSource& source, doubl
             << " edges, features [" << source.in_edges.num_nodes() << ", " << source.feature_dim << "] "
             << (source.sparse_rows ? "sparse" : "dense") << ", " << labelled << " labelled nodes in "
             << source.class_names.size() << " classes; " << size_text(fs::file_size(out)) << " in "
-            << seconds_text(seconds) << '\n';
+            << seconds_text(seconds) << sampled_walks_text(source.input.features) << '\n';
 }
 
 // Text files: read as train reads them, then written; sparse features (bags of words) as CSR.

@@ -90,7 +90,8 @@ void log_graph_summary(const Logger& log, const NodeGraph& data) {
   out << data.nodes.size() << " nodes, " << data.edge_list_edges << (input.directed ? " directed" : "")
       << " edges, " << data.labels.num_labeled() << " labeled in " << data.labels.num_classes()
       << " classes; features [" << data.features.rows() << ", " << data.features.cols() << "] ("
-      << feature_format_name(input.features.format) << (input.normalize_rows ? ", rows normalized" : "") << ")";
+      << feature_format_name(input.features.format) << (input.normalize_rows ? ", rows normalized" : "") << ")"
+      << sampled_walks_text(input.features);
   if (input.self_loops_only)
     out << "\nattention over self-loops only (--mlp): an MLP on the features; "
         << (input.features.format == FeatureFormat::structural ? "the edges only shape the structural features"
@@ -239,6 +240,12 @@ NodeGraph read_for(const NodeModel& model, const NodeRunArgs& args) {
 
 }  // namespace
 
+std::string sampled_walks_text(const FeatureSpec& spec) {
+  if (spec.format != FeatureFormat::structural || spec.sampled_walks == 0) return "";
+  return "; random-walk columns estimated from " + std::to_string(spec.sampled_walks) +
+         " sampled walks a node (by default above three times GitHub's size; --random-walks exact for exact ones)";
+}
+
 NodeInputOptions input_options(const NodeTrainArgs& args) {
   NodeInputOptions input;
   input.ids = args.input.node_ids == "string" ? NodeIds::string : NodeIds::integer;
@@ -248,6 +255,7 @@ NodeInputOptions input_options(const NodeTrainArgs& args) {
     throw ArgumentError("--mlp: every node attends to its self-loop only, which --no-self-loops removes");
   input.self_loops_only = args.mlp;
   input.features.format = feature_format(args);
+  input.features.sampled_walks = args.input.sampled_walks;
   input.normalize_rows =
       args.input.row_normalize == "auto" ? normalizes_rows_by_default(input.features.format)
                                          : args.input.row_normalize == "on";
@@ -480,6 +488,25 @@ void train_nodes(const NodeTrainArgs& args) {
                        [&](const NodeModel& model) { return model.evaluate(data, split.test); });
 }
 
+// Training only: a model records the walks its features were made with, and predict repeats them.
+void add_random_walks_option(CLI::Option_group& group, NodeInputArgs& input) {
+  group.add_option_function<std::string>(
+      "--random-walks",
+      [&input](const std::string& text) {
+        if (text == "auto" || text == "exact") {
+          input.sampled_walks = text == "auto" ? automatic_walks : 0;
+          return;
+        }
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), input.sampled_walks);
+        if (error != std::errc() || end != text.data() + text.size() || input.sampled_walks < 1)
+          throw ArgumentError("--random-walks " + text + ": give auto, exact or a number of walks above 0");
+      },
+      "Structural features' random-walk return probabilities: exact, or estimated from this many sampled walks a "
+      "node (auto: exact up to under a minute's work, three times GitHub's; " +
+          std::to_string(default_sampled_walks) + " walks above)")
+      ->default_str("auto");
+}
+
 void add_graph_reading_options(CLI::Option_group& group, NodeInputArgs& input, bool training) {
   const auto help = [training](const std::string& meaning) {
     return training ? meaning : "As train's; the model records how train read its graph, and this must agree with it";
@@ -502,6 +529,7 @@ void add_graph_reading_options(CLI::Option_group& group, NodeInputArgs& input, b
   if (training) {
     row_normalize->capture_default_str();
     node_ids->capture_default_str();
+    add_random_walks_option(group, input);
   }
   group.add_flag("--directed", input.directed,
                  help("Keep edge directions: a node attends to the sources of its in-edges only (default: each edge "

@@ -21,6 +21,7 @@ struct NodeInputArgs {
   std::string row_normalize;
   bool directed = false;
   bool no_self_loops = false;
+  Index sampled_walks = automatic_walks;  // --random-walks: automatic, 0 for exact, or walks a node
 };
 
 struct NodeTrainArgs {
@@ -66,6 +67,10 @@ struct NodeRunArgs {
 // Registers how a graph's files are read (--feature-format, --row-normalize, --node-ids, --directed,
 // --no-self-loops) in `group`: with `training`, each with its meaning and default; else as a saved
 // model's commands take them, to be checked against what train recorded.
+// For a graph summary: how structural features' random-walk columns were sampled; empty when they
+// are exact or the features are not structural.
+std::string sampled_walks_text(const FeatureSpec& spec);
+
 void add_graph_reading_options(CLI::Option_group& group, NodeInputArgs& input, bool training);
 
 // Registers --label-column and --id-column, which choose the columns of the labels file, in `group`.

@@ -7,10 +7,13 @@
 // `workloads edge-list`: the time and peak memory of reading an edge list into a graph, next to
 // the size of the graph's arrays.
 // `workloads sampling`: neighbour sampling alone, in sampled edges a second.
+// `workloads rmat-text`: an R-MAT graph as a bare edge list and labels, a featureless graph as users
+// bring one, for `edgewise graph build`.
 #include <algorithm>
 #include <span>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <cstdint>
 #include <iostream>
 #include <limits>
@@ -26,6 +29,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/memory.hpp"
 #include "edgewise/core/parallel.hpp"
+#include "edgewise/datasets/rmat.hpp"
 #include "edgewise/datasets/uniform.hpp"
 #include "edgewise/graph/sampling.hpp"
 #include "edgewise/io/edge_list.hpp"
@@ -376,6 +380,45 @@ void add_sampling_command(CLI::App& app) {
   command->callback([options] { run_sampling_bench(*options); });
 }
 
+struct RmatTextOptions {
+  RmatOptions rmat = {.feature_dim = 0};
+  std::string out;
+};
+
+// Each undirected edge once ("smaller larger", self-loops left out) and each node's planted class.
+void write_rmat_text(const RmatTextOptions& options) {
+  const RmatGraph graph(options.rmat);
+  std::filesystem::create_directories(options.out);
+  std::ofstream edges(std::filesystem::path(options.out) / "edges.txt");
+  std::ofstream labels(std::filesystem::path(options.out) / "labels.txt");
+  const InEdges in = graph.in_edges();
+  Index written = 0;
+  for (Index i = 0; i < graph.num_nodes(); ++i) {
+    for (Index e = in.offsets[i]; e < in.offsets[i + 1] && in.sources[e] < i; ++e, ++written)
+      edges << in.sources[e] << ' ' << i << '\n';
+    labels << i << ' ' << graph.label(i) << '\n';
+  }
+  if (!edges.flush() || !labels.flush()) throw Error(options.out + ": could not write the edge list and labels");
+  std::cout << nlohmann::json{{"benchmark", "rmat_text"},
+                              {"out", options.out},
+                              {"nodes", graph.num_nodes()},
+                              {"edges", written}}
+                   .dump()
+            << std::endl;
+}
+
+void add_rmat_text_command(CLI::App& app) {
+  auto options = std::make_shared<RmatTextOptions>();
+  CLI::App* command = app.add_subcommand(
+      "rmat-text",
+      "Write an R-MAT graph without features as OUT/edges.txt (each undirected edge once) and OUT/labels.txt (each "
+      "node's planted class), the files `edgewise graph build` reads. Prints one JSON line.");
+  command->add_option("--scale", options->rmat.scale, "2^scale nodes")->required()->check(CLI::Range(1, 29));
+  command->add_option("--edge-factor", options->rmat.edge_factor, "Edges drawn per node")->capture_default_str();
+  command->add_option("--out", options->out, "Folder to write")->required();
+  command->callback([options] { write_rmat_text(*options); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -388,6 +431,7 @@ int main(int argc, char** argv) {
   add_triad_command(app);
   add_edge_list_command(app);
   add_sampling_command(app);
+  add_rmat_text_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

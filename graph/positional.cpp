@@ -340,6 +340,58 @@ void block_walks(const Graph& graph, Index k, bool reversible, Matrix<Scalar>& e
       1);
 }
 
+// Sampled walks from one start node at a time, in lockstep, so that the memory loads of different
+// walks overlap. edges_to_start_[u] counts the edges u -> start while `start` is walked from, and is
+// zero otherwise.
+class SampledWalks {
+ public:
+  SampledWalks(const Graph& graph, Index walks, std::uint64_t seed)
+      : graph_(graph),
+        seed_(seed),
+        edges_to_start_(static_cast<std::size_t>(graph.num_nodes()), 0),
+        positions_(static_cast<std::size_t>(walks)) {}
+
+  // return_probability: [k], the estimated probability of being back at `start` after 1..k steps.
+  template <typename Scalar>
+  void run(NodeId start, Index k, Scalar* return_probability) {
+    const auto sources = in_sources(start);
+    for (const NodeId u : sources) ++edges_to_start_[u];
+    // A generator per start node: consecutive seeds give unrelated SplitMix64 streams.
+    SplitMix64 rng((seed_ ^ 0xD1B54A32D192ED03ULL) + static_cast<std::uint64_t>(start) * 0x9E3779B97F4A7C15ULL);
+    std::ranges::fill(positions_, start);
+    auto alive = static_cast<Index>(positions_.size());
+    for (Index t = 0; t < k; ++t) {
+      double sum = 0;
+      for (Index w = 0; w < alive;) {
+        const NodeId u = positions_[w];
+        const Index degree = graph_.out_degree(u);
+        if (degree == 0) {  // the walk ends here: it adds nothing from now on
+          positions_[w] = positions_[--alive];
+          continue;
+        }
+        sum += static_cast<double>(edges_to_start_[u]) / static_cast<double>(degree);
+        if (t + 1 < k)
+          positions_[w] = graph_.out_targets()[graph_.out_offsets()[u] + static_cast<Index>(rng.below(degree))];
+        ++w;
+      }
+      return_probability[t] = static_cast<Scalar>(sum / static_cast<double>(positions_.size()));
+    }
+    for (const NodeId u : sources) edges_to_start_[u] = 0;
+  }
+
+ private:
+  std::span<const NodeId> in_sources(NodeId node) const {
+    const auto offsets = graph_.in_offsets();
+    return graph_.in_sources().subspan(static_cast<std::size_t>(offsets[node]),
+                                       static_cast<std::size_t>(offsets[node + 1] - offsets[node]));
+  }
+
+  const Graph& graph_;
+  std::uint64_t seed_;
+  std::vector<std::int32_t> edges_to_start_;
+  std::vector<NodeId> positions_;
+};
+
 // The dense symmetric normalized Laplacian described in positional.hpp.
 Eigen::MatrixXd normalized_laplacian(const Graph& graph) {
   const Index n = graph.num_nodes();
@@ -402,7 +454,8 @@ Matrix<Scalar> random_walk_encoding(const Graph& graph, Index k, RandomWalkMetho
                           std::to_string(graph.num_nodes()) + " nodes over " + std::to_string(graph.num_edges()) +
                           " edges would take about " + scientific(plan.work) + " units of work, above the limit of " +
                           scientific(max_work) +
-                          ": give the nodes features of their own (or, from C++, name a RandomWalkMethod)");
+                          ": give the nodes features of their own, or estimate the probabilities from sampled walks "
+                          "(from C++, sampled_random_walk_encoding, or name a RandomWalkMethod)");
     blocked = plan.blocked;
   }
   Matrix<Scalar> encoding = Matrix<Scalar>::Zero(graph.num_nodes(), k);
@@ -410,6 +463,35 @@ Matrix<Scalar> random_walk_encoding(const Graph& graph, Index k, RandomWalkMetho
     block_walks(graph, k, reversible, encoding);
   else
     sparse_walks(graph, k, encoding);
+  return encoding;
+}
+
+double random_walk_work(const Graph& graph, Index k) {
+  check_non_negative("random_walk_work", "k", k);
+  if (graph.num_nodes() == 0 || k == 0) return 0;
+  return cheaper_walks(graph, k, has_symmetric_edge_counts(graph) ? (k + 1) / 2 : k).work;
+}
+
+template <typename Scalar>
+Matrix<Scalar> sampled_random_walk_encoding(const Graph& graph, Index k, Index walks, std::uint64_t seed) {
+  check_non_negative("sampled_random_walk_encoding", "k", k);
+  if (walks < 1)
+    throw ArgumentError("sampled_random_walk_encoding: " + std::to_string(walks) + " walks a node; at least 1 is needed");
+  const Index n = graph.num_nodes();
+  Matrix<Scalar> encoding = Matrix<Scalar>::Zero(n, k);
+  if (n == 0 || k == 0) return encoding;
+  // Each thread's scratch (4 bytes a node) is made once, on its first block: fresh pages are slow.
+  std::vector<std::optional<SampledWalks>> scratch(static_cast<std::size_t>(num_threads()));
+  constexpr Index block = 256;
+  parallel_for_dynamic(
+      (n + block - 1) / block,
+      [&](Index b) {
+        std::optional<SampledWalks>& sampled = scratch[static_cast<std::size_t>(thread_index())];
+        if (!sampled) sampled.emplace(graph, walks, seed);
+        for (Index i = b * block; i < std::min(n, (b + 1) * block); ++i)
+          sampled->run(static_cast<NodeId>(i), k, encoding.row(i).data());
+      },
+      1);
   return encoding;
 }
 
@@ -442,6 +524,8 @@ template Matrix<float> sinusoidal_encoding<float>(Index, Index);
 template Matrix<double> sinusoidal_encoding<double>(Index, Index);
 template Matrix<float> random_walk_encoding<float>(const Graph&, Index, RandomWalkMethod, double);
 template Matrix<double> random_walk_encoding<double>(const Graph&, Index, RandomWalkMethod, double);
+template Matrix<float> sampled_random_walk_encoding<float>(const Graph&, Index, Index, std::uint64_t);
+template Matrix<double> sampled_random_walk_encoding<double>(const Graph&, Index, Index, std::uint64_t);
 template Matrix<float> laplacian_encoding<float>(const Graph&, Index, Index);
 template Matrix<double> laplacian_encoding<double>(const Graph&, Index, Index);
 template void random_sign_flip<float>(Matrix<float>&, SplitMix64&);

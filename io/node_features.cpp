@@ -15,6 +15,12 @@ namespace {
 
 using namespace detail;
 
+// The walks a node behind structural_features' random-walk columns, 0 for exact ones.
+Index sampled_walks(const Graph& graph, const StructuralFeatureOptions& options) {
+  if (options.sampled_walks != automatic_walks) return options.sampled_walks;
+  return random_walk_work(graph, options.walk_steps) <= exact_walks_max_work ? 0 : default_sampled_walks;
+}
+
 void check_feature_options(const FeatureOptions& options) {
   if (options.format == FeatureFormat::structural)
     throw ArgumentError("node features: the structural format is computed by structural_features, not read");
@@ -355,18 +361,23 @@ NodeFeatures read_node_features(const std::filesystem::path& path, NodeIndex& no
 }
 
 NodeFeatures structural_features(const Graph& graph, const StructuralFeatureOptions& options) {
-  if (options.max_degree < 0 || options.walk_steps < 0)
-    throw ArgumentError("structural_features: max_degree (" + std::to_string(options.max_degree) +
-                        ") and walk_steps (" + std::to_string(options.walk_steps) + ") must be non-negative");
+  if (options.max_degree < 0 || options.walk_steps < 0 || options.sampled_walks < automatic_walks)
+    throw ArgumentError("structural_features: max_degree (" + std::to_string(options.max_degree) + "), walk_steps (" +
+                        std::to_string(options.walk_steps) + ") and sampled_walks (" +
+                        std::to_string(options.sampled_walks) + ") must be non-negative");
   const Index degree_columns = options.max_degree + 1;
+  const Index walks = sampled_walks(graph, options);
   NodeFeatures features{Matrix<float>::Zero(graph.num_nodes(), degree_columns + options.walk_steps),
                         {.format = FeatureFormat::structural,
                          .dim = degree_columns + options.walk_steps,
                          .max_degree = options.max_degree,
-                         .walk_steps = options.walk_steps}};
+                         .walk_steps = options.walk_steps,
+                         .sampled_walks = walks}};
   for (Index i = 0; i < graph.num_nodes(); ++i)
     features.values(i, std::min(degree_without_self_loops(graph, i), options.max_degree)) = 1.0f;
-  features.values.rightCols(options.walk_steps) = random_walk_encoding<float>(graph, options.walk_steps);
+  features.values.rightCols(options.walk_steps) =
+      walks == 0 ? random_walk_encoding<float>(graph, options.walk_steps)
+                 : sampled_random_walk_encoding<float>(graph, options.walk_steps, walks, structural_walk_seed);
   return features;
 }
 

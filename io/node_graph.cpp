@@ -52,6 +52,8 @@ void to_json(nlohmann::json& j, const NodeInputOptions& input) {
          {"max_degree", spec.max_degree},
          {"walk_steps", spec.walk_steps},
          {"normalize_rows", input.normalize_rows}}}};
+  // Written only for sampled columns, so that files with exact ones stay as they were.
+  if (spec.sampled_walks > 0) j["features"]["sampled_walks"] = spec.sampled_walks;
 }
 
 void from_json(const nlohmann::json& j, NodeInputOptions& input) {
@@ -65,6 +67,11 @@ void from_json(const nlohmann::json& j, NodeInputOptions& input) {
   get_integer_to(features.at("dim"), input.features.dim);
   get_integer_to(features.at("max_degree"), input.features.max_degree);
   get_integer_to(features.at("walk_steps"), input.features.walk_steps);
+  // Absent where the random-walk columns are exact, as in every file written before sampled walks existed.
+  input.features.sampled_walks = 0;
+  if (features.contains("sampled_walks")) get_integer_to(features.at("sampled_walks"), input.features.sampled_walks);
+  if (input.features.sampled_walks < 0)
+    throw ArgumentError("features: sampled_walks " + std::to_string(input.features.sampled_walks) + " is negative");
   features.at("normalize_rows").get_to(input.normalize_rows);
 }
 
@@ -127,7 +134,8 @@ NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& o
   data.labels.extend_to(data.nodes.size());
   NodeFeatures features = read_features ? std::move(*read_features)
                                         : structural_features(data.graph, {.max_degree = options.features.max_degree,
-                                                                           .walk_steps = options.features.walk_steps});
+                                                                           .walk_steps = options.features.walk_steps,
+                                                                           .sampled_walks = options.features.sampled_walks});
   features.extend_to(data.nodes.size());
   if (options.normalize_rows) normalize_rows(features.values);
   data.features = std::move(features.values);

@@ -241,4 +241,32 @@ TEST_F(CliGraphTest, TrainsPredictsAndEvaluatesOnAStoreFullBatchOrSampled) {
       << both.output;
 }
 
+// Structural features whose random-walk columns are sampled: the store and the model record the
+// walks, and the same files give the same features again, so a model trained on the text files
+// predicts on the store as the store's own model does.
+TEST_F(CliGraphTest, SampledRandomWalksAreRecordedAndRepeatable) {
+  const std::string graph = " --node-ids string --edges " + path("edges.txt") + " --labels " + path("labels.txt");
+  const std::string files = graph + " --random-walks 8";
+  const CliRun build = run_cli("graph build" + files + " --out " + path("s.ewg"));
+  ASSERT_EQ(build.status, 0) << build.output;
+  EXPECT_NE(build.output.find("random-walk columns estimated from 8 sampled walks a node"), std::string::npos)
+      << build.output;
+  const CliRun info = run_cli("graph info " + path("s.ewg"));
+  EXPECT_NE(info.output.find(row("features.sampled_walks", "8")), std::string::npos) << info.output;
+
+  const std::string options = " --split stratified:0.5,0.25,0.25 --epochs 3 --heads 2 --head-dim 4 --out ";
+  ASSERT_EQ(run_cli("train --task node --graph " + path("s.ewg") + options + path("store.ew")).status, 0);
+  const CliRun from_files = run_cli("train --task node" + files + options + path("text.ew") + " --verbose");
+  ASSERT_EQ(from_files.status, 0) << from_files.output;
+  EXPECT_NE(from_files.output.find("estimated from 8 sampled walks a node"), std::string::npos) << from_files.output;
+  const CliRun predicted = run_cli("predict --model " + path("store.ew") + " --graph " + path("s.ewg"));
+  ASSERT_EQ(predicted.status, 0) << predicted.output;
+  EXPECT_EQ(run_cli("predict --model " + path("text.ew") + " --graph " + path("s.ewg")).output, predicted.output);
+
+  const CliRun zero = run_cli("graph build" + graph + " --random-walks 0 --out " + path("z.ewg"));
+  EXPECT_NE(zero.status, 0);
+  EXPECT_NE(zero.output.find("--random-walks 0: give auto, exact or a number of walks above 0"), std::string::npos)
+      << zero.output;
+}
+
 }  // namespace

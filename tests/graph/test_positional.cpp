@@ -280,6 +280,74 @@ TEST(RandomWalkEncodingLimit, AutomaticRefusesMoreWorkThanTheLimitAndSaysWhy) {
   EXPECT_NO_THROW(random_walk_encoding<double>(graph, 16));
 }
 
+TEST(RandomWalkWork, IsTheAutomaticMethodsEstimate) {
+  const Graph graph = undirected(500, distinct_random_pairs(500, 1500, 29));
+  EXPECT_DOUBLE_EQ(random_walk_work(graph, 16), 1.5 * 8 * static_cast<double>(500 + graph.num_edges()) / 32 * 500);
+  EXPECT_EQ(random_walk_work(graph, 0), 0.0);
+  EXPECT_THROW(random_walk_work(graph, -1), ArgumentError);
+}
+
+// The exact return probabilities by dense matrix powers, [N, k].
+Eigen::MatrixXd dense_return_probabilities(const Graph& graph, Index k) {
+  const Index n = graph.num_nodes();
+  Eigen::MatrixXd transition = Eigen::MatrixXd::Zero(n, n);
+  for (Index e = 0; e < graph.num_edges(); ++e)
+    transition(graph.source(e), graph.target(e)) += 1.0 / static_cast<double>(graph.out_degree(graph.source(e)));
+  Eigen::MatrixXd probabilities(n, k), power = Eigen::MatrixXd::Identity(n, n);
+  for (Index t = 0; t < k; ++t) {
+    power = power * transition;
+    probabilities.col(t) = power.diagonal();
+  }
+  return probabilities;
+}
+
+TEST(SampledRandomWalkEncoding, DeterministicWalksAndTheFirstStepAreExact) {
+  // A directed 3-cycle: every walk is the same, so 2 walks give the exact 0, 0, 1, 0, 0, 1.
+  const Matrix<double> cycle = sampled_random_walk_encoding<double>(Graph::from_pairs(3, cycle_edges(3)), 6, 2, 0);
+  for (Index i = 0; i < 3; ++i)
+    for (Index t = 0; t < 6; ++t) EXPECT_EQ(cycle(i, t), t % 3 == 2 ? 1.0 : 0.0) << i << ", step " << t + 1;
+  // A sink ends its walks: 0 -> 1 only, so nothing returns.
+  EXPECT_TRUE(sampled_random_walk_encoding<double>(Graph::from_pairs(3, Pairs{{0, 1}}), 3, 4, 0).isZero());
+  // Step 1 counts self-loops and parallel edges without sampling: 1/2 at node 0, 0 at node 1.
+  const Matrix<double> loops =
+      sampled_random_walk_encoding<double>(Graph::from_pairs(2, Pairs{{0, 0}, {0, 1}, {1, 0}, {1, 0}}), 1, 1, 7);
+  EXPECT_EQ(loops(0, 0), 0.5);
+  EXPECT_EQ(loops(1, 0), 0.0);
+}
+
+TEST(SampledRandomWalkEncoding, ConvergesToTheExactProbabilitiesWithoutBias) {
+  for (const bool symmetrize : {false, true}) {
+    SCOPED_TRACE(symmetrize ? "symmetrized" : "directed");
+    const Graph graph = Graph::from_pairs(60, random_pairs(60, 240, 41), {.symmetrize = symmetrize});
+    const Eigen::MatrixXd exact = dense_return_probabilities(graph, 6);
+    const Matrix<double> sampled = sampled_random_walk_encoding<double>(graph, 6, 20000, 3);
+    EXPECT_LT((sampled.col(0) - exact.col(0)).cwiseAbs().maxCoeff(), 1e-12);  // exact up to rounding
+    const Eigen::MatrixXd error = sampled - exact;
+    // Each estimate is a mean of 20,000 draws in [0, 1]: its standard error is below 0.0036.
+    EXPECT_LT(error.cwiseAbs().maxCoeff(), 0.02);
+    EXPECT_LT(std::abs(error.mean()), 0.001);
+  }
+}
+
+TEST(SampledRandomWalkEncoding, SeededAndIndependentOfThreadCount) {
+  const Graph graph = undirected(700, distinct_random_pairs(700, 2100, 43));
+  set_num_threads(1);
+  const Matrix<float> serial = sampled_random_walk_encoding<float>(graph, 8, 16, 5);
+  set_num_threads(4);
+  const Matrix<float> parallel = sampled_random_walk_encoding<float>(graph, 8, 16, 5);
+  set_num_threads(0);
+  EXPECT_TRUE(serial == parallel);
+  EXPECT_FALSE(serial == sampled_random_walk_encoding<float>(graph, 8, 16, 6));
+}
+
+TEST(SampledRandomWalkEncoding, ShapesAndErrors) {
+  const Graph graph = undirected(4, cycle_edges(4));
+  EXPECT_EQ(sampled_random_walk_encoding<double>(Graph(), 3, 8, 0).rows(), 0);
+  EXPECT_EQ(sampled_random_walk_encoding<double>(graph, 0, 8, 0).cols(), 0);
+  EXPECT_THROW(sampled_random_walk_encoding<double>(graph, -1, 8, 0), ArgumentError);
+  EXPECT_THROW(sampled_random_walk_encoding<double>(graph, 4, 0, 0), ArgumentError);
+}
+
 TEST(LaplacianEncoding, CycleEigenpairs) {
   // The normalized Laplacian of a cycle of n has eigenvalues 1 - cos(2 pi j / n): for n = 6,
   // 0, 0.5, 0.5, 1.5, 1.5, 2. The trivial 0 is skipped.

@@ -676,8 +676,15 @@ TEST_F(GraphFilesTest, StructuralFeaturesAreDegreeOneHotThenRandomWalks) {
   EXPECT_EQ(features.values.leftCols(3), degrees);
   EXPECT_EQ(features.values.rightCols(3), random_walk_encoding<float>(graph, 3));
   EXPECT_FLOAT_EQ(features.values(4, 3), 1.0f);  // the isolated node's walk stays on its self-loop
+  EXPECT_EQ(features.spec.sampled_walks, 0);  // a small graph's walks are exact by default
+
+  const NodeFeatures sampled = structural_features(graph, {.max_degree = 2, .walk_steps = 3, .sampled_walks = 8});
+  EXPECT_EQ(sampled.spec.sampled_walks, 8);
+  EXPECT_EQ(sampled.values.leftCols(3), degrees);
+  EXPECT_EQ(sampled.values.rightCols(3), sampled_random_walk_encoding<float>(graph, 3, 8, structural_walk_seed));
 
   EXPECT_THROW(structural_features(graph, {.max_degree = -1}), ArgumentError);
+  EXPECT_THROW(structural_features(graph, {.sampled_walks = -2}), ArgumentError);
 }
 
 // ---- The shared datasets ----

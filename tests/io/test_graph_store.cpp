@@ -109,6 +109,7 @@ void expect_same_input(const NodeInputOptions& a, const NodeInputOptions& b) {
   EXPECT_EQ(a.features.dim, b.features.dim);
   EXPECT_EQ(a.features.max_degree, b.features.max_degree);
   EXPECT_EQ(a.features.walk_steps, b.features.walk_steps);
+  EXPECT_EQ(a.features.sampled_walks, b.features.sampled_walks);
   EXPECT_EQ(a.normalize_rows, b.normalize_rows);
   EXPECT_EQ(a.self_loops_only, b.self_loops_only);
 }
@@ -195,6 +196,23 @@ TEST_F(GraphStoreTest, DenseStringIdsRoundTripAndFromBytesMatchesOpen) {
   const GraphStore copied = GraphStore::from_bytes(bytes_of(path("g.ewg")), "copy.ewg");
   expect_store_holds(copied, data);
   EXPECT_EQ(copied.fingerprint(), opened.fingerprint());
+}
+
+TEST_F(GraphStoreTest, SampledStructuralFeaturesRecordTheirWalks) {
+  write_text("edges.txt", "0 1\n1 2\n2 0\n2 3\n");
+  NodeInputOptions input;
+  input.features.sampled_walks = 8;
+  const NodeGraph data = read_node_graph({.edges = path("edges.txt")}, input);
+  ASSERT_EQ(data.input.features.sampled_walks, 8);
+  write_graph_store(path("g.ewg"), graph_store_source(data));
+  expect_store_holds(GraphStore::open(path("g.ewg")), data);
+  // Exact columns (automatic on a small graph) leave the field out, as files before it did.
+  const NodeGraph exact = read_node_graph({.edges = path("edges.txt")}, {});
+  EXPECT_EQ(exact.input.features.sampled_walks, 0);
+  EXPECT_FALSE(nlohmann::json(exact.input).at("features").contains("sampled_walks"));
+  nlohmann::json negative = data.input;
+  negative["features"]["sampled_walks"] = -1;
+  EXPECT_THROW(negative.get<NodeInputOptions>(), ArgumentError);
 }
 
 TEST_F(GraphStoreTest, IntegerIdsOutOfOrderKeepTheirNames) {

@@ -54,6 +54,20 @@ Matrix<Scalar> random_walk_encoding(const Graph& graph, Index k,
                                     RandomWalkMethod method = RandomWalkMethod::automatic,
                                     double max_work = random_walk_max_work);
 
+/// The work random_walk_encoding's automatic method would take on this graph, in the units of
+/// random_walk_max_work: what a caller weighs before choosing sampled_random_walk_encoding instead.
+double random_walk_work(const Graph& graph, Index k);
+
+/// A Monte-Carlo estimate of random_walk_encoding, [N, k], in O(N x walks x k + E) work: `walks`
+/// walks of k - 1 steps from each node. A walk at node u after t - 1 steps adds A[u][s] / D_u, the
+/// probability that its next step lands on its start s, rather than counting the walks that land
+/// there: the estimate stays unbiased with a smaller variance, and column 1 is exact. Each start
+/// node draws from its own generator, seeded by (seed, node), so the result depends neither on the
+/// thread count nor on the order of the work. Scratch per thread: N counts and `walks` positions.
+/// Throws ArgumentError on negative k or a walks count below 1.
+template <typename Scalar>
+Matrix<Scalar> sampled_random_walk_encoding(const Graph& graph, Index k, Index walks, std::uint64_t seed);
+
 /// Graphs above this many nodes are refused by laplacian_encoding: it builds the dense N x N
 /// Laplacian and its eigenvectors (two N x N double matrices, 400 MB at 5000 nodes) and the
 /// eigensolver takes O(N^3) time.

@@ -27,7 +27,8 @@ struct NodeInputOptions {
   FeatureSpec features = {.format = FeatureFormat::structural,
                           .dim = 0,
                           .max_degree = StructuralFeatureOptions{}.max_degree,
-                          .walk_steps = StructuralFeatureOptions{}.walk_steps};
+                          .walk_steps = StructuralFeatureOptions{}.walk_steps,
+                          .sampled_walks = StructuralFeatureOptions{}.sampled_walks};
   /// Divides each nonzero feature row by its L1 norm (PyTorch Geometric's NormalizeFeatures in the GAT
   /// recipe), so that nodes with long word lists do not get larger inputs.
   bool normalize_rows = false;
@@ -39,7 +40,8 @@ struct NodeInputOptions {
 };
 
 /// JSON form that model files and graph stores record: node_ids, directed, add_self_loops,
-/// self_loops_only and a features object (format, dim, max_degree, walk_steps, normalize_rows).
+/// self_loops_only and a features object (format, dim, max_degree, walk_steps, sampled_walks,
+/// normalize_rows).
 /// from_json throws for a missing field (self_loops_only, absent from files written before it
 /// existed, defaults to false) and ArgumentError for an unknown node id type or feature format.
 /// @{
