@@ -1,5 +1,6 @@
 #include "edgewise/attention/graph_attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "edgewise/attention/kernels.hpp"
@@ -473,26 +474,43 @@ void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
   backward_scores();
 
   // Eigen's product with a transposed sparse matrix scatters into the rows of its result, on one
-  // thread. Row f of d(W_in) instead gathers the rows of d(projected) of the nodes that have feature
-  // f, in node order: one thread writes it, and each node's entry is read once, not once per block
-  // of columns. Features' counts are skewed (a few words in most documents), so threads take rows as
-  // they finish. The entries by column are found once for the features' pattern, which input dropout
-  // keeps (it zeros values, not entries), and not transposed again at every step.
+  // thread. Here each thread owns a range of features, holding about an equal share of the entries
+  // (features' counts are skewed: a few words in most documents), and adds, row by row in node
+  // order, each entry of its features times that node's row of d(projected): every row of d(W_in)
+  // gets its terms in node order whatever the thread count, and a sampled batch's new pattern costs
+  // no index by column.
   if (sparse_x_ != nullptr) {
-    x_columns_.update(*sparse_x_);
-    const Scalar* values = sparse_x_->valuePtr();
-    MatrixMap<Scalar> grad = params_.grad(w_in_);
-    parallel_for_dynamic(
-        x_columns_.cols(),
-        [&](Index feature) {
-          auto row = grad.row(feature);
-          for (Index k = x_columns_.begin(feature); k < x_columns_.end(feature); ++k)
-            row.noalias() += values[x_columns_.position(k)] * dprojected_.row(x_columns_.row(k));
-        },
-        16);
+    add_sparse_weight_gradient(*sparse_x_);
   } else {
     multiply(params_.grad(w_in_), x_->transpose(), dprojected_, Product::add);
   }
+}
+
+template <typename Scalar>
+void GraphAttention<Scalar>::add_sparse_weight_gradient(const SparseMatrix<Scalar>& x) {
+  EDGEWISE_CHECK(x.isCompressed());
+  const Index* outer = x.outerIndexPtr();
+  const Index* inner = x.innerIndexPtr();
+  const Scalar* values = x.valuePtr();
+  feature_entries_.assign(static_cast<std::size_t>(x.cols() + 1), 0);
+  for (Index k = 0; k < x.nonZeros(); ++k) ++feature_entries_[static_cast<std::size_t>(inner[k] + 1)];
+  for (std::size_t f = 1; f < feature_entries_.size(); ++f) feature_entries_[f] += feature_entries_[f - 1];
+  MatrixMap<Scalar> grad = params_.grad(w_in_);
+  const Index parts = num_threads();
+  parallel_for(parts, [&](Index part) {
+    // The features whose entries before them are in [part, part + 1) shares of all entries.
+    const auto first_feature = [&](Index p) {
+      const Index entries = x.nonZeros() * p / parts;
+      return static_cast<Index>(std::lower_bound(feature_entries_.begin(), feature_entries_.end() - 1, entries) -
+                                feature_entries_.begin());
+    };
+    const Index lo = first_feature(part), hi = part + 1 == parts ? x.cols() : first_feature(part + 1);
+    // A row's entries ascend by feature (Eigen keeps them sorted), so this part's are one run.
+    for (Index r = 0; r < x.rows(); ++r)
+      for (Index k = std::lower_bound(inner + outer[r], inner + outer[r + 1], lo) - inner;
+           k < outer[r + 1] && inner[k] < hi; ++k)
+        grad.row(inner[k]).noalias() += values[k] * dprojected_.row(r);
+  });
 }
 
 template <typename Scalar>

@@ -1,5 +1,4 @@
-// ColumnIndex: a sparse matrix's entries by column, against Eigen's transpose; SparseRowsView:
-// rows gathered from a matrix's arrays, against its dense rows.
+// SparseRowsView: rows gathered from a matrix's arrays, against their dense rows.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -20,48 +19,6 @@ SparseMatrix<float> random_sparse(Index rows, Index cols, std::uint64_t seed) {
     for (Index c = 0; c < cols; ++c)
       if (r != 1 && c != 2 && rng.next() % 5 == 0) dense(r, c) = static_cast<float>(rng.next() % 100) + 1.0f;
   return dense.sparseView();
-}
-
-// Checks that index lists x's entries column by column, rows ascending, as x's transpose stores them.
-void expect_columns_of(const ColumnIndex<float>& index, const SparseMatrix<float>& x) {
-  const SparseMatrix<float> transposed = x.transpose();
-  ASSERT_EQ(index.cols(), x.cols());
-  for (Index c = 0; c < x.cols(); ++c) {
-    Index k = index.begin(c);
-    for (SparseMatrix<float>::InnerIterator it(transposed, c); it; ++it, ++k) {
-      ASSERT_LT(k, index.end(c)) << "column " << c;
-      EXPECT_EQ(index.row(k), it.index()) << "column " << c;
-      EXPECT_EQ(x.valuePtr()[index.position(k)], it.value()) << "column " << c;
-    }
-    EXPECT_EQ(k, index.end(c)) << "column " << c;
-  }
-}
-
-TEST(ColumnIndex, ListsEachColumnsEntriesInRowOrderWithTheirValues) {
-  const SparseMatrix<float> x = random_sparse(40, 30, 1);
-  ColumnIndex<float> index;
-  index.update(x);
-  expect_columns_of(index, x);
-  EXPECT_EQ(index.begin(2), index.end(2));  // the empty column
-}
-
-TEST(ColumnIndex, FollowsNewValuesAndANewPatternOfTheSameSize) {
-  const SparseMatrix<float> first = random_sparse(40, 30, 2);
-  ColumnIndex<float> index;
-  index.update(first);
-  SparseMatrix<float> dropped = first;
-  for (Index k = 0; k < dropped.nonZeros(); k += 2) dropped.valuePtr()[k] = 0.0f;  // what dropout does
-  index.update(dropped);
-  expect_columns_of(index, dropped);
-
-  // As many entries in other places: every entry moved one column to the right.
-  const Matrix<float> dense = first.toDense();
-  Matrix<float> shifted(dense.rows(), dense.cols());
-  for (Index c = 0; c < dense.cols(); ++c) shifted.col((c + 1) % dense.cols()) = dense.col(c);
-  const SparseMatrix<float> moved = shifted.sparseView();
-  ASSERT_EQ(moved.nonZeros(), first.nonZeros());
-  index.update(moved);
-  expect_columns_of(index, moved);
 }
 
 TEST(SparseRowsViewTest, GathersThePickedRowsInOrderIntoAReusedMatrix) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/parallel.hpp"
 #include "edgewise/models/model_file.hpp"
 #include "edgewise/models/node_training.hpp"
 #include "support/gradcheck.hpp"
@@ -114,8 +115,8 @@ TEST(NodeClassifierTest, SparseFeaturesGiveTheDenseLogitsAndGradients) {
   }
 }
 
-// The first layer finds the features' entries by column once for their pattern; features of
-// another pattern, or not compressed, must still give the dense gradients.
+// The first layer's weight gradient splits the features among the threads by their entries;
+// features of another pattern, or not compressed, must still give the dense gradients.
 TEST(NodeClassifierTest, SparseFeaturesOfAnotherPatternOrUncompressedGiveTheDenseGradients) {
   const Graph graph = small_graph();
   NodeClassifierOptions options = small_options(ScoreFunction::additive, false);
@@ -143,6 +144,34 @@ TEST(NodeClassifierTest, SparseFeaturesOfAnotherPatternOrUncompressedGiveTheDens
     ASSERT_FALSE(sparse.isCompressed());
     EXPECT_LT((gradients(sparse) - dense_grads).cwiseAbs().maxCoeff(), 1e-12) << "uncompressed, " << zero_every;
   }
+}
+
+// Skewed features (one in every row, the others rare) split unevenly among threads; each feature's
+// gradient still sums its rows in node order, so every thread count gives the same bits.
+TEST(NodeClassifierTest, SparseGradientsDoNotDependOnTheThreadCount) {
+  const Graph graph = small_graph();
+  NodeClassifierOptions options = small_options(ScoreFunction::additive, false);
+  Parameters<double> params;
+  NodeClassifier<double> network(params, options);
+  SplitMix64 rng(9);
+  params.values() = random_matrix(params.size(), 1, rng).col(0);
+  Matrix<double> features = random_matrix(graph.num_nodes(), 5, rng);
+  for (Index i = 0; i < features.rows(); ++i)
+    for (Index c = 1; c < features.cols(); ++c)
+      if ((i + c) % 4 != 0) features(i, c) = 0.0;
+  const SparseMatrix<double> sparse = features.sparseView();
+  const Matrix<double> r = random_matrix(graph.num_nodes(), 3, rng);
+  const auto gradients = [&](int threads) {
+    set_num_threads(threads);
+    SplitMix64 dropout_rng(31);
+    network.forward(graph, sparse, Mode::train(dropout_rng));
+    params.zero_grad();
+    network.backward(r);
+    set_num_threads(0);
+    return Vector<double>(params.grads());
+  };
+  const Vector<double> one = gradients(1);
+  for (const int threads : {2, 3, 7}) EXPECT_TRUE(gradients(threads) == one) << threads << " threads";
 }
 
 TEST(NodeClassifierTest, DefaultsFollowTheGatRecipe) {

@@ -147,6 +147,7 @@ class GraphAttention {
   void combine_heads_and_project();
 
   void backward_output(const Matrix<Scalar>& dy);
+  void add_sparse_weight_gradient(const SparseMatrix<Scalar>& x);
   void backward_normalization();
   void backward_edge_bias();
   void backward_scores();
@@ -166,7 +167,7 @@ class GraphAttention {
   std::optional<ConstRowsRef<Scalar>> x_;           // the input of the last forward: x_ or sparse_x_
   const SparseMatrix<Scalar>* sparse_x_ = nullptr;
   SparseMatrix<Scalar> compressed_x_;  // a compressed copy of a sparse input that was not compressed
-  ColumnIndex<Scalar> x_columns_;      // backward: sparse_x_'s entries by column
+  std::vector<Index> feature_entries_;  // backward: entries of sparse_x_ before each feature
   const Matrix<Scalar>* edge_features_ = nullptr;
   Matrix<Scalar> projected_;    // [N, projection_width()]
   Matrix<Scalar> src_terms_;    // additive: [N, H], a_src . z_j
