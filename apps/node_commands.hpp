@@ -64,13 +64,13 @@ struct NodeRunArgs {
   bool force = false;
 };
 
-// Registers how a graph's files are read (--feature-format, --row-normalize, --node-ids, --directed,
-// --no-self-loops) in `group`: with `training`, each with its meaning and default; else as a saved
-// model's commands take them, to be checked against what train recorded.
 // For a graph summary: how structural features' random-walk columns were sampled; empty when they
 // are exact or the features are not structural.
 std::string sampled_walks_text(const FeatureSpec& spec);
 
+// Registers how a graph's files are read (--feature-format, --row-normalize, --node-ids, --directed,
+// --no-self-loops, and in training --random-walks) in `group`: with `training`, each with its meaning
+// and default; else as a saved model's commands take them, to be checked against what train recorded.
 void add_graph_reading_options(CLI::Option_group& group, NodeInputArgs& input, bool training);
 
 // Registers --label-column and --id-column, which choose the columns of the labels file, in `group`.

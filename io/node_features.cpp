@@ -365,6 +365,9 @@ NodeFeatures structural_features(const Graph& graph, const StructuralFeatureOpti
     throw ArgumentError("structural_features: max_degree (" + std::to_string(options.max_degree) + "), walk_steps (" +
                         std::to_string(options.walk_steps) + ") and sampled_walks (" +
                         std::to_string(options.sampled_walks) + ") must be non-negative");
+  if (options.sampled_walks > max_sampled_walks)
+    throw ArgumentError("structural_features: " + std::to_string(options.sampled_walks) +
+                        " sampled walks a node, above the limit of " + std::to_string(max_sampled_walks));
   const Index degree_columns = options.max_degree + 1;
   const Index walks = sampled_walks(graph, options);
   NodeFeatures features{Matrix<float>::Zero(graph.num_nodes(), degree_columns + options.walk_steps),

@@ -685,6 +685,7 @@ TEST_F(GraphFilesTest, StructuralFeaturesAreDegreeOneHotThenRandomWalks) {
 
   EXPECT_THROW(structural_features(graph, {.max_degree = -1}), ArgumentError);
   EXPECT_THROW(structural_features(graph, {.sampled_walks = -2}), ArgumentError);
+  EXPECT_THROW(structural_features(graph, {.sampled_walks = max_sampled_walks + 1}), ArgumentError);
 }
 
 // ---- The shared datasets ----

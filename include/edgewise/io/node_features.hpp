@@ -94,13 +94,17 @@ NodeFeatures parse_node_features(std::string_view text, std::string source, Node
 inline constexpr Index automatic_walks = -1;
 
 /// The most exact random-walk work (random_walk_work's units) that automatic_walks takes on: three
-/// times GitHub's (37,700 nodes, 615,706 edges with self-loops: 9.2e9, about 10 s on 2 cores), so
+/// times GitHub's (37,700 nodes, 615,706 edges with self-loops: 9.2e9, 12 to 17 s on 2 cores), so
 /// under a minute. Above it the columns are sampled, in time linear in the nodes.
 inline constexpr double exact_walks_max_work = 3e10;
 
 /// The walks a node that automatic_walks samples: on the shared graphs without features, validation
 /// accuracy could not tell 16, 64 or 256 walks from exact columns, so the cheapest (docs/defaults.md).
 inline constexpr Index default_sampled_walks = 16;
+
+/// The most walks a node structural_features takes, far past any gain in accuracy: a guard against
+/// a mistyped count asking for more memory and time than the machine has.
+inline constexpr Index max_sampled_walks = Index{1} << 20;
 
 /// The seed of sampled random walks: the same graph always gets the same features.
 inline constexpr std::uint64_t structural_walk_seed = 0;
@@ -118,8 +122,8 @@ struct StructuralFeatureOptions {
 /// from other nodes; self-loops are not counted) followed by the random-walk return probabilities of
 /// 1 .. walk_steps steps, which see the graph as given, self-loops included: exact, or estimated from
 /// sampled walks (options.sampled_walks; the spec records which). Throws ArgumentError on negative
-/// options other than automatic_walks, and where exact columns would take more than
-/// random_walk_max_work.
+/// options other than automatic_walks, more than max_sampled_walks walks, and where exact columns
+/// would take more than random_walk_max_work.
 NodeFeatures structural_features(const Graph& graph, const StructuralFeatureOptions& options = {});
 
 }  // namespace edgewise
