@@ -354,7 +354,7 @@ class SampledWalks {
   // return_probability: [k], the estimated probability of being back at `start` after 1..k steps.
   template <typename Scalar>
   void run(NodeId start, Index k, Scalar* return_probability) {
-    const auto sources = in_sources(start);
+    const auto sources = graph_.in_sources().subspan(graph_.in_offsets()[start], graph_.in_degree(start));
     for (const NodeId u : sources) ++edges_to_start_[u];
     // A generator per start node: consecutive seeds give unrelated SplitMix64 streams.
     SplitMix64 rng((seed_ ^ 0xD1B54A32D192ED03ULL) + static_cast<std::uint64_t>(start) * 0x9E3779B97F4A7C15ULL);
@@ -380,12 +380,6 @@ class SampledWalks {
   }
 
  private:
-  std::span<const NodeId> in_sources(NodeId node) const {
-    const auto offsets = graph_.in_offsets();
-    return graph_.in_sources().subspan(static_cast<std::size_t>(offsets[node]),
-                                       static_cast<std::size_t>(offsets[node + 1] - offsets[node]));
-  }
-
   const Graph& graph_;
   std::uint64_t seed_;
   std::vector<std::int32_t> edges_to_start_;
