@@ -89,17 +89,17 @@ void multiply_in_place(RowView<Scalar> rows, const Matrix<Scalar>& factors) {
 }
 
 // out = a + row (each row of a plus the row vector), across threads.
-template <typename Scalar, typename Row>
-void add_to_rows(Matrix<Scalar>& out, const Matrix<Scalar>& a, const Row& row) {
+template <typename Scalar, typename Rows, typename Row>
+void add_to_rows(Matrix<Scalar>& out, const Rows& a, const Row& row) {
   out.resize(a.rows(), a.cols());
   parallel_for_row_blocks(a.rows(), a.cols(), [&](Index begin, Index end) {
     out.middleRows(begin, end - begin) = a.middleRows(begin, end - begin).rowwise() + row;
   });
 }
 
-// out = a, across threads.
-template <typename Scalar>
-void copy_rows(Matrix<Scalar>& out, const Matrix<Scalar>& a) {
+// out = a, across threads; out may be a block of the right shape.
+template <typename Out, typename Rows>
+void copy_rows(Out&& out, const Rows& a) {
   out.resize(a.rows(), a.cols());
   parallel_for_row_blocks(a.rows(), a.cols(), [&](Index begin, Index end) {
     out.middleRows(begin, end - begin) = a.middleRows(begin, end - begin);
@@ -412,28 +412,36 @@ void GraphAttention<Scalar>::drop_values(Mode mode) {
   multiply_elements(values_used_, projected_.middleCols(offset, width()), value_keep_);
 }
 
+// The rows of the graph's targets only: in a sampled block the other nodes are sources, without a
+// row of output.
 template <typename Scalar>
 void GraphAttention<Scalar>::combine_heads_and_project() {
-  const Index h = options_.heads, d = options_.head_dim;
-  const Matrix<Scalar>* combined = &aggregated_;
-  if (!options_.concat_heads) {
-    combined_.resize(aggregated_.rows(), d);
-    parallel_for(aggregated_.rows(), [&](Index i) {
-      auto mean = combined_.row(i);
-      mean = aggregated_.row(i).head(d);
-      for (Index head = 1; head < h; ++head) mean += aggregated_.row(i).segment(head * d, d);
-      mean /= static_cast<Scalar>(h);
-    });
-    combined = &combined_;
+  const Index h = options_.heads, d = options_.head_dim, targets = graph_->num_targets();
+  if (options_.concat_heads) {
+    project_combined(aggregated_.topRows(targets));
+    return;
   }
+  combined_.resize(targets, d);
+  parallel_for(targets, [&](Index i) {
+    auto mean = combined_.row(i);
+    mean = aggregated_.row(i).head(d);
+    for (Index head = 1; head < h; ++head) mean += aggregated_.row(i).segment(head * d, d);
+    mean /= static_cast<Scalar>(h);
+  });
+  project_combined(combined_);
+}
+
+template <typename Scalar>
+template <typename Combined>
+void GraphAttention<Scalar>::project_combined(const Combined& combined) {
   if (options_.output_projection && options_.bias) {
-    multiply_from_bias(output_, *combined, params_.value(w_out_), params_.value(b_out_).row(0));
+    multiply_from_bias(output_, combined, params_.value(w_out_), params_.value(b_out_).row(0));
   } else if (options_.output_projection) {
-    multiply(output_, *combined, params_.value(w_out_));
+    multiply(output_, combined, params_.value(w_out_));
   } else if (options_.bias) {
-    add_to_rows(output_, *combined, params_.value(b_out_).row(0));
+    add_to_rows(output_, combined, params_.value(b_out_).row(0));
   } else {
-    copy_rows(output_, *combined);
+    copy_rows(output_, combined);
   }
 }
 
@@ -513,27 +521,30 @@ void GraphAttention<Scalar>::add_sparse_weight_gradient(const SparseMatrix<Scala
   });
 }
 
+// d(aggregated) of the targets' rows, from dy: [T, out_dim()]. The rows of other nodes stay unset, as
+// no edge leads into them.
 template <typename Scalar>
 void GraphAttention<Scalar>::backward_output(const Matrix<Scalar>& dy) {
   if (options_.bias) add_row_sums(params_.grad(b_out_).row(0), dy);
-  const Matrix<Scalar>& combined = options_.concat_heads ? aggregated_ : combined_;
-  if (options_.output_projection) multiply(params_.grad(w_out_), combined.transpose(), dy, Product::add);
+  const Index targets = dy.rows();
+  daggregated_.resize(graph_->num_nodes(), width());
   if (options_.concat_heads) {
     if (options_.output_projection) {
-      multiply(daggregated_, dy, params_.value(w_out_).transpose());
+      multiply(params_.grad(w_out_), aggregated_.topRows(targets).transpose(), dy, Product::add);
+      multiply(daggregated_.topRows(targets), dy, params_.value(w_out_).transpose());
     } else {
-      copy_rows(daggregated_, dy);
+      copy_rows(daggregated_.topRows(targets), dy);
     }
     return;
   }
   const Matrix<Scalar>* dcombined = &dy;
   if (options_.output_projection) {
+    multiply(params_.grad(w_out_), combined_.transpose(), dy, Product::add);
     multiply(dcombined_, dy, params_.value(w_out_).transpose());
     dcombined = &dcombined_;
   }
   // Each head's share of the mean: the same d columns, divided by the head count, in every head.
   const Index h = options_.heads, d = options_.head_dim;
-  daggregated_.resize(dy.rows(), width());
   parallel_for_row_blocks(dy.rows(), width(), [&](Index begin, Index end) {
     const auto share = dcombined->middleRows(begin, end - begin) / static_cast<Scalar>(h);
     for (Index head = 0; head < h; ++head) daggregated_.block(begin, head * d, end - begin, d) = share;

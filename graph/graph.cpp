@@ -98,7 +98,8 @@ void bucket_slots(std::span<const NodeId> keys, Index num_keys, std::vector<Inde
 
 // The caller's arrays are freed as soon as the CSR by destination holds their contents, so building
 // never takes more memory than the finished graph.
-Graph::Graph(Index num_nodes, std::vector<NodeId> sources, std::vector<NodeId> targets) : num_nodes_(num_nodes) {
+Graph::Graph(Index num_nodes, std::vector<NodeId> sources, std::vector<NodeId> targets)
+    : num_nodes_(num_nodes), num_targets_(num_nodes) {
   build_in_edges(sources, targets);
   sources.clear();
   sources.shrink_to_fit();
@@ -181,6 +182,7 @@ Graph Graph::from_in_edges(const InEdges& in_edges) {
                      std::to_string(in_edges.num_edges()));
   Graph graph;
   graph.num_nodes_ = num_nodes;
+  graph.num_targets_ = num_nodes;
   graph.in_offsets_.assign(in_edges.offsets.begin(), in_edges.offsets.end());
   graph.in_sources_.assign(in_edges.sources.begin(), in_edges.sources.end());
   for (Index i = 0; i < num_nodes; ++i)
@@ -195,9 +197,18 @@ Graph Graph::from_in_edges(const InEdges& in_edges) {
   return graph;
 }
 
-void Graph::assign(Index num_nodes, std::span<const NodeId> sources, std::span<const NodeId> targets) {
+void Graph::assign(Index num_nodes, std::span<const NodeId> sources, std::span<const NodeId> targets,
+                   Index num_targets) {
   check_edge_arrays(num_nodes, sources, targets);
+  if (num_targets < 0) num_targets = num_nodes;
+  if (num_targets > num_nodes)
+    throw GraphError("graph: " + std::to_string(num_targets) + " targets of " + std::to_string(num_nodes) + " nodes");
+  for (std::size_t k = 0; k < targets.size(); ++k)
+    if (targets[k] >= num_targets)
+      throw GraphError("graph: edge " + std::to_string(k) + " leads into node " + std::to_string(targets[k]) +
+                       ", not one of the first " + std::to_string(num_targets) + " nodes");
   num_nodes_ = num_nodes;
+  num_targets_ = num_targets;
   build_in_edges(sources, targets);
   build_out_edges();
 }

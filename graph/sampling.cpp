@@ -72,7 +72,7 @@ void NeighborSampler::sample(std::span<const NodeId> seeds, std::uint64_t seed, 
     }
     frontier_begin = frontier_end;
     out.hop_sizes.push_back(static_cast<Index>(out.nodes.size()));
-    out.blocks[layers - 1 - hop].assign(static_cast<Index>(out.nodes.size()), edge_sources_, edge_targets_);
+    out.blocks[layers - 1 - hop].assign(static_cast<Index>(out.nodes.size()), edge_sources_, edge_targets_, frontier_end);
   }
   reset_local_ids(out);
 }

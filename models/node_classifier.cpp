@@ -77,13 +77,13 @@ struct NodeClassifier<Scalar>::HiddenLayer {
   }
 
   // h: [N, in], a Matrix or (first layer) the features, dense rows read in place or a SparseMatrix,
-  // kept by pointer until backward. Returns [N, heads * head_dim].
+  // kept by pointer until backward. Returns [T, heads * head_dim], the rows of the graph's targets.
   template <typename Input>
   const Matrix<Scalar>& forward(const Graph& graph, const Input& h, Mode mode) {
     const Matrix<Scalar>* out = &activation.forward(attention.forward(graph, dropout.forward(h, mode), nullptr, mode));
     if constexpr (std::is_same_v<Input, Matrix<Scalar>>) {
       if (residual) {
-        sum = *out + h;
+        sum = *out + h.topRows(out->rows());
         out = &sum;
       }
     }
@@ -102,7 +102,8 @@ struct NodeClassifier<Scalar>::HiddenLayer {
     const Matrix<Scalar>& ddropped = attention.backward(dactivation);
     const Matrix<Scalar>& dh_attention = dropout.backward(ddropped);
     if (!residual) return &dh_attention;
-    dh = dh_attention + dsum;
+    dh = dh_attention;
+    dh.topRows(dsum.rows()) += dsum;
     return &dh;
   }
 
@@ -229,25 +230,32 @@ const Matrix<Scalar>& NodeClassifier<Scalar>::forward_blocks_of(std::span<const 
     throw ArgumentError("NodeClassifier: " + std::to_string(blocks.size()) + " blocks for " +
                         std::to_string(options_.layers) + " layers");
   for (std::size_t k = 1; k < blocks.size(); ++k)
-    if (blocks[k].num_nodes() > blocks[k - 1].num_nodes())
-      throw ArgumentError("NodeClassifier: block " + std::to_string(k) + " has more nodes than the block before it");
+    if (blocks[k].num_nodes() > blocks[k - 1].num_targets())
+      throw ArgumentError("NodeClassifier: block " + std::to_string(k) +
+                          " has more nodes than the block before it has targets");
   check_features(blocks.front(), features.rows(), features.cols());
   kept_rows_.resize(hidden_layers_.size());
   block_rows_.clear();
-  for (const Graph& block : blocks) block_rows_.push_back(block.num_nodes());
+  for (const Graph& block : blocks) block_rows_.push_back(block.num_targets());
   const Matrix<Scalar>* h = nullptr;
   if (hidden_layers_.empty()) {
     h = &dense(features);
   } else {
-    kept_rows_[0] = hidden_layers_[0]->forward(blocks[0], features, mode).topRows(blocks[1].num_nodes());
-    h = &kept_rows_[0];
+    h = &passed_on(0, hidden_layers_[0]->forward(blocks[0], features, mode), blocks[1].num_nodes());
   }
-  for (std::size_t l = 1; l < hidden_layers_.size(); ++l) {
-    kept_rows_[l] = hidden_layers_[l]->forward(blocks[l], *h, mode).topRows(blocks[l + 1].num_nodes());
-    h = &kept_rows_[l];
-  }
+  for (std::size_t l = 1; l < hidden_layers_.size(); ++l)
+    h = &passed_on(l, hidden_layers_[l]->forward(blocks[l], *h, mode), blocks[l + 1].num_nodes());
   hidden_ = h;
   return output_.forward(blocks.back(), output_dropout_.forward(*h, mode), nullptr, mode);
+}
+
+// The first `rows` rows of hidden layer `layer`'s output: the output itself where the next block's
+// nodes are all its targets (as the sampler's blocks are), else a copy of them.
+template <typename Scalar>
+const Matrix<Scalar>& NodeClassifier<Scalar>::passed_on(std::size_t layer, const Matrix<Scalar>& output, Index rows) {
+  if (output.rows() == rows) return output;
+  kept_rows_[layer] = output.topRows(rows);
+  return kept_rows_[layer];
 }
 
 template <typename Scalar>
@@ -257,10 +265,14 @@ void NodeClassifier<Scalar>::backward_blocks(const Matrix<Scalar>& dlogits) {
   const Matrix<Scalar>* dkept = &output_dropout_.backward(dinput);
   padded_grads_.resize(hidden_layers_.size());
   for (std::size_t l = hidden_layers_.size(); l-- > 0;) {
-    Matrix<Scalar>& padded = padded_grads_[l];
-    padded.setZero(block_rows_[l], dkept->cols());
-    padded.topRows(dkept->rows()) = *dkept;
-    dkept = hidden_layers_[l]->backward(padded, l > 0);
+    const Matrix<Scalar>* doutput = dkept;
+    if (dkept->rows() < block_rows_[l]) {
+      Matrix<Scalar>& padded = padded_grads_[l];
+      padded.setZero(block_rows_[l], dkept->cols());
+      padded.topRows(dkept->rows()) = *dkept;
+      doutput = &padded;
+    }
+    dkept = hidden_layers_[l]->backward(*doutput, l > 0);
   }
 }
 

@@ -67,7 +67,7 @@ TEST_P(BlocksTest, EveryNeighbourGivesTheFullBatchLogitsAndGradientsOfTheSeeds) 
   const Matrix<double> batch_features = rows_of_nodes(features, batch.nodes);
   const Matrix<double>& logits =
       model.forward_blocks(batch.blocks, batch_features, Mode::train(blocks_rng, batch.nodes));
-  ASSERT_EQ(logits.rows(), batch.hop_sizes[1]);
+  ASSERT_EQ(logits.rows(), batch.hop_sizes[0]);
   Matrix<double> dblocks = Matrix<double>::Zero(logits.rows(), 3);
   for (std::size_t i = 0; i < seeds.size(); ++i) {
     EXPECT_LT((logits.row(static_cast<Index>(i)) - full_logits.row(seeds[i])).cwiseAbs().maxCoeff(), 1e-12);

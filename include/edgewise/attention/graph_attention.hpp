@@ -100,7 +100,8 @@ class GraphAttention {
   void reset_parameters(SplitMix64& rng);
 
   /// x: [N, in_dim], read in place (a Matrix, or rows held elsewhere such as the input features);
-  /// edge_features: [E, edge_dim] or null when edge_dim == 0. Returns [N, out_dim()].
+  /// edge_features: [E, edge_dim] or null when edge_dim == 0. Returns [T, out_dim()], the rows of the
+  /// graph's targets (T = graph.num_targets(), N but in a sampled block).
   const Matrix<Scalar>& forward(const Graph& graph, const ConstRowsRef<Scalar>& x,
                                 const Matrix<Scalar>* edge_features, Mode mode = Mode::inference());
   /// The same with a sparse x (bag-of-words features): the input projection and its gradient cost in
@@ -145,6 +146,8 @@ class GraphAttention {
   void normalize_relu(Mode mode);
   void drop_values(Mode mode);
   void combine_heads_and_project();
+  template <typename Combined>
+  void project_combined(const Combined& combined);
 
   void backward_output(const Matrix<Scalar>& dy);
   void add_sparse_weight_gradient(const SparseMatrix<Scalar>& x);
@@ -182,13 +185,13 @@ class GraphAttention {
   Matrix<Scalar> alpha_used_;   // [E, H] alpha * keep_ when dropout is active
   Matrix<Scalar> value_keep_;   // [N, H*d] value dropout scale when training with it, else empty
   Matrix<Scalar> values_used_;  // [N, H*d] values * value_keep_ when value dropout is active
-  Matrix<Scalar> aggregated_;   // [N, H*d]
-  Matrix<Scalar> combined_;     // [N, combined_dim()]
-  Matrix<Scalar> output_;       // [N, out_dim()]
+  Matrix<Scalar> aggregated_;   // [N, H*d]; the rows past the targets' are zero
+  Matrix<Scalar> combined_;     // [T, combined_dim()]
+  Matrix<Scalar> output_;       // [T, out_dim()]
 
   // Backward buffers.
-  Matrix<Scalar> dcombined_;     // heads averaged: [N, d]
-  Matrix<Scalar> daggregated_;   // [N, H*d]
+  Matrix<Scalar> dcombined_;     // heads averaged: [T, d]
+  Matrix<Scalar> daggregated_;   // [N, H*d], of which the kernels read the targets' rows only
   Matrix<Scalar> dalpha_;
   Matrix<Scalar> dvalues_;       // gatv2: [N, H*d]
   Matrix<Scalar> dprojected_;    // [N, projection_width()]

@@ -69,14 +69,19 @@ class Graph {
 
   /// Rebuilds this graph in place as from_edges(num_nodes, sources, targets) without options would
   /// build it, reusing its memory: no allocation once the buffers are large enough. Throws GraphError
-  /// as from_edges does.
-  void assign(Index num_nodes, std::span<const NodeId> sources, std::span<const NodeId> targets);
+  /// as from_edges does, and when a target is not below num_targets (see num_targets(); -1: N).
+  void assign(Index num_nodes, std::span<const NodeId> sources, std::span<const NodeId> targets,
+              Index num_targets = -1);
 
   /// N and E.
   /// @{
   Index num_nodes() const { return num_nodes_; }
   Index num_edges() const { return static_cast<Index>(in_sources_.size()); }
   /// @}
+
+  /// The nodes [0, num_targets()) that edges may lead into: N, except in a block of neighbour
+  /// sampling, whose other nodes are only sources. Attention layers give rows for these nodes only.
+  Index num_targets() const { return num_targets_; }
 
   /// Edge e in the graph's edge order. source is O(1); target searches in_offsets, O(log N).
   /// @{
@@ -115,6 +120,7 @@ class Graph {
   void build_out_edges();
 
   Index num_nodes_ = 0;
+  Index num_targets_ = 0;
   std::vector<Index> in_offsets_{0};
   std::vector<NodeId> in_sources_;
   std::vector<NodeId> edge_positions_;

@@ -12,8 +12,8 @@
 /// The result is L nested blocks for an L-layer network. Nodes get local ids in the order they are
 /// reached, so the nodes of hop h are a prefix of those of hop h + 1: V_0 = the seeds, V_{h+1} = V_h
 /// and the new nodes hop h reached. Network layer k runs on blocks[k], a graph over V_{L-k} whose
-/// edges lead into V_{L-k-1} only; of its output rows, the first |V_{L-k-1}| are the next layer's
-/// input. A node's sampled neighbours are drawn once, at the hop that reached it, and every later
+/// edges lead into V_{L-k-1} only, its num_targets(): the layer's output rows are those of V_{L-k-1},
+/// the next layer's input. A node's sampled neighbours are drawn once, at the hop that reached it, and every later
 /// block keeps them (as NeighborLoader's subgraph does).
 ///
 /// Draws come from SplitMix64 streams keyed by (batch seed, node id), so a batch is the same whatever

@@ -100,22 +100,22 @@ class NodeClassifier {
   void set_halo(HaloRows<Scalar>* halo) { halo_ = halo; }
 
   /// Forward over sampled blocks (graph/sampling.hpp): layer k runs on blocks[k], whose node count is
-  /// the rows of its input, and passes on the first blocks[k + 1].num_nodes() rows of its output.
-  /// features: [blocks[0].num_nodes(), in_dim], kept by pointer until backward_blocks, like the blocks.
-  /// Returns logits [blocks.back().num_nodes(), classes], of which the batch's seeds are the first
-  /// rows. Throws ArgumentError unless there is one block per layer and each has no more nodes than the
-  /// one before.
+  /// the rows of its input, gives rows for its targets and passes on the first blocks[k + 1].num_nodes()
+  /// of them. features: [blocks[0].num_nodes(), in_dim], kept by pointer until backward_blocks, like
+  /// the blocks. Returns logits [blocks.back().num_targets(), classes], of which the batch's seeds are
+  /// the first rows (all of them, for the sampler's blocks). Throws ArgumentError unless there is one
+  /// block per layer and each has no more nodes than the one before has targets.
   const Matrix<Scalar>& forward_blocks(std::span<const Graph> blocks, const Matrix<Scalar>& features, Mode mode);
   /// The same with sparse features (bags of words), whose first-layer dropout and projection cost in
   /// proportion to the non-zeros.
   const Matrix<Scalar>& forward_blocks(std::span<const Graph> blocks, const SparseMatrix<Scalar>& features, Mode mode);
-  /// Backward of forward_blocks: dlogits [blocks.back().num_nodes(), classes]; accumulates every
+  /// Backward of forward_blocks: dlogits [blocks.back().num_targets(), classes]; accumulates every
   /// parameter gradient.
   void backward_blocks(const Matrix<Scalar>& dlogits);
 
   /// One layer alone, for inference layer by layer: `input` [graph.num_nodes(), the layer's input
   /// width] (the features for layer 0, else the previous layer's output) gives layer `layer`'s output
-  /// over the same rows: hidden rows [.., hidden_dim()], or logits for the last layer.
+  /// for the graph's targets: hidden rows [.., hidden_dim()], or logits for the last layer.
   const Matrix<Scalar>& forward_layer(Index layer, const Graph& graph, const Matrix<Scalar>& input);
   /// The same with sparse features as the input of layer 0.
   const Matrix<Scalar>& forward_layer(Index layer, const Graph& graph, const SparseMatrix<Scalar>& input);
@@ -141,6 +141,7 @@ class NodeClassifier {
   const Matrix<Scalar>& dense(const Features& features);
   template <typename Features>
   const Matrix<Scalar>& forward_blocks_of(std::span<const Graph> blocks, const Features& features, Mode mode);
+  const Matrix<Scalar>& passed_on(std::size_t layer, const Matrix<Scalar>& output, Index rows);
   template <typename Input>
   const Matrix<Scalar>& forward_layer_of(Index layer, const Graph& graph, const Input& input);
 
@@ -150,8 +151,8 @@ class NodeClassifier {
   GraphAttention<Scalar> output_;
   const Matrix<Scalar>* hidden_ = nullptr;
   Matrix<Scalar> dense_features_;  // the features as a Matrix, when layers == 1
-  std::vector<Index> block_rows_;             // [layers]: the rows of each layer in the last forward_blocks
-  std::vector<Matrix<Scalar>> kept_rows_;     // [layers - 1]: the rows each hidden layer passes on, in forward_blocks
+  std::vector<Index> block_rows_;             // [layers]: the output rows of each layer in the last forward_blocks
+  std::vector<Matrix<Scalar>> kept_rows_;     // [layers - 1]: the rows a hidden layer passes on, where fewer than its output
   std::vector<Matrix<Scalar>> padded_grads_;  // [layers - 1]: their gradients, zero-padded to the layer's rows
   HaloRows<Scalar>* halo_ = nullptr;
   std::vector<Matrix<Scalar>> halo_outputs_;    // [layers - 1]: each hidden layer's output, halo rows filled
