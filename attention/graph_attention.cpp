@@ -517,7 +517,7 @@ void GraphAttention<Scalar>::add_sparse_weight_gradient(const SparseMatrix<Scala
     for (Index r = 0; r < x.rows(); ++r)
       for (Index k = std::lower_bound(inner + outer[r], inner + outer[r + 1], lo) - inner;
            k < outer[r + 1] && inner[k] < hi; ++k)
-        grad.row(inner[k]).noalias() += values[k] * dprojected_.row(r);
+        add_scaled(grad.row(inner[k]).data(), values[k], dprojected_.row(r).data(), grad.cols());
   });
 }
 

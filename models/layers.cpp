@@ -260,12 +260,29 @@ template <typename Scalar>
 const SparseMatrix<Scalar>& Dropout<Scalar>::forward(const SparseMatrix<Scalar>& x, Mode mode) {
   if (!start(mode, x.rows(), x.cols())) return x;
   const auto scale = static_cast<Scalar>(1.0 / (1.0 - p_));
-  sparse_y_ = x;
   const std::uint64_t threshold = keep_threshold(p_);
+  // y takes x's pattern, its indices copied row by row across threads with the masked values (in place
+  // where x has to be compressed first).
+  if (x.isCompressed()) {
+    sparse_y_.resize(x.rows(), x.cols());
+    sparse_y_.resizeNonZeros(x.nonZeros());
+    std::copy_n(x.outerIndexPtr(), x.rows() + 1, sparse_y_.outerIndexPtr());
+  } else {
+    sparse_y_ = x;
+    sparse_y_.makeCompressed();
+  }
+  const SparseMatrix<Scalar>& in = x.isCompressed() ? x : sparse_y_;
+  const Index* outer = in.outerIndexPtr();
+  const Index* inner = in.innerIndexPtr();
+  const Scalar* values = in.valuePtr();
+  Index* y_inner = sparse_y_.innerIndexPtr();
+  Scalar* y_values = sparse_y_.valuePtr();
   // The element (r, c) draws what it draws in the dense row-major forward: hash(key, r * cols + c).
-  parallel_for(x.outerSize(), [&](Index r) {
-    for (typename SparseMatrix<Scalar>::InnerIterator it(sparse_y_, r); it; ++it)
-      it.valueRef() = it.value() * keep_factor(key_, draw_index(r, it.col()), threshold, scale);
+  parallel_for(in.rows(), [&](Index r) {
+    for (Index k = outer[r]; k < outer[r + 1]; ++k) {
+      y_inner[k] = inner[k];
+      y_values[k] = values[k] * keep_factor(key_, draw_index(r, inner[k]), threshold, scale);
+    }
   });
   return sparse_y_;
 }
