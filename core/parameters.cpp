@@ -1,8 +1,10 @@
 #include "edgewise/core/parameters.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/parallel.hpp"
 
 namespace edgewise {
 
@@ -40,6 +42,13 @@ void glorot_uniform(MatrixMap<Scalar> w, Index fan_in, Index fan_out, SplitMix64
 template <typename Scalar>
 void kaiming_uniform(MatrixMap<Scalar> w, Index fan_in, SplitMix64& rng) {
   fill_uniform(w, std::sqrt(6.0 / static_cast<double>(std::max<Index>(fan_in, 1))), rng);
+}
+
+template <typename Scalar>
+void Parameters<Scalar>::zero_grad() {
+  parallel_for_blocks(size(), 16 * kElementBlock, [this](Index begin, Index end) {
+    std::fill(grads_.begin() + begin, grads_.begin() + end, Scalar(0));
+  });
 }
 
 template class Parameters<float>;

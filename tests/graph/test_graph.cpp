@@ -194,6 +194,23 @@ TEST(GraphBuilder, AssignRejectsWhatFromEdgesRejects) {
   EXPECT_NE(lengths.find("3 sources but 2 targets"), std::string::npos) << lengths;
 }
 
+// A block of neighbour sampling: edges lead into the first nodes only, the others are sources.
+TEST(GraphBuilder, AssignWithTargetsKeepsThemAndRejectsAnEdgeIntoAnotherNode) {
+  Graph g;
+  EXPECT_EQ(Graph::from_pairs(3, Pairs{{0, 1}}).num_targets(), 3);
+  const std::vector<NodeId> sources = {2, 3, 0}, targets = {0, 1, 1};
+  g.assign(4, sources, targets, 2);
+  EXPECT_EQ(g.num_nodes(), 4);
+  EXPECT_EQ(g.num_targets(), 2);
+  EXPECT_EQ(g.in_degree(1), 2);
+  g.assign(4, sources, targets);
+  EXPECT_EQ(g.num_targets(), 4);
+  const std::vector<NodeId> into_source = {2};
+  const std::string message = graph_error_message([&] { g.assign(4, std::vector<NodeId>{0}, into_source, 2); });
+  EXPECT_NE(message.find("leads into node 2, not one of the first 2 nodes"), std::string::npos) << message;
+  EXPECT_NE(graph_error_message([&] { g.assign(4, sources, targets, 5); }).find("5 targets of 4 nodes"), std::string::npos);
+}
+
 TEST(GraphBuilder, FromInEdgesKeepsTheCsrAndOrdersEdgesByIt) {
   SplitMix64 rng(12);
   const Pairs edges = random_pairs(40, 200, rng);

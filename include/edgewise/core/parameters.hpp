@@ -57,8 +57,9 @@ class Parameters {
   Eigen::Map<const Vector<Scalar>> grads() const { return {grads_.data(), size()}; }
   /// @}
 
-  /// Sets every gradient to 0; call before each backward pass, which accumulates.
-  void zero_grad() { grads().setZero(); }
+  /// Sets every gradient to 0, in blocks across threads; call before each backward pass, which
+  /// accumulates.
+  void zero_grad();
 
   /// The total number of scalars.
   Index size() const { return static_cast<Index>(values_.size()); }
