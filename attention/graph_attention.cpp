@@ -599,18 +599,8 @@ void GraphAttention<Scalar>::backward_scores() {
       ddst_terms_.resize(g.num_nodes(), h);
       additive_scores_backward(dsrc_terms_.data(), ddst_terms_.data(), g, src_terms_.data(), dst_terms_.data(),
                                dscores, h, slope);
+      add_attention_vector_gradients();
       auto att_src = params_.value(att_src_), att_dst = params_.value(att_dst_);
-      auto datt_src = params_.grad(att_src_), datt_dst = params_.grad(att_dst_);
-      // One product a head and side, each on one thread.
-      parallel_for(2 * h, [&](Index item) {
-        const Index head = item / 2;
-        const auto z = projected_.middleCols(head * d, d);
-        if (item % 2 == 0) {
-          datt_src.row(head) += dsrc_terms_.col(head).transpose() * z;
-        } else {
-          datt_dst.row(head) += ddst_terms_.col(head).transpose() * z;
-        }
-      });
       // z is both the values and the input of the attention terms: d(z) holds d(values) so far.
       detail::with_head_width(d, [&](auto width) {
         using detail::head_of;
@@ -630,6 +620,37 @@ void GraphAttention<Scalar>::backward_scores() {
                             h, d, slope);
       dprojected_.leftCols(w) += dvalues_;  // x_src is also the values
       break;
+  }
+}
+
+// Additive scores: d(a_src)_h += sum over nodes i of d(src term)_i,h * z_i,h, and d(a_dst) the same over
+// the targets (no edge leads into the other nodes). One pass over z's rows, in blocks of a fixed
+// number of rows whose sums are then added in block order, so that the result does not depend on
+// the thread count.
+template <typename Scalar>
+void GraphAttention<Scalar>::add_attention_vector_gradients() {
+  constexpr Index kRows = 256;
+  const Index n = graph_->num_nodes(), targets = graph_->num_targets(), h = options_.heads, w = width();
+  const Index blocks = (n + kRows - 1) / kRows;
+  attention_vector_sums_.resize(blocks, 2 * w);
+  detail::with_head_width(options_.head_dim, [&](auto d) {
+    using detail::head_of;
+    parallel_for(blocks, [&](Index b) {
+      Scalar* src = attention_vector_sums_.row(b).data();
+      Scalar* dst = src + w;
+      std::fill_n(src, 2 * w, Scalar(0));
+      for (Index i = b * kRows; i < std::min(n, (b + 1) * kRows); ++i) {
+        const Scalar* z = projected_.row(i).data();
+        for (Index head = 0; head < h; ++head) head_of(src, head, d) += dsrc_terms_(i, head) * head_of(z, head, d);
+        if (i < targets)
+          for (Index head = 0; head < h; ++head) head_of(dst, head, d) += ddst_terms_(i, head) * head_of(z, head, d);
+      }
+    });
+  });
+  Eigen::Map<Vector<Scalar>> datt_src(params_.grad(att_src_).data(), w), datt_dst(params_.grad(att_dst_).data(), w);
+  for (Index b = 0; b < blocks; ++b) {
+    datt_src += attention_vector_sums_.row(b).head(w).transpose();
+    datt_dst += attention_vector_sums_.row(b).tail(w).transpose();
   }
 }
 

@@ -150,6 +150,7 @@ class GraphAttention {
   void project_combined(const Combined& combined);
 
   void backward_output(const Matrix<Scalar>& dy);
+  void add_attention_vector_gradients();
   void add_sparse_weight_gradient(const SparseMatrix<Scalar>& x);
   void backward_normalization();
   void backward_edge_bias();
@@ -196,6 +197,7 @@ class GraphAttention {
   Matrix<Scalar> dvalues_;       // gatv2: [N, H*d]
   Matrix<Scalar> dprojected_;    // [N, projection_width()]
   Matrix<Scalar> dsrc_terms_;    // additive: [N, H]
+  Matrix<Scalar> attention_vector_sums_;  // additive: [blocks of rows, 2 * H*d], d(a_src) | d(a_dst) of each
   Matrix<Scalar> ddst_terms_;    // additive: [N, H]
   Matrix<Scalar> dquery_map_;    // bilinear: [N, H*d]
   Matrix<Scalar> dedge_bias_;    // [E, H] in the graph's edge order
