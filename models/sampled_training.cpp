@@ -175,42 +175,73 @@ void gather_rows(const ConstRowsRef<float>& rows, std::span<const NodeId> nodes,
   });
 }
 
-// Runs layers 0 .. last of the network over every node, one layer at a time.
-Matrix<float> run_layers(NodeClassifier<float>& model, const NodeSource& graph, Index last,
-                         const SamplingOptions& sampling) {
-  const Index n = graph.in_edges.num_nodes();
-  NeighborSampler neighbors(graph.in_edges, {kAllNeighbors}, graph.self_loops);
-  SampledBlocks block;
-  std::vector<NodeId> targets;
-  Matrix<float> input, current, next;
-  SparseMatrix<float> sparse_input;
-  for (Index layer = 0; layer <= last; ++layer) {
-    for (Index first = 0; first < n;) {
-      Index end = first + 1;  // at least one node, whatever its degree
-      while (end < n && graph.in_edges.offsets[end + 1] - graph.in_edges.offsets[first] <= sampling.inference_edges) ++end;
-      targets.resize(static_cast<std::size_t>(end - first));
-      for (Index i = first; i < end; ++i) targets[i - first] = static_cast<NodeId>(i);
-      neighbors.sample(targets, 0, block);
-      const bool sparse = layer == 0 && graph.gather_sparse_features;
-      if (sparse) {
-        graph.gather_sparse_features(block.nodes, sparse_input);
-      } else if (layer == 0) {
-        input.resize(static_cast<Index>(block.nodes.size()), graph.feature_dim);
-        graph.gather_features(block.nodes, input.data());
-      } else {
-        input.resize(static_cast<Index>(block.nodes.size()), current.cols());
-        gather_rows(current, block.nodes, input.data());
+// Runs the network layer by layer over every node: each layer on batches of consecutive nodes with
+// about inference_edges in-edges, whose blocks take every in-neighbour. Where one batch is the whole
+// graph, its block is built once and kept (a copy of the graph's edges), as validation runs the same
+// inference every epoch.
+class LayerwiseInference {
+ public:
+  LayerwiseInference(const NodeSource& graph, Index inference_edges)
+      : graph_(graph), inference_edges_(inference_edges), neighbors_(graph.in_edges, {kAllNeighbors}, graph.self_loops) {}
+
+  // Layers 0 .. last of the network over every node.
+  Matrix<float> run(NodeClassifier<float>& model, Index last) {
+    const Index n = graph_.in_edges.num_nodes();
+    Matrix<float> current, next, input;
+    SparseMatrix<float> sparse_input;
+    for (Index layer = 0; layer <= last; ++layer) {
+      for (Index first = 0; first < n;) {
+        const Index end = batch_end(first);
+        const SampledBlocks& block = block_of(first, end);
+        const bool sparse = layer == 0 && graph_.gather_sparse_features;
+        if (sparse) {
+          graph_.gather_sparse_features(block.nodes, sparse_input);
+        } else if (layer == 0) {
+          input.resize(static_cast<Index>(block.nodes.size()), graph_.feature_dim);
+          graph_.gather_features(block.nodes, input.data());
+        } else {
+          input.resize(static_cast<Index>(block.nodes.size()), current.cols());
+          gather_rows(current, block.nodes, input.data());
+        }
+        const Matrix<float>& out = sparse ? model.forward_layer(layer, block.blocks[0], sparse_input)
+                                          : model.forward_layer(layer, block.blocks[0], input);
+        if (first == 0) next.resize(n, out.cols());
+        next.middleRows(first, end - first) = out;
+        first = end;
       }
-      const Matrix<float>& out = sparse ? model.forward_layer(layer, block.blocks[0], sparse_input)
-                                        : model.forward_layer(layer, block.blocks[0], input);
-      if (first == 0) next.resize(n, out.cols());
-      next.middleRows(first, end - first) = out.topRows(end - first);
-      first = end;
+      std::swap(current, next);
     }
-    std::swap(current, next);
+    return current;
   }
-  return current;
-}
+
+ private:
+  // The end of the batch that starts at `first`: at least one node, whatever its degree.
+  Index batch_end(Index first) const {
+    const auto offsets = graph_.in_edges.offsets;
+    const Index n = graph_.in_edges.num_nodes();
+    Index end = first + 1;
+    while (end < n && offsets[end + 1] - offsets[first] <= inference_edges_) ++end;
+    return end;
+  }
+
+  // The block of nodes [first, end) and every in-neighbour of theirs.
+  const SampledBlocks& block_of(Index first, Index end) {
+    const bool whole = first == 0 && end == graph_.in_edges.num_nodes();
+    if (whole && whole_graph_) return block_;
+    targets_.resize(static_cast<std::size_t>(end - first));
+    for (Index i = first; i < end; ++i) targets_[i - first] = static_cast<NodeId>(i);
+    neighbors_.sample(targets_, 0, block_);
+    whole_graph_ = whole;
+    return block_;
+  }
+
+  const NodeSource& graph_;
+  Index inference_edges_;
+  NeighborSampler neighbors_;
+  std::vector<NodeId> targets_;
+  SampledBlocks block_;
+  bool whole_graph_ = false;  // whether block_ is the whole graph's
+};
 
 class SampledTrainer {
  public:
@@ -226,7 +257,8 @@ class SampledTrainer {
         batch_size_(sampling.batch_size),
         seed_(options.seed),
         exact_validation_(sampling.exact_validation),
-        inference_(sampling),
+        inference_(exact_validation_ ? std::optional<LayerwiseInference>(std::in_place, graph, sampling.inference_edges)
+                                     : std::nullopt),
         val_targets_(exact_validation_ ? detail::part_targets(labels, split.val, model.options().classes, "validation")
                                        : std::vector<Index>{}),
         prefetcher_(graph, sampling.fanouts.empty() ? default_fanouts(model.options().layers) : sampling.fanouts),
@@ -268,7 +300,7 @@ class SampledTrainer {
   detail::ValidationScores score(NodeEpochReport& report) {
     report.train_accuracy = train_tally_.accuracy();
     if (exact_validation_) {
-      const Matrix<float> logits = run_layers(model_, graph_, model_.options().layers - 1, inference_);
+      const Matrix<float> logits = inference_->run(model_, model_.options().layers - 1);
       report.val_accuracy = detail::accuracy(logits, val_targets_);
       report.val_loss = std::isnan(report.val_accuracy) ? detail::kNaN : cross_entropy_loss(dscratch_, logits, val_targets_);
       return detail::node_scores(report);
@@ -334,7 +366,7 @@ class SampledTrainer {
   Index batch_size_;
   std::uint64_t seed_;
   bool exact_validation_;
-  SamplingOptions inference_;
+  std::optional<LayerwiseInference> inference_;  // for exact validation
   std::vector<Index> val_targets_;  // [N] for exact validation, else empty
   BatchPrefetcher prefetcher_;
   std::vector<std::int32_t> owner_;     // the part of every node in a run of several processes, else empty
@@ -406,7 +438,7 @@ NodeTrainingResult train_node_classifier_sampled(NodeClassifier<float>& model, P
 }
 
 Matrix<float> layerwise_logits(NodeClassifier<float>& model, const NodeSource& graph, const SamplingOptions& sampling) {
-  return run_layers(model, graph, model.options().layers - 1, sampling);
+  return LayerwiseInference(graph, sampling.inference_edges).run(model, model.options().layers - 1);
 }
 
 Matrix<float> layerwise_hidden(NodeClassifier<float>& model, const NodeSource& graph, const SamplingOptions& sampling) {
@@ -417,7 +449,7 @@ Matrix<float> layerwise_hidden(NodeClassifier<float>& model, const NodeSource& g
     graph.gather_features(all, features.data());
     return features;
   }
-  return run_layers(model, graph, model.options().layers - 2, sampling);
+  return LayerwiseInference(graph, sampling.inference_edges).run(model, model.options().layers - 2);
 }
 
 }  // namespace edgewise
