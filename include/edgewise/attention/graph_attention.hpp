@@ -186,7 +186,7 @@ class GraphAttention {
   Matrix<Scalar> alpha_used_;   // [E, H] alpha * keep_ when dropout is active
   Matrix<Scalar> value_keep_;   // [N, H*d] value dropout scale when training with it, else empty
   Matrix<Scalar> values_used_;  // [N, H*d] values * value_keep_ when value dropout is active
-  Matrix<Scalar> aggregated_;   // [N, H*d]; the rows past the targets' are zero
+  Matrix<Scalar> aggregated_;   // [N, H*d], of which the targets' rows are set
   Matrix<Scalar> combined_;     // [T, combined_dim()]
   Matrix<Scalar> output_;       // [T, out_dim()]
 

@@ -343,7 +343,9 @@ void weigh_values(Scalar* out, Scalar* sum, const Scalar* weights, const NodeId*
 /// moved per edge: the source index (4, read twice), the value row v_j (H*d*sizeof(Scalar)), what
 /// score() reads (the key row, H*d scalars, for dot products; H scalars for additive), the bias (when
 /// given) and the H weights written. Nothing of width d is stored per edge. Each node is one
-/// thread's, in edge order: no atomics, and results do not depend on the thread count.
+/// thread's, in edge order: no atomics, and results do not depend on the thread count. The rows of
+/// out and node_sum are written for the graph's targets only (g.num_targets(): every node but in a
+/// sampled block, whose other nodes have no in-edges).
 template <typename Scalar, typename Score>
 void softmax_attend_forward(RowView<Scalar> out, Scalar* weights, Scalar* node_sum, const Graph& g,
                             RowView<const Scalar> v, Index heads, Index head_dim, const Score& score,
@@ -360,7 +362,7 @@ void softmax_attend_forward(RowView<Scalar> out, Scalar* weights, Scalar* node_s
   const auto sources = g.in_sources();
   const Index edges = g.num_edges();
   detail::with_head_shape(heads, head_dim, [&](auto d, auto count) {
-    parallel_for(g.num_nodes(), [&](Index i) {
+    parallel_for(g.num_targets(), [&](Index i) {
       const Index begin = offsets[i], end = offsets[i + 1];
       Scalar* sum = node_sum + i * heads;
       Scalar* max = sum;  // the node's sum slots hold its max until the exponentials are taken
@@ -388,7 +390,8 @@ void softmax_attend_forward(RowView<Scalar> out, Scalar* weights, Scalar* node_s
 /// alpha[p, h] * keep[p, h], and out_i,h = the sum over the edges of alpha_used[p, h] v_j,h. The
 /// arithmetic is that of edge_scores_forward, edge_softmax_forward, the mask and aggregate_forward run
 /// in turn, in the same order, so the results are theirs to the bit; a node's edges are read once
-/// instead of once a kernel, and the loop ends at one barrier, not five.
+/// instead of once a kernel, and the loop ends at one barrier, not five. As in
+/// softmax_attend_forward, out's rows are written for the graph's targets only.
 template <typename Scalar, typename Score, typename KeepScale>
 void softmax_dropout_attend_forward(RowView<Scalar> out, Scalar* alpha, Scalar* keep, Scalar* alpha_used,
                                     const Graph& g, RowView<const Scalar> v, Index heads, Index head_dim,
@@ -410,7 +413,7 @@ void softmax_dropout_attend_forward(RowView<Scalar> out, Scalar* alpha, Scalar* 
   const Index edges = g.num_edges();
   detail::with_head_width(head_dim, [&](auto d) {
     using detail::head_of;
-    parallel_for(n, [&](Index i) {
+    parallel_for(g.num_targets(), [&](Index i) {
       const Index begin = offsets[i], end = offsets[i + 1];
       for (Index p = begin; p < end; ++p) {
         if (p + detail::kPrefetchEdges < edges) score.prefetch(sources[p + detail::kPrefetchEdges], heads, d);
