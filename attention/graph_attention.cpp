@@ -513,11 +513,23 @@ void GraphAttention<Scalar>::add_sparse_weight_gradient(const SparseMatrix<Scala
                                 feature_entries_.begin());
     };
     const Index lo = first_feature(part), hi = part + 1 == parts ? x.cols() : first_feature(part + 1);
-    // A row's entries ascend by feature (Eigen keeps them sorted), so this part's are one run.
-    for (Index r = 0; r < x.rows(); ++r)
-      for (Index k = std::lower_bound(inner + outer[r], inner + outer[r + 1], lo) - inner;
-           k < outer[r + 1] && inner[k] < hi; ++k)
-        add_scaled(grad.row(inner[k]).data(), values[k], dprojected_.row(r).data(), grad.cols());
+    // A row's entries ascend by feature (Eigen keeps them sorted), so this part's are one run. The
+    // row of d(projected) is read once for all of them, 64 columns at a time.
+    using Chunk = Eigen::Matrix<Scalar, 1, 64>;
+    const Index cols = grad.cols();
+    for (Index r = 0; r < x.rows(); ++r) {
+      const Index first = std::lower_bound(inner + outer[r], inner + outer[r + 1], lo) - inner;
+      Index last = first;
+      while (last < outer[r + 1] && inner[last] < hi) ++last;
+      const Scalar* dz = dprojected_.row(r).data();
+      Index c = 0;
+      for (; c + Chunk::SizeAtCompileTime <= cols; c += Chunk::SizeAtCompileTime) {
+        const Chunk dz_chunk = Eigen::Map<const Chunk>(dz + c);
+        for (Index k = first; k < last; ++k) Eigen::Map<Chunk>(grad.row(inner[k]).data() + c) += values[k] * dz_chunk;
+      }
+      if (c < cols)
+        for (Index k = first; k < last; ++k) add_scaled(grad.row(inner[k]).data() + c, values[k], dz + c, cols - c);
+    }
   });
 }
 

@@ -78,11 +78,12 @@ constexpr bool kSparseRowsTake = std::is_same_v<Lhs, SparseMatrix<typename Lhs::
                                  kInMemory<std::decay_t<Dst>> && kInMemory<Rhs>;
 
 /// dst (+)= lhs * rhs for a compressed sparse lhs and dst and rhs of contiguous rows: each row of dst
-/// the sum of its entries' rows of rhs, in the entries' order, as Eigen's product sums them, with
-/// add_scaled for the rows.
+/// the sum of its entries' rows of rhs, in the entries' order, as Eigen's product sums them. A row's
+/// sum is kept in registers 64 columns at a time (add_scaled for the rest).
 template <typename Dst, typename Lhs, typename Rhs>
 void multiply_sparse_rows(Dst& dst, const Lhs& lhs, const Rhs& rhs, Product mode) {
   using Scalar = typename Lhs::Scalar;
+  using Chunk = Eigen::Matrix<Scalar, 1, 64>;
   const Index cols = rhs.cols();
   const auto* outer = lhs.outerIndexPtr();
   const auto* inner = lhs.innerIndexPtr();
@@ -91,7 +92,16 @@ void multiply_sparse_rows(Dst& dst, const Lhs& lhs, const Rhs& rhs, Product mode
     for (Index r = begin; r < end; ++r) {
       Scalar* out = dst.data() + r * dst.rowStride();
       if (mode == Product::assign) std::fill_n(out, cols, Scalar(0));
-      for (auto k = outer[r]; k < outer[r + 1]; ++k) add_scaled(out, values[k], rhs.data() + inner[k] * rhs.rowStride(), cols);
+      Index c = 0;
+      for (; c + Chunk::SizeAtCompileTime <= cols; c += Chunk::SizeAtCompileTime) {
+        Chunk sum = Eigen::Map<const Chunk>(out + c);
+        for (auto k = outer[r]; k < outer[r + 1]; ++k)
+          sum += values[k] * Eigen::Map<const Chunk>(rhs.data() + inner[k] * rhs.rowStride() + c);
+        Eigen::Map<Chunk>(out + c) = sum;
+      }
+      if (c < cols)
+        for (auto k = outer[r]; k < outer[r + 1]; ++k)
+          add_scaled(out + c, values[k], rhs.data() + inner[k] * rhs.rowStride() + c, cols - c);
     }
   });
 }
