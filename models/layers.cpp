@@ -259,32 +259,52 @@ ConstRowsRef<Scalar> Dropout<Scalar>::forward(const ConstRowsRef<Scalar>& x, Mod
 template <typename Scalar>
 const SparseMatrix<Scalar>& Dropout<Scalar>::forward(const SparseMatrix<Scalar>& x, Mode mode) {
   if (!start(mode, x.rows(), x.cols())) return x;
+  if (x.isCompressed()) {
+    keep_entries(x);
+  } else {
+    SparseMatrix<Scalar> compressed = x;
+    compressed.makeCompressed();
+    keep_entries(compressed);
+  }
+  return sparse_y_;
+}
+
+// sparse_y_ = the entries of x that the mask keeps, scaled. The products that read it skip the
+// dropped ones, and their sums keep the bits they had with them: adding a zero leaves a sum as it is.
+template <typename Scalar>
+void Dropout<Scalar>::keep_entries(const SparseMatrix<Scalar>& x) {
   const auto scale = static_cast<Scalar>(1.0 / (1.0 - p_));
   const std::uint64_t threshold = keep_threshold(p_);
-  // y takes x's pattern, its indices copied row by row across threads with the masked values (in place
-  // where x has to be compressed first).
-  if (x.isCompressed()) {
-    sparse_y_.resize(x.rows(), x.cols());
-    sparse_y_.resizeNonZeros(x.nonZeros());
-    std::copy_n(x.outerIndexPtr(), x.rows() + 1, sparse_y_.outerIndexPtr());
-  } else {
-    sparse_y_ = x;
-    sparse_y_.makeCompressed();
-  }
-  const SparseMatrix<Scalar>& in = x.isCompressed() ? x : sparse_y_;
-  const Index* outer = in.outerIndexPtr();
-  const Index* inner = in.innerIndexPtr();
-  const Scalar* values = in.valuePtr();
+  const Index rows = x.rows();
+  const Index* outer = x.outerIndexPtr();
+  const Index* inner = x.innerIndexPtr();
+  const Scalar* values = x.valuePtr();
+  entry_factors_.resize(static_cast<std::size_t>(x.nonZeros()));
+  kept_offsets_.assign(static_cast<std::size_t>(rows + 1), 0);
+  // The element (r, c) draws what it draws in the dense row-major forward: hash(key, r * cols + c).
+  parallel_for(rows, [&](Index r) {
+    Index kept = 0;
+    for (Index k = outer[r]; k < outer[r + 1]; ++k) {
+      entry_factors_[k] = keep_factor(key_, draw_index(r, inner[k]), threshold, scale);
+      kept += entry_factors_[k] != Scalar(0) ? 1 : 0;
+    }
+    kept_offsets_[r + 1] = kept;
+  });
+  for (Index r = 0; r < rows; ++r) kept_offsets_[r + 1] += kept_offsets_[r];
+  sparse_y_.resize(rows, x.cols());
+  sparse_y_.resizeNonZeros(kept_offsets_.back());
+  std::copy(kept_offsets_.begin(), kept_offsets_.end(), sparse_y_.outerIndexPtr());
   Index* y_inner = sparse_y_.innerIndexPtr();
   Scalar* y_values = sparse_y_.valuePtr();
-  // The element (r, c) draws what it draws in the dense row-major forward: hash(key, r * cols + c).
-  parallel_for(in.rows(), [&](Index r) {
+  parallel_for(rows, [&](Index r) {
+    Index to = kept_offsets_[r];
     for (Index k = outer[r]; k < outer[r + 1]; ++k) {
-      y_inner[k] = inner[k];
-      y_values[k] = values[k] * keep_factor(key_, draw_index(r, inner[k]), threshold, scale);
+      if (entry_factors_[k] == Scalar(0)) continue;
+      y_inner[to] = inner[k];
+      y_values[to] = values[k] * entry_factors_[k];
+      ++to;
     }
   });
-  return sparse_y_;
 }
 
 template <typename Scalar>

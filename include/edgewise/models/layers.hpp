@@ -190,8 +190,9 @@ class Dropout {
   /// The same on rows read in place (input features, rows contiguous): x itself when nothing drops.
   ConstRowsRef<Scalar> forward(const ConstRowsRef<Scalar>& x, Mode mode);
 
-  /// The same mask on a sparse x (input features): the result has x's pattern, dropped values
-  /// stored as zeros, and equals the dense forward's. backward() then masks a dense dy alike.
+  /// The same mask on a sparse x (input features): the result holds the entries of x the mask
+  /// keeps, so that products with it skip the dropped ones, and equals the dense forward's.
+  /// backward() then masks a dense dy alike.
   const SparseMatrix<Scalar>& forward(const SparseMatrix<Scalar>& x, Mode mode);
 
   /// dy: [N, D] of the last dense forward; returns dx = dy .* mask / (1 - p).
@@ -200,6 +201,7 @@ class Dropout {
  private:
   bool start(Mode mode, Index rows, Index cols);  // whether this forward drops; draws its mask key
   void apply_mask(Matrix<Scalar>& out, const ConstRowsRef<Scalar>& in) const;
+  void keep_entries(const SparseMatrix<Scalar>& x);
   std::uint64_t draw_index(Index row, Index col) const;  // the stream item of element (row, col)
 
   double p_;
@@ -210,6 +212,8 @@ class Dropout {
   Index cols_ = 0;
   Matrix<Scalar> y_;
   SparseMatrix<Scalar> sparse_y_;
+  std::vector<Scalar> entry_factors_;  // sparse forward: each entry's mask factor
+  std::vector<Index> kept_offsets_;    // sparse forward: the kept entries before each row
   Matrix<Scalar> dx_;
 };
 
