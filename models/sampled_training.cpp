@@ -176,9 +176,9 @@ void gather_rows(const ConstRowsRef<float>& rows, std::span<const NodeId> nodes,
 }
 
 // Runs the network layer by layer over every node: each layer on batches of consecutive nodes with
-// about inference_edges in-edges, whose blocks take every in-neighbour. Where one batch is the whole
-// graph, its block is built once and kept (a copy of the graph's edges), as validation runs the same
-// inference every epoch.
+// about inference_edges in-edges, whose blocks take every in-neighbour. The last block is kept until
+// the next run (up to inference_edges edges), and where one batch is the whole graph it is built only
+// once, as validation runs the same inference every epoch.
 class LayerwiseInference {
  public:
   LayerwiseInference(const NodeSource& graph, Index inference_edges)
