@@ -102,8 +102,11 @@ struct NodeClassifier<Scalar>::HiddenLayer {
     const Matrix<Scalar>& ddropped = attention.backward(dactivation);
     const Matrix<Scalar>& dh_attention = dropout.backward(ddropped);
     if (!residual) return &dh_attention;
-    dh = dh_attention;
-    dh.topRows(dsum.rows()) += dsum;
+    // The skip reaches the targets' rows (all of them but in a sampled block), in one pass.
+    const Index targets = dsum.rows(), others = dh_attention.rows() - targets;
+    dh.resize(dh_attention.rows(), dh_attention.cols());
+    dh.topRows(targets) = dh_attention.topRows(targets) + dsum;
+    dh.bottomRows(others) = dh_attention.bottomRows(others);
     return &dh;
   }
 
