@@ -74,12 +74,16 @@ class BatchPrefetcher {
     wake_.notify_all();
   }
 
-  // The batch of the oldest request not yet taken; rethrows what sampling it threw.
+  // The batch of the oldest request not yet taken; rethrows what sampling it threw. Gathers sparse
+  // features on the calling thread, whose loops have the cores (see fill).
   const Batch& take() {
     std::unique_lock lock(mutex_);
     done_.wait(lock, [this] { return !pending_ && !busy_; });
     if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
-    return slots_[ready_slot_];
+    Batch& batch = slots_[ready_slot_];
+    lock.unlock();
+    if (batch.sparse) graph_.gather_sparse_features(batch.blocks.nodes, batch.sparse_features);
+    return batch;
   }
 
  private:
@@ -114,11 +118,10 @@ class BatchPrefetcher {
 
   void fill(Batch& batch, const Request& request) {
     sampler_.sample(request.seeds, request.seed, batch.blocks);
+    // Sparse rows are left to take(): copied here, on a thread beside the network's two, they cost
+    // its loops about the time the copy took, where the caller's loops copy them on both cores.
     batch.sparse = static_cast<bool>(graph_.gather_sparse_features);
-    if (batch.sparse) {
-      graph_.gather_sparse_features(batch.blocks.nodes, batch.sparse_features);
-      return;
-    }
+    if (batch.sparse) return;
     batch.features.resize(static_cast<Index>(batch.blocks.nodes.size()), graph_.feature_dim);
     graph_.gather_features(batch.blocks.nodes, batch.features.data());
   }

@@ -60,6 +60,7 @@ class NeighborSampler {
 
  private:
   NodeId local_id(NodeId node, SampledBlocks& out);
+  void prefetch_in_edges(std::span<const NodeId> nodes, Index target, Index frontier_end) const;
   void sample_in_neighbors(NodeId node, Index fanout, std::uint64_t seed);
   void draw_positions(NodeId node, Index first, Index degree, Index fanout, std::uint64_t seed);
   void reset_local_ids(const SampledBlocks& out);
