@@ -26,25 +26,8 @@ void check_options(const GraphAttentionOptions& o) {
     throw ArgumentError("GraphAttention: out_dim needs output_projection");
 }
 
-// keep: [rows, cols], each entry 0 with probability `rate`, else 1 / (1 - rate); entry (r, c) draws
-// item draw_index(r, c) of a stream keyed by one draw from rng, so the mask does not depend on the
-// thread count.
-template <typename Scalar, typename DrawIndex>
-void draw_dropout_mask(Matrix<Scalar>& keep, Index rows, Index cols, double rate, SplitMix64& rng,
-                       DrawIndex draw_index) {
-  const std::uint64_t key = rng.next(), threshold = keep_threshold(rate);
-  const auto scale = static_cast<Scalar>(1.0 / (1.0 - rate));
-  keep.resize(rows, cols);
-  Scalar* out = keep.data();
-  // Captures by value let the compiler vectorize the loop.
-  parallel_for_row_blocks(rows, cols, [=](Index begin, Index end) {
-    for (Index r = begin; r < end; ++r)
-      for (Index c = 0; c < cols; ++c)
-        out[r * cols + c] = keep_factor(key, draw_index(r, c), threshold, scale);
-  });
-}
-
-// The same for attention weights, keep: [E, H] in CSR order. Head h of edge j -> i draws item
+// The attention-dropout mask, keep: [E, H] in CSR order, each entry 0 with probability `rate`, else
+// 1 / (1 - rate), from a stream keyed by one draw from rng. Head h of edge j -> i draws item
 // edge_draw_index(i, j, H, h) by graph-wide ids (`ids`, or the local ids when null): not by its CSR
 // position, which differs between a graph and a sampled block of it.
 template <typename Scalar>
@@ -74,17 +57,6 @@ void multiply_elements(Matrix<Scalar>& out, const Lhs& a, const Matrix<Scalar>& 
   parallel_for_row_blocks(b.rows(), b.cols(), [&](Index begin, Index end) {
     const Index rows = end - begin;
     out.middleRows(begin, rows) = a.middleRows(begin, rows).cwiseProduct(b.middleRows(begin, rows));
-  });
-}
-
-// rows(r, c) *= factors(r, c) across threads, as multiply_elements on rows held elsewhere.
-template <typename Scalar>
-void multiply_in_place(RowView<Scalar> rows, const Matrix<Scalar>& factors) {
-  parallel_for_row_blocks(factors.rows(), factors.cols(), [&](Index begin, Index end) {
-    for (Index r = begin; r < end; ++r) {
-      Scalar* row = rows.row(r);
-      for (Index c = 0; c < factors.cols(); ++c) row[c] *= factors(r, c);
-    }
   });
 }
 
@@ -177,7 +149,7 @@ RowView<Scalar> GraphAttention<Scalar>::value_gradient_rows() {
 // The values the aggregation multiplies: dropped out in training with value dropout.
 template <typename Scalar>
 RowView<const Scalar> GraphAttention<Scalar>::aggregated_values() const {
-  return value_keep_.size() > 0 ? read_rows(values_used_) : values();
+  return values_dropped_ ? read_rows(values_used_) : values();
 }
 
 template <typename Scalar>
@@ -399,17 +371,33 @@ void GraphAttention<Scalar>::normalize_relu(Mode mode) {
 template <typename Scalar>
 void GraphAttention<Scalar>::drop_values(Mode mode) {
   const double rate = options_.value_dropout;
-  if (!mode.training || rate == 0.0) {
-    value_keep_.resize(0, 0);
-    return;
-  }
-  const Index cols = width();
-  const std::int32_t* ids = mode.node_ids.data();
-  draw_dropout_mask(value_keep_, graph_->num_nodes(), cols, rate, *mode.rng, [=](Index r, Index c) {
-    return static_cast<std::uint64_t>((ids ? ids[r] : r) * cols + c);
-  });
+  values_dropped_ = mode.training && rate > 0.0;
+  if (!values_dropped_) return;
+  value_key_ = mode.rng->next();
+  value_ids_.assign(mode.node_ids.begin(), mode.node_ids.end());
+  values_used_.resize(graph_->num_nodes(), width());
   const Index offset = uses_query_key_value() ? 2 * width() : 0;
-  multiply_elements(values_used_, projected_.middleCols(offset, width()), value_keep_);
+  apply_value_dropout(rows_of(values_used_), {projected_.data() + offset, projected_.cols()});
+}
+
+// out(r, c) = in(r, c) times element (r, c)'s value-dropout factor: 0 with probability p, else
+// 1 / (1 - p), drawn as item id * H*d + c of the stream keyed by value_key_, where id is the node's
+// graph-wide id (value_ids_, or r), so that a node drops the same values in a sampled block as in
+// the whole graph. Drawn again in backward rather than stored. out may be in.
+template <typename Scalar>
+void GraphAttention<Scalar>::apply_value_dropout(RowView<Scalar> out, RowView<const Scalar> in) const {
+  const Index cols = width();
+  const std::uint64_t key = value_key_, threshold = keep_threshold(options_.value_dropout);
+  const auto scale = static_cast<Scalar>(1.0 / (1.0 - options_.value_dropout));
+  const std::int32_t* ids = value_ids_.empty() ? nullptr : value_ids_.data();
+  parallel_for_row_blocks(graph_->num_nodes(), cols, [=](Index begin, Index end) {
+    for (Index r = begin; r < end; ++r) {
+      const auto first = static_cast<std::uint64_t>((ids ? ids[r] : r) * cols);
+      const Scalar* from = in.row(r);
+      Scalar* to = out.row(r);
+      for (Index c = 0; c < cols; ++c) to[c] = from[c] * keep_factor(key, first + c, threshold, scale);
+    }
+  });
 }
 
 // The rows of the graph's targets only: in a sampled block the other nodes are sources, without a
@@ -477,7 +465,7 @@ void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
     if (dropout) multiply_elements(dalpha_, dalpha_, keep_);
     backward_normalization();
   }
-  if (value_keep_.size() > 0) multiply_in_place(dvalues, value_keep_);
+  if (values_dropped_) apply_value_dropout(dvalues, {dvalues.data, dvalues.stride});
   if (edge_features_ != nullptr) backward_edge_bias();
   backward_scores();
 

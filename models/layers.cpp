@@ -281,14 +281,18 @@ void Dropout<Scalar>::keep_entries(const SparseMatrix<Scalar>& x) {
   const Scalar* values = x.valuePtr();
   entry_factors_.resize(static_cast<std::size_t>(x.nonZeros()));
   kept_offsets_.assign(static_cast<std::size_t>(rows + 1), 0);
+  Scalar* factors = entry_factors_.data();
+  Index* kept_in_row = kept_offsets_.data() + 1;
+  const std::uint64_t key = key_;
   // The element (r, c) draws what it draws in the dense row-major forward: hash(key, r * cols + c).
-  parallel_for(rows, [&](Index r) {
+  parallel_for(rows, [=, this](Index r) {
+    const std::uint64_t first = draw_index(r, 0);
     Index kept = 0;
     for (Index k = outer[r]; k < outer[r + 1]; ++k) {
-      entry_factors_[k] = keep_factor(key_, draw_index(r, inner[k]), threshold, scale);
-      kept += entry_factors_[k] != Scalar(0) ? 1 : 0;
+      factors[k] = keep_factor(key, first + static_cast<std::uint64_t>(inner[k]), threshold, scale);
+      kept += factors[k] != Scalar(0) ? 1 : 0;
     }
-    kept_offsets_[r + 1] = kept;
+    kept_in_row[r] = kept;
   });
   for (Index r = 0; r < rows; ++r) kept_offsets_[r + 1] += kept_offsets_[r];
   sparse_y_.resize(rows, x.cols());
@@ -296,7 +300,6 @@ void Dropout<Scalar>::keep_entries(const SparseMatrix<Scalar>& x) {
   std::copy(kept_offsets_.begin(), kept_offsets_.end(), sparse_y_.outerIndexPtr());
   Index* y_inner = sparse_y_.innerIndexPtr();
   Scalar* y_values = sparse_y_.valuePtr();
-  const Scalar* factors = entry_factors_.data();
   const Index* kept_before = kept_offsets_.data();
   // Every entry is written and the slot moves on past kept ones only: a branch on a coin flip was
   // mispredicted half the time. A dropped entry's slot is taken by the next kept one; the loop ends

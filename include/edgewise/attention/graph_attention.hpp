@@ -145,6 +145,7 @@ class GraphAttention {
   void place_edge_bias(bool accumulate);
   void normalize_relu(Mode mode);
   void drop_values(Mode mode);
+  void apply_value_dropout(RowView<Scalar> out, RowView<const Scalar> in) const;
   void combine_heads_and_project();
   template <typename Combined>
   void project_combined(const Combined& combined);
@@ -184,8 +185,10 @@ class GraphAttention {
   Matrix<Scalar> alpha_;        // [E, H] after normalization; fused: filled in backward from scores_
   Matrix<Scalar> keep_;         // [E, H] dropout scale (0 or 1/(1-p)) when training with dropout, else empty
   Matrix<Scalar> alpha_used_;   // [E, H] alpha * keep_ when dropout is active
-  Matrix<Scalar> value_keep_;   // [N, H*d] value dropout scale when training with it, else empty
-  Matrix<Scalar> values_used_;  // [N, H*d] values * value_keep_ when value dropout is active
+  bool values_dropped_ = false;        // whether the last forward dropped values (training, value_dropout > 0)
+  std::uint64_t value_key_ = 0;        // the value-dropout stream of the last forward
+  std::vector<std::int32_t> value_ids_;  // its Mode::node_ids; empty: row r is node r
+  Matrix<Scalar> values_used_;  // [N, H*d] values after value dropout, when values_dropped_
   Matrix<Scalar> aggregated_;   // [N, H*d], of which the targets' rows are set
   Matrix<Scalar> combined_;     // [T, combined_dim()]
   Matrix<Scalar> output_;       // [T, out_dim()]
