@@ -488,15 +488,20 @@ void GraphAttention<Scalar>::add_sparse_weight_gradient(const SparseMatrix<Scala
   const Index* outer = x.outerIndexPtr();
   const Index* inner = x.innerIndexPtr();
   const Scalar* values = x.valuePtr();
+  // Entries a feature, counted in every kCountedRows-th row only: the counts only balance the
+  // threads' shares (a feature's gradient row is summed in row order whoever owns it), and counting
+  // every entry was a serial pass as long as a thread's share of the products.
+  constexpr Index kCountedRows = 16;
   feature_entries_.assign(static_cast<std::size_t>(x.cols() + 1), 0);
-  for (Index k = 0; k < x.nonZeros(); ++k) ++feature_entries_[static_cast<std::size_t>(inner[k] + 1)];
+  for (Index r = 0; r < x.rows(); r += kCountedRows)
+    for (Index k = outer[r]; k < outer[r + 1]; ++k) ++feature_entries_[static_cast<std::size_t>(inner[k] + 1)];
   for (std::size_t f = 1; f < feature_entries_.size(); ++f) feature_entries_[f] += feature_entries_[f - 1];
   MatrixMap<Scalar> grad = params_.grad(w_in_);
   const Index parts = num_threads();
   parallel_for(parts, [&](Index part) {
-    // The features whose entries before them are in [part, part + 1) shares of all entries.
+    // The features whose counted entries before them are in [part, part + 1) shares of those counted.
     const auto first_feature = [&](Index p) {
-      const Index entries = x.nonZeros() * p / parts;
+      const Index entries = feature_entries_.back() * p / parts;
       return static_cast<Index>(std::lower_bound(feature_entries_.begin(), feature_entries_.end() - 1, entries) -
                                 feature_entries_.begin());
     };

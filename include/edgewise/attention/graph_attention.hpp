@@ -172,7 +172,7 @@ class GraphAttention {
   std::optional<ConstRowsRef<Scalar>> x_;           // the input of the last forward: x_ or sparse_x_
   const SparseMatrix<Scalar>* sparse_x_ = nullptr;
   SparseMatrix<Scalar> compressed_x_;  // a compressed copy of a sparse input that was not compressed
-  std::vector<Index> feature_entries_;  // backward: entries of sparse_x_ before each feature
+  std::vector<Index> feature_entries_;  // backward: entries of every 16th row of sparse_x_ before each feature
   const Matrix<Scalar>* edge_features_ = nullptr;
   Matrix<Scalar> projected_;    // [N, projection_width()]
   Matrix<Scalar> src_terms_;    // additive: [N, H], a_src . z_j
