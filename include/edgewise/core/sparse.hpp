@@ -68,7 +68,7 @@ struct SparseRowsView {
 
   // Asks the caches for the entries of the row a few picks ahead (before `end`): rows picked from a
   // large matrix are far apart, and waiting for each one's entries took most of the gather's time.
-  // (The loop summing the entries has brought every picked row's offsets in already.)
+  // (The serial loop placing the rows has read every picked row's offsets already.)
   template <typename Row>
   void prefetch_row(std::span<const Row> picked, Index i, Index end) const {
     constexpr Index kAhead = 8;
