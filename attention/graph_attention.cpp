@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "edgewise/attention/kernels.hpp"
+#include "edgewise/core/dropout.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/core/products.hpp"
@@ -380,24 +381,13 @@ void GraphAttention<Scalar>::drop_values(Mode mode) {
   apply_value_dropout(rows_of(values_used_), {projected_.data() + offset, projected_.cols()});
 }
 
-// out(r, c) = in(r, c) times element (r, c)'s value-dropout factor: 0 with probability p, else
-// 1 / (1 - p), drawn as item id * H*d + c of the stream keyed by value_key_, where id is the node's
-// graph-wide id (value_ids_, or r), so that a node drops the same values in a sampled block as in
-// the whole graph. Drawn again in backward rather than stored. out may be in.
+// out = in after value dropout: element (r, c) draws item id * H*d + c of the stream keyed by
+// value_key_, id being the node's graph-wide id (value_ids_, or r), so that a node drops the same
+// values in a sampled block as in the whole graph. Drawn again in backward rather than stored.
 template <typename Scalar>
 void GraphAttention<Scalar>::apply_value_dropout(RowView<Scalar> out, RowView<const Scalar> in) const {
-  const Index cols = width();
-  const std::uint64_t key = value_key_, threshold = keep_threshold(options_.value_dropout);
-  const auto scale = static_cast<Scalar>(1.0 / (1.0 - options_.value_dropout));
-  const std::int32_t* ids = value_ids_.empty() ? nullptr : value_ids_.data();
-  parallel_for_row_blocks(graph_->num_nodes(), cols, [=](Index begin, Index end) {
-    for (Index r = begin; r < end; ++r) {
-      const auto first = static_cast<std::uint64_t>((ids ? ids[r] : r) * cols);
-      const Scalar* from = in.row(r);
-      Scalar* to = out.row(r);
-      for (Index c = 0; c < cols; ++c) to[c] = from[c] * keep_factor(key, first + c, threshold, scale);
-    }
-  });
+  drop_rows(out, in, graph_->num_nodes(), width(), value_key_, options_.value_dropout,
+            value_ids_.empty() ? nullptr : value_ids_.data());
 }
 
 // The rows of the graph's targets only: in a sampled block the other nodes are sources, without a

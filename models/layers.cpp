@@ -8,6 +8,7 @@
 
 #include <unsupported/Eigen/SpecialFunctions>
 
+#include "edgewise/core/dropout.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/core/products.hpp"
@@ -324,25 +325,17 @@ const Matrix<Scalar>& Dropout<Scalar>::backward(const Matrix<Scalar>& dy) {
 
 template <typename Scalar>
 void Dropout<Scalar>::apply_mask(Matrix<Scalar>& out, const ConstRowsRef<Scalar>& in) const {
-  EDGEWISE_CHECK(in.outerStride() == in.cols());  // the loops below read the rows as one array
-  const auto scale = static_cast<Scalar>(1.0 / (1.0 - p_));
+  EDGEWISE_CHECK(in.outerStride() == in.cols());  // the loop below reads the rows as one array
   out.resize(in.rows(), in.cols());
+  if (!row_ids_.empty()) {
+    drop_rows(rows_of(out), {in.data(), in.outerStride()}, in.rows(), in.cols(), key_, p_, row_ids_.data());
+    return;
+  }
+  const auto scale = static_cast<Scalar>(1.0 / (1.0 - p_));
   const Scalar* from = in.data();
   Scalar* to = out.data();
   const std::uint64_t key = key_;
   const std::uint64_t threshold = keep_threshold(p_);
-  if (!row_ids_.empty()) {
-    const Index cols = in.cols();
-    const std::int32_t* ids = row_ids_.data();
-    parallel_for_row_blocks(in.rows(), cols, [=](Index begin, Index end) {
-      for (Index r = begin; r < end; ++r) {
-        const Index first = Index{ids[r]} * cols;
-        for (Index c = 0; c < cols; ++c)
-          to[r * cols + c] = from[r * cols + c] * keep_factor(key, first + c, threshold, scale);
-      }
-    });
-    return;
-  }
   // Captures by value let the compiler vectorize the loop.
   parallel_for_blocks(in.size(), kElementBlock, [=](Index begin, Index end) {
     for (Index k = begin; k < end; ++k) to[k] = from[k] * keep_factor(key, k, threshold, scale);
