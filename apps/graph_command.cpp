@@ -129,6 +129,7 @@ void print_written(const std::string& out, const GraphStoreSource& source, doubl
 // Text files: read as train reads them, then written; sparse features (bags of words) as CSR.
 void build_from_text(const BuildArgs& args, std::chrono::steady_clock::time_point start) {
   const NodeGraph data = read_node_graph(args.graph.files, input_options(args.graph));
+  report_guessed_headers(data.guessed_headers);
   GraphStoreSource source = graph_store_source(data);
   std::optional<SparseCopy> sparse;
   if (smaller_as_csr(data.features)) {
@@ -203,15 +204,9 @@ void build_from_npy(const BuildArgs& args, std::chrono::steady_clock::time_point
   const NodeGraphFiles& files = args.graph.files;
   const NpyMatrix features = NpyMatrix::open(files.features);
   const NodeInputOptions input = npy_input_options(args, features);
-  EdgeList edges = read_edge_list(files.edges, {.ids = input.ids, .directed = input.directed});
-  const Index edge_list_nodes = edges.nodes.size(), edge_list_edges = static_cast<Index>(edges.edges.size());
-  NodeLabels labels;
-  if (!files.labels.empty())
-    labels = read_node_labels(files.labels, edges.nodes,
-                              {.ids = input.ids,
-                               .node_column = files.label_node_column,
-                               .label_column = files.label_column,
-                               .unknown_nodes = UnknownNodes::add});
+  auto [edges, edge_list_nodes, labels, guessed_headers] = read_node_tables(files, input);
+  report_guessed_headers(guessed_headers);
+  const auto edge_list_edges = static_cast<Index>(edges.edges.size());
   const std::vector<Index> rows = npy_rows(features, input.ids, edges.nodes);
   Graph graph = edges.take_graph({.add_self_loops = input.add_self_loops});
   const Index n = edges.nodes.size();

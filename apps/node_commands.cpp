@@ -234,11 +234,19 @@ NodeGraph read_for(const NodeModel& model, const NodeRunArgs& args) {
   if (args.files.edges.empty()) throw ArgumentError("--edges is required for a node classification model");
   check_input_options(model, args.input);
   NodeGraph data = model.read_graph(args.files);
+  report_guessed_headers(data.guessed_headers);
   report_new_nodes(model, data);
   return data;
 }
 
 }  // namespace
+
+void report_guessed_headers(const std::vector<std::string>& headers) {
+  for (const std::string& header : headers)
+    std::cerr << "edgewise: note: " << header
+              << " read as a header, as nothing else in the files names what it names (string ids have no type "
+                 "to tell one by); --header no reads it as data\n";
+}
 
 std::string sampled_walks_text(const FeatureSpec& spec) {
   if (spec.format != FeatureFormat::structural || spec.sampled_walks == 0) return "";
@@ -262,10 +270,28 @@ NodeInputOptions input_options(const NodeTrainArgs& args) {
   return input;
 }
 
+namespace {
+
+void add_header_option(CLI::Option_group& group, NodeGraphFiles& files) {
+  group
+      .add_option_function<std::string>(
+          "--header",
+          [&files](const std::string& text) {
+            files.header = text == "yes" ? Header::present : text == "no" ? Header::absent : Header::detect;
+          },
+          "Whether the first line of the edge list, labels and features files is a header. auto: integer ids "
+          "detect one by a field that is not an integer; string ids, by names that nothing else in the files "
+          "uses (reported when read)")
+      ->check(CLI::IsMember({"auto", "yes", "no"}))
+      ->default_str("auto");
+}
+
+}  // namespace
+
 void add_node_input_options(CLI::Option_group* group, NodeTrainArgs& args) {
   group->add_option("--edges", args.files.edges,
                     "Edge list: two node ids a line (further columns are ignored; '#' and '%' lines are comments; "
-                    "a header such as id_1,id_2 is detected)")
+                    "a header such as id_1,id_2 is detected: see --header)")
       ->check(CLI::ExistingFile);
   group->add_option("--labels", args.files.labels,
                     "Node labels, 'node label' a line or a CSV such as id,target; labels may be integers or names. "
@@ -275,6 +301,7 @@ void add_node_input_options(CLI::Option_group* group, NodeTrainArgs& args) {
   group->add_option("--features", args.files.features,
                     "Node features in --feature-format (default: structural features computed from the graph)")
       ->check(CLI::ExistingFile);
+  add_header_option(*group, args.files);
   add_graph_reading_options(*group, args.input, true);
   group->add_flag("--mlp", args.mlp,
                   "Baseline: every layer attends to the node itself only, so the network is an MLP on the node "
@@ -335,6 +362,7 @@ NodeGraph read_training_graph(const NodeTrainArgs& args) {
   if (args.files.edges.empty()) throw ArgumentError("--edges is required with --task node");
   if (args.files.labels.empty()) throw ArgumentError("--labels is required with --task node");
   NodeGraph data = read_node_graph(args.files, input_options(args));
+  report_guessed_headers(data.guessed_headers);
   check_label_column(args.files, data.labels);
   return data;
 }
@@ -573,6 +601,7 @@ CLI::Option_group* add_node_graph_options(CLI::App& command, NodeRunArgs& args, 
   group->add_option("--features", files.features,
                     "Node features in the model's format (needed unless the model computes structural features)")
       ->check(CLI::ExistingFile);
+  add_header_option(*group, files);
   add_graph_reading_options(*group, args.input, false);
   return group;
 }

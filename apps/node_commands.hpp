@@ -64,6 +64,10 @@ struct NodeRunArgs {
   bool force = false;
 };
 
+// Says, on standard error, which first lines were taken for headers by the string-id rule
+// (NodeGraph::guessed_headers), and how to read them as data.
+void report_guessed_headers(const std::vector<std::string>& headers);
+
 // For a graph summary: how structural features' random-walk columns were sampled; empty when they
 // are exact or the features are not structural.
 std::string sampled_walks_text(const FeatureSpec& spec);

@@ -106,14 +106,21 @@ class EdgeListBuilder {
       : list_{std::move(source), std::move(nodes), {}, options.directed}, options_(options) {}
 
   void add(const Record& record) {
-    if (std::exchange(first_, false) && is_header(record, options_.header, options_.ids, {0, 1})) return;
+    const bool first = std::exchange(first_, false);
+    if (first && is_header(record, options_.header, options_.ids, {0, 1})) {
+      list_.header.assign(record.fields.begin(), record.fields.end());
+      return;
+    }
     const Where where{list_.source, record.line};
     if (record.fields.size() < 2) fail(where, record.fields.front(), "expected two node ids, found one field");
+    const Index known = list_.nodes.size();
     const Index source_node = node(record.fields[0], where.at(0));
     const Index target_node = node(record.fields[1], where.at(1));
     if (std::max(source_node, target_node) > std::numeric_limits<NodeId>::max())
       fail(where.at(1), record.fields[1], "more than 2^31 - 1 distinct nodes");
     list_.edges.emplace_back(static_cast<NodeId>(source_node), static_cast<NodeId>(target_node));
+    if (first) start_header_guess(record, known);
+    else if (guessing_header_) guessing_header_ = !names_first_record(source_node) && !names_first_record(target_node);
   }
 
   // Room for the edges of a file of `bytes` bytes at 8 bytes a line or more, so the list does not
@@ -123,6 +130,7 @@ class EdgeListBuilder {
   const std::string& source() const { return list_.source; }
 
   EdgeList finish() {
+    if (guessing_header_ && list_.edges.size() > 1) drop_guessed_header();
     if (list_.edges.empty())
       fail({list_.source, 1}, "", "no edges: the file is empty or holds only comments and a header");
     drop_repeated_edges(list_.edges, list_.nodes.size(), list_.directed);
@@ -152,9 +160,40 @@ class EdgeListBuilder {
     return true;
   }
 
+  // String ids cannot tell a header by its type. With Header::detect, the first record is one when
+  // its two names are new and no other record names either ("node_1,node_2" above "a,b"): its edge
+  // is read, then taken back by finish().
+  void start_header_guess(const Record& first, Index known) {
+    known_before_first_ = known;
+    guessing_header_ = options_.ids == NodeIds::string && options_.header == Header::detect &&
+                       list_.nodes.size() == known + 2;
+    if (guessing_header_) first_fields_.assign(first.fields.begin(), first.fields.end());
+  }
+
+  bool names_first_record(Index node) const { return node == known_before_first_ || node == known_before_first_ + 1; }
+
+  // Removes the first edge and its two nodes, numbering the later nodes two lower.
+  void drop_guessed_header() {
+    const Index removed = known_before_first_;
+    NodeIndex kept;
+    for (Index id = 0; id < list_.nodes.size(); ++id)
+      if (id != removed && id != removed + 1) kept.add(list_.nodes.name(id));
+    list_.nodes = std::move(kept);
+    list_.edges.erase(list_.edges.begin());
+    const auto renumber = [removed](NodeId& id) { id -= id > removed ? 2 : 0; };
+    for (auto& [source_node, target_node] : list_.edges) {
+      renumber(source_node);
+      renumber(target_node);
+    }
+    list_.header = std::move(first_fields_);
+  }
+
   EdgeList list_;
   EdgeListOptions options_;
   bool first_ = true;
+  bool guessing_header_ = false;  // string ids: whether the first record may still be a header
+  Index known_before_first_ = 0;  // the nodes numbered before the first record
+  std::vector<std::string> first_fields_;  // while guessing_header_
   std::vector<NodeId> id_of_value_;  // integer ids: the dense id of each value, -1 before it is seen
 };
 

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <ranges>
 #include <span>
 #include <unordered_map>
 
@@ -123,6 +124,18 @@ FeatureRecord split_feature_record(const Record& record, std::size_t skip_fields
   return split;
 }
 
+// Whether the first record of a feature file is a header. String ids cannot tell one by its node
+// field, so Header::detect then looks at the value fields: a header names them ("id,f0,f1"), where
+// values start as numbers do.
+bool is_feature_header(const Record& first, const FeatureOptions& options) {
+  if (options.ids != NodeIds::string || options.header != Header::detect)
+    return is_header(first, options.header, options.ids, {0});
+  const auto not_a_number = [](std::string_view field) {
+    return !field.empty() && std::string_view("0123456789+-.").find(field.front()) == std::string_view::npos;
+  };
+  return std::ranges::any_of(first.fields | std::views::drop(1 + options.skip_fields), not_a_number);
+}
+
 // Calls visit(where, node id, record) for every record of a text feature file.
 template <typename Visit>
 void for_each_feature_record(std::string_view text, const std::string& source, NodeIndex& nodes,
@@ -133,7 +146,7 @@ void for_each_feature_record(std::string_view text, const std::string& source, N
   Record record;
   bool first = true;
   while (reader.next(record)) {
-    if (std::exchange(first, false) && is_header(record, options.header, options.ids, {0})) continue;
+    if (std::exchange(first, false) && is_feature_header(record, options)) continue;
     const Where where{source, record.line};
     const FeatureRecord split = split_feature_record(record, options.skip_fields, where);
     const Index node = resolve(split.node, where.at(0));

@@ -29,13 +29,20 @@ void normalize_rows(Matrix<float>& features) {
   }
 }
 
-NodeFeatures features_of(const std::filesystem::path& path, const NodeInputOptions& options, NodeIndex& nodes) {
+NodeFeatures features_of(const NodeGraphFiles& files, const NodeInputOptions& options, NodeIndex& nodes) {
   const FeatureSpec& spec = options.features;
-  return read_node_features(path, nodes,
+  return read_node_features(files.features, nodes,
                             {.format = spec.format,
                              .dim = spec.dim,
                              .ids = options.ids,
+                             .header = files.header,
                              .unknown_nodes = UnknownNodes::add});
+}
+
+std::string header_text(const std::filesystem::path& file, const std::vector<std::string>& fields) {
+  std::string text = file.string() + ": '";
+  for (const std::string& field : fields) text += (&field == fields.data() ? "" : ",") + field;
+  return text + "'";
 }
 
 }  // namespace
@@ -112,22 +119,38 @@ NodeGraph make_node_graph(Graph graph, SharedRows<float> features, NodeLabels la
   return data;
 }
 
+NodeTables read_node_tables(const NodeGraphFiles& files, const NodeInputOptions& options) {
+  NodeTables tables{read_edge_list(files.edges, {.ids = options.ids, .header = files.header, .directed = options.directed}),
+                    0, {}, {}};
+  tables.edge_list_nodes = tables.edges.nodes.size();
+  if (!files.labels.empty())
+    tables.labels = read_node_labels(files.labels, tables.edges.nodes,
+                                     {.ids = options.ids,
+                                      .header = files.header,
+                                      .node_column = files.label_node_column,
+                                      .label_column = files.label_column,
+                                      .unknown_nodes = UnknownNodes::add});
+  if (options.ids == NodeIds::string && files.header == Header::detect) {
+    if (!tables.edges.header.empty()) tables.guessed_headers.push_back(header_text(files.edges, tables.edges.header));
+    if (!tables.labels.header.empty() && std::holds_alternative<Index>(files.label_node_column) &&
+        std::holds_alternative<Index>(files.label_column))
+      tables.guessed_headers.push_back(header_text(files.labels, tables.labels.header));
+  }
+  return tables;
+}
+
 NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& options) {
   check_feature_source(files, options.features);
   if (options.self_loops_only && !options.add_self_loops)
     throw ArgumentError("attention over self-loops only needs the self-loops: add_self_loops is off");
-  EdgeList edges = read_edge_list(files.edges, {.ids = options.ids, .directed = options.directed});
+  auto [edges, edge_list_nodes, labels, guessed_headers] = read_node_tables(files, options);
   NodeGraph data;
-  data.edge_list_nodes = edges.nodes.size();
+  data.edge_list_nodes = edge_list_nodes;
   data.edge_list_edges = static_cast<Index>(edges.edges.size());
-  if (!files.labels.empty())
-    data.labels = read_node_labels(files.labels, edges.nodes,
-                                   {.ids = options.ids,
-                                    .node_column = files.label_node_column,
-                                    .label_column = files.label_column,
-                                    .unknown_nodes = UnknownNodes::add});
+  data.labels = std::move(labels);
+  data.guessed_headers = std::move(guessed_headers);
   std::optional<NodeFeatures> read_features;
-  if (!files.features.empty()) read_features = features_of(files.features, options, edges.nodes);
+  if (!files.features.empty()) read_features = features_of(files, options, edges.nodes);
 
   data.graph = edges.take_graph({.add_self_loops = options.add_self_loops});
   data.nodes = std::move(edges.nodes);

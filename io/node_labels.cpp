@@ -107,13 +107,35 @@ std::size_t label_file_column(const FileColumn& column, const Record& first, boo
   return static_cast<std::size_t>(found - first.fields.begin());
 }
 
+// String ids cannot tell a header by its node field. Header::detect takes the first record for one
+// ("id,target") when the index lacks its node and no other record repeats its node or its label.
+bool is_guessed_header(std::string_view text, const std::string& source, const NodeIndex& nodes,
+                       const LabelOptions& options) {
+  const auto* node_index = std::get_if<Index>(&options.node_column);
+  const auto* label_index = std::get_if<Index>(&options.label_column);
+  if (options.ids != NodeIds::string || options.header != Header::detect || !node_index || !label_index) return false;
+  const auto node_column = static_cast<std::size_t>(*node_index), label_column = static_cast<std::size_t>(*label_index);
+  RecordReader reader(text, options.delimiter, source);
+  Record record;
+  if (!reader.next(record) || record.fields.size() <= std::max(node_column, label_column)) return false;
+  const std::string node(record.fields[node_column]), label(record.fields[label_column]);
+  if (nodes.find(node)) return false;
+  while (reader.next(record)) {
+    const auto field = [&](std::size_t column) { return column < record.fields.size() ? record.fields[column] : ""; };
+    if (field(node_column) == node || field(label_column) == label) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 NodeLabels parse_node_labels(std::string_view text, std::string source, NodeIndex& nodes, const LabelOptions& options) {
   const NodeResolver resolve(nodes, options.ids, options.unknown_nodes);
   const bool named = std::holds_alternative<std::string>(options.node_column) ||
                      std::holds_alternative<std::string>(options.label_column);
-  const Header header = named && options.header == Header::detect ? Header::present : options.header;
+  const bool guessed = is_guessed_header(text, source, nodes, options);
+  const Header header_rule = (named || guessed) && options.header == Header::detect ? Header::present : options.header;
+  std::vector<std::string> header;
   std::size_t node_column = 0, label_column = 0, needed = 0;
   LabelCollector collector;
   RecordReader reader(text, options.delimiter, source);
@@ -124,11 +146,14 @@ NodeLabels parse_node_labels(std::string_view text, std::string source, NodeInde
     if (std::exchange(first, false)) {
       const auto* node_index = std::get_if<Index>(&options.node_column);
       const std::size_t detect_column = node_index && *node_index > 0 ? static_cast<std::size_t>(*node_index) : 0;
-      const bool has_header = is_header(record, header, options.ids, {detect_column});
+      const bool has_header = is_header(record, header_rule, options.ids, {detect_column});
       node_column = label_file_column(options.node_column, record, has_header, where);
       label_column = label_file_column(options.label_column, record, has_header, where);
       needed = std::max(node_column, label_column) + 1;
-      if (has_header) continue;
+      if (has_header) {
+        header.assign(record.fields.begin(), record.fields.end());
+        continue;
+      }
     }
     if (record.fields.size() < needed) {
       fail(where, record.fields.back(),
@@ -138,7 +163,9 @@ NodeLabels parse_node_labels(std::string_view text, std::string source, NodeInde
     const std::string_view label = record.fields[label_column];
     if (!label.empty()) collector.add(node, label, where.at(label_column));
   }
-  return collector.labels(nodes.size());
+  NodeLabels labels = collector.labels(nodes.size());
+  labels.header = std::move(header);
+  return labels;
 }
 
 NodeLabels read_node_labels(const std::filesystem::path& path, NodeIndex& nodes, const LabelOptions& options) {

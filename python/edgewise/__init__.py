@@ -21,6 +21,7 @@ import inspect
 import json
 import operator
 import os
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -480,18 +481,28 @@ class NodeGraph:
         directed: bool = False,
         self_loops: bool = True,
         row_normalize: bool | None = None,
+        header: bool | None = None,
     ) -> "NodeGraph":
         """Reads the files of ``edgewise train --task node`` with its options (feature_format:
         sparse, dense, musae-json or structural; node_ids: integer or string). label_column and
         id_column (``--label-column``, ``--id-column``) choose the labels file's label and node id
         columns by 0-based index or header name: MUSAE's facebook_target.csv
-        (id,facebook_id,page_name,page_type) needs label_column="page_type"."""
+        (id,facebook_id,page_name,page_type) needs label_column="page_type". header (``--header``):
+        whether each file's first line is a header; None detects one, and with string ids warns
+        when it took a first line for one."""
         handle = _edgewise.NodeGraph._from_files(
             _check_readable(edges, "edges"),
             _check_readable(labels, "labels") if labels is not None else "",
             _column(label_column, "label_column", True), _column(id_column, "id_column", True),
             _check_readable(features, "features") if features is not None else "",
-            feature_format or "", node_ids, directed, self_loops, row_normalize)
+            feature_format or "", node_ids, directed, self_loops, row_normalize, header)
+        return cls._reporting_headers(handle)
+
+    @classmethod
+    def _reporting_headers(cls, handle: Any) -> "NodeGraph":
+        for guessed in handle._guessed_headers:
+            warnings.warn(f"{guessed} read as a header, as nothing else in the files names what it names; "
+                          "header=False reads it as data", stacklevel=3)
         return cls(handle)
 
     @property
@@ -578,14 +589,15 @@ class NodeModel(_Model):
         *,
         label_column: int | str = 1,
         id_column: int | str = 0,
+        header: bool | None = None,
     ) -> NodeGraph:
-        """Reads graph files the way the model's training graph was read; label_column and id_column
-        as in :meth:`NodeGraph.read`."""
-        return NodeGraph(self._handle._read_graph(
+        """Reads graph files the way the model's training graph was read; label_column, id_column
+        and header as in :meth:`NodeGraph.read`."""
+        return NodeGraph._reporting_headers(self._handle._read_graph(
             _check_readable(edges, "edges"),
             _check_readable(labels, "labels") if labels is not None else "",
             _column(label_column, "label_column", True), _column(id_column, "id_column", True),
-            _check_readable(features, "features") if features is not None else ""))
+            _check_readable(features, "features") if features is not None else "", header))
 
     def predict_proba(self, graph: NodeGraph) -> np.ndarray:
         """Class probabilities of every node [N, classes], rows in ``graph.node_ids`` order,

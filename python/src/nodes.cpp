@@ -123,10 +123,16 @@ NodeGraph graph_from_arrays(Index num_nodes, const py::object& sources, const py
   return data;
 }
 
+// Python's header argument: None detects a header, True and False say whether there is one.
+Header header_rule(std::optional<bool> header) {
+  if (!header) return Header::detect;
+  return *header ? Header::present : Header::absent;
+}
+
 NodeGraph graph_from_files(const std::string& edges, const std::string& labels, const FileColumn& label_column,
                            const FileColumn& id_column, const std::string& features,
                            const std::string& feature_format, const std::string& node_ids, bool directed,
-                           bool self_loops, std::optional<bool> normalize_rows) {
+                           bool self_loops, std::optional<bool> normalize_rows, std::optional<bool> header) {
   NodeInputOptions input{.ids = value_named(kNodeIdsNames, node_ids, "node_ids"),
                          .directed = directed,
                          .add_self_loops = self_loops};
@@ -139,7 +145,8 @@ NodeGraph graph_from_files(const std::string& edges, const std::string& labels, 
                           .labels = labels,
                           .label_node_column = id_column,
                           .label_column = label_column,
-                          .features = features},
+                          .features = features,
+                          .header = header_rule(header)},
                          input);
 }
 
@@ -269,6 +276,7 @@ void bind_nodes(py::module_& m) {
       .def_property_readonly("labels", &labels_of, "Class id of every node, -1 where unlabelled")
       .def_property_readonly("node_names", &node_names, "Each node's id as the input named it, by index")
       .def_property_readonly("node_ids", &node_ids, "Each node's id as the input gave it, by index")
+      .def_readonly("_guessed_headers", &NodeGraph::guessed_headers)
       .def_property_readonly(
           "features",
           [](const py::object& self) { return read_only_view(self.cast<const NodeGraph&>().features, self); },
@@ -280,13 +288,15 @@ void bind_nodes(py::module_& m) {
       .def_static("_tune", &tune)
       .def("_read_graph",
            [](const NodeHandle& handle, const std::string& edges, const std::string& labels,
-              const FileColumn& label_column, const FileColumn& id_column, const std::string& features) {
+              const FileColumn& label_column, const FileColumn& id_column, const std::string& features,
+              std::optional<bool> header) {
              py::gil_scoped_release release;
              return handle.model.read_graph({.edges = edges,
                                              .labels = labels,
                                              .label_node_column = id_column,
                                              .label_column = label_column,
-                                             .features = features});
+                                             .features = features,
+                                             .header = header_rule(header)});
            })
       .def("_predict",
            [](NodeHandle& handle, const NodeGraph& data) {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import pathlib
+import subprocess
 import sys
 
 import numpy as np
@@ -255,6 +256,25 @@ def test_string_ids_are_kept_and_read_graph_reads_string_ids(tmp_path: pathlib.P
         edgewise.NodeGraph.from_edges(["a"], ["b"], nodes=["a"])
     with pytest.raises(TypeError, match="integers or strings, not both"):
         edgewise.NodeGraph.from_edges(["a", "b"], np.array([1, 2**63], dtype=np.uint64))
+
+
+def test_a_header_above_string_ids_is_detected_with_a_warning_and_header_false_reads_it(
+        cli: str, tmp_path: pathlib.Path) -> None:
+    edge_index, _, labels = two_communities()
+    names = [f"page_{i}" for i in range(8)]
+    (tmp_path / "edges.csv").write_text(
+        "node_1,node_2\n" + "".join(f"{names[s]},{names[t]}\n" for s, t in edge_index.T))
+    (tmp_path / "labels.csv").write_text("id,target\n" + "".join(f"{n},{c}\n" for n, c in zip(names, labels)))
+    files = (tmp_path / "edges.csv", tmp_path / "labels.csv")
+    with pytest.warns(UserWarning, match="'node_1,node_2' read as a header"):
+        graph = edgewise.NodeGraph.read(*files, node_ids="string")
+    assert graph.node_names == names and graph.class_names == ["0", "1"]
+    as_data = edgewise.NodeGraph.read(*files, node_ids="string", header=False)
+    assert as_data.num_nodes == 11 and "target" in as_data.class_names  # node_1, node_2 and id
+    result = subprocess.run([cli, "train", "--task", "node", "--edges", str(files[0]), "--labels", str(files[1]),
+                             "--node-ids", "string", "--epochs", "2", "--threads", "1", "--quiet", "--out",
+                             str(tmp_path / "m.ew")], capture_output=True, text=True, check=True)
+    assert "'id,target' read as a header" in result.stderr and "--header no" in result.stderr
 
 
 def test_a_python_graph_on_64_bit_ids_predicts_as_the_command_line_on_its_file(

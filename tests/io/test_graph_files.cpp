@@ -161,10 +161,57 @@ TEST_F(GraphFilesTest, StringIdsWithAnExplicitHeader) {
   EXPECT_EQ(list.nodes.names(), (std::vector<std::string>{"alice", "bob", "carol"}));
   EXPECT_EQ(list.edges.size(), 3u);
 
-  // With string ids a header cannot be told from data: detect reads none.
-  const EdgeList detected = read_edge_list(path, {.ids = NodeIds::string});
-  EXPECT_EQ(detected.nodes.name(0), "source");
-  EXPECT_EQ(detected.nodes.size(), 5);
+  EXPECT_EQ(list.header, (std::vector<std::string>{"source", "target"}));
+  const EdgeList absent = read_edge_list(path, {.ids = NodeIds::string, .header = Header::absent});
+  EXPECT_EQ(absent.nodes.name(0), "source");
+  EXPECT_EQ(absent.nodes.size(), 5);
+  EXPECT_TRUE(absent.header.empty());
+}
+
+// String ids have no type to tell a header by: detect takes a first line for one when no other line
+// names either of its nodes, and takes its nodes and edge back.
+TEST_F(GraphFilesTest, StringIdsDetectAHeaderThatNamesNothingElse) {
+  const EdgeList list =
+      parse_edge_list("node_1,node_2\nalice,bob\nbob,carol\ncarol,bob\n", "musae.csv", {.ids = NodeIds::string});
+  EXPECT_EQ(list.header, (std::vector<std::string>{"node_1", "node_2"}));
+  EXPECT_EQ(list.nodes.names(), (std::vector<std::string>{"alice", "bob", "carol"}));
+  EXPECT_EQ(list.edges, (std::vector<std::pair<NodeId, NodeId>>{{0, 1}, {1, 2}}));
+  EXPECT_EQ(list.to_graph().num_nodes(), 3);
+
+  // A first line that shares a node with another is an edge, numbered where it stands.
+  const EdgeList shared = parse_edge_list("x,alice\nalice,bob\n", "e.csv", {.ids = NodeIds::string});
+  EXPECT_TRUE(shared.header.empty());
+  EXPECT_EQ(shared.nodes.names(), (std::vector<std::string>{"x", "alice", "bob"}));
+  // So is one whose node the given index already holds, and a file of one line.
+  NodeIndex known;
+  known.add("x");
+  EXPECT_EQ(parse_edge_list("x,y\na,b\n", "e.csv", {.ids = NodeIds::string}, known).edges.size(), 2u);
+  EXPECT_EQ(parse_edge_list("x,y\n", "e.csv", {.ids = NodeIds::string}).edges.size(), 1u);
+  // With the given index, a header's two names go and later nodes follow the index's.
+  const EdgeList after = parse_edge_list("from,to\na,x\n", "e.csv", {.ids = NodeIds::string}, known);
+  EXPECT_EQ(after.nodes.names(), (std::vector<std::string>{"x", "a"}));
+  EXPECT_EQ(after.edges, (std::vector<std::pair<NodeId, NodeId>>{{1, 0}}));
+}
+
+TEST_F(GraphFilesTest, StringIdLabelsAndFeaturesDetectTheirHeaders) {
+  EdgeList list = parse_edge_list("a,b\nb,c\n", "e.csv", {.ids = NodeIds::string});
+  const NodeLabels labels =
+      parse_node_labels("id,target\na,x\nb,y\nc,x\n", "l.csv", list.nodes,
+                        {.ids = NodeIds::string, .unknown_nodes = UnknownNodes::add});
+  EXPECT_EQ(labels.header, (std::vector<std::string>{"id", "target"}));
+  EXPECT_EQ(labels.class_names, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(list.nodes.size(), 3);
+  // A first line whose label another line repeats is data, even for a node the graph lacks.
+  const NodeLabels data = parse_node_labels("d,x\na,x\n", "l.csv", list.nodes,
+                                            {.ids = NodeIds::string, .unknown_nodes = UnknownNodes::add});
+  EXPECT_TRUE(data.header.empty());
+  EXPECT_EQ(list.nodes.size(), 4);
+  // Features: a value field that does not start as a number names a column.
+  const NodeFeatures features = parse_node_features("id,f0,f1\na,1,0\nb,0,1\n", "f.csv", list.nodes,
+                                                    {.format = FeatureFormat::dense, .ids = NodeIds::string});
+  EXPECT_EQ(features.values.cols(), 2);
+  EXPECT_EQ(features.values(0, 0), 1.0f);
+  EXPECT_EQ(list.nodes.size(), 4);
 }
 
 TEST_F(GraphFilesTest, CommaSeparatedStringIdsMayContainSpaces) {

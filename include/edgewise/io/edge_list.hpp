@@ -37,6 +37,10 @@ struct EdgeList {
   NodeIndex nodes;  ///< The numbering of the nodes, including those of the `nodes` argument.
   std::vector<std::pair<NodeId, NodeId>> edges;  ///< (source, target) ids, each distinct edge once.
   bool directed = false;  ///< As read with EdgeListOptions::directed.
+  /// The fields of the first record when it was read as a header; empty otherwise. With string ids
+  /// and Header::detect, a first record is taken for a header when no other record names either of
+  /// its nodes and it holds neither of the `nodes` given; callers may want to say so.
+  std::vector<std::string> header = {};
 
   /// The graph on every node of `nodes`, including nodes that other files added and that have no
   /// edges. Undirected lists give both directions of each edge; the edge order is `edges`, then the

@@ -60,6 +60,7 @@ struct NodeGraphFiles {
   FileColumn label_node_column = Index{0};  ///< The labels file's node column: index or header name.
   FileColumn label_column = Index{1};       ///< The labels file's label column: index or header name.
   std::filesystem::path features = {};  ///< empty: structural features, which options.features must then ask for
+  Header header = Header::detect;  ///< Whether each file's first record is a header (node_index.hpp has the rule).
 };
 
 /// A graph read from files, with its features and labels.
@@ -71,7 +72,22 @@ struct NodeGraph {
   NodeInputOptions input;  ///< the options it was read with, features.dim resolved
   Index edge_list_nodes = 0;  ///< nodes named by the edge list: ids >= this came from the labels or features only
   Index edge_list_edges = 0;  ///< distinct edges of the edge list
+  /// With string ids and Header::detect, a line for each file whose first record was taken for a
+  /// header because nothing else names what it names ("edges.csv: 'node_1,node_2'"), to report: the
+  /// rule guesses where integer ids tell.
+  std::vector<std::string> guessed_headers = {};
 };
+
+/// The edge list and the labels (when there is a labels file) of a graph, as read_node_graph reads
+/// them, and the guessed headers it would report.
+struct NodeTables {
+  EdgeList edges;     ///< Numbers the nodes of both files.
+  Index edge_list_nodes = 0;  ///< The nodes the edge list named; the labels may have added more.
+  NodeLabels labels;  ///< Empty without a labels file.
+  std::vector<std::string> guessed_headers;  ///< As NodeGraph::guessed_headers.
+};
+/// Reads them; throws what read_edge_list and read_node_labels throw.
+NodeTables read_node_tables(const NodeGraphFiles& files, const NodeInputOptions& options);
 
 /// Reads the edge list, then the labels and the features, which may add nodes that have no edges (as
 /// isolated nodes with a self-loop), then builds the graph and computes or normalizes the features;

@@ -70,9 +70,12 @@ enum class NodeIds { integer, string };
 inline constexpr std::pair<NodeIds, std::string_view> kNodeIdsNames[] = {{NodeIds::integer, "integer"},
                                                                           {NodeIds::string, "string"}};
 
-/// Whether the first record is a header. `detect` takes it for one when one of its node fields is
-/// text other than an integer ("id_1,id_2", "id,target"), which only works with integer ids: with
-/// string ids, `detect` reads no header.
+/// Whether the first record is a header. With integer ids, `detect` takes it for one when one of its
+/// node fields is text other than an integer ("id_1,id_2", "id,target"). String ids cannot tell a
+/// header by type, so `detect` takes the first record for one when what it names appears nowhere
+/// else: in an edge list, two new nodes that no other record names; in labels, a node the index
+/// lacks whose id and label no other record repeats; in features, a value field that does not start
+/// as a number does. EdgeList::header and NodeLabels::header say when it did.
 enum class Header { detect, present, absent };
 
 /// What a label or feature file may say about a node that the index does not have yet.

@@ -35,6 +35,7 @@ struct NodeLabels {
   std::vector<Index> classes;            ///< [N]: the class of each node, -1 where unlabeled
   std::vector<std::string> class_names;  ///< [num_classes]: each class's label (integers by value)
   std::vector<std::size_t> class_lines = {};  ///< [num_classes]: each label's first line; empty if not read
+  std::vector<std::string> header = {};  ///< The fields of the file's header; empty when it had none
 
   /// The number of distinct labels.
   Index num_classes() const { return static_cast<Index>(class_names.size()); }
