@@ -2,7 +2,6 @@
 #include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
-#include <ranges>
 #include <span>
 #include <unordered_map>
 
@@ -133,7 +132,8 @@ bool is_feature_header(const Record& first, const FeatureOptions& options) {
   const auto not_a_number = [](std::string_view field) {
     return !field.empty() && std::string_view("0123456789+-.").find(field.front()) == std::string_view::npos;
   };
-  return std::ranges::any_of(first.fields | std::views::drop(1 + options.skip_fields), not_a_number);
+  const std::size_t values_from = std::min(first.fields.size(), 1 + options.skip_fields);
+  return std::any_of(first.fields.begin() + static_cast<std::ptrdiff_t>(values_from), first.fields.end(), not_a_number);
 }
 
 // Calls visit(where, node id, record) for every record of a text feature file.
