@@ -15,6 +15,7 @@ struct EvalArgs {
   std::string model;
   int threads = 0;
   MoleculeInput molecules;
+  double coverage = kDefaultCoverage;
   NodeRunArgs nodes;
 };
 
@@ -23,7 +24,7 @@ void run(const CLI::App& command, const CLI::Option_group& node_options, EvalArg
   std::visit(Overloaded{[&](const MoleculeModel& model) {
                           reject_given(node_options.get_options(), "applies to node classification models, and " +
                                                                        args.model + " is not one");
-                          eval_molecules(model, args.molecules);
+                          eval_molecules(model, args.molecules, args.coverage);
                         },
                         [&](const NodeModel& model) {
                           reject_given(options_except(command, {"--help", "--model", "--threads"}),
@@ -48,6 +49,9 @@ void add_eval_command(CLI::App& app) {
   add_molecule_input_options(*command, args->molecules,
                              "Target columns, comma-separated (default: the model's task names)");
   command->add_flag("--force", args->molecules.force, "Replace an existing --skipped-list file");
+  command->add_option("--coverage", args->coverage,
+                      "Molecule models trained with --uncertainty: the coverage of the intervals scored")
+      ->capture_default_str();
   add_threads_option(*command, args->threads);
   const CLI::Option_group* node_options = add_node_graph_options(*command, args->nodes, true);
   command->callback([args, command, node_options] { run(*command, *node_options, *args); });

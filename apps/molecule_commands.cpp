@@ -36,6 +36,15 @@ SetMetrics set_metrics(const MoleculeModel& model, const MoleculeSet& set, const
   return result;
 }
 
+// A calibrated model's uncertainty scores on `set`, a line per task, under a title.
+std::string uncertainty_table(const MoleculeModel& model, const MoleculeSet& set, double coverage) {
+  std::ostringstream table;
+  table << "uncertainty: calibrated standard deviations, and intervals meant to hold " << coverage * 100
+        << " % of targets\n";
+  print_uncertainty(table, model.config().tasks, molecule_uncertainty(model, set, coverage));
+  return table.str();
+}
+
 // Train loss above the validation metric, one line per ensemble member.
 TrainingCurve molecule_curve(const TrainedMoleculeModel& trained, const std::string& out) {
   const std::vector<TrainingResult>& results = trained.results;
@@ -64,17 +73,58 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
-std::string prediction_header(const MoleculeModel& model) {
-  std::string header = "smiles";
-  for (const std::string& task : model.config().tasks) header += ',' + csv_field(task);
-  return header + ",error\n";
-}
+// The columns predict writes: SMILES, the values, a calibrated model's standard deviations and,
+// with a coverage, its interval bounds, then the error.
+class PredictionColumns {
+ public:
+  PredictionColumns(const MoleculeModel& model, std::optional<double> coverage) : model_(model), coverage_(coverage) {
+    const auto& calibration = model.config().calibration;
+    if (coverage && calibration.empty())
+      throw ArgumentError("--coverage: the model has no calibrated spread; train it with --uncertainty ensemble");
+    for (const SpreadCalibration& task : calibration)
+      if (coverage) task.half_width(0, *coverage);  // refuses a coverage it cannot give, before any output
+  }
 
-std::string prediction_line(const std::string& smiles, const PredictedRow& row, std::size_t tasks) {
-  std::string line = csv_field(smiles);
-  for (std::size_t t = 0; t < tasks; ++t) line += ',' + (row.values.empty() ? std::string() : format_value(row.values[t]));
-  return line + ',' + csv_field(std::string(row.error)) + '\n';
-}
+  std::string header() const {
+    std::string header = "smiles";
+    for (const std::string& task : tasks()) header += ',' + csv_field(task);
+    if (calibrated())
+      for (const std::string& task : tasks()) header += ',' + csv_field(task + "_std");
+    if (coverage_)
+      for (const std::string& task : tasks()) header += ',' + csv_field(task + "_lower") + ',' + csv_field(task + "_upper");
+    return header + ",error\n";
+  }
+
+  std::string line(const std::string& smiles, const PredictedRow& row) const {
+    std::string line = csv_field(smiles);
+    if (row.values.empty())
+      line.append(tasks().size() * (1 + (calibrated() ? 1 : 0) + (coverage_ ? 2 : 0)), ',');
+    else
+      append_values(line, row);
+    return line + ',' + csv_field(std::string(row.error)) + '\n';
+  }
+
+ private:
+  void append_values(std::string& line, const PredictedRow& row) const {
+    const auto add = [&line](double value) { line += ',' + format_value(static_cast<float>(value)); };
+    const auto& calibration = model_.config().calibration;
+    for (std::size_t t = 0; t < tasks().size(); ++t) add(row.values[t]);
+    if (calibrated())
+      for (std::size_t t = 0; t < tasks().size(); ++t) add(calibration[t].sigma(row.raw_spread[t]));
+    if (!coverage_) return;
+    for (std::size_t t = 0; t < tasks().size(); ++t) {
+      const double half = calibration[t].half_width(row.raw_spread[t], *coverage_);
+      add(row.values[t] - half);
+      add(row.values[t] + half);
+    }
+  }
+
+  const std::vector<std::string>& tasks() const { return model_.config().tasks; }
+  bool calibrated() const { return !model_.config().calibration.empty(); }
+
+  const MoleculeModel& model_;
+  std::optional<double> coverage_;
+};
 
 // A table without data rows is refused before any output is written.
 void check_has_rows(const std::string& path, const CsvOptions& options) {
@@ -195,21 +245,38 @@ void predict_sd_file(const MoleculeModel& model, const MoleculePredictArgs& args
   if (!args.out.empty()) check_output_path(args.out, args.force);
   const MoleculeDataset data = load_molecule_sdf(args.input.data, {}, InvalidMoleculePolicy::skip,
                                                  model.config().featurizer, args.input.max_atoms);
-  const Matrix<float> values = model.predict(molecule_set(data).molecules);
+  const PredictionColumns columns(model, args.coverage);
+  const std::vector<const MoleculeGraph*> molecules = molecule_set(data).molecules;
+  const bool spread = !model.config().calibration.empty();
+  // Row-major copies, so that each molecule's values are one span.
+  using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  RowMajor values, raw_spread;
+  if (spread) {
+    SpreadPredictions predicted = model.predict_with_spread(molecules);
+    values = predicted.values;
+    raw_spread = predicted.raw_spread;
+  } else {
+    values = model.predict(molecules);
+  }
   PredictionOutput out(args);
-  out.write(prediction_header(model));
-  const std::size_t tasks = model.config().tasks.size();
+  out.write(columns.header());
+  const auto tasks = static_cast<std::size_t>(values.cols());
   std::size_t valid = 0, skipped = 0;
   for (std::size_t record = 0; record < data.source_rows; ++record) {
     if (skipped < data.skipped.size() && data.skipped[skipped].row == record) {
       const SkippedMolecule& problem = data.skipped[skipped++];
       std::cerr << args.input.data << ':' << problem.line << ": cannot read SD record " << record + 1 << ": "
                 << problem.reason << '\n';
-      out.write(prediction_line("", {.index = record, .values = {}, .error = problem.reason}, tasks));
+      out.write(columns.line("", {.index = record, .values = {}, .error = problem.reason}));
       continue;
     }
     const auto row = static_cast<Index>(valid);
-    out.write(prediction_line(data.smiles[valid++], {.index = record, .values = {values.row(row).data(), tasks}, .error = {}}, tasks));
+    out.write(columns.line(data.smiles[valid++],
+                           {.index = record,
+                            .values = {values.row(row).data(), tasks},
+                            .error = {},
+                            .raw_spread = spread ? std::span<const float>(raw_spread.row(row).data(), tasks)
+                                                 : std::span<const float>()}));
   }
   out.commit();
   report_unreadable(data.skipped.size(), data.source_rows);
@@ -285,6 +352,15 @@ void train_molecules(const MoleculeTrainArgs& args) {
   }
   if (test.molecules.empty()) return;
   log.normal("\ntest metrics\n" + test_metrics.table);
+  const std::vector<SpreadCalibration>& calibration = model.config().calibration;
+  if (calibration.empty()) return;
+  const std::size_t needed = SpreadCalibration::rows_needed(kDefaultCoverage);
+  if (std::ranges::all_of(calibration, [&](const SpreadCalibration& task) { return task.scores.size() >= needed; }))
+    log.normal("\n" + uncertainty_table(model, test, kDefaultCoverage));
+  else
+    log.normal("\nuncertainty: intervals of " + format_value(static_cast<float>(kDefaultCoverage)) + " need " +
+               std::to_string(needed) + " validation molecules with a label of each task; predict --coverage takes a "
+               "lower coverage");
 }
 
 // With several processes (mpirun), each predicts its share of --data's lines and rank 0 writes them
@@ -301,10 +377,11 @@ void predict_molecules(const MoleculeModel& model, const MoleculePredictArgs& ar
     warn_of_numeric_header(args.input, rank_0_errors());
     return SmilesSource(args);
   });
+  const PredictionColumns columns(model, args.coverage);
   std::optional<PredictionOutput> output;
   if (writes) output.emplace(args);
   distributed::ShareWriter out([&](std::string_view text) { output->write(text); });
-  if (writes) out.write(prediction_header(model));
+  if (writes) out.write(columns.header());
   std::uint64_t rows = 0, unreadable = 0;
   model.predict_smiles([&](std::string& smiles) { return source.next(smiles); },
                        [&](const PredictedRow& row) {
@@ -315,7 +392,7 @@ void predict_molecules(const MoleculeModel& model, const MoleculePredictArgs& ar
                                        detail::printable_excerpt(source.oldest()) + "': " + std::string(row.error) +
                                        '\n');
                          }
-                         out.write(prediction_line(source.oldest(), row, model.config().tasks.size()));
+                         out.write(columns.line(source.oldest(), row));
                          source.written();
                        },
                        args.input.max_atoms);
@@ -327,11 +404,12 @@ void predict_molecules(const MoleculeModel& model, const MoleculePredictArgs& ar
   report_unreadable(unreadable, rows);
 }
 
-void eval_molecules(const MoleculeModel& model, const MoleculeInput& input) {
+void eval_molecules(const MoleculeModel& model, const MoleculeInput& input, double coverage) {
   if (input.data.empty()) throw ArgumentError("eval: --data is required for a molecule model");
   const MoleculeDataset data = load_molecules(input, model.config().tasks, model.config().featurizer, std::cerr);
   std::cout << data.size() << " molecules\n";
   std::cout << set_metrics(model, molecule_set(data), "labelled").table << '\n';
+  if (!model.config().calibration.empty()) std::cout << '\n' << uncertainty_table(model, molecule_set(data), coverage);
 }
 
 }  // namespace edgewise::cli

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "edgewise/tasks/molecule/molecule_model.hpp"
@@ -40,10 +41,15 @@ struct MoleculePredictArgs {
   MoleculeInput input;  // input.data empty: predict `smiles`
   std::string out;      // empty: standard output
   bool force = false;
+  std::optional<double> coverage;  // --coverage: write intervals of this coverage
 };
 
 void predict_molecules(const MoleculeModel& model, const MoleculePredictArgs& args);
-// Prints the model's metrics on the labelled molecules of `input`.
-void eval_molecules(const MoleculeModel& model, const MoleculeInput& input);
+// The coverage of the intervals that train and eval score.
+inline constexpr double kDefaultCoverage = 0.9;
+
+// Prints the model's metrics on the labelled molecules of `input`; for a model with a calibrated
+// spread, also its uncertainty scores with intervals of `coverage`.
+void eval_molecules(const MoleculeModel& model, const MoleculeInput& input, double coverage = kDefaultCoverage);
 
 }  // namespace edgewise::cli

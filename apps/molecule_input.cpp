@@ -233,4 +233,13 @@ void print_metrics(std::ostream& out, const std::vector<std::string>& tasks, con
   if (tasks.size() > 1) print_row(out, "mean", total, metrics.mean_values());
 }
 
+void print_uncertainty(std::ostream& out, const std::vector<std::string>& tasks,
+                       const std::vector<UncertaintyScores>& scores) {
+  print_header(out, {"nll", "miscal", "ence", "spearman", "coverage", "width"});
+  for (std::size_t t = 0; t < tasks.size(); ++t) {
+    const UncertaintyScores& s = scores[t];
+    print_row(out, tasks[t], s.count, {s.nll, s.miscalibration_area, s.ence, s.spearman, s.coverage, s.mean_width});
+  }
+}
+
 }  // namespace edgewise::cli

@@ -64,5 +64,9 @@ MoleculeDataset load_molecules(const MoleculeInput& input, const std::vector<std
 
 // Prints one row per task and, with several tasks, a mean row.
 void print_metrics(std::ostream& out, const std::vector<std::string>& tasks, const MoleculeMetrics& metrics);
+// The same table for uncertainty scores: NLL, miscalibration area, ENCE, Spearman(sigma, |error|),
+// interval coverage and mean interval width, a row per task.
+void print_uncertainty(std::ostream& out, const std::vector<std::string>& tasks,
+                       const std::vector<UncertaintyScores>& scores);
 
 }  // namespace edgewise::cli

@@ -53,7 +53,8 @@ void add_predict_command(CLI::App& app) {
   auto args = std::make_shared<PredictArgs>();
   CLI::App* command = app.add_subcommand("predict", "Predict with a saved model");
   command->footer(
-      "Molecule models write CSV: SMILES, one column per task, error. Node classification models write TSV with a "
+      "Molecule models write CSV: SMILES, one column per task, then for a model trained with --uncertainty a "
+      "<task>_std column per task (and intervals with --coverage), error. Node classification models write TSV with a "
       "header: node id, predicted class, then one probability column per class, named by class.");
   command->add_option("--model", args->model, "Model file written by 'edgewise train'")
       ->required()
@@ -65,6 +66,9 @@ void add_predict_command(CLI::App& app) {
       ->allow_extra_args(false)
       ->expected(1, 1 << 20);
   add_molecule_input_options(*command, args->molecules.input, "");
+  command->add_option("--coverage", args->molecules.coverage,
+                      "Molecule models trained with --uncertainty: also write <task>_lower and <task>_upper, the "
+                      "split-conformal interval that holds this fraction of targets (e.g. 0.9)");
   command->add_option("--out", args->out, "File to write (default: standard output)");
   command->add_flag("--force", args->force, "Replace an existing --out file");
   add_threads_option(*command, args->threads);

@@ -357,6 +357,8 @@ const std::vector<TrainingParam<MoleculeTrainingParams>>& molecule_params() {
        .set = [](P& p, const json& v) { p.plan.config.featurizer.crippen_contributions = v; }, .get = [](const P& p) -> json { return p.plan.config.featurizer.crippen_contributions; }},
       {.name = "ensemble", .type = T::integer, .help = "Networks trained with different seeds whose predictions are averaged", .rule = std::to_string(default_training_budget(0).ensemble), .check = at_least(1), .tunable = true,
        .set = [](P& p, const json& v) { p.plan.config.ensemble = v; p.plan.budget_ensemble = false; }},
+      {.name = "uncertainty", .type = T::text, .help = "A spread for every prediction, calibrated on the validation part (regression): none, or ensemble, the members' standard deviation (needs --ensemble 2 or more); predict then writes <task>_std, and intervals with --coverage",
+       .set = [](P& p, const json& v) { p.plan.config.spread = value_named(kSpreadMethodNames, v.get<std::string>(), "uncertainty"); }, .get = [](const P& p) -> json { return name_of(kSpreadMethodNames, p.plan.config.spread); }, .choices = names_in(kSpreadMethodNames)},
       {.name = "head-hidden", .type = T::integer, .help = "Width of the prediction head's hidden layer", .check = at_least(1), .tunable = true,
        .set = [](P& p, const json& v) { p.plan.config.network.head_hidden = v; }, .get = [](const P& p) -> json { return p.plan.config.network.head_hidden; }},
       {.name = "warmup-epochs", .type = T::number, .help = "Epochs of linear learning-rate warm-up from lr/10", .check = kNonNegative, .tunable = true,

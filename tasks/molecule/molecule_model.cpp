@@ -25,13 +25,26 @@ namespace edgewise {
 namespace {
 
 nlohmann::json config_json(const MoleculeModelConfig& config) {
-  return nlohmann::json{{"kind", kMoleculeModelKind},
-                        {"featurizer", config.featurizer},
-                        {"network", config.network},
-                        {"task_type", to_string(config.task_type)},
-                        {"tasks", config.tasks},
-                        {"scaling", config.scaling},
-                        {"ensemble", config.ensemble}};
+  nlohmann::json j{{"kind", kMoleculeModelKind},
+                   {"featurizer", config.featurizer},
+                   {"network", config.network},
+                   {"task_type", to_string(config.task_type)},
+                   {"tasks", config.tasks},
+                   {"scaling", config.scaling},
+                   {"ensemble", config.ensemble}};
+  // Written only with a spread, so that models without one keep their files as they were.
+  if (config.spread != SpreadMethod::none)
+    j["uncertainty"] = {{"spread", name_of(kSpreadMethodNames, config.spread)}, {"calibration", config.calibration}};
+  return j;
+}
+
+// The spread and its calibration, absent from files of models without one (and from every file
+// written before uncertainty existed).
+void read_uncertainty(const nlohmann::json& j, MoleculeModelConfig& config) {
+  if (!j.contains("uncertainty")) return;
+  const nlohmann::json& uncertainty = j.at("uncertainty");
+  config.spread = value_named(kSpreadMethodNames, uncertainty.at("spread").get<std::string>(), "spread method");
+  uncertainty.at("calibration").get_to(config.calibration);
 }
 
 MoleculeModelConfig config_from_json(const nlohmann::json& j, const std::string& path) {
@@ -45,6 +58,7 @@ MoleculeModelConfig config_from_json(const nlohmann::json& j, const std::string&
     j.at("tasks").get_to(config.tasks);
     j.at("scaling").get_to(config.scaling);
     get_integer_to(j.at("ensemble"), config.ensemble);
+    read_uncertainty(j, config);
   } catch (const std::exception& e) {
     throw ModelFormatError(path + ": invalid model configuration: " + e.what());
   }
@@ -54,6 +68,8 @@ MoleculeModelConfig config_from_json(const nlohmann::json& j, const std::string&
   }
   if (config.scaling.shift.size() != config.tasks.size())
     throw ModelFormatError(path + ": target scaling does not match the number of tasks");
+  if (!config.calibration.empty() && config.calibration.size() != config.tasks.size())
+    throw ModelFormatError(path + ": the spread calibration does not match the number of tasks");
   const Index scaled_descriptors = config.network.graph_feature_scaling.columns();
   if (scaled_descriptors != 0 && scaled_descriptors != config.featurizer.graph_dim())
     throw ModelFormatError(path + ": the descriptor scaling has " + std::to_string(scaled_descriptors) +
@@ -65,6 +81,9 @@ MoleculeModelConfig config_from_json(const nlohmann::json& j, const std::string&
 MoleculeModelConfig completed(MoleculeModelConfig config) {
   if (config.tasks.empty()) throw ArgumentError("a molecule model needs at least one task");
   if (config.ensemble < 1) throw ArgumentError("a molecule model needs at least one ensemble member");
+  if (config.spread == SpreadMethod::ensemble && (config.ensemble < 2 || config.task_type != TaskType::regression))
+    throw ArgumentError("an ensemble's spread needs regression and an ensemble of 2 or more networks (the ensemble "
+                        "has " + std::to_string(config.ensemble) + ")");
   config.network.node_dim = config.featurizer.atom_dim();
   config.network.edge_dim = config.featurizer.bond_dim();
   config.network.graph_dim = config.featurizer.graph_dim();
@@ -80,6 +99,16 @@ std::vector<const FeaturedGraph*> as_featured(std::span<const MoleculeGraph* con
 }
 
 GraphSet graph_set(const MoleculeSet& set) { return {as_featured(set.molecules), set.targets}; }
+
+// The members' mean, summed in member order as predict() sums it, and their standard deviation.
+SpreadPredictions ensemble_spread(std::span<const Matrix<float>> members) {
+  Matrix<float> sum = Matrix<float>::Zero(members.front().rows(), members.front().cols());
+  for (const Matrix<float>& member : members) sum += member;
+  SpreadPredictions result{sum / static_cast<float>(members.size()), Matrix<float>::Zero(sum.rows(), sum.cols())};
+  for (const Matrix<float>& member : members) result.raw_spread.array() += (member - result.values).array().square();
+  result.raw_spread = (result.raw_spread / static_cast<float>(members.size())).array().sqrt();
+  return result;
+}
 
 // Weight names in the model file: the network's own for a single model, "member<k>." before them in
 // an ensemble.
@@ -436,6 +465,32 @@ Matrix<float> MoleculeModel::predict(std::span<const MoleculeGraph* const> molec
   return sum / static_cast<float>(members_.size());
 }
 
+SpreadPredictions MoleculeModel::predict_with_spread(std::span<const MoleculeGraph* const> molecules) const {
+  if (config_.spread != SpreadMethod::ensemble)
+    throw ArgumentError("this model was trained without a spread (--uncertainty none): its predictions have none");
+  const std::vector<const FeaturedGraph*> graphs = as_featured(molecules);
+  std::vector<Matrix<float>> members;
+  for (const auto& member : members_)
+    members.push_back(edgewise::predict(member->network, graphs, config_.task_type, config_.scaling));
+  return ensemble_spread(members);
+}
+
+void MoleculeModel::calibrate(const MoleculeSet& held_out) {
+  const SpreadPredictions predicted = predict_with_spread(held_out.molecules);
+  std::vector<SpreadCalibration> calibration;
+  for (Index t = 0; t < predicted.values.cols(); ++t) {
+    const auto column = [](const Matrix<float>& m, Index c) { return std::vector<float>(m.col(c).begin(), m.col(c).end()); };
+    try {
+      calibration.push_back(fit_spread_calibration(column(held_out.targets, t), column(predicted.values, t),
+                                                   column(predicted.raw_spread, t)));
+    } catch (const ArgumentError& e) {
+      throw ArgumentError("task '" + config_.tasks[static_cast<std::size_t>(t)] + "': " + e.what() +
+                          " in the validation part");
+    }
+  }
+  config_.calibration = std::move(calibration);
+}
+
 // What one thread needs to run batches: its own copy of every member (a forward pass keeps state in
 // the network), and buffers reused from batch to batch.
 struct MoleculeModel::Worker {
@@ -447,7 +502,7 @@ struct MoleculeModel::Worker {
   }
 
   // The batch's predictions, [count, T], averaged as predict() averages: the members' predictions
-  // summed in member order.
+  // summed in member order. A calibrated model's raw spreads follow, [count, 2T] in all.
   Matrix<float> predict(std::span<SmilesRow* const> rows) {
     molecules.clear();
     descriptor_rows.clear();
@@ -456,11 +511,19 @@ struct MoleculeModel::Worker {
       descriptor_rows.push_back(row->descriptors.data());
     }
     batcher.assemble(molecules, descriptor_rows, batch);
-    Matrix<float> sum = Matrix<float>::Zero(static_cast<Index>(rows.size()), config.network.tasks);
-    for (const auto& member : networks) {
-      sum += to_predictions(member->network.forward(batch), config.task_type, config.scaling);
+    if (config.calibration.empty()) {
+      Matrix<float> sum = Matrix<float>::Zero(static_cast<Index>(rows.size()), config.network.tasks);
+      for (const auto& member : networks)
+        sum += to_predictions(member->network.forward(batch), config.task_type, config.scaling);
+      return sum / static_cast<float>(networks.size());
     }
-    return sum / static_cast<float>(networks.size());
+    std::vector<Matrix<float>> members;
+    for (const auto& member : networks)
+      members.push_back(to_predictions(member->network.forward(batch), config.task_type, config.scaling));
+    const SpreadPredictions predicted = ensemble_spread(members);
+    Matrix<float> both(predicted.values.rows(), 2 * predicted.values.cols());
+    both << predicted.values, predicted.raw_spread;
+    return both;
   }
 
   const MoleculeModelConfig& config;
@@ -477,7 +540,8 @@ void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)
   std::vector<Worker> workers;
   workers.reserve(static_cast<std::size_t>(num_threads()));
   for (int t = 0; t < num_threads(); ++t) workers.emplace_back(*this);
-  std::vector<float> values(static_cast<std::size_t>(config_.network.tasks));
+  const auto tasks = static_cast<std::size_t>(config_.network.tasks);
+  std::vector<float> values(config_.calibration.empty() ? tasks : 2 * tasks);
   // Batches of predict()'s size, so that a window's values are predict()'s on its molecules, bit for bit.
   run_ordered_pipeline<SmilesRow>(
       {.window = kPredictionWindowRows, .chunk = 16, .batch = static_cast<std::size_t>(kPredictionBatchSize)},
@@ -488,13 +552,14 @@ void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)
         if (!predictions) return sink({index, {}, row.error});
         for (std::size_t t = 0; t < values.size(); ++t)
           values[t] = (*predictions)(static_cast<Index>(position), static_cast<Index>(t));
-        sink({index, values, {}});
+        const std::span<const float> all(values);
+        sink({index, all.first(tasks), {}, values.size() > tasks ? all.subspan(tasks) : std::span<const float>()});
       });
 }
 
 SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& smiles, Index max_atoms) const {
   SmilesPredictions result;
-  std::vector<float> values;  // [valid, T] row after row
+  std::vector<float> values, spreads;  // [valid, T] row after row
   std::size_t next_row = 0;
   predict_smiles(
       [&](std::string& text) {
@@ -509,11 +574,14 @@ SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& 
         }
         result.valid.push_back(row.index);
         values.insert(values.end(), row.values.begin(), row.values.end());
+        spreads.insert(spreads.end(), row.raw_spread.begin(), row.raw_spread.end());
       },
       max_atoms);
   const auto valid = static_cast<Index>(result.valid.size());
-  result.values = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-      values.data(), valid, config_.network.tasks);
+  using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  result.values = Eigen::Map<const RowMajor>(values.data(), valid, config_.network.tasks);
+  if (!config_.calibration.empty())
+    result.raw_spread = Eigen::Map<const RowMajor>(spreads.data(), valid, config_.network.tasks);
   return result;
 }
 

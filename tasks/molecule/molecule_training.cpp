@@ -181,8 +181,36 @@ Split make_molecule_split(const SplitSpec& spec, const MoleculeDataset& data, Ta
   }
 }
 
+std::vector<UncertaintyScores> molecule_uncertainty(const MoleculeModel& model, const MoleculeSet& set,
+                                                    double coverage) {
+  const std::vector<SpreadCalibration>& calibration = model.config().calibration;
+  if (calibration.empty())
+    throw ArgumentError("the model has no calibrated spread; train it with --uncertainty ensemble");
+  const SpreadPredictions predicted = model.predict_with_spread(set.molecules);
+  std::vector<UncertaintyScores> scores;
+  for (Index t = 0; t < predicted.values.cols(); ++t) {
+    const SpreadCalibration& task = calibration[static_cast<std::size_t>(t)];
+    std::vector<float> targets, values, sigma, lower, upper;
+    for (Index m = 0; m < predicted.values.rows(); ++m) {
+      const float value = predicted.values(m, t), raw = predicted.raw_spread(m, t);
+      const double half = task.half_width(raw, coverage);
+      targets.push_back(set.targets(m, t));
+      values.push_back(value);
+      sigma.push_back(static_cast<float>(task.sigma(raw)));
+      lower.push_back(static_cast<float>(value - half));
+      upper.push_back(static_cast<float>(value + half));
+    }
+    scores.push_back(score_uncertainty(targets, values, sigma, lower, upper));
+  }
+  return scores;
+}
+
 TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Split& split, MoleculeTrainingPlan plan) {
   check_split_measurable(data, split, plan.config.task_type, Logger(plan.training.log));
+  if (plan.config.spread != SpreadMethod::none && split.val.size() < 2)
+    throw ArgumentError("--uncertainty " + name_of(kSpreadMethodNames, plan.config.spread) +
+                        " calibrates on the validation part, which has " + std::to_string(split.val.size()) +
+                        " molecules: give it some (--split-sizes)");
   const MoleculeSet train = molecule_set(data, split.train), validation = molecule_set(data, split.val);
   const Index training_molecules = static_cast<Index>(train.molecules.size());
   const TrainingBudget budget = default_training_budget(training_molecules);
@@ -207,6 +235,10 @@ TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Spl
     log.normal(line.str());
   }
   warn_if_overfitting(results, plan.training.epochs, metric, log);
+  if (plan.config.spread != SpreadMethod::none) {
+    model.calibrate(validation);
+    log.normal("spread calibrated on the " + std::to_string(validation.molecules.size()) + " validation molecules");
+  }
   return {std::move(model), std::move(plan.training), std::move(results)};
 }
 

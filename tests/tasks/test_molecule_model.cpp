@@ -544,6 +544,49 @@ TEST_F(MoleculeModelFileTest, EnsembleAveragesItsMembersAndSurvivesSaving) {
   EXPECT_FALSE(first.predict(data.set.molecules).isApprox(predictions, 1e-4f));
 }
 
+// The spread is the members' standard deviation about predict()'s values, bit for bit the same
+// values by every path; its calibration survives saving, and a model without one has none.
+TEST_F(MoleculeModelFileTest, AnEnsemblesCalibratedSpreadAgreesOnEveryPathAndSurvivesSaving) {
+  set_num_threads(2);
+  MoleculeModelConfig config = small_config();
+  config.ensemble = 2;
+  config.spread = SpreadMethod::ensemble;
+  MoleculeModel model(config);
+  model.initialize(5);
+  const Featurized data = featurize_all(model, kMolecules);
+  model.fit(data.set, {}, quick_training(2));
+  EXPECT_THROW(model.calibrate(MoleculeSet{{data.set.molecules.front()}, data.set.targets.topRows(1)}), ArgumentError);
+  model.calibrate(data.set);
+  ASSERT_EQ(model.config().calibration.size(), 1u);
+  EXPECT_EQ(model.config().calibration.front().scores.size(), kMolecules.size());
+
+  const SpreadPredictions spread = model.predict_with_spread(data.set.molecules);
+  EXPECT_EQ(spread.values, model.predict(data.set.molecules));
+  EXPECT_TRUE((spread.raw_spread.array() >= 0).all());
+  EXPECT_GT(spread.raw_spread.maxCoeff(), 0.0f);
+
+  std::vector<std::string> smiles;
+  for (const auto& [text, value] : kMolecules) smiles.push_back(text);
+  const SmilesPredictions streamed = model.predict_smiles(smiles);
+  EXPECT_EQ(streamed.values, spread.values);
+  EXPECT_EQ(streamed.raw_spread, spread.raw_spread);
+
+  model.save(path("spread.ew"));
+  const MoleculeModel loaded = MoleculeModel::load(path("spread.ew"));
+  EXPECT_EQ(loaded.config().spread, SpreadMethod::ensemble);
+  EXPECT_EQ(loaded.config().calibration.front().scores, model.config().calibration.front().scores);
+  EXPECT_EQ(loaded.predict_with_spread(data.set.molecules).raw_spread, spread.raw_spread);
+
+  MoleculeModel plain(small_config());
+  plain.initialize(5);
+  EXPECT_THROW(plain.predict_with_spread(data.set.molecules), ArgumentError);
+  EXPECT_TRUE(plain.predict_smiles(smiles).raw_spread.size() == 0);
+  plain.save(path("plain.ew"));
+  EXPECT_FALSE(load_model(path("plain.ew")).config.contains("uncertainty"));
+  config.ensemble = 1;
+  EXPECT_THROW(MoleculeModel{config}, ArgumentError);
+}
+
 TEST_F(MoleculeModelFileTest, AnEnsembleResumedInItsSecondMemberEndsAtTheSameModel) {
   set_num_threads(2);
   MoleculeModelConfig config = small_config();

@@ -25,6 +25,7 @@
 #include "edgewise/models/checkpoint.hpp"
 #include "edgewise/models/molecule_predictor_training.hpp"
 #include "edgewise/models/model_file.hpp"
+#include "edgewise/models/uncertainty.hpp"
 #include "edgewise/tasks/common/model.hpp"
 
 namespace edgewise {
@@ -43,6 +44,10 @@ struct MoleculeModelConfig {
   std::vector<std::string> tasks;  ///< The target names, one per output.
   TargetScaling scaling;          ///< set by fit
   Index ensemble = 1;             ///< independently trained networks whose predictions are averaged
+  /// Where predictions get a spread: none, or (regression, ensemble of 2 or more) the members'
+  /// standard deviation, calibrated by MoleculeModel::calibrate.
+  SpreadMethod spread = SpreadMethod::none;
+  std::vector<SpreadCalibration> calibration = {};  ///< [T] once calibrated; empty before
 };
 
 /// The model `edgewise train --task molecule` builds when no tuning option is given, chosen by
@@ -83,6 +88,7 @@ struct SmilesPredictions {
   Matrix<float> values;             ///< [valid molecules, T]: original units or probabilities
   std::vector<std::size_t> valid;   ///< index into the input of each row of values
   std::vector<std::pair<std::size_t, std::string>> invalid;  ///< (index into the input, RDKit's reason)
+  Matrix<float> raw_spread = {};  ///< [valid molecules, T] for a calibrated model; else empty
 };
 
 /// One input row's outcome, as predict_smiles hands it to its sink.
@@ -90,6 +96,13 @@ struct PredictedRow {
   std::size_t index = 0;          ///< 0-based position in the input
   std::span<const float> values;  ///< [T]; empty when RDKit could not read the SMILES
   std::string_view error;         ///< RDKit's reason; empty when values are set
+  std::span<const float> raw_spread = {};  ///< [T] with values, for a calibrated model; else empty
+};
+
+/// Predictions and the raw spread behind their uncertainty (MoleculeModel::predict_with_spread).
+struct SpreadPredictions {
+  Matrix<float> values;      ///< [M, T]: as MoleculeModel::predict gives them
+  Matrix<float> raw_spread;  ///< [M, T]: the standard deviation of the members' predictions
 };
 
 /// A trained molecule property predictor: featurizer, an ensemble of MoleculePredictor networks, task
@@ -149,6 +162,15 @@ class MoleculeModel final : public Model {
   /// ensemble's members.
   Matrix<float> predict(std::span<const MoleculeGraph* const> molecules) const;
 
+  /// predict()'s values, and the spread of the members' predictions about them. Throws
+  /// ArgumentError unless the model's spread method is ensemble.
+  SpreadPredictions predict_with_spread(std::span<const MoleculeGraph* const> molecules) const;
+
+  /// Calibrates the spread of each task on labelled molecules the networks did not train on (the
+  /// validation part): config().calibration, from fit_spread_calibration. Throws ArgumentError when
+  /// the spread method is none, or a task has fewer than two labelled molecules there.
+  void calibrate(const MoleculeSet& held_out);
+
   /// Parses, featurizes and predicts a list of SMILES, the same values as predict() on the
   /// featurize() graphs of each window of kPredictionWindowRows input rows on its own: the valid
   /// molecules of a window run in batches of their own, so a row's value depends on its window's rows
@@ -161,7 +183,8 @@ class MoleculeModel final : public Model {
   SmilesPredictions predict_smiles(const std::vector<std::string>& smiles, Index max_atoms = kDefaultMaxAtoms) const;
 
   /// The same, streamed: reads SMILES from `next` until it returns false, and hands every row to
-  /// `sink` in input order as soon as its batch has run. Memory does not depend on the input's
+  /// `sink` in input order as soon as its batch has run, with its raw spread when the model is
+  /// calibrated. Memory does not depend on the input's
   /// length: at most two windows of SMILES and their feature rows are held at once (run_ordered_pipeline).
   void predict_smiles(const std::function<bool(std::string& smiles)>& next,
                       const std::function<void(const PredictedRow& row)>& sink,

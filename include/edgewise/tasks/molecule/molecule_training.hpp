@@ -63,6 +63,12 @@ struct MoleculeMetrics {
 /// The model's predictions on `set` scored against its targets.
 MoleculeMetrics molecule_metrics(const MoleculeModel& model, const MoleculeSet& set);
 
+/// A calibrated model's uncertainty on `set`, one entry per task: its standard deviations and its
+/// split-conformal intervals of `coverage` scored against the targets. Throws ArgumentError for a
+/// model without a calibrated spread and for what SpreadCalibration::half_width refuses.
+std::vector<UncertaintyScores> molecule_uncertainty(const MoleculeModel& model, const MoleculeSet& set,
+                                                    double coverage);
+
 /// Throws ArgumentError naming `source` and the task when no molecule of `data` has a label for one
 /// of its tasks (an empty column, an SD data field no record has): nothing to train it on.
 void check_targets_labelled(const MoleculeDataset& data, const std::string& source);

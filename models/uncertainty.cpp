@@ -1,0 +1,225 @@
+#include "edgewise/models/uncertainty.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <numbers>
+#include <numeric>
+#include <sstream>
+#include <string>
+
+#include "edgewise/core/error.hpp"
+
+namespace edgewise {
+namespace {
+
+void check_lengths(std::initializer_list<std::size_t> lengths, const char* what) {
+  if (std::ranges::adjacent_find(lengths, std::ranges::not_equal_to()) != lengths.end())
+    throw ArgumentError(std::string(what) + ": the sequences differ in length");
+}
+
+double median_of(std::vector<double> values) {
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::ranges::nth_element(values, middle);
+  if (values.size() % 2 == 1) return *middle;
+  return (*middle + *std::max_element(values.begin(), middle)) / 2;
+}
+
+// 1-based ranks, tied values sharing the mean of their ranks.
+std::vector<double> average_ranks(std::span<const double> values) {
+  std::vector<std::size_t> order(values.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+  std::vector<double> ranks(values.size());
+  for (std::size_t begin = 0, end = 0; begin < order.size(); begin = end) {
+    for (end = begin + 1; end < order.size() && values[order[end]] == values[order[begin]];) ++end;
+    const double rank = static_cast<double>(begin + end + 1) / 2;
+    for (std::size_t i = begin; i < end; ++i) ranks[order[i]] = rank;
+  }
+  return ranks;
+}
+
+double pearson_correlation(std::span<const double> x, std::span<const double> y) {
+  const auto n = static_cast<double>(x.size());
+  const double mean_x = std::accumulate(x.begin(), x.end(), 0.0) / n;
+  const double mean_y = std::accumulate(y.begin(), y.end(), 0.0) / n;
+  double xy = 0, xx = 0, yy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    xy += (x[i] - mean_x) * (y[i] - mean_y);
+    xx += (x[i] - mean_x) * (x[i] - mean_x);
+    yy += (y[i] - mean_y) * (y[i] - mean_y);
+  }
+  return xx > 0 && yy > 0 ? xy / std::sqrt(xx * yy) : std::nan("");
+}
+
+// The observed fraction of targets inside the central Gaussian interval of each level 0, 0.01, ...,
+// 1, against the level, integrated by trapezoids. A row lies inside the interval of level p when
+// erf(|z| / sqrt 2) <= p, z = error / sigma.
+double miscalibration_area(std::span<const double> z) {
+  std::vector<double> levels(z.size());
+  std::ranges::transform(z, levels.begin(), [](double value) { return std::erf(std::abs(value) / std::numbers::sqrt2); });
+  std::ranges::sort(levels);
+  constexpr int kSteps = 100;
+  double area = 0, previous = 0;
+  for (int k = 0; k <= kSteps; ++k) {
+    const double level = static_cast<double>(k) / kSteps;
+    const auto inside = k == kSteps ? levels.size() : static_cast<std::size_t>(std::ranges::upper_bound(levels, level) - levels.begin());
+    const double gap = std::abs(static_cast<double>(inside) / static_cast<double>(levels.size()) - level);
+    if (k > 0) area += (gap + previous) / (2.0 * kSteps);
+    previous = gap;
+  }
+  return area;
+}
+
+// Rows sorted by sigma in kBins bins of (nearly) equal count: mean |RMV - RMSE| / RMV.
+double expected_normalized_calibration_error(std::span<const double> sigma, std::span<const double> error) {
+  constexpr std::size_t kBins = 10;
+  std::vector<std::size_t> order(sigma.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) { return sigma[a] < sigma[b]; });
+  const std::size_t bins = std::min(kBins, order.size());
+  double total = 0;
+  for (std::size_t bin = 0; bin < bins; ++bin) {
+    const std::size_t begin = bin * order.size() / bins, end = (bin + 1) * order.size() / bins;
+    double variance = 0, squared_error = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      variance += sigma[order[i]] * sigma[order[i]];
+      squared_error += error[order[i]] * error[order[i]];
+    }
+    const double rmv = std::sqrt(variance / static_cast<double>(end - begin));
+    total += std::abs(rmv - std::sqrt(squared_error / static_cast<double>(end - begin))) / rmv;
+  }
+  return total / static_cast<double>(bins);
+}
+
+// The calibration of widths spread + offset: the scale that makes the mean squared z 1 (the
+// Gaussian NLL's minimum over the scale), and the scores.
+SpreadCalibration scaled_calibration(std::span<const double> errors, std::span<const double> spreads, double offset) {
+  SpreadCalibration calibration{.offset = offset};
+  double z_squared = 0;
+  for (std::size_t i = 0; i < errors.size(); ++i) {
+    const double score = errors[i] / (spreads[i] + offset);
+    z_squared += score * score;
+    calibration.scores.push_back(static_cast<float>(score));
+  }
+  calibration.scale = std::max(std::sqrt(z_squared / static_cast<double>(errors.size())), 1e-12);
+  return calibration;
+}
+
+std::string number_text(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
+}  // namespace
+
+double SpreadCalibration::half_width(double raw, double coverage) const {
+  if (!(coverage > 0 && coverage < 1))
+    throw ArgumentError("coverage " + number_text(coverage) + " is outside (0, 1): give a fraction such as 0.9");
+  const auto n = scores.size();
+  const auto rank = static_cast<std::size_t>(std::ceil(static_cast<double>(n + 1) * coverage - 1e-9));
+  if (rank > n)
+    throw ArgumentError("coverage " + number_text(coverage) + " needs at least " +
+                        std::to_string(rows_needed(coverage)) +
+                        " calibration rows; the model was calibrated on " + std::to_string(n) +
+                        ": ask for a lower coverage, or train with a larger validation part");
+  return static_cast<double>(scores[rank - 1]) * (raw + offset);
+}
+
+std::size_t SpreadCalibration::rows_needed(double coverage) {
+  return static_cast<std::size_t>(std::ceil(coverage / (1 - coverage) - 1e-9));
+}
+
+SpreadCalibration fit_spread_calibration(std::span<const float> targets, std::span<const float> predictions,
+                                         std::span<const float> raw_spread) {
+  check_lengths({targets.size(), predictions.size(), raw_spread.size()}, "fit_spread_calibration");
+  std::vector<double> errors, spreads;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    if (std::isnan(targets[i])) continue;
+    errors.push_back(std::abs(static_cast<double>(targets[i]) - predictions[i]));
+    spreads.push_back(raw_spread[i]);
+  }
+  if (errors.size() < 2)
+    throw ArgumentError("calibrating the spread needs at least two labelled rows; there are " +
+                        std::to_string(errors.size()));
+  // The offset's unit: the median spread, or where the members agree on most rows, the errors' size.
+  double unit = median_of(spreads);
+  if (!(unit > 0)) {
+    double squared = 0;
+    for (const double error : errors) squared += error * error;
+    unit = std::max(std::sqrt(squared / static_cast<double>(errors.size())), 1e-12);
+  }
+  SpreadCalibration calibration;
+  double best_nll = std::numeric_limits<double>::infinity();
+  for (double multiple = 1.0 / 64; multiple <= 4; multiple *= 2) {
+    const SpreadCalibration candidate = scaled_calibration(errors, spreads, multiple * unit);
+    double nll = 0;  // the Gaussian NLL's mean, less its constant terms: mean log sigma + 1/2
+    for (const double spread : spreads) nll += std::log(candidate.sigma(spread));
+    if (nll < best_nll) {
+      best_nll = nll;
+      calibration = candidate;
+    }
+  }
+  std::ranges::sort(calibration.scores);
+  return calibration;
+}
+
+void to_json(nlohmann::json& j, const SpreadCalibration& calibration) {
+  j = {{"offset", calibration.offset}, {"scale", calibration.scale}, {"scores", calibration.scores}};
+}
+
+void from_json(const nlohmann::json& j, SpreadCalibration& calibration) {
+  j.at("offset").get_to(calibration.offset);
+  j.at("scale").get_to(calibration.scale);
+  j.at("scores").get_to(calibration.scores);
+  const auto positive = [](double value) { return std::isfinite(value) && value > 0; };
+  if (!positive(calibration.offset) || !positive(calibration.scale))
+    throw ModelFormatError("spread calibration: offset and scale must be positive and finite");
+  const bool valid_scores = std::ranges::all_of(calibration.scores, [](float s) { return std::isfinite(s) && s >= 0; });
+  if (!valid_scores || !std::ranges::is_sorted(calibration.scores))
+    throw ModelFormatError("spread calibration: the scores must be finite, non-negative and ascending");
+}
+
+UncertaintyScores score_uncertainty(std::span<const float> targets, std::span<const float> predictions,
+                                    std::span<const float> sigma, std::span<const float> lower,
+                                    std::span<const float> upper) {
+  check_lengths({targets.size(), predictions.size(), sigma.size(), lower.size(), upper.size()}, "score_uncertainty");
+  std::vector<double> z, errors, sigmas;
+  UncertaintyScores scores;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    if (std::isnan(targets[i])) continue;
+    if (!(std::isfinite(sigma[i]) && sigma[i] > 0))
+      throw ArgumentError("score_uncertainty: sigma " + std::to_string(sigma[i]) + " of row " + std::to_string(i) +
+                          " is not positive and finite");
+    const double error = static_cast<double>(targets[i]) - predictions[i], s = sigma[i];
+    scores.nll += 0.5 * std::log(2 * std::numbers::pi * s * s) + error * error / (2 * s * s);
+    scores.coverage += targets[i] >= lower[i] && targets[i] <= upper[i] ? 1 : 0;
+    scores.mean_width += static_cast<double>(upper[i]) - lower[i];
+    z.push_back(error / s);
+    errors.push_back(std::abs(error));
+    sigmas.push_back(s);
+  }
+  scores.count = static_cast<Index>(z.size());
+  if (z.empty()) {
+    const double nan = std::nan("");
+    return {0, nan, nan, nan, nan, nan, nan};
+  }
+  const auto n = static_cast<double>(z.size());
+  scores.nll /= n;
+  scores.coverage /= n;
+  scores.mean_width /= n;
+  scores.miscalibration_area = miscalibration_area(z);
+  scores.ence = expected_normalized_calibration_error(sigmas, errors);
+  scores.spearman = spearman_correlation(sigmas, errors);
+  return scores;
+}
+
+double spearman_correlation(std::span<const double> x, std::span<const double> y) {
+  check_lengths({x.size(), y.size()}, "spearman_correlation");
+  if (x.size() < 2) return std::nan("");
+  return pearson_correlation(average_ranks(x), average_ranks(y));
+}
+
+}  // namespace edgewise

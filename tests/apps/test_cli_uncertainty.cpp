@@ -1,0 +1,95 @@
+// `train --uncertainty ensemble`, then `predict` with standard deviations and intervals and `eval`
+// with the uncertainty scores; the refusals that name their fix.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/cli.hpp"
+
+namespace {
+
+using edgewise::testing::CliRun;
+
+constexpr const char* kTinyTraining =
+    " --layers 1 --head-hidden 8 --epochs 3 --no-descriptors --batch-size 4 "
+    "--split-sizes 0.5,0.25,0.25 --quiet --force";
+
+class CliUncertaintyTest : public edgewise::testing::CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    write_small_molecules("molecules.csv");
+  }
+
+  CliRun train(const std::string& options, const std::string& out) const {
+    return run_cli("train --task molecule --data " + path("molecules.csv") + kTinyTraining + options + " --out " +
+                   path(out));
+  }
+
+  static std::vector<double> numbers(const std::string& line) {
+    std::vector<double> values;
+    std::istringstream fields(line.substr(line.find(',') + 1));
+    std::string field;
+    while (std::getline(fields, field, ',') && !field.empty()) values.push_back(std::stod(field));
+    return values;
+  }
+};
+
+TEST_F(CliUncertaintyTest, PredictWritesStandardDeviationsAndIntervalsAroundTheSameValues) {
+  ASSERT_EQ(train(" --uncertainty ensemble --ensemble 2", "model.ew").status, 0);
+  const CliRun plain = run_cli("predict --model " + path("model.ew") + " --smiles CCO");
+  const CliRun intervals = run_cli("predict --model " + path("model.ew") + " --smiles CCO --coverage 0.5");
+  ASSERT_EQ(intervals.status, 0) << intervals.output;
+  std::istringstream plain_rows(plain.output), rows(intervals.output);
+  std::string plain_header, plain_line, header, line;
+  std::getline(plain_rows, plain_header);
+  std::getline(plain_rows, plain_line);
+  std::getline(rows, header);
+  std::getline(rows, line);
+  EXPECT_EQ(plain_header, "smiles,logS,logS_std,error");
+  EXPECT_EQ(header, "smiles,logS,logS_std,logS_lower,logS_upper,error");
+  const std::vector<double> values = numbers(line);
+  ASSERT_EQ(values.size(), 4u) << line;
+  EXPECT_EQ(numbers(plain_line), std::vector<double>(values.begin(), values.begin() + 2));
+  EXPECT_GT(values[1], 0);                                    // a standard deviation
+  EXPECT_LE(values[2], values[0]);                            // lower
+  EXPECT_GE(values[3], values[0]);                            // upper
+  EXPECT_NEAR(values[0] - values[2], values[3] - values[0], 1e-3);  // symmetric
+
+  const CliRun eval = run_cli("eval --model " + path("model.ew") + " --data " + path("molecules.csv") +
+                              " --coverage 0.5");
+  ASSERT_EQ(eval.status, 0) << eval.output;
+  EXPECT_NE(eval.output.find("intervals meant to hold 50 % of targets"), std::string::npos) << eval.output;
+  EXPECT_NE(eval.output.find("nll    miscal      ence  spearman  coverage     width"), std::string::npos)
+      << eval.output;
+}
+
+TEST_F(CliUncertaintyTest, RefusalsNameTheirFix) {
+  ASSERT_EQ(train(" --uncertainty ensemble --ensemble 2", "model.ew").status, 0);
+  // 4 validation molecules calibrate: 90 % intervals need 9.
+  const CliRun too_few = run_cli("predict --model " + path("model.ew") + " --smiles CCO --coverage 0.9");
+  EXPECT_EQ(too_few.status, 1);
+  EXPECT_NE(too_few.output.find("coverage 0.9 needs at least 9 calibration rows; the model was calibrated on 4"),
+            std::string::npos)
+      << too_few.output;
+  const CliRun outside = run_cli("predict --model " + path("model.ew") + " --smiles CCO --coverage 1");
+  EXPECT_NE(outside.output.find("coverage 1 is outside (0, 1)"), std::string::npos) << outside.output;
+
+  ASSERT_EQ(train(" --ensemble 2", "plain.ew").status, 0);
+  const CliRun uncalibrated = run_cli("predict --model " + path("plain.ew") + " --smiles CCO --coverage 0.5 --out " +
+                                      path("out.csv"));
+  EXPECT_EQ(uncalibrated.status, 1);
+  EXPECT_NE(uncalibrated.output.find("the model has no calibrated spread; train it with --uncertainty ensemble"),
+            std::string::npos)
+      << uncalibrated.output;
+  EXPECT_FALSE(std::filesystem::exists(path("out.csv")));
+
+  const CliRun one_member = train(" --uncertainty ensemble --ensemble 1", "one.ew");
+  EXPECT_EQ(one_member.status, 1);
+  EXPECT_NE(one_member.output.find("needs regression and an ensemble of 2 or more"), std::string::npos)
+      << one_member.output;
+}
+
+}  // namespace
