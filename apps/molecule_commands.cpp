@@ -113,7 +113,8 @@ class PredictionColumns {
       for (std::size_t t = 0; t < tasks().size(); ++t) add(calibration[t].sigma(row.raw_spread[t]));
     if (!coverage_) return;
     for (std::size_t t = 0; t < tasks().size(); ++t) {
-      const double half = calibration[t].half_width(row.raw_spread[t], *coverage_);
+      // In float, as the Python module's values - half, so that both write the same bounds.
+      const auto half = static_cast<float>(calibration[t].half_width(row.raw_spread[t], *coverage_));
       add(row.values[t] - half);
       add(row.values[t] + half);
     }

@@ -226,6 +226,7 @@ class MoleculeModel(_Model):
         return_invalid: bool = False,
         max_atoms: int = 1000,
         threads: int | None = None,
+        return_std: bool = False,
     ) -> Any:
         """Predictions [n, tasks] as float32: target units for regression, probabilities of class 1
         for classification.
@@ -234,24 +235,56 @@ class MoleculeModel(_Model):
         per molecule (smiles_column, header and comment as in :meth:`train`), or an SD file, one
         row per record, as ``edgewise predict --data`` reads them.
         A molecule that RDKit cannot read gets a row of NaN (on_invalid="nan") or raises ValueError
-        naming it (on_invalid="raise"). With return_invalid, returns (predictions, invalid) where
-        invalid lists (index, SMILES, reason); an SD record's SMILES is empty.
+        naming it (on_invalid="raise"). With return_std (a model trained with
+        uncertainty="ensemble"), returns (predictions, std) as scikit-learn's
+        GaussianProcessRegressor does: the calibrated standard deviations [n, tasks]. With
+        return_invalid, the list of (index, SMILES, reason) of the unreadable molecules follows;
+        an SD record's SMILES is empty.
         """
+        values, invalid, spread = self._predicted(smiles, data, smiles_column, header, comment, on_invalid,
+                                                  max_atoms, threads)
+        result = (values, self._handle._from_spread(spread, None)) if return_std else (values,)
+        result += (invalid,) if return_invalid else ()
+        return result if len(result) > 1 else values
+
+    def predict_interval(
+        self,
+        smiles: Sequence[str] | None = None,
+        *,
+        coverage: float = 0.9,
+        data: str | os.PathLike[str] | None = None,
+        smiles_column: str | int | None = None,
+        header: bool = True,
+        comment: str | None = None,
+        on_invalid: str = "nan",
+        max_atoms: int = 1000,
+        threads: int | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) [n, tasks]: split-conformal intervals that hold the target with probability
+        at least coverage for molecules like the validation molecules, wider where the ensemble's
+        members disagree (a model trained with uncertainty="ensemble"; docs/uncertainty.md). The
+        molecules are given as in :meth:`predict`."""
+        values, _, spread = self._predicted(smiles, data, smiles_column, header, comment, on_invalid, max_atoms,
+                                            threads)
+        half = self._handle._from_spread(spread, float(coverage))
+        return values - half, values + half
+
+    def _predicted(self, smiles: Any, data: Any, smiles_column: Any, header: bool, comment: str | None,
+                   on_invalid: str, max_atoms: int, threads: int | None) -> tuple[np.ndarray, list, np.ndarray]:
         if on_invalid not in ("nan", "raise"):
             raise ValueError(f"on_invalid: expected 'nan' or 'raise', got {on_invalid!r}")
         if (smiles is None) == (data is None):
             raise ValueError("give either smiles or data")
         _with_threads(threads)
         if data is None:
-            values, invalid = self._handle._predict(_smiles_list(smiles), max_atoms)
+            values, invalid, spread = self._handle._predict(_smiles_list(smiles), max_atoms)
         else:
             column = None if smiles_column is None else _column(smiles_column, "smiles_column", header)
-            values, invalid = self._handle._predict_file(_check_readable(data, "data"), column, header,
-                                                         comment or "", max_atoms)
+            values, invalid, spread = self._handle._predict_file(_check_readable(data, "data"), column, header,
+                                                                 comment or "", max_atoms)
         if invalid and on_invalid == "raise":
             raise ValueError(_unreadable(invalid[0], data is None))
-        invalid = [(index, text, reason) for index, text, reason, _ in invalid]
-        return (values, invalid) if return_invalid else values
+        return values, [(index, text, reason) for index, text, reason, _ in invalid], spread
 
     def evaluate(self, smiles: Sequence[str], targets: Any) -> dict[str, float]:
         """The metrics of ``edgewise eval`` by name: their means over tasks ("rmse", "mae", "r2",

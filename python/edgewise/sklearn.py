@@ -54,18 +54,25 @@ class _MoleculeEstimator(BaseEstimator):
         self.n_outputs_ = len(self.model_.tasks)
         return self
 
-    def _predict_values(self, X: Any) -> np.ndarray:
+    def _predict_values(self, X: Any, return_std: bool = False) -> Any:
         if not hasattr(self, "model_"):
             from sklearn.exceptions import NotFittedError
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
-        return self.model_.predict(_smiles_list(X, "X"), threads=self.threads)
+        return self.model_.predict(_smiles_list(X, "X"), threads=self.threads, return_std=return_std)
 
 
 class MoleculeRegressor(RegressorMixin, _MoleculeEstimator):
-    """Molecule property regression; predict gives target units ([n] for one task)."""
+    """Molecule property regression; predict gives target units ([n] for one task), and with
+    return_std (fitted with uncertainty="ensemble") also the calibrated standard deviations, as
+    GaussianProcessRegressor.predict does."""
 
-    def predict(self, X: Any) -> np.ndarray:
-        values = self._predict_values(X)
+    def predict(self, X: Any, return_std: bool = False) -> Any:
+        if not return_std:
+            return self._one_task(self._predict_values(X))
+        values, std = self._predict_values(X, return_std=True)
+        return self._one_task(values), self._one_task(std)
+
+    def _one_task(self, values: np.ndarray) -> np.ndarray:
         return values[:, 0] if self.n_outputs_ == 1 else values
 
 

@@ -235,8 +235,12 @@ py::object train_or_tune(const MoleculeSource& source, const py::object& split, 
 py::tuple predict(MoleculeHandle& handle, const std::vector<std::string>& smiles, Index max_atoms,
                   const std::function<std::string(std::size_t)>& place) {
   const auto tasks = static_cast<std::size_t>(handle.model.config().tasks.size());
+  const float nan = std::numeric_limits<float>::quiet_NaN();
   py::array_t<float> values({smiles.size(), tasks});
   float* out = values.mutable_data();
+  // A calibrated model's raw spreads, NaN where the values are; none without a calibration.
+  py::array_t<float> spread({handle.model.config().calibration.empty() ? std::size_t{0} : smiles.size(), tasks});
+  float* spread_out = spread.mutable_data();
   std::vector<std::pair<std::size_t, std::string>> invalid;
   handle.locked([&] {
     std::size_t given = 0;
@@ -250,10 +254,12 @@ py::tuple predict(MoleculeHandle& handle, const std::vector<std::string>& smiles
         [&](const PredictedRow& row) {
           float* destination = out + row.index * tasks;
           if (row.values.empty()) {
-            std::fill(destination, destination + tasks, std::numeric_limits<float>::quiet_NaN());
+            std::fill(destination, destination + tasks, nan);
+            if (spread.size() > 0) std::fill_n(spread_out + row.index * tasks, tasks, nan);
             invalid.emplace_back(row.index, std::string(row.error));
           } else {
             std::copy(row.values.begin(), row.values.end(), destination);
+            std::ranges::copy(row.raw_spread, spread_out + row.index * tasks);
           }
         },
         max_atoms);
@@ -261,7 +267,7 @@ py::tuple predict(MoleculeHandle& handle, const std::vector<std::string>& smiles
   py::list reasons;
   for (const auto& [index, reason] : invalid)
     reasons.append(py::make_tuple(index, smiles[index], reason, place(index)));
-  return py::make_tuple(values, reasons);
+  return py::make_tuple(values, reasons, spread);
 }
 
 // The SMILES column of a CSV file, trimmed, and the line of each row.
@@ -292,21 +298,50 @@ std::vector<std::string> read_smiles_column(const std::string& path, const CsvLa
 py::tuple predict_sdf(MoleculeHandle& handle, const std::string& path, Index max_atoms) {
   const InterruptCheck interruptible(check_interrupt);  // while the records are read
   MoleculeDataset data;
-  Matrix<float> predicted;
+  SpreadPredictions predicted;
+  const bool calibrated = !handle.model.config().calibration.empty();
   handle.locked([&] {
     data = load_molecule_sdf(path, {}, InvalidMoleculePolicy::skip, handle.model.config().featurizer, max_atoms);
-    predicted = handle.model.predict(molecule_set(data).molecules);
+    const MoleculeSet set = molecule_set(data);
+    if (calibrated)
+      predicted = handle.model.predict_with_spread(set.molecules);
+    else
+      predicted.values = handle.model.predict(set.molecules);
   });
-  const auto tasks = static_cast<std::size_t>(predicted.cols());
-  py::array_t<float> values({data.source_rows, tasks});
-  float* out = values.mutable_data();
-  std::fill(out, out + values.size(), std::numeric_limits<float>::quiet_NaN());
-  for (std::size_t m = 0; m < data.molecules.size(); ++m)
-    std::copy_n(predicted.data() + m * tasks, tasks, out + data.rows[m] * tasks);
+  // Each record's row, NaN for the records RDKit could not read; no rows for a table not computed.
+  const auto by_record = [&](const Matrix<float>& rows, bool computed) {
+    const auto tasks = static_cast<std::size_t>(handle.model.config().tasks.size());
+    py::array_t<float> table({computed ? data.source_rows : std::size_t{0}, tasks});
+    float* out = table.mutable_data();
+    std::fill(out, out + table.size(), std::numeric_limits<float>::quiet_NaN());
+    for (std::size_t m = 0; computed && m < data.molecules.size(); ++m)
+      for (std::size_t t = 0; t < tasks; ++t)
+        out[data.rows[m] * tasks + t] = rows(static_cast<Index>(m), static_cast<Index>(t));
+    return table;
+  };
   py::list reasons;
   for (const SkippedMolecule& record : data.skipped)
     reasons.append(py::make_tuple(record.row, record.smiles, record.reason, path + ":" + std::to_string(record.line)));
-  return py::make_tuple(values, reasons);
+  return py::make_tuple(by_record(predicted.values, true), reasons, by_record(predicted.raw_spread, calibrated));
+}
+
+// A calibrated model's standard deviations and, with a coverage, interval half-widths, from raw
+// spreads [n, T] (NaN rows stay NaN).
+py::array_t<float> from_spread(const MoleculeHandle& handle,
+                               const py::array_t<float, py::array::c_style | py::array::forcecast>& raw,
+                               std::optional<double> coverage) {
+  const std::vector<SpreadCalibration>& calibration = handle.model.config().calibration;
+  if (calibration.empty())
+    throw ArgumentError("the model has no calibrated spread; train it with uncertainty=\"ensemble\"");
+  const auto tasks = calibration.size();
+  py::array_t<float> result({static_cast<std::size_t>(raw.shape(0)), tasks});
+  const float* in = raw.data();
+  float* out = result.mutable_data();
+  for (std::size_t i = 0; i < static_cast<std::size_t>(raw.size()); ++i) {
+    const SpreadCalibration& task = calibration[i % tasks];
+    out[i] = static_cast<float>(coverage ? task.half_width(in[i], *coverage) : task.sigma(in[i]));
+  }
+  return result;
 }
 
 // predict() for the molecules of a CSV or SD file, rows named by their file and line.
@@ -427,6 +462,7 @@ void bind_molecules(py::module_& m) {
                                     .comment = std::move(comment)};
              return predict_file(handle, path, layout, max_atoms);
            })
+      .def("_from_spread", &from_spread)
       .def("_evaluate", &evaluate)
       .def("_attention", &attention)
       .def("_explain_svg", &explain_svg)

@@ -426,3 +426,30 @@ def test_ctrl_c_stops_featurizing_before_training() -> None:
         assert time.monotonic() - start < 10  # a window of 1,024 molecules: 0.3 s, some seconds under ASan
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_a_calibrated_spread_gives_std_and_intervals_as_the_command_line(
+        cli: str, molecules_csv: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    # Half the molecules validate, so that intervals of 0.8 (which need 4 calibration rows) exist.
+    calibrated = edgewise.MoleculeModel.train(SMILES, TARGETS, task_names=["logS"], verbose=False, threads=1,
+                                              split_sizes=(0.5, 0.5, 0.0), uncertainty="ensemble",
+                                              **{**TINY, "ensemble": 2})
+    values, std = calibrated.predict(SMILES, return_std=True)
+    assert np.array_equal(values, calibrated.predict(SMILES)) and (std > 0).all()
+    lower, upper = calibrated.predict_interval(SMILES, coverage=0.8)
+    assert np.allclose(values - lower, upper - values) and (upper > lower).all()
+    calibrated.save(tmp_path / "u.ew")
+    output = run_cli(cli, "predict", "--model", str(tmp_path / "u.ew"), "--data", str(molecules_csv),
+                     "--coverage", "0.8", "--threads", "1")
+    rows = [row.split(",") for row in output.strip().splitlines()[1:]]
+    assert [row[2] for row in rows] == [f"{v:.6g}" for v in std[:, 0]]
+    assert [row[3] for row in rows] == [f"{v:.6g}" for v in lower[:, 0]]
+    # The SD-file path and an unreadable molecule: NaN rows stay NaN.
+    sdf = tmp_path / "two.sdf"
+    sdf.write_text(molblock("CCO", [(1, 2, 1), (2, 3, 1)]) + molblock("CCCCCC", [(1, k, 1) for k in range(2, 7)]))
+    sd_values, sd_std = calibrated.predict(data=sdf, return_std=True)
+    assert sd_std[0] == pytest.approx(std[0], rel=1e-5) and np.isnan(sd_std[1]).all()
+    with pytest.raises(ValueError, match="coverage 0.95 needs at least 19 calibration rows"):
+        calibrated.predict_interval(SMILES, coverage=0.95)
+    with pytest.raises(ValueError, match='no calibrated spread; train it with uncertainty="ensemble"'):
+        edgewise.MoleculeModel.train(SMILES, TARGETS, verbose=False, threads=1, **TINY).predict(SMILES, return_std=True)

@@ -40,6 +40,13 @@ def test_regressor_predicts_one_column_per_task() -> None:
     assert double.predict(SMILES).shape == (len(SMILES), 2)
 
 
+def test_regressor_returns_std_as_gaussian_process_regressor_does() -> None:
+    estimator = MoleculeRegressor(**{**SMALL, "ensemble": 2}, uncertainty="ensemble", validation_fraction=0.25)
+    values, std = estimator.fit(SMILES, TARGETS).predict(SMILES, return_std=True)
+    assert values.shape == std.shape == (len(SMILES),) and (std > 0).all()
+    assert np.array_equal(values, estimator.predict(SMILES))
+
+
 def test_classifier_gives_probabilities_of_both_classes_in_a_pipeline() -> None:
     labels = (TARGETS > TARGETS.mean()).astype(int)
     canonical = FunctionTransformer(lambda smiles: [s.strip() for s in smiles])
