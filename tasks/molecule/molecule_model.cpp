@@ -436,15 +436,25 @@ void MoleculeModel::standardize_descriptors(const MoleculeSet& train) {
 
 ModelDescription MoleculeModel::describe() const {
   const nlohmann::json config = config_json(config_);
-  return {.title = "molecule property model (train --task molecule)",
-          .facts = {{"task type", config.at("task_type")},
-                    {"targets", config.at("tasks")},
-                    {"ensemble", std::to_string(config_.ensemble) + " network(s)"},
-                    {"parameters", num_parameters()}},
-          .sections = {{"architecture", config.at("network")},
-                       {"featurizer", config.at("featurizer")},
-                       {"target scaling (original = scaled * scale + shift)", config.at("scaling")}},
-          .examples = "molecules"};
+  ModelDescription description{
+      .title = "molecule property model (train --task molecule)",
+      .facts = {{"task type", config.at("task_type")},
+                {"targets", config.at("tasks")},
+                {"ensemble", std::to_string(config_.ensemble) + " network(s)"},
+                {"parameters", num_parameters()}},
+      .sections = {{"architecture", config.at("network")},
+                   {"featurizer", config.at("featurizer")},
+                   {"target scaling (original = scaled * scale + shift)", config.at("scaling")}},
+      .examples = "molecules"};
+  if (config_.calibration.empty()) return description;
+  description.facts.emplace_back("uncertainty", "the members' spread, calibrated on the validation part");
+  nlohmann::json calibration;
+  for (std::size_t t = 0; t < config_.tasks.size(); ++t) {
+    const SpreadCalibration& task = config_.calibration[t];
+    calibration[config_.tasks[t]] = {{"offset", task.offset}, {"scale", task.scale}, {"molecules", task.scores.size()}};
+  }
+  description.sections.emplace_back("spread calibration (std = scale * (spread + offset))", calibration);
+  return description;
 }
 
 Index MoleculeModel::num_parameters() const {

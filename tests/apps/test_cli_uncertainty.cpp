@@ -64,6 +64,11 @@ TEST_F(CliUncertaintyTest, PredictWritesStandardDeviationsAndIntervalsAroundTheS
   EXPECT_NE(eval.output.find("intervals meant to hold 50 % of targets"), std::string::npos) << eval.output;
   EXPECT_NE(eval.output.find("nll    miscal      ence  spearman  coverage     width"), std::string::npos)
       << eval.output;
+  const CliRun info = run_cli("info " + path("model.ew"), 0);
+  EXPECT_NE(info.output.find("the members' spread, calibrated on the validation part"), std::string::npos)
+      << info.output;
+  EXPECT_NE(info.output.find("spread calibration (std = scale * (spread + offset))"), std::string::npos)
+      << info.output;
 }
 
 TEST_F(CliUncertaintyTest, RefusalsNameTheirFix) {
