@@ -249,16 +249,12 @@ void predict_sd_file(const MoleculeModel& model, const MoleculePredictArgs& args
   const PredictionColumns columns(model, args.coverage);
   const std::vector<const MoleculeGraph*> molecules = molecule_set(data).molecules;
   const bool spread = !model.config().calibration.empty();
-  // Row-major copies, so that each molecule's values are one span.
-  using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  RowMajor values, raw_spread;
-  if (spread) {
-    SpreadPredictions predicted = model.predict_with_spread(molecules);
-    values = predicted.values;
-    raw_spread = predicted.raw_spread;
-  } else {
-    values = model.predict(molecules);
-  }
+  SpreadPredictions predicted;
+  if (spread)
+    predicted = model.predict_with_spread(molecules);
+  else
+    predicted.values = model.predict(molecules);
+  const Matrix<float>& values = predicted.values;
   PredictionOutput out(args);
   out.write(columns.header());
   const auto tasks = static_cast<std::size_t>(values.cols());
@@ -276,7 +272,7 @@ void predict_sd_file(const MoleculeModel& model, const MoleculePredictArgs& args
                            {.index = record,
                             .values = {values.row(row).data(), tasks},
                             .error = {},
-                            .raw_spread = spread ? std::span<const float>(raw_spread.row(row).data(), tasks)
+                            .raw_spread = spread ? std::span<const float>(predicted.raw_spread.row(row).data(), tasks)
                                                  : std::span<const float>()}));
   }
   out.commit();

@@ -193,12 +193,12 @@ std::vector<UncertaintyScores> molecule_uncertainty(const MoleculeModel& model, 
     std::vector<float> targets, values, sigma, lower, upper;
     for (Index m = 0; m < predicted.values.rows(); ++m) {
       const float value = predicted.values(m, t), raw = predicted.raw_spread(m, t);
-      const double half = task.half_width(raw, coverage);
+      const auto half = static_cast<float>(task.half_width(raw, coverage));  // in float, as predict writes them
       targets.push_back(set.targets(m, t));
       values.push_back(value);
       sigma.push_back(static_cast<float>(task.sigma(raw)));
-      lower.push_back(static_cast<float>(value - half));
-      upper.push_back(static_cast<float>(value + half));
+      lower.push_back(value - half);
+      upper.push_back(value + half);
     }
     scores.push_back(score_uncertainty(targets, values, sigma, lower, upper));
   }

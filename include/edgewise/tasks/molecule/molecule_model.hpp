@@ -184,8 +184,8 @@ class MoleculeModel final : public Model {
 
   /// The same, streamed: reads SMILES from `next` until it returns false, and hands every row to
   /// `sink` in input order as soon as its batch has run, with its raw spread when the model is
-  /// calibrated. Memory does not depend on the input's
-  /// length: at most two windows of SMILES and their feature rows are held at once (run_ordered_pipeline).
+  /// calibrated. Memory does not depend on the input's length: at most two windows of SMILES and
+  /// their feature rows are held at once (run_ordered_pipeline).
   void predict_smiles(const std::function<bool(std::string& smiles)>& next,
                       const std::function<void(const PredictedRow& row)>& sink,
                       Index max_atoms = kDefaultMaxAtoms) const;
