@@ -80,7 +80,7 @@ class PredictionColumns {
   PredictionColumns(const MoleculeModel& model, std::optional<double> coverage) : model_(model), coverage_(coverage) {
     const auto& calibration = model.config().calibration;
     if (coverage && calibration.empty())
-      throw ArgumentError("--coverage: the model has no calibrated spread; train it with --uncertainty ensemble");
+      throw ArgumentError("--coverage: the model has no calibrated spread; train it with --uncertainty ensemble or mve");
     for (const SpreadCalibration& task : calibration)
       if (coverage) task.half_width(0, *coverage);  // refuses a coverage it cannot give, before any output
   }

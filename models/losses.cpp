@@ -85,6 +85,36 @@ double mse_loss(Matrix<Scalar>& dpred, const Matrix<Scalar>& pred, const Matrix<
   });
 }
 
+double variance_of_output(double raw) {
+  const double softplus = raw > 0 ? raw + std::log1p(std::exp(-raw)) : std::log1p(std::exp(raw));
+  return softplus + 1e-6;
+}
+
+template <typename Scalar>
+double gaussian_nll_loss(Matrix<Scalar>& dpred, const Matrix<Scalar>& pred, const Matrix<Scalar>& target,
+                         const Matrix<Scalar>* mask) {
+  const Index tasks = target.cols();
+  require_shape("gaussian_nll_loss: prediction", pred, target.rows(), 2 * tasks);
+  if (mask != nullptr) require_shape("gaussian_nll_loss: mask", *mask, target.rows(), tasks);
+  const Index count = count_present("gaussian_nll_loss", target, mask);
+  dpred.setZero(pred.rows(), pred.cols());
+  if (count == 0) return 0.0;
+  const double inverse_count = 1.0 / static_cast<double>(count);
+  double sum = 0.0;
+  for (Index r = 0; r < target.rows(); ++r)
+    for (Index t = 0; t < tasks; ++t) {
+      if (mask != nullptr && (*mask)(r, t) == Scalar(0)) continue;
+      const double raw = pred(r, tasks + t), variance = variance_of_output(raw);
+      const double error = static_cast<double>(pred(r, t)) - target(r, t);
+      sum += 0.5 * (std::log(variance) + error * error / variance);
+      dpred(r, t) = static_cast<Scalar>(error / variance * inverse_count);
+      // d variance / d raw is the logistic function of raw.
+      dpred(r, tasks + t) =
+          static_cast<Scalar>(0.5 * (1.0 / variance - error * error / (variance * variance)) * sigmoid(raw) * inverse_count);
+    }
+  return sum * inverse_count;
+}
+
 template <typename Scalar>
 double bce_with_logits_loss(Matrix<Scalar>& dpred, const Matrix<Scalar>& logits, const Matrix<Scalar>& target,
                             const Matrix<Scalar>* mask) {
@@ -133,6 +163,9 @@ template MaskedTargets<float> mask_from_nan(const Matrix<float>&);
 template MaskedTargets<double> mask_from_nan(const Matrix<double>&);
 template double mse_loss(Matrix<float>&, const Matrix<float>&, const Matrix<float>&, const Matrix<float>*);
 template double mse_loss(Matrix<double>&, const Matrix<double>&, const Matrix<double>&, const Matrix<double>*);
+template double gaussian_nll_loss(Matrix<float>&, const Matrix<float>&, const Matrix<float>&, const Matrix<float>*);
+template double gaussian_nll_loss(Matrix<double>&, const Matrix<double>&, const Matrix<double>&,
+                                  const Matrix<double>*);
 template double bce_with_logits_loss(Matrix<float>&, const Matrix<float>&, const Matrix<float>&, const Matrix<float>*);
 template double bce_with_logits_loss(Matrix<double>&, const Matrix<double>&, const Matrix<double>&,
                                      const Matrix<double>*);

@@ -33,6 +33,7 @@ void to_json(nlohmann::json& j, const TrainingOptions& options) {
                      {"patience", options.patience},
                      {"metric", options.metric},
                      {"seed", options.seed}};
+  if (options.mean_variance) j["mean_variance"] = true;  // absent otherwise, as in checkpoints written before it
 }
 
 std::string early_stopping_metric(const TrainingOptions& training, TaskType type) {
@@ -73,10 +74,12 @@ void check_options(const TrainingOptions& options) {
   (void)larger_is_better(early_stopping_metric(options, options.task_type));  // rejects an unknown metric name
 }
 
-void check_set(const GraphSet& set, const MoleculePredictorOptions& network, const char* name) {
-  if (set.targets.rows() != static_cast<Index>(set.graphs.size()) || set.targets.cols() != network.tasks) {
+void check_set(const GraphSet& set, const MoleculePredictorOptions& network, const TrainingOptions& options,
+               const char* name) {
+  const Index tasks = options.mean_variance ? network.tasks / 2 : network.tasks;
+  if (set.targets.rows() != static_cast<Index>(set.graphs.size()) || set.targets.cols() != tasks) {
     throw ArgumentError(std::string("training: the ") + name + " targets must be [" +
-                        std::to_string(set.graphs.size()) + ", " + std::to_string(network.tasks) + "], got [" +
+                        std::to_string(set.graphs.size()) + ", " + std::to_string(tasks) + "], got [" +
                         std::to_string(set.targets.rows()) + ", " + std::to_string(set.targets.cols()) + "]");
   }
 }
@@ -192,7 +195,8 @@ class MoleculeTrainer {
     const MaskedTargets<float> masked = mask_from_nan(batch_targets_);
 
     const Matrix<float>& outputs = model_.forward(batch_, mode, graph_ids);
-    const double loss = options_.task_type == TaskType::regression
+    const double loss = options_.mean_variance ? gaussian_nll_loss(doutputs_, outputs, masked.target, &masked.mask)
+                        : options_.task_type == TaskType::regression
                             ? mse_loss(doutputs_, outputs, masked.target, &masked.mask)
                             : bce_with_logits_loss(doutputs_, outputs, masked.target, &masked.mask);
     if (output_scale != 1.0f) doutputs_ *= output_scale;
@@ -271,8 +275,10 @@ TrainingResult train_molecule_predictor(MoleculePredictor<float>& model, Paramet
                                      const std::function<void(const EpochReport&)>& on_epoch,
                                      const TrainingCheckpoints& checkpoints, const Collectives& processes) {
   check_options(options);
-  check_set(train, model.options(), "training");
-  if (!validation.graphs.empty()) check_set(validation, model.options(), "validation");
+  if (options.mean_variance && (options.task_type != TaskType::regression || model.options().tasks % 2 != 0))
+    throw ArgumentError("training: mean-variance outputs need regression and two outputs a target");
+  check_set(train, model.options(), options, "training");
+  if (!validation.graphs.empty()) check_set(validation, model.options(), options, "validation");
   if (train.graphs.empty()) throw ArgumentError("training: the training set is empty");
 
   TrainingResult result;
@@ -340,8 +346,20 @@ Matrix<float> predict(MoleculePredictor<float>& model, std::span<const FeaturedG
 }
 
 Matrix<float> to_predictions(const Matrix<float>& raw, TaskType task_type, const TargetScaling& scaling) {
-  if (task_type == TaskType::regression) return scaling.to_original(raw);
+  if (task_type == TaskType::regression) return scaling.to_original(raw.leftCols(scaling.columns()));
   return (1.0f / (1.0f + (-raw.array()).exp())).matrix();
+}
+
+Matrix<float> to_variances(const Matrix<float>& raw, const TargetScaling& scaling) {
+  const Index tasks = scaling.columns();
+  EDGEWISE_CHECK(raw.cols() == 2 * tasks);
+  Matrix<float> variances(raw.rows(), tasks);
+  for (Index m = 0; m < raw.rows(); ++m)
+    for (Index t = 0; t < tasks; ++t) {
+      const double scale = scaling.scale[static_cast<std::size_t>(t)];
+      variances(m, t) = static_cast<float>(variance_of_output(raw(m, tasks + t)) * scale * scale);
+    }
+  return variances;
 }
 
 }  // namespace edgewise

@@ -84,11 +84,14 @@ MoleculeModelConfig completed(MoleculeModelConfig config) {
   if (config.spread == SpreadMethod::ensemble && (config.ensemble < 2 || config.task_type != TaskType::regression))
     throw ArgumentError("an ensemble's spread needs regression and an ensemble of 2 or more networks (the ensemble "
                         "has " + std::to_string(config.ensemble) + ")");
+  if (config.spread == SpreadMethod::mve && config.task_type != TaskType::regression)
+    throw ArgumentError("mean-variance estimation (--uncertainty mve) needs regression targets");
   config.network.node_dim = config.featurizer.atom_dim();
   config.network.edge_dim = config.featurizer.bond_dim();
   config.network.graph_dim = config.featurizer.graph_dim();
   check_descriptors(config.featurizer.descriptors);
-  config.network.tasks = static_cast<Index>(config.tasks.size());
+  // A mean-variance network gives each target a mean, then (after all the means) a raw variance.
+  config.network.tasks = static_cast<Index>(config.tasks.size()) * (config.spread == SpreadMethod::mve ? 2 : 1);
   if (config.scaling.shift.size() != config.tasks.size())
     config.scaling = TargetScaling::identity(static_cast<Index>(config.tasks.size()));
   return config;
@@ -100,15 +103,29 @@ std::vector<const FeaturedGraph*> as_featured(std::span<const MoleculeGraph* con
 
 GraphSet graph_set(const MoleculeSet& set) { return {as_featured(set.molecules), set.targets}; }
 
-// The members' mean, summed in member order as predict() sums it, and their standard deviation.
-SpreadPredictions ensemble_spread(std::span<const Matrix<float>> members) {
-  Matrix<float> sum = Matrix<float>::Zero(members.front().rows(), members.front().cols());
-  for (const Matrix<float>& member : members) sum += member;
-  SpreadPredictions result{sum / static_cast<float>(members.size()), Matrix<float>::Zero(sum.rows(), sum.cols())};
-  for (const Matrix<float>& member : members) result.raw_spread.array() += (member - result.values).array().square();
-  result.raw_spread = (result.raw_spread / static_cast<float>(members.size())).array().sqrt();
-  return result;
-}
+// The members' predictions in the targets' units, each from its raw outputs, and for mean-variance
+// networks their variances.
+struct MemberPredictions {
+  std::vector<Matrix<float>> means, variances;  // variances: empty unless mean-variance
+
+  void add(const Matrix<float>& raw, const MoleculeModelConfig& config) {
+    means.push_back(to_predictions(raw, config.task_type, config.scaling));
+    if (config.spread == SpreadMethod::mve) variances.push_back(to_variances(raw, config.scaling));
+  }
+
+  // The members' mean, summed in member order as predict() sums it, and the total standard
+  // deviation about it: the root of the members' mean variance plus the variance of their means.
+  SpreadPredictions spread() const {
+    const auto members = static_cast<float>(means.size());
+    Matrix<float> sum = Matrix<float>::Zero(means.front().rows(), means.front().cols());
+    for (const Matrix<float>& member : means) sum += member;
+    SpreadPredictions result{sum / members, Matrix<float>::Zero(sum.rows(), sum.cols())};
+    for (const Matrix<float>& member : means) result.raw_spread.array() += (member - result.values).array().square();
+    for (const Matrix<float>& variance : variances) result.raw_spread += variance;
+    result.raw_spread = (result.raw_spread / members).array().sqrt();
+    return result;
+  }
+};
 
 // Weight names in the model file: the network's own for a single model, "member<k>." before them in
 // an ensemble.
@@ -286,6 +303,7 @@ std::vector<TrainingResult> MoleculeModel::fit(
     TrainingOptions member_options = options;
     member_options.task_type = config_.task_type;
     member_options.seed = options.seed + k;
+    member_options.mean_variance = config_.spread == SpreadMethod::mve;
     return member_options;
   };
   // Members side by side, one thread each, while there are at least as many left as threads: each
@@ -469,20 +487,19 @@ MoleculeGraph MoleculeModel::featurize(const RDKit::ROMol& molecule) const {
 
 Matrix<float> MoleculeModel::predict(std::span<const MoleculeGraph* const> molecules) const {
   const std::vector<const FeaturedGraph*> graphs = as_featured(molecules);
-  Matrix<float> sum = Matrix<float>::Zero(static_cast<Index>(graphs.size()), config_.network.tasks);
+  Matrix<float> sum = Matrix<float>::Zero(static_cast<Index>(graphs.size()), static_cast<Index>(config_.tasks.size()));
   for (const auto& member : members_)
     sum += edgewise::predict(member->network, graphs, config_.task_type, config_.scaling);
   return sum / static_cast<float>(members_.size());
 }
 
 SpreadPredictions MoleculeModel::predict_with_spread(std::span<const MoleculeGraph* const> molecules) const {
-  if (config_.spread != SpreadMethod::ensemble)
+  if (config_.spread == SpreadMethod::none)
     throw ArgumentError("this model was trained without a spread (--uncertainty none): its predictions have none");
   const std::vector<const FeaturedGraph*> graphs = as_featured(molecules);
-  std::vector<Matrix<float>> members;
-  for (const auto& member : members_)
-    members.push_back(edgewise::predict(member->network, graphs, config_.task_type, config_.scaling));
-  return ensemble_spread(members);
+  MemberPredictions members;
+  for (const auto& member : members_) members.add(predict_raw(member->network, graphs), config_);
+  return members.spread();
 }
 
 void MoleculeModel::calibrate(const MoleculeSet& held_out) {
@@ -522,15 +539,14 @@ struct MoleculeModel::Worker {
     }
     batcher.assemble(molecules, descriptor_rows, batch);
     if (config.calibration.empty()) {
-      Matrix<float> sum = Matrix<float>::Zero(static_cast<Index>(rows.size()), config.network.tasks);
+      Matrix<float> sum = Matrix<float>::Zero(static_cast<Index>(rows.size()), static_cast<Index>(config.tasks.size()));
       for (const auto& member : networks)
         sum += to_predictions(member->network.forward(batch), config.task_type, config.scaling);
       return sum / static_cast<float>(networks.size());
     }
-    std::vector<Matrix<float>> members;
-    for (const auto& member : networks)
-      members.push_back(to_predictions(member->network.forward(batch), config.task_type, config.scaling));
-    const SpreadPredictions predicted = ensemble_spread(members);
+    MemberPredictions members;
+    for (const auto& member : networks) members.add(member->network.forward(batch), config);
+    const SpreadPredictions predicted = members.spread();
     Matrix<float> both(predicted.values.rows(), 2 * predicted.values.cols());
     both << predicted.values, predicted.raw_spread;
     return both;
@@ -550,7 +566,7 @@ void MoleculeModel::predict_smiles(const std::function<bool(std::string& smiles)
   std::vector<Worker> workers;
   workers.reserve(static_cast<std::size_t>(num_threads()));
   for (int t = 0; t < num_threads(); ++t) workers.emplace_back(*this);
-  const auto tasks = static_cast<std::size_t>(config_.network.tasks);
+  const std::size_t tasks = config_.tasks.size();
   std::vector<float> values(config_.calibration.empty() ? tasks : 2 * tasks);
   // Batches of predict()'s size, so that a window's values are predict()'s on its molecules, bit for bit.
   run_ordered_pipeline<SmilesRow>(
@@ -589,9 +605,10 @@ SmilesPredictions MoleculeModel::predict_smiles(const std::vector<std::string>& 
       max_atoms);
   const auto valid = static_cast<Index>(result.valid.size());
   using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  result.values = Eigen::Map<const RowMajor>(values.data(), valid, config_.network.tasks);
+  const auto tasks = static_cast<Index>(config_.tasks.size());
+  result.values = Eigen::Map<const RowMajor>(values.data(), valid, tasks);
   if (!config_.calibration.empty())
-    result.raw_spread = Eigen::Map<const RowMajor>(spreads.data(), valid, config_.network.tasks);
+    result.raw_spread = Eigen::Map<const RowMajor>(spreads.data(), valid, tasks);
   return result;
 }
 

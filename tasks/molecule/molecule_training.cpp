@@ -185,7 +185,7 @@ std::vector<UncertaintyScores> molecule_uncertainty(const MoleculeModel& model, 
                                                     double coverage) {
   const std::vector<SpreadCalibration>& calibration = model.config().calibration;
   if (calibration.empty())
-    throw ArgumentError("the model has no calibrated spread; train it with --uncertainty ensemble");
+    throw ArgumentError("the model has no calibrated spread; train it with --uncertainty ensemble or mve");
   const SpreadPredictions predicted = model.predict_with_spread(set.molecules);
   std::vector<UncertaintyScores> scores;
   for (Index t = 0; t < predicted.values.cols(); ++t) {

@@ -157,6 +157,38 @@ TEST(LossGradientTest, MatchFiniteDifferences) {
             1e-6);
 }
 
+TEST(GaussianNllLossTest, HandComputedWithMissingLabel) {
+  // Means 1 and 3 against targets 0 and 5; raw variances log(e - 1) (softplus 1) and 0 (log 2).
+  const double raw_one = std::log(std::numbers::e - 1);
+  const Matrix<double> pred = matrix(2, 4, {1, 7, raw_one, 0, 3, 2, 0, 0});
+  const MaskedTargets<double> labels = mask_from_nan(matrix(2, 2, {0, kNan, 5, kNan}));
+  Matrix<double> dpred;
+  const double v1 = 1 + 1e-6, v2 = std::log(2.0) + 1e-6;
+  const double expected = (0.5 * (std::log(v1) + 1 / v1) + 0.5 * (std::log(v2) + 4 / v2)) / 2;
+  EXPECT_NEAR(gaussian_nll_loss(dpred, pred, labels.target, &labels.mask), expected, 1e-12);
+  EXPECT_NEAR(dpred(0, 0), 1 / v1 / 2, 1e-12);
+  EXPECT_NEAR(dpred(1, 0), -2 / v2 / 2, 1e-12);
+  EXPECT_EQ(dpred(0, 1), 0.0);  // missing label: neither its mean
+  EXPECT_EQ(dpred(0, 3), 0.0);  // nor its variance moves
+  EXPECT_NEAR(variance_of_output(raw_one), v1, 1e-12);
+  EXPECT_NEAR(variance_of_output(-800), 1e-6, 1e-12);  // softplus without overflow
+  EXPECT_NEAR(variance_of_output(800), 800 + 1e-6, 1e-9);
+  EXPECT_THROW(gaussian_nll_loss(dpred, matrix(2, 2, {1, 2, 3, 4}), labels.target, &labels.mask), ArgumentError);
+}
+
+TEST(GaussianNllLossTest, GradientMatchesCentralDifferences) {
+  SplitMix64 rng(9);
+  Matrix<double> pred = random_matrix(5, 6, rng);
+  const Matrix<double> target = random_matrix(5, 3, rng);
+  Matrix<double> mask = Matrix<double>::Ones(5, 3);
+  mask(1, 2) = 0;
+  Matrix<double> dpred, scratch;
+  gaussian_nll_loss(dpred, pred, target, &mask);
+  EXPECT_LT(gradient_error("gaussian nll", pred.data(), dpred.data(), pred.size(),
+                           [&] { return gaussian_nll_loss(scratch, pred, target, &mask); }),
+            1e-6);
+}
+
 TEST(LossFloatTest, AgreesWithDouble) {
   SplitMix64 rng(2);
   const Matrix<double> pred = random_matrix(4, 3, rng);

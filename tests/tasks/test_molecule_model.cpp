@@ -587,6 +587,37 @@ TEST_F(MoleculeModelFileTest, AnEnsemblesCalibratedSpreadAgreesOnEveryPathAndSur
   EXPECT_THROW(MoleculeModel{config}, ArgumentError);
 }
 
+// Mean-variance networks: twice the outputs, predictions of the targets' width, a spread from the
+// predicted variances even for one network, and the same values by every path and after saving.
+TEST_F(MoleculeModelFileTest, MeanVarianceNetworksPredictASpreadOfTheirOwn) {
+  set_num_threads(2);
+  MoleculeModelConfig config = small_config();
+  config.spread = SpreadMethod::mve;
+  MoleculeModel model(config);
+  EXPECT_EQ(model.config().network.tasks, 2);
+  model.initialize(6);
+  const Featurized data = featurize_all(model, kMolecules);
+  const std::vector<TrainingResult> results = model.fit(data.set, data.set, quick_training(3));
+  EXPECT_TRUE(std::isfinite(results.front().best_validation));
+  model.calibrate(data.set);
+  const SpreadPredictions spread = model.predict_with_spread(data.set.molecules);
+  ASSERT_EQ(spread.values.cols(), 1);
+  EXPECT_EQ(spread.values, model.predict(data.set.molecules));
+  EXPECT_TRUE((spread.raw_spread.array() > 0).all());  // one network, yet a variance of its own
+
+  std::vector<std::string> smiles;
+  for (const auto& [text, value] : kMolecules) smiles.push_back(text);
+  const SmilesPredictions streamed = model.predict_smiles(smiles);
+  EXPECT_EQ(streamed.values, spread.values);
+  EXPECT_EQ(streamed.raw_spread, spread.raw_spread);
+  model.save(path("mve.ew"));
+  const MoleculeModel loaded = MoleculeModel::load(path("mve.ew"));
+  EXPECT_EQ(loaded.config().spread, SpreadMethod::mve);
+  EXPECT_EQ(loaded.predict_with_spread(data.set.molecules).raw_spread, spread.raw_spread);
+  config.task_type = TaskType::classification;
+  EXPECT_THROW(MoleculeModel{config}, ArgumentError);
+}
+
 TEST_F(MoleculeModelFileTest, AnEnsembleResumedInItsSecondMemberEndsAtTheSameModel) {
   set_num_threads(2);
   MoleculeModelConfig config = small_config();

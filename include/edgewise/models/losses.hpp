@@ -35,6 +35,17 @@ template <typename Scalar>
 double mse_loss(Matrix<Scalar>& dpred, const Matrix<Scalar>& pred, const Matrix<Scalar>& target,
                 const Matrix<Scalar>* mask = nullptr);
 
+/// Gaussian negative log-likelihood of mean-variance outputs: pred is [N, 2T], the means of the T
+/// targets, then a raw value v per target whose variance is softplus(v) + 1e-6. Mean over present
+/// entries of (log variance + (mean - target)^2 / variance) / 2, the NLL less its constant.
+/// dpred, pred: [N, 2T]; target, mask: [N, T] (mask null for all present).
+template <typename Scalar>
+double gaussian_nll_loss(Matrix<Scalar>& dpred, const Matrix<Scalar>& pred, const Matrix<Scalar>& target,
+                         const Matrix<Scalar>* mask = nullptr);
+
+/// The variance a raw mean-variance output stands for (gaussian_nll_loss): softplus(v) + 1e-6.
+double variance_of_output(double raw);
+
 /// Softmax cross-entropy of integer classes, mean over present rows of logsumexp(z) - z_target,
 /// computed with the row maximum subtracted so large logits stay finite.
 /// dpred, logits: [N, C]; targets: [N] in [0, C), or negative to ignore the row; mask: [N] or null.

@@ -52,6 +52,9 @@ struct TrainingOptions {
   Index patience = 30;            ///< epochs without validation improvement before stopping
   std::string metric;             ///< early-stopping metric; empty: "rmse" or "roc_auc" by task type
   std::uint64_t seed = 0;  ///< Seeds the shuffling, dropout and any random choices.
+  /// Regression only: the network gives each target a mean and a raw variance (its outputs are
+  /// twice the targets), trained by gaussian_nll_loss instead of MSE.
+  bool mean_variance = false;
   /// Normal: one line per epoch (epoch_line); verbose: also the setup and why training stopped.
   LogSettings log = {};
 };
@@ -126,8 +129,11 @@ Matrix<float> predict_raw(MoleculePredictor<float>& model, std::span<const Featu
                           Index batch_size = kPredictionBatchSize);
 
 /// Raw outputs [M, tasks], as predict_raw gives them, in the targets' units: unscaled values for
-/// regression, probabilities for classification.
+/// regression, probabilities for classification. Of a mean-variance network's [M, 2T], the means.
 Matrix<float> to_predictions(const Matrix<float>& raw, TaskType task_type, const TargetScaling& scaling);
+/// The variances [M, T], in the targets' units, of a mean-variance network's raw outputs [M, 2T]
+/// (TrainingOptions::mean_variance).
+Matrix<float> to_variances(const Matrix<float>& raw, const TargetScaling& scaling);
 
 /// Predictions in the targets' units: unscaled values for regression, probabilities for
 /// classification.

@@ -23,11 +23,15 @@ namespace edgewise {
 enum class SpreadMethod {
   none,      ///< no spread: predictions only
   ensemble,  ///< the standard deviation of the ensemble members' predictions
+  /// Mean-variance estimation: each network also predicts a variance, trained by the Gaussian
+  /// likelihood; the spread is the members' total standard deviation, the root of their mean
+  /// variance plus the variance of their means.
+  mve,
 };
 
 /// The names command lines and model files use.
 inline constexpr std::pair<SpreadMethod, std::string_view> kSpreadMethodNames[] = {
-    {SpreadMethod::none, "none"}, {SpreadMethod::ensemble, "ensemble"}};
+    {SpreadMethod::none, "none"}, {SpreadMethod::ensemble, "ensemble"}, {SpreadMethod::mve, "mve"}};
 
 /// The calibration of one task's raw spread, fitted on rows the model did not train on.
 ///
