@@ -155,7 +155,7 @@ SpreadCalibration fit_spread_calibration(std::span<const float> targets, std::sp
   double best_nll = std::numeric_limits<double>::infinity();
   for (double multiple = 1.0 / 64; multiple <= 4; multiple *= 2) {
     const SpreadCalibration candidate = scaled_calibration(errors, spreads, multiple * unit);
-    double nll = 0;  // the Gaussian NLL's mean, less its constant terms: mean log sigma + 1/2
+    double nll = 0;  // the rows' Gaussian NLL less its constant terms: the scale makes each mean z^2 1
     for (const double spread : spreads) nll += std::log(candidate.sigma(spread));
     if (nll < best_nll) {
       best_nll = nll;
