@@ -544,6 +544,25 @@ TEST_F(MoleculeModelFileTest, EnsembleAveragesItsMembersAndSurvivesSaving) {
   EXPECT_FALSE(first.predict(data.set.molecules).isApprox(predictions, 1e-4f));
 }
 
+std::vector<std::string> smiles_of(const std::vector<std::pair<std::string, float>>& molecules) {
+  std::vector<std::string> smiles;
+  for (const auto& [text, value] : molecules) smiles.push_back(text);
+  return smiles;
+}
+
+// A calibrated model's spread comes out the same streamed from SMILES and after a save and load.
+void expect_spread_on_every_path(const MoleculeModel& model, const Featurized& data, const SpreadPredictions& spread,
+                                 const std::string& file) {
+  const SmilesPredictions streamed = model.predict_smiles(smiles_of(kMolecules));
+  EXPECT_EQ(streamed.values, spread.values);
+  EXPECT_EQ(streamed.raw_spread, spread.raw_spread);
+  model.save(file);
+  const MoleculeModel loaded = MoleculeModel::load(file);
+  EXPECT_EQ(loaded.config().spread, model.config().spread);
+  EXPECT_EQ(loaded.config().calibration.front().scores, model.config().calibration.front().scores);
+  EXPECT_EQ(loaded.predict_with_spread(data.set.molecules).raw_spread, spread.raw_spread);
+}
+
 // The spread is the members' standard deviation about predict()'s values, bit for bit the same
 // values by every path; its calibration survives saving, and a model without one has none.
 TEST_F(MoleculeModelFileTest, AnEnsemblesCalibratedSpreadAgreesOnEveryPathAndSurvivesSaving) {
@@ -565,22 +584,13 @@ TEST_F(MoleculeModelFileTest, AnEnsemblesCalibratedSpreadAgreesOnEveryPathAndSur
   EXPECT_TRUE((spread.raw_spread.array() >= 0).all());
   EXPECT_GT(spread.raw_spread.maxCoeff(), 0.0f);
 
-  std::vector<std::string> smiles;
-  for (const auto& [text, value] : kMolecules) smiles.push_back(text);
-  const SmilesPredictions streamed = model.predict_smiles(smiles);
-  EXPECT_EQ(streamed.values, spread.values);
-  EXPECT_EQ(streamed.raw_spread, spread.raw_spread);
-
-  model.save(path("spread.ew"));
-  const MoleculeModel loaded = MoleculeModel::load(path("spread.ew"));
-  EXPECT_EQ(loaded.config().spread, SpreadMethod::ensemble);
-  EXPECT_EQ(loaded.config().calibration.front().scores, model.config().calibration.front().scores);
-  EXPECT_EQ(loaded.predict_with_spread(data.set.molecules).raw_spread, spread.raw_spread);
+  expect_spread_on_every_path(model, data, spread, path("spread.ew"));
+  EXPECT_EQ(MoleculeModel::load(path("spread.ew")).config().spread, SpreadMethod::ensemble);
 
   MoleculeModel plain(small_config());
   plain.initialize(5);
   EXPECT_THROW(plain.predict_with_spread(data.set.molecules), ArgumentError);
-  EXPECT_TRUE(plain.predict_smiles(smiles).raw_spread.size() == 0);
+  EXPECT_TRUE(plain.predict_smiles(smiles_of(kMolecules)).raw_spread.size() == 0);
   plain.save(path("plain.ew"));
   EXPECT_FALSE(load_model(path("plain.ew")).config.contains("uncertainty"));
   config.ensemble = 1;
@@ -605,15 +615,8 @@ TEST_F(MoleculeModelFileTest, MeanVarianceNetworksPredictASpreadOfTheirOwn) {
   EXPECT_EQ(spread.values, model.predict(data.set.molecules));
   EXPECT_TRUE((spread.raw_spread.array() > 0).all());  // one network, yet a variance of its own
 
-  std::vector<std::string> smiles;
-  for (const auto& [text, value] : kMolecules) smiles.push_back(text);
-  const SmilesPredictions streamed = model.predict_smiles(smiles);
-  EXPECT_EQ(streamed.values, spread.values);
-  EXPECT_EQ(streamed.raw_spread, spread.raw_spread);
-  model.save(path("mve.ew"));
-  const MoleculeModel loaded = MoleculeModel::load(path("mve.ew"));
-  EXPECT_EQ(loaded.config().spread, SpreadMethod::mve);
-  EXPECT_EQ(loaded.predict_with_spread(data.set.molecules).raw_spread, spread.raw_spread);
+  expect_spread_on_every_path(model, data, spread, path("mve.ew"));
+  EXPECT_EQ(MoleculeModel::load(path("mve.ew")).config().spread, SpreadMethod::mve);
   config.task_type = TaskType::classification;
   EXPECT_THROW(MoleculeModel{config}, ArgumentError);
 }
