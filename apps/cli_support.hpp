@@ -17,6 +17,9 @@
 
 namespace edgewise::cli {
 
+// The coverage of the intervals and prediction sets that train and eval score.
+inline constexpr double kDefaultCoverage = 0.9;
+
 // Accepts integers >= minimum; `name` labels the option's type in --help. (CLI11's PositiveNumber
 // would print its upper bound, DBL_MAX, in full in its error message.)
 CLI::Validator at_least(long long minimum, const std::string& name);

@@ -27,9 +27,10 @@ void run(const CLI::App& command, const CLI::Option_group& node_options, EvalArg
                           eval_molecules(model, args.molecules, args.coverage);
                         },
                         [&](const NodeModel& model) {
-                          reject_given(options_except(command, {"--help", "--model", "--threads"}),
+                          reject_given(options_except(command, {"--help", "--model", "--threads", "--coverage"}),
                                        "applies to molecule models, and " + args.model +
                                            " is a node classification model");
+                          if (command.count("--coverage") > 0) args.nodes.coverage = args.coverage;
                           eval_nodes(model, args.nodes);
                         }},
              load_any_model(args.model));
@@ -42,7 +43,8 @@ void add_eval_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand("eval", "Print a saved model's metrics on labelled data");
   command->footer(
       "Molecule models: metrics per task. Node classification models: accuracy, macro-F1 and a per-class table "
-      "(support, precision, recall, F1) over every labeled node, training nodes included.");
+      "(support, precision, recall, F1) over every labeled node, training nodes included, then how well the "
+      "probabilities fit the labels (NLL, expected calibration error, Brier score, prediction sets).");
   command->add_option("--model", args->model, "Model file written by 'edgewise train'")
       ->required()
       ->check(CLI::ExistingFile);
@@ -50,7 +52,8 @@ void add_eval_command(CLI::App& app) {
                              "Target columns, comma-separated (default: the model's task names)");
   command->add_flag("--force", args->molecules.force, "Replace an existing --skipped-list file");
   command->add_option("--coverage", args->coverage,
-                      "Molecule models trained with --uncertainty: the coverage of the intervals scored")
+                      "The coverage of the intervals (molecule models trained with --uncertainty) or prediction sets (node "
+                      "models) scored")
       ->capture_default_str();
   add_threads_option(*command, args->threads);
   const CLI::Option_group* node_options = add_node_graph_options(*command, args->nodes, true);

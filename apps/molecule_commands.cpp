@@ -351,7 +351,7 @@ void train_molecules(const MoleculeTrainArgs& args) {
   log.normal("\ntest metrics\n" + test_metrics.table);
   const std::vector<SpreadCalibration>& calibration = model.config().calibration;
   if (calibration.empty()) return;
-  const std::size_t needed = SpreadCalibration::rows_needed(kDefaultCoverage);
+  const std::size_t needed = conformal_rows_needed(kDefaultCoverage);
   if (std::ranges::all_of(calibration, [&](const SpreadCalibration& task) { return task.scores.size() >= needed; }))
     log.normal("\n" + uncertainty_table(model, test, kDefaultCoverage));
   else

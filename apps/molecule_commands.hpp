@@ -45,8 +45,6 @@ struct MoleculePredictArgs {
 };
 
 void predict_molecules(const MoleculeModel& model, const MoleculePredictArgs& args);
-// The coverage of the intervals that train and eval score.
-inline constexpr double kDefaultCoverage = 0.9;
 
 // Prints the model's metrics on the labelled molecules of `input`; for a model with a calibrated
 // spread, also its uncertainty scores with intervals of `coverage`.

@@ -151,6 +151,33 @@ void print_evaluation(std::ostream& out, const std::string& title, const NodeEva
   print_class_table(out, metrics, classes);
 }
 
+// The probabilities' scores, and with a coverage the prediction sets' (NaN when not calibrated).
+void print_probability_scores(std::ostream& out, const ClassUncertaintyScores& scores, std::optional<double> coverage) {
+  out << "probabilities: NLL " << fixed(scores.nll) << ", expected calibration error " << fixed(scores.ece)
+      << ", Brier score " << fixed(scores.brier) << '\n';
+  if (!coverage) return;
+  if (std::isnan(scores.coverage)) {
+    out << "no prediction sets: the model has no calibration\n";
+    return;
+  }
+  out << "prediction sets meant to hold " << *coverage * 100 << " % of labels: coverage " << fixed(scores.coverage)
+      << ", mean size " << fixed(scores.mean_set_size) << " classes\n";
+}
+
+// The coverage a report scores prediction sets at unless told: kDefaultCoverage, when the calibration
+// has rows enough.
+std::optional<double> report_coverage(const NodeModel& model) {
+  const std::optional<ClassCalibration>& calibration = model.config().calibration;
+  if (calibration && calibration->scores.size() >= conformal_rows_needed(kDefaultCoverage)) return kDefaultCoverage;
+  return std::nullopt;
+}
+
+// What training reports on the test nodes.
+struct NodeTestScores {
+  NodeEvaluation evaluation;
+  ClassUncertaintyScores probabilities;
+};
+
 void write_output(const std::string& path, const std::string& text, bool force) {
   if (path.empty()) {
     std::cout << text;
@@ -379,7 +406,7 @@ namespace {
 enum class TestScoring { rank_0, every_process };
 
 // Evaluates the test nodes (when there are any), records the summary, saves the model and its plot,
-// and logs the test report. evaluate_test(model) scores split.test.
+// and logs the test report. evaluate_test(model) scores split.test (NodeTestScores).
 template <typename EvaluateTest>
 void finish_node_training(const NodeTrainArgs& args, const Logger& log, TrainedNodeModel& trained,
                           TrainingSummary summary, const Split& split, EvaluateTest&& evaluate_test,
@@ -388,16 +415,18 @@ void finish_node_training(const NodeTrainArgs& args, const Logger& log, TrainedN
   // each process holds only its part of them.
   if (distributed::rank() > 0 && scoring == TestScoring::rank_0) return;
   NodeModel& model = trained.model;
-  std::optional<NodeEvaluation> test;
+  std::optional<NodeTestScores> test;
   if (!split.test.empty()) test = evaluate_test(model);
   if (distributed::rank() > 0) return;
   std::ostringstream test_report;
   if (test) {
-    summary.metrics.insert(summary.metrics.end(), {{"test accuracy", test->metrics.accuracy},
-                                                   {"test macro_f1", test->metrics.macro_f1},
-                                                   {"test loss", test->loss}});
+    const NodeEvaluation& evaluation = test->evaluation;
+    summary.metrics.insert(summary.metrics.end(), {{"test accuracy", evaluation.metrics.accuracy},
+                                                   {"test macro_f1", evaluation.metrics.macro_f1},
+                                                   {"test loss", evaluation.loss}});
     test_report << '\n';
-    print_evaluation(test_report, "test", *test, model.config().classes);
+    print_evaluation(test_report, "test", evaluation, model.config().classes);
+    print_probability_scores(test_report, test->probabilities, report_coverage(model));
   }
   model.set_training_summary(std::move(summary));
   model.save(args.out, overwrite_for(args.force));
@@ -483,7 +512,10 @@ void train_nodes_on_store(const NodeTrainArgs& args, const CheckpointOptions& ch
   TrainingSummary summary = node_training_summary(trained, whole.nodes, args.graph, args.params.split + ": " + sizes);
   finish_node_training(
       args, log, trained, std::move(summary), split,
-      [&](const NodeModel& model) { return model.evaluate(store, split.test); },
+      [&](const NodeModel& model) {
+        return NodeTestScores{model.evaluate(store, split.test),
+                              model.score_probabilities(store, split.test, report_coverage(model))};
+      },
       store.part() ? TestScoring::every_process : TestScoring::rank_0);
 }
 
@@ -513,7 +545,10 @@ void train_nodes(const NodeTrainArgs& args) {
       fit_reporting_divergence(checkpoints, [&] { return train_node_model(data, split, settings, {}, checkpoints); });
   TrainingSummary summary = node_training_summary(trained, data, files_description(args.files), args.params.split + ": " + sizes);
   finish_node_training(args, log, trained, std::move(summary), split,
-                       [&](const NodeModel& model) { return model.evaluate(data, split.test); });
+                       [&](const NodeModel& model) {
+                         return NodeTestScores{model.evaluate(data, split.test),
+                                               model.score_probabilities(data, split.test, report_coverage(model))};
+                       });
 }
 
 // Training only: a model records the walks its features were made with, and predict repeats them.
@@ -608,20 +643,37 @@ CLI::Option_group* add_node_graph_options(CLI::App& command, NodeRunArgs& args, 
 
 namespace {
 
-// The class of each row's largest probability, by name.
-std::vector<std::string> predicted_classes(const NodeModel& model, const Matrix<float>& probabilities) {
+// The threshold of the prediction sets of `coverage`, before any work that needs it.
+std::optional<double> set_threshold(const NodeModel& model, std::optional<double> coverage) {
+  if (!coverage) return std::nullopt;
+  if (!model.config().calibration)
+    throw ArgumentError("--coverage: the model has no calibration; models trained with validation nodes have one");
+  return model.config().calibration->set_threshold(*coverage);
+}
+
+// For each row: the class of its largest probability, by name, and with a threshold, a tab and the
+// names of the row's prediction set joined by '|'.
+std::vector<std::string> predicted_classes(const NodeModel& model, const Matrix<float>& probabilities,
+                                           std::optional<double> threshold) {
   const std::vector<std::string>& classes = model.config().classes;
   std::vector<std::string> predicted(static_cast<std::size_t>(probabilities.rows()));
   for (Index node = 0; node < probabilities.rows(); ++node) {
     Index best = 0;
     probabilities.row(node).maxCoeff(&best);
-    predicted[static_cast<std::size_t>(node)] = classes[static_cast<std::size_t>(best)];
+    std::string& text = predicted[static_cast<std::size_t>(node)];
+    text = classes[static_cast<std::size_t>(best)];
+    if (!threshold) continue;
+    const std::span<const float> row(probabilities.data() + node * probabilities.cols(),
+                                     static_cast<std::size_t>(probabilities.cols()));
+    std::vector<std::string> set;
+    for (const Index k : prediction_set(row, *threshold)) set.push_back(classes[static_cast<std::size_t>(k)]);
+    text += '\t' + join(set, "|");
   }
   return predicted;
 }
 
-std::string prediction_header(const NodeModel& model) {
-  std::string header = "node\tpredicted";
+std::string prediction_header(const NodeModel& model, std::optional<double> threshold) {
+  std::string header = threshold ? "node\tpredicted\tset" : "node\tpredicted";
   for (const std::string& name : model.config().classes) header += '\t' + name;
   return header;
 }
@@ -636,18 +688,18 @@ std::string embedding_header(const NodeModel& model) {
 
 void predict_nodes(const NodeModel& model, const NodeRunArgs& args) {
   if (!args.out.empty()) check_output_path(args.out, args.force);
+  const std::optional<double> threshold = set_threshold(model, args.coverage);
+  const std::string header = prediction_header(model, threshold);
   if (!args.graph.empty()) {
     const GraphStore store = open_store_for(model, args);
     const Matrix<float> probabilities = model.predict(store);
-    write_output(args.out,
-                 store_table(store, prediction_header(model), probabilities, predicted_classes(model, probabilities)),
+    write_output(args.out, store_table(store, header, probabilities, predicted_classes(model, probabilities, threshold)),
                  args.force);
     return;
   }
   const NodeGraph data = read_for(model, args);
   const Matrix<float> probabilities = model.predict(data);
-  write_output(args.out,
-               node_table(model, data, prediction_header(model), probabilities, predicted_classes(model, probabilities)),
+  write_output(args.out, node_table(model, data, header, probabilities, predicted_classes(model, probabilities, threshold)),
                args.force);
 }
 
@@ -669,17 +721,20 @@ void embed_nodes(const NodeModel& model, const NodeRunArgs& args) {
 }
 
 void eval_nodes(const NodeModel& model, const NodeRunArgs& args) {
+  const std::optional<double> coverage = args.coverage ? args.coverage : report_coverage(model);
   if (!args.graph.empty()) {
     const GraphStore store = open_store_for(model, args);
     if (store.labels().empty()) throw ArgumentError(args.graph + ": the store has no labels to evaluate against");
-    print_evaluation(std::cout, "labeled", model.evaluate(store, labeled_nodes(store.labels())),
-                     model.config().classes);
+    const std::vector<Index> labeled = labeled_nodes(store.labels());
+    print_evaluation(std::cout, "labeled", model.evaluate(store, labeled), model.config().classes);
+    print_probability_scores(std::cout, model.score_probabilities(store, labeled, coverage), coverage);
     return;
   }
   if (args.files.labels.empty()) throw ArgumentError("--labels is required for a node classification model");
   const NodeGraph data = read_for(model, args);
-  print_evaluation(std::cout, "labeled", model.evaluate(data, labeled_nodes(data.labels.classes)),
-                   model.config().classes);
+  const std::vector<Index> labeled = labeled_nodes(data.labels.classes);
+  print_evaluation(std::cout, "labeled", model.evaluate(data, labeled), model.config().classes);
+  print_probability_scores(std::cout, model.score_probabilities(data, labeled, coverage), coverage);
 }
 
 }  // namespace edgewise::cli

@@ -62,6 +62,9 @@ struct NodeRunArgs {
   NodeInputArgs input;
   std::string out;  // predict: empty for standard output; embed: required
   bool force = false;
+  // predict: write prediction sets of this coverage; eval: score them (default kDefaultCoverage when
+  // the model's calibration has rows enough)
+  std::optional<double> coverage;
 };
 
 // Says, on standard error, which first lines were taken for headers by the string-id rule

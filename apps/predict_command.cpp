@@ -33,10 +33,11 @@ void predict_with(const NodeModel& model, const CLI::App& command, PredictArgs& 
   if (distributed::active())
     throw ArgumentError("predict: " + args.model + " is a node classification model, whose prediction runs as one "
                         "process; only molecule models divide their work among the processes mpirun starts");
-  reject_given(options_except(command, {"--help", "--model", "--out", "--force", "--threads"}),
+  reject_given(options_except(command, {"--help", "--model", "--out", "--force", "--threads", "--coverage"}),
                "applies to molecule models, and " + args.model + " is a node classification model");
   args.nodes.out = args.out;
   args.nodes.force = args.force;
+  args.nodes.coverage = args.molecules.coverage;
   predict_nodes(model, args.nodes);
 }
 
@@ -55,7 +56,8 @@ void add_predict_command(CLI::App& app) {
   command->footer(
       "Molecule models write CSV: SMILES, one column per task, then for a model trained with --uncertainty a "
       "<task>_std column per task (and intervals with --coverage), error. Node classification models write TSV with a "
-      "header: node id, predicted class, then one probability column per class, named by class.");
+      "header: node id, predicted class, with --coverage the prediction set (class names joined by '|'), then one "
+      "calibrated probability column per class, named by class.");
   command->add_option("--model", args->model, "Model file written by 'edgewise train'")
       ->required()
       ->check(CLI::ExistingFile);
@@ -67,8 +69,9 @@ void add_predict_command(CLI::App& app) {
       ->expected(1, 1 << 20);
   add_molecule_input_options(*command, args->molecules.input, "");
   command->add_option("--coverage", args->molecules.coverage,
-                      "Molecule models trained with --uncertainty: also write <task>_lower and <task>_upper, the "
-                      "split-conformal interval that holds this fraction of targets (e.g. 0.9)");
+                      "Also write the split-conformal intervals (molecule models trained with --uncertainty: "
+                      "<task>_lower, <task>_upper) or prediction sets (node models: set) that hold this fraction "
+                      "of targets (e.g. 0.9)");
   command->add_option("--out", args->out, "File to write (default: standard output)");
   command->add_flag("--force", args->force, "Replace an existing --out file");
   add_threads_option(*command, args->threads);

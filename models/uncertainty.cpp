@@ -1,6 +1,7 @@
 #include "edgewise/models/uncertainty.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -107,6 +108,81 @@ SpreadCalibration scaled_calibration(std::span<const double> errors, std::span<c
   return calibration;
 }
 
+struct LabelledRow {
+  Index row;
+  Index label;
+};
+
+std::vector<LabelledRow> labelled_rows(const Matrix<float>& probabilities, std::span<const Index> labels,
+                                       const char* what) {
+  std::vector<LabelledRow> rows;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (labels[i] < 0) continue;
+    if (labels[i] >= probabilities.cols())
+      throw ArgumentError(std::string(what) + ": label " + std::to_string(labels[i]) + " of row " +
+                          std::to_string(i) + " is not one of the " + std::to_string(probabilities.cols()) +
+                          " classes");
+    rows.push_back({static_cast<Index>(i), labels[i]});
+  }
+  return rows;
+}
+
+std::span<const float> row_span(const Matrix<float>& m, Index row) {
+  return {m.data() + row * m.cols(), static_cast<std::size_t>(m.cols())};
+}
+
+// The rows' negative log-likelihood at inverse temperature beta, from log-probabilities floored at
+// 1e-30 so that a label given probability 0 costs much but not infinitely: sum over rows of
+// logsumexp_k(beta log p_k) - beta log p_label.
+double tempered_nll(const std::vector<std::vector<double>>& log_p, const std::vector<Index>& label, double beta) {
+  double nll = 0;
+  for (std::size_t i = 0; i < log_p.size(); ++i) {
+    const double top = beta * *std::ranges::max_element(log_p[i]);
+    double sum = 0;
+    for (const double l : log_p[i]) sum += std::exp(beta * l - top);
+    nll += top + std::log(sum) - beta * log_p[i][static_cast<std::size_t>(label[i])];
+  }
+  return nll;
+}
+
+// The inverse temperature in [0.01, 100] of least NLL. The NLL is convex in beta, so unimodal in
+// log beta, where a golden-section search narrows the range to a factor of 1.0001.
+double best_inverse_temperature(const Matrix<float>& probabilities, const std::vector<LabelledRow>& rows) {
+  std::vector<std::vector<double>> log_p;
+  std::vector<Index> label;
+  for (const LabelledRow& row : rows) {
+    std::vector<double>& logs = log_p.emplace_back();
+    for (const float p : row_span(probabilities, row.row)) logs.push_back(std::log(std::max(static_cast<double>(p), 1e-30)));
+    label.push_back(row.label);
+  }
+  const double ratio = (std::sqrt(5.0) - 1) / 2;
+  double low = std::log(0.01), high = std::log(100.0);
+  while (high - low > 1e-4) {
+    const double a = high - ratio * (high - low), b = low + ratio * (high - low);
+    if (tempered_nll(log_p, label, std::exp(a)) <= tempered_nll(log_p, label, std::exp(b)))
+      high = b;
+    else
+      low = a;
+  }
+  return std::exp((low + high) / 2);
+}
+
+// Rows in 15 bins of equal width by confidence: the mean over rows of |accuracy - confidence| of
+// their bin.
+double expected_calibration_error(std::span<const double> confidence, std::span<const double> correct) {
+  constexpr int kBins = 15;
+  std::array<double, kBins> count{}, confident{}, right{};
+  for (std::size_t i = 0; i < confidence.size(); ++i) {
+    const int bin = std::clamp(static_cast<int>(std::ceil(confidence[i] * kBins)) - 1, 0, kBins - 1);
+    count[bin] += 1;
+    confident[bin] += confidence[i];
+    right[bin] += correct[i];
+  }
+  double error = 0;
+  for (int bin = 0; bin < kBins; ++bin) error += std::abs(right[bin] - confident[bin]);
+  return error / static_cast<double>(confidence.size());
+}
+
 std::string number_text(double value) {
   std::ostringstream text;
   text << value;
@@ -116,20 +192,24 @@ std::string number_text(double value) {
 }  // namespace
 
 double SpreadCalibration::half_width(double raw, double coverage) const {
+  return conformal_quantile(scores, coverage) * (raw + offset);
+}
+
+std::size_t conformal_rows_needed(double coverage) {
+  return static_cast<std::size_t>(std::ceil(coverage / (1 - coverage) - 1e-9));
+}
+
+double conformal_quantile(std::span<const float> ascending, double coverage) {
   if (!(coverage > 0 && coverage < 1))
     throw ArgumentError("coverage " + number_text(coverage) + " is outside (0, 1): give a fraction such as 0.9");
-  const auto n = scores.size();
+  const auto n = ascending.size();
   const auto rank = static_cast<std::size_t>(std::ceil(static_cast<double>(n + 1) * coverage - 1e-9));
   if (rank > n)
     throw ArgumentError("coverage " + number_text(coverage) + " needs at least " +
-                        std::to_string(rows_needed(coverage)) +
+                        std::to_string(conformal_rows_needed(coverage)) +
                         " calibration rows; the model was calibrated on " + std::to_string(n) +
                         ": ask for a lower coverage, or train with a larger validation part");
-  return static_cast<double>(scores[rank - 1]) * (raw + offset);
-}
-
-std::size_t SpreadCalibration::rows_needed(double coverage) {
-  return static_cast<std::size_t>(std::ceil(coverage / (1 - coverage) - 1e-9));
+  return ascending[rank - 1];
 }
 
 SpreadCalibration fit_spread_calibration(std::span<const float> targets, std::span<const float> predictions,
@@ -220,6 +300,93 @@ double spearman_correlation(std::span<const double> x, std::span<const double> y
   check_lengths({x.size(), y.size()}, "spearman_correlation");
   if (x.size() < 2) return std::nan("");
   return pearson_correlation(average_ranks(x), average_ranks(y));
+}
+
+void ClassCalibration::apply(Matrix<float>& probabilities) const {
+  const double inverse = 1 / temperature;
+  for (Index row = 0; row < probabilities.rows(); ++row) {
+    const double largest = probabilities.row(row).maxCoeff();
+    if (!(largest > 0)) continue;
+    double sum = 0;
+    for (float& p : probabilities.row(row)) {
+      p = static_cast<float>(std::pow(p / largest, inverse));  // (p / largest)^(1/T), in [0, 1]
+      sum += p;
+    }
+    probabilities.row(row) /= static_cast<float>(sum);
+  }
+}
+
+double ClassCalibration::set_threshold(double coverage) const { return 1 - conformal_quantile(scores, coverage); }
+
+ClassCalibration fit_class_calibration(const Matrix<float>& probabilities, std::span<const Index> labels) {
+  check_lengths({static_cast<std::size_t>(probabilities.rows()), labels.size()}, "fit_class_calibration");
+  const std::vector<LabelledRow> rows = labelled_rows(probabilities, labels, "fit_class_calibration");
+  if (rows.size() < 2)
+    throw ArgumentError("calibrating probabilities needs at least two labelled rows; there are " +
+                        std::to_string(rows.size()));
+  ClassCalibration calibration{.temperature = 1 / best_inverse_temperature(probabilities, rows)};
+  Matrix<float> calibrated = probabilities;
+  calibration.apply(calibrated);
+  for (const LabelledRow& row : rows)
+    calibration.scores.push_back(1 - calibrated(row.row, row.label));
+  std::ranges::sort(calibration.scores);
+  return calibration;
+}
+
+void to_json(nlohmann::json& j, const ClassCalibration& calibration) {
+  j = {{"temperature", calibration.temperature}, {"scores", calibration.scores}};
+}
+
+void from_json(const nlohmann::json& j, ClassCalibration& calibration) {
+  j.at("temperature").get_to(calibration.temperature);
+  j.at("scores").get_to(calibration.scores);
+  if (!(std::isfinite(calibration.temperature) && calibration.temperature > 0))
+    throw ModelFormatError("class calibration: the temperature must be positive and finite");
+  const bool valid_scores = std::ranges::all_of(calibration.scores, [](float s) { return s >= 0 && s <= 1; });
+  if (!valid_scores || !std::ranges::is_sorted(calibration.scores))
+    throw ModelFormatError("class calibration: the scores must lie in [0, 1], ascending");
+}
+
+std::vector<Index> prediction_set(std::span<const float> probabilities, double threshold) {
+  const auto most_probable = std::ranges::max_element(probabilities) - probabilities.begin();
+  std::vector<Index> classes;
+  for (std::size_t k = 0; k < probabilities.size(); ++k)
+    if (probabilities[k] >= threshold || static_cast<std::ptrdiff_t>(k) == most_probable)
+      classes.push_back(static_cast<Index>(k));
+  return classes;
+}
+
+ClassUncertaintyScores score_class_uncertainty(const Matrix<float>& probabilities, std::span<const Index> labels,
+                                               double threshold) {
+  check_lengths({static_cast<std::size_t>(probabilities.rows()), labels.size()}, "score_class_uncertainty");
+  const std::vector<LabelledRow> rows = labelled_rows(probabilities, labels, "score_class_uncertainty");
+  ClassUncertaintyScores scores{.count = static_cast<Index>(rows.size())};
+  if (rows.empty()) {
+    const double nan = std::nan("");
+    return {0, nan, nan, nan, nan, nan};
+  }
+  std::vector<double> confidence, correct;
+  for (const LabelledRow& row : rows) {
+    const std::span<const float> p = row_span(probabilities, row.row);
+    scores.nll -= std::log(std::max(static_cast<double>(p[static_cast<std::size_t>(row.label)]), 1e-12));
+    for (std::size_t k = 0; k < p.size(); ++k) {
+      const double miss = p[k] - (static_cast<Index>(k) == row.label ? 1.0 : 0.0);
+      scores.brier += miss * miss;
+    }
+    const std::vector<Index> set = prediction_set(p, threshold);
+    scores.coverage += std::ranges::find(set, row.label) != set.end() ? 1 : 0;
+    scores.mean_set_size += static_cast<double>(set.size());
+    const auto top = std::ranges::max_element(p);
+    confidence.push_back(*top);
+    correct.push_back(top - p.begin() == row.label ? 1 : 0);
+  }
+  const auto n = static_cast<double>(rows.size());
+  scores.nll /= n;
+  scores.brier /= n;
+  scores.coverage /= n;
+  scores.mean_set_size /= n;
+  scores.ece = expected_calibration_error(confidence, correct);
+  return scores;
 }
 
 }  // namespace edgewise

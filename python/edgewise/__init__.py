@@ -634,8 +634,17 @@ class NodeModel(_Model):
 
     def predict_proba(self, graph: NodeGraph) -> np.ndarray:
         """Class probabilities of every node [N, classes], rows in ``graph.node_ids`` order,
-        columns in :attr:`classes` order."""
+        columns in :attr:`classes` order; calibrated on the validation nodes by temperature scaling
+        (:attr:`temperature`) when the model was trained with some."""
         return self._handle._predict(graph._handle)
+
+    def predict_sets(self, graph: NodeGraph, coverage: float = 0.9) -> np.ndarray:
+        """Split-conformal prediction sets, [N, classes] of bool: each node's set holds every class
+        whose calibrated probability reaches a threshold set on the validation nodes, so that it
+        holds the true class with probability at least ``coverage`` for nodes like them, and the
+        most probable class. Raises ValueError for a model without calibration, or a coverage that
+        needs more validation nodes than it had."""
+        return self._handle._predict_sets(graph._handle, float(coverage))
 
     def predict(self, graph: NodeGraph) -> np.ndarray:
         """The most probable class name of every node, [N] in ``graph.node_ids`` order: a NumPy
@@ -647,10 +656,18 @@ class NodeModel(_Model):
         """Each node's final hidden representation [N, width], the output layer's input."""
         return self._handle._embed(graph._handle)
 
-    def evaluate(self, graph: NodeGraph, nodes: Any = None) -> dict[str, float]:
+    def evaluate(self, graph: NodeGraph, nodes: Any = None, *, coverage: float | None = None) -> dict[str, float]:
         """Metrics by name on the listed labelled nodes (default: every labelled node): "accuracy",
-        "macro_f1", "loss" (floats) and "count" (the nodes scored, an int)."""
-        return self._handle._evaluate(graph._handle, nodes)
+        "macro_f1", "loss", the probabilities' "nll", "ece" (expected calibration error) and
+        "brier", all floats, and "count" (the nodes scored, an int). With a coverage, also the
+        prediction sets' (:meth:`predict_sets`) "set_coverage" and "mean_set_size" (NaN for a model
+        without calibration)."""
+        return self._handle._evaluate(graph._handle, nodes, None if coverage is None else float(coverage))
+
+    @property
+    def temperature(self) -> float | None:
+        """The temperature that calibrates the probabilities, None for a model without calibration."""
+        return self._handle._temperature
 
     @property
     def classes(self) -> list[str]:

@@ -215,7 +215,7 @@ std::string tune(const NodeGraph& data, const py::object& split_given, bool verb
                      folds.size(), naming);
 }
 
-py::dict evaluate(NodeHandle& handle, const NodeGraph& data, const py::object& nodes) {
+py::dict evaluate(NodeHandle& handle, const NodeGraph& data, const py::object& nodes, std::optional<double> coverage) {
   std::vector<Index> listed;
   if (nodes.is_none()) {
     for (Index node = 0; node < data.nodes.size(); ++node)
@@ -224,12 +224,38 @@ py::dict evaluate(NodeHandle& handle, const NodeGraph& data, const py::object& n
     listed = item_list(nodes, data.nodes.size(), "nodes");
   }
   const NodeEvaluation evaluation = handle.locked([&] { return handle.model.evaluate(data, listed); });
+  const ClassUncertaintyScores scores =
+      handle.locked([&] { return handle.model.score_probabilities(data, listed, coverage); });
   py::dict result;
   result["count"] = evaluation.metrics.count;
   result["accuracy"] = evaluation.metrics.accuracy;
   result["macro_f1"] = evaluation.metrics.macro_f1;
   result["loss"] = evaluation.loss;
+  result["nll"] = scores.nll;
+  result["ece"] = scores.ece;
+  result["brier"] = scores.brier;
+  if (coverage) {
+    result["set_coverage"] = scores.coverage;
+    result["mean_set_size"] = scores.mean_set_size;
+  }
   return result;
+}
+
+// [N, classes]: whether each class is in each node's prediction set of `coverage`.
+py::array_t<bool> predict_sets(NodeHandle& handle, const NodeGraph& data, double coverage) {
+  const std::optional<ClassCalibration>& calibration = handle.model.config().calibration;
+  if (!calibration) throw ArgumentError("the model has no calibration; models trained with validation nodes have one");
+  const double threshold = calibration->set_threshold(coverage);
+  const Matrix<float> probabilities = handle.locked([&] { return handle.model.predict(data); });
+  py::array_t<bool> sets({probabilities.rows(), probabilities.cols()});
+  auto in_set = sets.mutable_unchecked<2>();
+  for (Index node = 0; node < probabilities.rows(); ++node) {
+    for (Index k = 0; k < probabilities.cols(); ++k) in_set(node, k) = false;
+    const std::span<const float> row(probabilities.data() + node * probabilities.cols(),
+                                     static_cast<std::size_t>(probabilities.cols()));
+    for (const Index k : prediction_set(row, threshold)) in_set(node, k) = true;
+  }
+  return sets;
 }
 
 py::array_t<std::int64_t> labels_of(const NodeGraph& data) {
@@ -307,6 +333,13 @@ void bind_nodes(py::module_& m) {
              return to_numpy(handle.locked([&] { return handle.model.embed(data); }));
            })
       .def("_evaluate", &evaluate)
+      .def("_predict_sets", &predict_sets)
+      .def_property_readonly("_temperature",
+                             [](const NodeHandle& handle) -> std::optional<double> {
+                               const auto& calibration = handle.model.config().calibration;
+                               if (!calibration) return std::nullopt;
+                               return calibration->temperature;
+                             })
       .def_property_readonly("_classes", [](const NodeHandle& handle) { return handle.model.config().classes; })
       .def_property_readonly("_input_format", [](const NodeHandle& handle) {
         return feature_format_name(handle.model.config().input.features.format);

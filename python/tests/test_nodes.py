@@ -55,6 +55,10 @@ def test_trains_predicts_embeds_and_evaluates() -> None:
     assert model.evaluate(graph, mask) == model.evaluate(graph, np.arange(4, 8))
     with pytest.raises(ValueError, match="nodes: index 8"):
         model.evaluate(graph, [8])
+    assert model.temperature is not None  # calibrated on the two validation nodes
+    with pytest.raises(ValueError, match="needs at least 9 calibration rows"):
+        model.predict_sets(graph, coverage=0.9)
+    assert model.predict_sets(graph, coverage=0.5).any(axis=1).all()
 
 
 def test_sampled_mini_batches_train_and_refuse_a_fanout_per_layer_mismatch() -> None:
@@ -352,7 +356,19 @@ def test_cora_from_arrays_reaches_the_command_lines_accuracy_class(data_folder: 
     split = tuple(np.array([names[line.strip()] for line in (cora / f"{part}.txt").read_text().split()])
                   for part in ("train", "val", "test"))
     model = edgewise.NodeModel.train(graph, split, verbose=False, epochs=200)
-    assert model.evaluate(graph, split[2])["accuracy"] > 0.75
+    metrics = model.evaluate(graph, split[2], coverage=0.9)
+    assert metrics["accuracy"] > 0.75
+    # Calibrated on the 500 validation nodes: probabilities that fit the test labels, and 90 % sets
+    # that hold about 90 % of them with fewer classes than all seven.
+    assert model.temperature is not None
+    assert metrics["ece"] < 0.08
+    assert 0.85 <= metrics["set_coverage"] <= 0.95
+    assert 1 <= metrics["mean_set_size"] < 3
+    sets = model.predict_sets(graph, coverage=0.9)
+    assert sets.shape == (graph.num_nodes, 7) and sets.dtype == bool
+    assert sets[np.arange(graph.num_nodes), model.predict_proba(graph).argmax(axis=1)].all()
+    labels = graph.labels[split[2]]
+    assert sets[split[2], labels].mean() == pytest.approx(metrics["set_coverage"])
 
 
 def test_a_split_may_be_given_as_the_command_line_writes_it() -> None:

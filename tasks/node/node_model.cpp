@@ -26,11 +26,13 @@ namespace edgewise {
 namespace {
 
 nlohmann::json config_json(const NodeModelConfig& config) {
-  return {{"kind", kNodeModelKind},
-          {"network", config.network},
-          {"classes", config.classes},
-          {"input", config.input},
-          {"nodes", config.nodes}};
+  nlohmann::json j = {{"kind", kNodeModelKind},
+                      {"network", config.network},
+                      {"classes", config.classes},
+                      {"input", config.input},
+                      {"nodes", config.nodes}};
+  if (config.calibration) j["calibration"] = *config.calibration;
+  return j;
 }
 
 NodeModelConfig config_from_json(const nlohmann::json& j, const std::string& path) {
@@ -42,6 +44,7 @@ NodeModelConfig config_from_json(const nlohmann::json& j, const std::string& pat
     j.at("classes").get_to(config.classes);
     j.at("input").get_to(config.input);
     j.at("nodes").get_to(config.nodes);
+    if (j.contains("calibration")) config.calibration = j.at("calibration").get<ClassCalibration>();
   } catch (const std::exception& e) {
     throw ModelFormatError(path + ": invalid model configuration: " + e.what());
   }
@@ -98,6 +101,18 @@ std::vector<Index> class_ids_by_name(const NodeLabels& labels, const std::vector
     mapped[c] = found->second;
   }
   return mapped;
+}
+
+// Each listed node's label, -1 for every other row: the rows a calibration is fitted on or scores.
+std::vector<Index> listed_labels(std::span<const Index> labels, std::span<const Index> nodes) {
+  std::vector<Index> listed(labels.size(), -1);
+  for (const Index node : nodes) {
+    if (node < 0 || node >= static_cast<Index>(labels.size()) || labels[static_cast<std::size_t>(node)] < 0)
+      throw ArgumentError("node classification: node " + std::to_string(node) +
+                          " is not a labeled node of the graph");
+    listed[static_cast<std::size_t>(node)] = labels[static_cast<std::size_t>(node)];
+  }
+  return listed;
 }
 
 }  // namespace
@@ -407,10 +422,27 @@ NodeSource NodeModel::checked_source(const GraphStore& store) const {
   return store_source(store);
 }
 
-Matrix<float> NodeModel::predict(const GraphStore& store) const {
+Matrix<float> NodeModel::uncalibrated(const GraphStore& store) const {
   Matrix<float> probabilities = layerwise_logits(*network_, checked_source(store));
   softmax_rows(probabilities);
   return probabilities;
+}
+
+Matrix<float> NodeModel::predict(const GraphStore& store) const { return calibrated(uncalibrated(store)); }
+
+Matrix<float> NodeModel::calibrated(Matrix<float> probabilities) const {
+  if (config_.calibration) config_.calibration->apply(probabilities);
+  return probabilities;
+}
+
+// The store's labels as class ids of the model (matched by name), -1 where a node has none.
+std::vector<Index> NodeModel::store_labels(const GraphStore& store) const {
+  const std::vector<Index> class_ids =
+      class_ids_by_name({.classes = {}, .class_names = store.class_names()}, config_.classes, store.path());
+  std::vector<Index> labels(store.labels().begin(), store.labels().end());
+  for (Index& label : labels)
+    if (label >= 0) label = class_ids[static_cast<std::size_t>(label)];
+  return labels;
 }
 
 Matrix<float> NodeModel::embed(const GraphStore& store) const {
@@ -419,23 +451,23 @@ Matrix<float> NodeModel::embed(const GraphStore& store) const {
 
 NodeEvaluation NodeModel::evaluate(const GraphStore& store, std::span<const Index> nodes) const {
   if (store.part()) return evaluate_part(store, nodes);
-  const NodeLabels names{.classes = {}, .class_names = store.class_names()};
-  const std::vector<Index> class_ids = class_ids_by_name(names, config_.classes, store.path());
-  std::vector<Index> labels(store.labels().begin(), store.labels().end());
-  for (Index& label : labels)
-    if (label >= 0) label = class_ids[static_cast<std::size_t>(label)];
-  return evaluate_node_logits(layerwise_logits(*network_, checked_source(store)), labels, nodes,
+  return evaluate_node_logits(layerwise_logits(*network_, checked_source(store)), store_labels(store), nodes,
                               config_.network.classes);
 }
 
-NodeEvaluation NodeModel::evaluate_part(const GraphStore& store, std::span<const Index> nodes) const {
+// Every process of the run gets the logits and labels of all listed nodes.
+distributed::ListedRows NodeModel::listed_part_logits(const GraphStore& store, std::span<const Index> nodes) const {
   distributed::check_part_of_run(store);
   check_feature_width(store);
   const std::vector<Index> class_ids =
       class_ids_by_name({.classes = {}, .class_names = store.class_names()}, config_.classes, store.path());
   const GraphPart part = stored_graph_part(store);
   const Matrix<float> logits = part_logits(*network_, part, store.feature_matrix(), distributed::run_collectives());
-  const distributed::ListedRows scored = distributed::gather_listed_rows(store, nodes, logits, class_ids);
+  return distributed::gather_listed_rows(store, nodes, logits, class_ids);
+}
+
+NodeEvaluation NodeModel::evaluate_part(const GraphStore& store, std::span<const Index> nodes) const {
+  const distributed::ListedRows scored = listed_part_logits(store, nodes);
   std::vector<Index> rows(nodes.size());
   std::iota(rows.begin(), rows.end(), Index{0});
   return evaluate_node_logits(scored.rows, scored.labels, rows, config_.network.classes);
@@ -445,11 +477,50 @@ bool NodeModel::runs_layerwise(const NodeGraph& data) const {
   return full_batch_bytes(data.graph.num_nodes(), data.graph.num_edges(), config_.network) / 2 > full_batch_budget_bytes();
 }
 
-Matrix<float> NodeModel::predict(const NodeGraph& data) const {
+Matrix<float> NodeModel::uncalibrated(const NodeGraph& data) const {
   if (!runs_layerwise(data)) return predict_node_probabilities(*network_, data.graph, data.features);
   Matrix<float> probabilities = layerwise_logits(*network_, source_of(data));
   softmax_rows(probabilities);
   return probabilities;
+}
+
+Matrix<float> NodeModel::predict(const NodeGraph& data) const { return calibrated(uncalibrated(data)); }
+
+void NodeModel::calibrate(const NodeGraph& data, std::span<const Index> nodes) {
+  config_.calibration = fit_class_calibration(uncalibrated(data), listed_labels(data.labels.classes, nodes));
+}
+
+ClassUncertaintyScores NodeModel::scored(const Matrix<float>& probabilities, std::span<const Index> labels,
+                                         std::optional<double> coverage) const {
+  if (!config_.calibration || !coverage) {
+    ClassUncertaintyScores scores = score_class_uncertainty(probabilities, labels, 1);
+    scores.coverage = scores.mean_set_size = std::nan("");
+    return scores;
+  }
+  return score_class_uncertainty(probabilities, labels, config_.calibration->set_threshold(*coverage));
+}
+
+ClassUncertaintyScores NodeModel::score_probabilities(const NodeGraph& data, std::span<const Index> nodes,
+                                                      std::optional<double> coverage) const {
+  return scored(predict(data), listed_labels(data.labels.classes, nodes), coverage);
+}
+
+ClassUncertaintyScores NodeModel::score_probabilities(const GraphStore& store, std::span<const Index> nodes,
+                                                      std::optional<double> coverage) const {
+  if (!store.part()) return scored(predict(store), listed_labels(store_labels(store), nodes), coverage);
+  distributed::ListedRows listed = listed_part_logits(store, nodes);
+  softmax_rows(listed.rows);
+  return scored(calibrated(std::move(listed.rows)), listed.labels, coverage);
+}
+
+void NodeModel::calibrate(const GraphStore& store, std::span<const Index> nodes) {
+  if (!store.part()) {
+    config_.calibration = fit_class_calibration(uncalibrated(store), listed_labels(store_labels(store), nodes));
+    return;
+  }
+  distributed::ListedRows listed = listed_part_logits(store, nodes);
+  softmax_rows(listed.rows);
+  config_.calibration = fit_class_calibration(listed.rows, listed.labels);
 }
 
 Matrix<float> NodeModel::embed(const NodeGraph& data) const {
@@ -492,13 +563,17 @@ std::vector<Index> NodeModel::output_order(const NodeIndex& nodes) const {
 
 ModelDescription NodeModel::describe() const {
   const nlohmann::json config = config_json(config_);
-  return {.title = "node classification model (train --task node)",
+  ModelDescription description{.title = "node classification model (train --task node)",
           .facts = {{"task type", "classification, one class per node"},
                     {"classes", config.at("classes")},
                     {"training graph", std::to_string(config_.nodes.size()) + " nodes"},
                     {"parameters", num_parameters()}},
           .sections = {{"architecture", config.at("network")}, {"input and featurizer", config.at("input")}},
           .examples = "nodes"};
+  if (config_.calibration)
+    description.facts.emplace_back("calibration", nlohmann::json{{"temperature", config_.calibration->temperature},
+                                                                 {"nodes", config_.calibration->scores.size()}});
+  return description;
 }
 
 Index NodeModel::embedding_dim() const { return network_->hidden_dim(); }

@@ -38,10 +38,9 @@ class CliNodeTest : public edgewise::testing::CliTest {
     edges << "a0 b0\n";
   }
 
-  std::string train_arguments() const {
+  std::string train_arguments(const std::string& split = "stratified:0.5,0.25,0.25") const {
     return "train --task node --node-ids string --edges " + path("edges.txt") + " --labels " + path("labels.txt") +
-           " --features " + path("features.txt") + " --split stratified:0.5,0.25,0.25 --epochs 30 --out " +
-           path("model.ew");
+           " --features " + path("features.txt") + " --split " + split + " --epochs 30 --out " + path("model.ew");
   }
 };
 
@@ -64,6 +63,42 @@ TEST_F(CliNodeTest, TrainsThenPredictsEmbedsAndEvaluates) {
   const CliRun eval = run_cli("eval" + graph + " --labels " + path("labels.txt"));
   ASSERT_EQ(eval.status, 0) << eval.output;
   EXPECT_NE(eval.output.find("labeled: 8 nodes"), std::string::npos) << eval.output;
+}
+
+// Training calibrates the probabilities on the validation nodes: predict --coverage adds each node's
+// prediction set, and eval scores the probabilities and the sets.
+TEST_F(CliNodeTest, PredictionSetsAndProbabilityScores) {
+  const CliRun train = run_cli(train_arguments("stratified:0.25,0.5,0.25") + " -v");
+  ASSERT_EQ(train.status, 0) << train.output;
+  EXPECT_NE(train.output.find("probabilities calibrated on 4 validation nodes: temperature"), std::string::npos)
+      << train.output;
+  EXPECT_NE(train.output.find("probabilities: NLL"), std::string::npos) << train.output;
+  const std::string graph = " --model " + path("model.ew") + " --edges " + path("edges.txt") + " --features " +
+                            path("features.txt");
+  const CliRun info = run_cli("info " + path("model.ew"), 0);
+  EXPECT_NE(info.output.find("calibration"), std::string::npos) << info.output;
+
+  // Four calibration nodes give sets of coverage up to 0.8.
+  ASSERT_EQ(run_cli("predict" + graph + " --coverage 0.8 --out " + path("sets.tsv")).status, 0);
+  std::istringstream lines(read("sets.tsv"));
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "node\tpredicted\tset\tred\tblue");
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::string node, predicted, set;
+    fields >> node >> predicted >> set;
+    EXPECT_TRUE(set == predicted || set == "red|blue") << line;
+  }
+  const CliRun too_sure = run_cli("predict" + graph + " --coverage 0.9");
+  EXPECT_NE(too_sure.status, 0);
+  EXPECT_NE(too_sure.output.find("needs at least 9 calibration rows"), std::string::npos) << too_sure.output;
+
+  const CliRun eval = run_cli("eval" + graph + " --labels " + path("labels.txt") + " --coverage 0.75");
+  ASSERT_EQ(eval.status, 0) << eval.output;
+  EXPECT_NE(eval.output.find("expected calibration error"), std::string::npos) << eval.output;
+  EXPECT_NE(eval.output.find("prediction sets meant to hold 75 % of labels: coverage"), std::string::npos)
+      << eval.output;
 }
 
 // A labels CSV in MUSAE's Facebook layout (id,facebook_id,page_name,page_type): the second column is

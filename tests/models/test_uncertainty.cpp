@@ -1,5 +1,6 @@
-// Uncertainty: the spread calibration and the scores worked by hand, their edge cases, and
-// split-conformal intervals covering what they promise on rows drawn with a known spread.
+// Uncertainty: the spread calibration, the class calibration and their scores worked by hand, their
+// edge cases, and split-conformal intervals and sets covering what they promise on rows drawn with a
+// known error.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -140,6 +141,127 @@ TEST(UncertaintyScoresTest, ConformalIntervalsCoverFreshRowsAndFollowTheSpread) 
   std::ranges::sort(calibration_errors);
   const float fixed = calibration_errors[static_cast<std::size_t>(std::ceil(1001 * 0.9)) - 1];
   EXPECT_LT(scores.mean_width, 2 * fixed);
+}
+
+Matrix<float> rows_of(std::initializer_list<std::initializer_list<float>> rows) {
+  Matrix<float> m(static_cast<Index>(rows.size()), static_cast<Index>(rows.begin()->size()));
+  Index r = 0;
+  for (const auto& row : rows) {
+    Index c = 0;
+    for (const float value : row) m(r, c++) = value;
+    ++r;
+  }
+  return m;
+}
+
+TEST(ClassCalibrationTest, TemperatureScalingWorkedByHand) {
+  // p^(1/T) renormalized: at T = 1/2, (0.5, 0.25, 0.25) squares to (0.25, 0.0625, 0.0625), 2/3 and 1/6.
+  Matrix<float> probabilities = rows_of({{0.5f, 0.25f, 0.25f}, {0, 0.5f, 0.5f}});
+  const ClassCalibration sharper{.temperature = 0.5};
+  sharper.apply(probabilities);
+  EXPECT_NEAR(probabilities(0, 0), 2.0 / 3, 1e-6);
+  EXPECT_NEAR(probabilities(0, 1), 1.0 / 6, 1e-6);
+  EXPECT_EQ(probabilities(1, 0), 0);  // a probability of 0 stays 0
+  EXPECT_NEAR(probabilities(1, 1), 0.5, 1e-6);
+}
+
+TEST(ClassCalibrationTest, FitsTheTemperatureThatMatchesTheAccuracy) {
+  // Four rows at (0.9, 0.1), three labelled 0 and one 1, and an unlabelled row: the NLL is least where
+  // the calibrated top probability equals the accuracy, 0.75: 9^(1/T) = 3, T = 2. The scores are
+  // 1 - 0.75 for the three right rows and 1 - 0.25 for the wrong one.
+  const Matrix<float> probabilities = rows_of({{0.9f, 0.1f}, {0.9f, 0.1f}, {0.9f, 0.1f}, {0.9f, 0.1f}, {0.2f, 0.8f}});
+  const std::vector<Index> labels{0, 0, 1, 0, -1};
+  const ClassCalibration calibration = fit_class_calibration(probabilities, labels);
+  EXPECT_NEAR(calibration.temperature, 2, 1e-3);
+  ASSERT_EQ(calibration.scores.size(), 4u);
+  EXPECT_NEAR(calibration.scores[0], 0.25, 1e-4);
+  EXPECT_NEAR(calibration.scores[2], 0.25, 1e-4);
+  EXPECT_NEAR(calibration.scores[3], 0.75, 1e-4);
+  // Coverage 0.6 takes the ceil(5 * 0.6) = 3rd score, 0.25: classes of probability >= 0.75 enter.
+  // Coverage 0.8 takes the 4th, 0.75: every class of probability >= 0.25. Coverage 0.9 needs a 5th.
+  EXPECT_NEAR(calibration.set_threshold(0.6), 0.75, 1e-4);
+  EXPECT_NEAR(calibration.set_threshold(0.8), 0.25, 1e-4);
+  EXPECT_THROW((void)calibration.set_threshold(0.9), ArgumentError);
+  EXPECT_EQ(conformal_rows_needed(0.9), 9u);
+}
+
+TEST(ClassCalibrationTest, RefusesTooFewRowsAndUnknownLabels) {
+  const Matrix<float> probabilities = rows_of({{0.9f, 0.1f}, {0.4f, 0.6f}});
+  EXPECT_THROW(fit_class_calibration(probabilities, std::vector<Index>{0, -1}), ArgumentError);
+  EXPECT_THROW(fit_class_calibration(probabilities, std::vector<Index>{0, 2}), ArgumentError);
+  EXPECT_THROW(fit_class_calibration(probabilities, std::vector<Index>{0}), ArgumentError);
+}
+
+TEST(ClassCalibrationTest, SetsHoldTheClassesAboveTheThresholdAndTheMostProbable) {
+  const std::vector<float> row{0.2f, 0.5f, 0.3f};
+  EXPECT_EQ(prediction_set(row, 0.25), (std::vector<Index>{1, 2}));
+  EXPECT_EQ(prediction_set(row, 0.1), (std::vector<Index>{0, 1, 2}));
+  EXPECT_EQ(prediction_set(row, 0.9), (std::vector<Index>{1}));  // never empty
+}
+
+TEST(ClassCalibrationTest, JsonRoundTripsAndRefusesBrokenValues) {
+  const ClassCalibration calibration{.temperature = 1.5, .scores = {0.1f, 0.4f}};
+  const ClassCalibration back = nlohmann::json(calibration).get<ClassCalibration>();
+  EXPECT_EQ(back.temperature, 1.5);
+  EXPECT_EQ(back.scores, calibration.scores);
+  EXPECT_THROW((void)nlohmann::json({{"temperature", 0}, {"scores", {0.1}}}).get<ClassCalibration>(), ModelFormatError);
+  EXPECT_THROW((void)nlohmann::json({{"temperature", 1}, {"scores", {0.4, 0.1}}}).get<ClassCalibration>(),
+               ModelFormatError);
+  EXPECT_THROW((void)nlohmann::json({{"temperature", 1}, {"scores", {1.5}}}).get<ClassCalibration>(), ModelFormatError);
+}
+
+TEST(ClassUncertaintyScoresTest, WorkedByHand) {
+  // Rows (0.75, 0.25) labelled 0, 0, 0, 1: NLL (3 (-log 0.75) - log 0.25) / 4; Brier 2 (0.25^2) for a
+  // right row and 2 (0.75^2) for the wrong one; one confidence bin whose accuracy equals its
+  // confidence, so no calibration error. Sets at threshold 0.75 hold class 0 alone.
+  const Matrix<float> probabilities = rows_of({{0.75f, 0.25f}, {0.75f, 0.25f}, {0.75f, 0.25f}, {0.75f, 0.25f}});
+  const ClassUncertaintyScores scores = score_class_uncertainty(probabilities, std::vector<Index>{0, 0, 0, 1}, 0.75);
+  EXPECT_EQ(scores.count, 4);
+  EXPECT_NEAR(scores.nll, (-3 * std::log(0.75) - std::log(0.25)) / 4, 1e-6);
+  EXPECT_NEAR(scores.brier, (3 * 0.125 + 1.125) / 4, 1e-6);
+  EXPECT_NEAR(scores.ece, 0, 1e-6);
+  EXPECT_DOUBLE_EQ(scores.coverage, 0.75);
+  EXPECT_DOUBLE_EQ(scores.mean_set_size, 1);
+  // Two bins: confidence 0.95 with accuracy 0 and 0.55 with accuracy 1: (0.95 + 0.45) / 2. At
+  // threshold 0.4 the first set holds one class, the second both.
+  const ClassUncertaintyScores binned =
+      score_class_uncertainty(rows_of({{0.95f, 0.05f}, {0.45f, 0.55f}}), std::vector<Index>{1, 1}, 0.4);
+  EXPECT_NEAR(binned.ece, 0.7, 1e-6);
+  EXPECT_DOUBLE_EQ(binned.mean_set_size, 1.5);
+  EXPECT_TRUE(std::isnan(score_class_uncertainty(probabilities, std::vector<Index>(4, -1), 0.5).nll));
+}
+
+// Labels drawn from known probabilities that the model reports too sharply (as p^3): the fitted
+// temperature undoes the sharpening, and 90 % sets cover about 90 % of 20,000 fresh rows.
+TEST(ClassUncertaintyScoresTest, CalibratedSetsCoverFreshRows) {
+  std::mt19937_64 random(11);
+  std::uniform_real_distribution<float> uniform;
+  const auto draw = [&](Index n, Matrix<float>& reported, std::vector<Index>& labels) {
+    reported.resize(n, 3);
+    labels.resize(static_cast<std::size_t>(n));
+    for (Index r = 0; r < n; ++r) {
+      float p[3], sum = 0, sharp_sum = 0;
+      for (float& value : p) sum += value = uniform(random) + 0.05f;
+      for (const float value : p) sharp_sum += std::pow(value / sum, 3.0f);
+      const float u = uniform(random) * sum;
+      labels[static_cast<std::size_t>(r)] = u < p[0] ? 0 : u < p[0] + p[1] ? 1 : 2;
+      for (Index k = 0; k < 3; ++k) reported(r, k) = std::pow(p[k] / sum, 3.0f) / sharp_sum;
+    }
+  };
+  Matrix<float> reported;
+  std::vector<Index> labels;
+  draw(2000, reported, labels);
+  const ClassCalibration calibration = fit_class_calibration(reported, labels);
+  EXPECT_NEAR(calibration.temperature, 3, 0.4);
+  draw(20000, reported, labels);
+  const ClassUncertaintyScores before = score_class_uncertainty(reported, labels, 1);
+  calibration.apply(reported);
+  const ClassUncertaintyScores after = score_class_uncertainty(reported, labels, calibration.set_threshold(0.9));
+  EXPECT_LT(after.nll, before.nll);
+  EXPECT_LT(after.ece, 0.02);
+  EXPECT_LT(after.ece, before.ece);
+  EXPECT_NEAR(after.coverage, 0.9, 0.015);
+  EXPECT_LT(after.mean_set_size, 3);
 }
 
 }  // namespace

@@ -1,12 +1,20 @@
 /// \file
-/// How far to trust a regression prediction: a raw spread per prediction (the ensemble members'
-/// disagreement), calibrated on held-out rows into a standard deviation (z-scaling) and into
-/// split-conformal intervals whose width follows the spread, and the scores that say how good the
+/// How far to trust a prediction, calibrated on held-out rows, and the scores that say how good the
 /// calibration is on labelled rows. Pure and deterministic; values are computed in double.
+///
+/// Regression: a raw spread per prediction (the ensemble members' disagreement), calibrated into a
+/// standard deviation (z-scaling) and into split-conformal intervals whose width follows the spread.
 ///
 ///   SpreadCalibration calibration = fit_spread_calibration(val_targets, val_predictions, val_spread);
 ///   double sigma = calibration.sigma(spread);                 // a standard deviation
 ///   double half = calibration.half_width(spread, 0.9);        // a 90 % interval: prediction ± half
+///
+/// Classification: probabilities calibrated by temperature scaling, and split-conformal sets of
+/// classes.
+///
+///   ClassCalibration calibration = fit_class_calibration(val_probabilities, val_labels);
+///   calibration.apply(probabilities);                         // calibrated, rows in place
+///   double least = calibration.set_threshold(0.9);            // classes at least this probable
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -53,9 +61,16 @@ struct SpreadCalibration {
   /// raw spread. Throws ArgumentError for a coverage outside (0, 1), or one that needs more
   /// calibration rows than there were (ceil((n + 1) coverage) > n).
   double half_width(double raw, double coverage) const;
-  /// The calibration rows an interval of `coverage` needs: ceil(coverage / (1 - coverage)).
-  static std::size_t rows_needed(double coverage);
 };
+
+/// The calibration rows a split-conformal interval or set of `coverage` needs:
+/// ceil(coverage / (1 - coverage)).
+std::size_t conformal_rows_needed(double coverage);
+
+/// The score split-conformal prediction of `coverage` bounds its rows by: the ceil((n + 1) coverage)-th
+/// smallest of the n calibration rows' scores, `ascending`. Throws ArgumentError for a coverage outside
+/// (0, 1), or one that needs more rows than n (conformal_rows_needed).
+double conformal_quantile(std::span<const float> ascending, double coverage);
 
 /// Fits a task's calibration on its labelled rows (NaN targets are skipped): the offset, the scale
 /// and the scores, from targets, predictions and raw spreads of equal length. Throws ArgumentError
@@ -95,6 +110,61 @@ struct UncertaintyScores {
 UncertaintyScores score_uncertainty(std::span<const float> targets, std::span<const float> predictions,
                                     std::span<const float> sigma, std::span<const float> lower,
                                     std::span<const float> upper);
+
+/// The calibration of a classifier's probabilities, fitted on labelled rows it did not train on.
+///
+/// Temperature scaling (Guo et al. 2017): a row's probabilities p become p^(1/T) / sum_k p_k^(1/T),
+/// the softmax of its logits divided by T, with the T that gives the calibration rows the smallest
+/// negative log-likelihood. It keeps the order of a row's classes, so the predicted class.
+///
+/// Split-conformal sets (least ambiguous sets, Sadinle et al. 2019): a row's score is 1 - its label's
+/// calibrated probability, and the set of coverage c holds every class whose calibrated probability
+/// is at least 1 - q_c (conformal_quantile of the scores), and the most probable class, so that no
+/// set is empty. For rows exchangeable with the calibration rows, the set holds the label with
+/// probability at least c.
+struct ClassCalibration {
+  double temperature = 1;  ///< T, in [0.01, 100]
+  std::vector<float> scores = {};  ///< the calibration rows' 1 - calibrated probability of their label, ascending
+
+  /// Calibrates probabilities, [rows, classes], in place; a probability of 0 stays 0.
+  void apply(Matrix<float>& probabilities) const;
+  /// The least calibrated probability that puts a class in the set of `coverage`. Throws as
+  /// conformal_quantile does.
+  double set_threshold(double coverage) const;
+};
+
+/// Fits the calibration on probabilities, [rows, classes], as the uncalibrated model gives them, and
+/// each row's label (a class id; rows labelled -1 are skipped). Throws ArgumentError when fewer than
+/// two rows are labelled, a label is not a class, or the lengths differ.
+ClassCalibration fit_class_calibration(const Matrix<float>& probabilities, std::span<const Index> labels);
+
+/// JSON form in model files: {"temperature", "scores"}. from_json throws ModelFormatError for a
+/// temperature that is not positive and finite, or scores that are not ascending in [0, 1].
+/// @{
+void to_json(nlohmann::json& j, const ClassCalibration& calibration);
+void from_json(const nlohmann::json& j, ClassCalibration& calibration);
+/// @}
+
+/// The classes in the prediction set of a row of calibrated probabilities: those at least
+/// `threshold` (ClassCalibration::set_threshold) and the most probable, in class order.
+std::vector<Index> prediction_set(std::span<const float> probabilities, double threshold);
+
+/// How well probabilities describe the labels of a classifier's labelled rows.
+struct ClassUncertaintyScores {
+  Index count = 0;  ///< labelled rows scored
+  double nll = 0;   ///< mean -log of the label's probability (floored at 1e-12)
+  /// Expected calibration error: rows in 15 bins of equal width by their largest probability, the
+  /// mean over rows of |accuracy - mean largest probability| of their bin (Guo et al. 2017).
+  double ece = 0;
+  double brier = 0;          ///< mean over rows of sum_k (p_k - [k is the label])^2
+  double coverage = 0;       ///< fraction of labels inside their row's prediction set
+  double mean_set_size = 0;  ///< mean number of classes a set holds
+};
+
+/// Scores probabilities, [rows, classes], against labels (-1: unlabelled, skipped), with the sets of
+/// `threshold` (prediction_set). NaN scores when no row is labelled.
+ClassUncertaintyScores score_class_uncertainty(const Matrix<float>& probabilities, std::span<const Index> labels,
+                                               double threshold);
 
 /// Spearman's rank correlation of two sequences of equal length, ties given their average rank;
 /// NaN for fewer than two values or a constant sequence.

@@ -38,9 +38,14 @@
 #include "edgewise/models/model_file.hpp"
 #include "edgewise/models/node_training.hpp"
 #include "edgewise/models/sampled_training.hpp"
+#include "edgewise/models/uncertainty.hpp"
 #include "edgewise/tasks/common/model.hpp"
 
 namespace edgewise {
+
+namespace distributed {
+struct ListedRows;
+}
 
 /// The "kind" of a node model's configuration in its model file.
 inline constexpr std::string_view kNodeModelKind = "node-classification";
@@ -135,6 +140,8 @@ struct NodeModelConfig {
   std::vector<std::string> classes = {};  ///< class names, by class id
   NodeInputOptions input = {};            ///< input.features.dim must be known
   std::vector<std::string> nodes = {};    ///< the training graph's node names by id; set by fit
+  /// Temperature and conformal scores, set by calibrate; absent before, and in files written without.
+  std::optional<ClassCalibration> calibration = std::nullopt;
 };
 
 /// A trained node classifier with everything needed to read new graphs the same way: the
@@ -191,7 +198,17 @@ class NodeModel final : public Model {
                          const std::function<void(const NodeEpochReport&)>& on_epoch = {},
                          const CheckpointOptions& checkpoints = {}, const BatchingChoice& batching = {});
 
-  /// Class probabilities of every node, [N, classes]. A graph whose full-batch inference would not
+  /// Calibrates the probabilities on the listed nodes, which must be labeled and which training must
+  /// not have seen (the validation nodes): config().calibration, from fit_class_calibration on the
+  /// uncalibrated probabilities. Throws ArgumentError for fewer than two nodes. On a part store
+  /// (io/graph_parts.hpp) every process of the run passes its part and the same nodes of the whole
+  /// graph, and each gets the calibration one process gets from the whole graph.
+  /// @{
+  void calibrate(const NodeGraph& data, std::span<const Index> nodes);
+  void calibrate(const GraphStore& store, std::span<const Index> nodes);
+  /// @}
+
+  /// Class probabilities of every node, [N, classes], calibrated once the model is. A graph whose full-batch inference would not
   /// fit in full_batch_budget_bytes runs layer by layer (layerwise_logits), with the same results up
   /// to the order of float sums.
   Matrix<float> predict(const NodeGraph& data) const;
@@ -200,7 +217,13 @@ class NodeModel final : public Model {
   /// Scores the listed nodes, which must be labeled.
   NodeEvaluation evaluate(const NodeGraph& data, std::span<const Index> nodes) const;
 
-  /// predict, embed and evaluate for a store, layer by layer from the mapped file. Its labels are
+  /// How well the probabilities describe the labels of the listed nodes, which must be labeled
+  /// (score_class_uncertainty), with the prediction sets of `coverage`; the sets' scores are NaN
+  /// without a coverage or a calibration. Throws as ClassCalibration::set_threshold does.
+  ClassUncertaintyScores score_probabilities(const NodeGraph& data, std::span<const Index> nodes,
+                                             std::optional<double> coverage) const;
+
+  /// predict, embed, evaluate and score_probabilities for a store, layer by layer from the mapped file. Its labels are
   /// mapped to the model's classes by name. Throws ArgumentError when its features do not have the
   /// model's width or a label is not one of the model's classes, and for a part store, which only
   /// evaluate takes: every process passes its part and the same nodes of the whole graph, and each
@@ -209,6 +232,8 @@ class NodeModel final : public Model {
   Matrix<float> predict(const GraphStore& store) const;
   Matrix<float> embed(const GraphStore& store) const;
   NodeEvaluation evaluate(const GraphStore& store, std::span<const Index> nodes) const;
+  ClassUncertaintyScores score_probabilities(const GraphStore& store, std::span<const Index> nodes,
+                                             std::optional<double> coverage) const;
   /// @}
 
   /// The ids of `nodes` in the order outputs list them: integer names in increasing order; string
@@ -232,6 +257,13 @@ class NodeModel final : public Model {
                               const std::function<void(const NodeEpochReport&)>& on_epoch,
                               const CheckpointOptions& checkpoints, const BatchingChoice& batching);
   NodeEvaluation evaluate_part(const GraphStore& store, std::span<const Index> nodes) const;
+  distributed::ListedRows listed_part_logits(const GraphStore& store, std::span<const Index> nodes) const;
+  Matrix<float> uncalibrated(const NodeGraph& data) const;
+  Matrix<float> uncalibrated(const GraphStore& store) const;
+  Matrix<float> calibrated(Matrix<float> probabilities) const;
+  ClassUncertaintyScores scored(const Matrix<float>& probabilities, std::span<const Index> labels,
+                                std::optional<double> coverage) const;
+  std::vector<Index> store_labels(const GraphStore& store) const;
 
   NodeModelConfig config_;
   std::unique_ptr<Parameters<float>> params_;
