@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/models/uncertainty.hpp"
 
 namespace edgewise {
 namespace {
@@ -146,16 +148,21 @@ double average_precision(const std::vector<ScoreGroup>& ascending, Index positiv
 }
 
 ClassificationTaskMetrics classification_task(std::vector<LabelledEntry>& entries) {
-  ClassificationTaskMetrics metrics{static_cast<Index>(entries.size()), 0, kNan, kNan, kNan};
+  ClassificationTaskMetrics metrics{static_cast<Index>(entries.size()), 0, kNan, kNan, kNan, kNan, kNan};
   if (entries.empty()) return metrics;
 
-  Index correct = 0;
+  std::vector<double> confidence, correct;
+  double squared_error = 0;
   for (const LabelledEntry& e : entries) {
     const bool positive = e.target == 1.0;
     metrics.positives += positive ? 1 : 0;
-    correct += ((e.prediction >= 0.5) == positive) ? 1 : 0;
+    correct.push_back(((e.prediction >= 0.5) == positive) ? 1 : 0);
+    confidence.push_back(std::max(e.prediction, 1 - e.prediction));
+    squared_error += (e.prediction - e.target) * (e.prediction - e.target);
   }
-  metrics.accuracy = as_double(correct) / as_double(metrics.count);
+  metrics.accuracy = std::accumulate(correct.begin(), correct.end(), 0.0) / as_double(metrics.count);
+  metrics.brier = squared_error / as_double(metrics.count);
+  metrics.ece = expected_calibration_error(confidence, correct);
 
   const Index negatives = metrics.count - metrics.positives;
   if (metrics.positives == 0 || negatives == 0) return metrics;
@@ -211,6 +218,8 @@ ClassificationMetrics classification_metrics(const Matrix<Scalar>& scores, const
   metrics.roc_auc = mean_ignoring_nan(metrics.tasks, &ClassificationTaskMetrics::roc_auc);
   metrics.pr_auc = mean_ignoring_nan(metrics.tasks, &ClassificationTaskMetrics::pr_auc);
   metrics.accuracy = mean_ignoring_nan(metrics.tasks, &ClassificationTaskMetrics::accuracy);
+  metrics.brier = mean_ignoring_nan(metrics.tasks, &ClassificationTaskMetrics::brier);
+  metrics.ece = mean_ignoring_nan(metrics.tasks, &ClassificationTaskMetrics::ece);
   return metrics;
 }
 

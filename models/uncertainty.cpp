@@ -167,20 +167,83 @@ double best_inverse_temperature(const Matrix<float>& probabilities, const std::v
   return std::exp((low + high) / 2);
 }
 
-// Rows in 15 bins of equal width by confidence: the mean over rows of |accuracy - confidence| of
-// their bin.
-double expected_calibration_error(std::span<const double> confidence, std::span<const double> correct) {
-  constexpr int kBins = 15;
-  std::array<double, kBins> count{}, confident{}, right{};
-  for (std::size_t i = 0; i < confidence.size(); ++i) {
-    const int bin = std::clamp(static_cast<int>(std::ceil(confidence[i] * kBins)) - 1, 0, kBins - 1);
-    count[bin] += 1;
-    confident[bin] += confidence[i];
-    right[bin] += correct[i];
+// Platt's fit: the slope and intercept of least logistic loss of targets (smoothed, in (0, 1)) on
+// features x = logit(p), by Newton's method from the identity, each step halved until the loss falls.
+struct LogisticFit {
+  std::vector<double> x, target;
+
+  double loss(double slope, double intercept) const {
+    double total = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double z = slope * x[i] + intercept;  // -log sigmoid(z) = log(1 + e^-z), computed stably
+      total += target[i] * softplus(-z) + (1 - target[i]) * softplus(z);
+    }
+    return total;
   }
-  double error = 0;
-  for (int bin = 0; bin < kBins; ++bin) error += std::abs(right[bin] - confident[bin]);
-  return error / static_cast<double>(confidence.size());
+
+  PlattScaling fit() const {
+    PlattScaling best;
+    double current = loss(best.slope, best.intercept);
+    for (int iteration = 0; iteration < 100; ++iteration) {
+      double g_slope = 0, g_intercept = 0, h_ss = 1e-9, h_si = 0, h_ii = 1e-9;
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        const double p = 1 / (1 + std::exp(-(best.slope * x[i] + best.intercept))), w = p * (1 - p);
+        g_slope += (p - target[i]) * x[i];
+        g_intercept += p - target[i];
+        h_ss += w * x[i] * x[i];
+        h_si += w * x[i];
+        h_ii += w;
+      }
+      const double det = h_ss * h_ii - h_si * h_si;
+      if (!(det > 0)) break;
+      double step_slope = (h_ii * g_slope - h_si * g_intercept) / det;
+      double step_intercept = (h_ss * g_intercept - h_si * g_slope) / det;
+      double next = loss(best.slope - step_slope, best.intercept - step_intercept);
+      for (int halving = 0; halving < 30 && !(next <= current); ++halving) {
+        step_slope /= 2;
+        step_intercept /= 2;
+        next = loss(best.slope - step_slope, best.intercept - step_intercept);
+      }
+      if (!(next <= current)) break;
+      best = {best.slope - step_slope, best.intercept - step_intercept};
+      const bool converged = current - next < 1e-12 * (1 + current);
+      current = next;
+      if (converged) break;
+    }
+    return best;
+  }
+
+  static double softplus(double z) { return z > 0 ? z + std::log1p(std::exp(-z)) : std::log1p(std::exp(z)); }
+};
+
+double clamped_logit(float probability) {
+  const double p = std::clamp(static_cast<double>(probability), 1e-7, 1 - 1e-7);
+  return std::log(p / (1 - p));
+}
+
+// Platt's fit on the rows (x = logit, 0/1 labels) whose index has the given parity, or every row.
+PlattScaling platt_fit(std::span<const double> x, std::span<const double> labels, int parity) {
+  LogisticFit problem;
+  double positives = 0, negatives = 0;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (parity < 0 || static_cast<int>(i % 2) == parity) (labels[i] > 0 ? positives : negatives) += 1;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (parity >= 0 && static_cast<int>(i % 2) != parity) continue;
+    problem.x.push_back(x[i]);
+    problem.target.push_back(labels[i] > 0 ? (positives + 1) / (positives + 2) : 1 / (negatives + 2));
+  }
+  return problem.fit();
+}
+
+// The NLL of 0/1 labels under the scaling, over the rows of the given parity.
+double platt_nll(const PlattScaling& scaling, std::span<const double> x, std::span<const double> labels, int parity) {
+  double nll = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (static_cast<int>(i % 2) != parity) continue;
+    const double z = scaling.slope * x[i] + scaling.intercept;
+    nll += labels[i] > 0 ? LogisticFit::softplus(-z) : LogisticFit::softplus(z);
+  }
+  return nll;
 }
 
 std::string number_text(double value) {
@@ -296,6 +359,21 @@ UncertaintyScores score_uncertainty(std::span<const float> targets, std::span<co
   return scores;
 }
 
+double expected_calibration_error(std::span<const double> confidence, std::span<const double> correct) {
+  check_lengths({confidence.size(), correct.size()}, "expected_calibration_error");
+  if (confidence.empty()) return std::nan("");
+  constexpr int kBins = 15;
+  std::array<double, kBins> confident{}, right{};
+  for (std::size_t i = 0; i < confidence.size(); ++i) {
+    const int bin = std::clamp(static_cast<int>(std::ceil(confidence[i] * kBins)) - 1, 0, kBins - 1);
+    confident[bin] += confidence[i];
+    right[bin] += correct[i];
+  }
+  double error = 0;
+  for (int bin = 0; bin < kBins; ++bin) error += std::abs(right[bin] - confident[bin]);
+  return error / static_cast<double>(confidence.size());
+}
+
 double spearman_correlation(std::span<const double> x, std::span<const double> y) {
   check_lengths({x.size(), y.size()}, "spearman_correlation");
   if (x.size() < 2) return std::nan("");
@@ -345,6 +423,41 @@ void from_json(const nlohmann::json& j, ClassCalibration& calibration) {
   const bool valid_scores = std::ranges::all_of(calibration.scores, [](float s) { return s >= 0 && s <= 1; });
   if (!valid_scores || !std::ranges::is_sorted(calibration.scores))
     throw ModelFormatError("class calibration: the scores must lie in [0, 1], ascending");
+}
+
+float PlattScaling::apply(float probability) const {
+  return static_cast<float>(1 / (1 + std::exp(-(slope * clamped_logit(probability) + intercept))));
+}
+
+PlattScaling fit_platt_scaling(std::span<const float> targets, std::span<const float> probabilities) {
+  check_lengths({targets.size(), probabilities.size()}, "fit_platt_scaling");
+  std::vector<double> x, labels;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    if (std::isnan(targets[i])) continue;
+    x.push_back(clamped_logit(probabilities[i]));
+    labels.push_back(targets[i]);
+  }
+  if (x.size() < 4) return {};
+  const PlattScaling identity;
+  double crossed = 0, as_is = 0;
+  for (const int parity : {0, 1}) {
+    crossed += platt_nll(platt_fit(x, labels, 1 - parity), x, labels, parity);
+    as_is += platt_nll(identity, x, labels, parity);
+  }
+  if (!(crossed < as_is)) return identity;
+  const PlattScaling fitted = platt_fit(x, labels, -1);
+  return fitted.slope > 0 && std::isfinite(fitted.slope) && std::isfinite(fitted.intercept) ? fitted : identity;
+}
+
+void to_json(nlohmann::json& j, const PlattScaling& scaling) {
+  j = {{"slope", scaling.slope}, {"intercept", scaling.intercept}};
+}
+
+void from_json(const nlohmann::json& j, PlattScaling& scaling) {
+  j.at("slope").get_to(scaling.slope);
+  j.at("intercept").get_to(scaling.intercept);
+  if (!(std::isfinite(scaling.slope) && scaling.slope > 0) || !std::isfinite(scaling.intercept))
+    throw ModelFormatError("Platt scaling: the slope must be positive and finite, the intercept finite");
 }
 
 std::vector<Index> prediction_set(std::span<const float> probabilities, double threshold) {

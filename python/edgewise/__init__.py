@@ -315,6 +315,13 @@ class MoleculeModel(_Model):
         """"regression" or "classification"."""
         return self._handle._task_type
 
+    @property
+    def probability_calibration(self) -> list[tuple[float, float]]:
+        """A classification model's Platt scaling per task, (slope, intercept): its probabilities
+        are sigmoid(slope * logit(p) + intercept) of the networks' p; (1.0, 0.0) where scaling did
+        not help. Empty for regression and for models saved without."""
+        return self._handle._probability_calibration
+
     def __repr__(self) -> str:
         return f"MoleculeModel({self.task_type}, tasks={self.tasks}, parameters={self.num_parameters})"
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -470,7 +471,13 @@ void bind_molecules(py::module_& m) {
       .def_property_readonly("_task_type",
                              [](const MoleculeHandle& handle) { return to_string(handle.model.config().task_type); })
       .def_static("_is_sdf", &is_sdf_path)
-      .def_property_readonly("_ensemble", [](const MoleculeHandle& handle) { return handle.model.config().ensemble; });
+      .def_property_readonly("_ensemble", [](const MoleculeHandle& handle) { return handle.model.config().ensemble; })
+      .def_property_readonly("_probability_calibration", [](const MoleculeHandle& handle) {
+        std::vector<std::pair<double, double>> scalings;
+        for (const PlattScaling& task : handle.model.config().probability_calibration)
+          scalings.emplace_back(task.slope, task.intercept);
+        return scalings;
+      });
 }
 
 }  // namespace edgewise::python

@@ -113,7 +113,7 @@ def test_metrics_are_a_flat_dict_of_numbers_by_name() -> None:
     classification = edgewise.MoleculeModel.train(SMILES, labels, task_names=["a", "b"], split=split,
                                                   task_type="classification", verbose=False, **TINY)
     for model, values, names in ((regression, targets, ("rmse", "mae", "r2")),
-                                 (classification, labels, ("roc_auc", "pr_auc", "accuracy"))):
+                                 (classification, labels, ("roc_auc", "pr_auc", "accuracy", "brier", "ece"))):
         metrics = model.evaluate(SMILES, values)
         assert all(type(value) is float for name, value in metrics.items() if not name.endswith(" count"))
         assert metrics["a count"] == len(SMILES) and metrics["b count"] == len(SMILES) - 4
@@ -134,6 +134,8 @@ def test_classification_gives_probabilities() -> None:
     probabilities = trained.predict(SMILES)
     assert trained.task_type == "classification"
     assert ((probabilities >= 0) & (probabilities <= 1)).all()
+    [(slope, intercept)] = trained.probability_calibration  # fitted on the validation part
+    assert slope > 0 and np.isfinite(intercept)
     with pytest.raises(ValueError, match="must be 0 or 1"):
         edgewise.MoleculeModel.train(SMILES, TARGETS, task_type="classification", verbose=False, **TINY)
 

@@ -35,6 +35,7 @@ nlohmann::json config_json(const MoleculeModelConfig& config) {
   // Written only with a spread, so that models without one keep their files as they were.
   if (config.spread != SpreadMethod::none)
     j["uncertainty"] = {{"spread", name_of(kSpreadMethodNames, config.spread)}, {"calibration", config.calibration}};
+  if (!config.probability_calibration.empty()) j["probability_calibration"] = config.probability_calibration;
   return j;
 }
 
@@ -45,6 +46,17 @@ void read_uncertainty(const nlohmann::json& j, MoleculeModelConfig& config) {
   const nlohmann::json& uncertainty = j.at("uncertainty");
   config.spread = value_named(kSpreadMethodNames, uncertainty.at("spread").get<std::string>(), "spread method");
   uncertainty.at("calibration").get_to(config.calibration);
+}
+
+// Calibrated probabilities, in place: the members' mean, [M, T], through each task's Platt scaling.
+void calibrate_in_place(const MoleculeModelConfig& config, Matrix<float>& probabilities) {
+  const std::vector<PlattScaling>& tasks = config.probability_calibration;
+  if (tasks.empty()) return;
+  for (Index t = 0; t < probabilities.cols(); ++t) {
+    const PlattScaling& task = tasks[static_cast<std::size_t>(t)];
+    if (task.is_identity()) continue;
+    for (Index m = 0; m < probabilities.rows(); ++m) probabilities(m, t) = task.apply(probabilities(m, t));
+  }
 }
 
 MoleculeModelConfig config_from_json(const nlohmann::json& j, const std::string& path) {
@@ -59,6 +71,7 @@ MoleculeModelConfig config_from_json(const nlohmann::json& j, const std::string&
     j.at("scaling").get_to(config.scaling);
     get_integer_to(j.at("ensemble"), config.ensemble);
     read_uncertainty(j, config);
+    if (j.contains("probability_calibration")) j.at("probability_calibration").get_to(config.probability_calibration);
   } catch (const std::exception& e) {
     throw ModelFormatError(path + ": invalid model configuration: " + e.what());
   }
@@ -70,6 +83,9 @@ MoleculeModelConfig config_from_json(const nlohmann::json& j, const std::string&
     throw ModelFormatError(path + ": target scaling does not match the number of tasks");
   if (!config.calibration.empty() && config.calibration.size() != config.tasks.size())
     throw ModelFormatError(path + ": the spread calibration does not match the number of tasks");
+  if (!config.probability_calibration.empty() && (config.probability_calibration.size() != config.tasks.size() ||
+                                                  config.task_type != TaskType::classification))
+    throw ModelFormatError(path + ": the probability calibration does not match the tasks");
   const Index scaled_descriptors = config.network.graph_feature_scaling.columns();
   if (scaled_descriptors != 0 && scaled_descriptors != config.featurizer.graph_dim())
     throw ModelFormatError(path + ": the descriptor scaling has " + std::to_string(scaled_descriptors) +
@@ -464,6 +480,11 @@ ModelDescription MoleculeModel::describe() const {
                    {"featurizer", config.at("featurizer")},
                    {"target scaling (original = scaled * scale + shift)", config.at("scaling")}},
       .examples = "molecules"};
+  if (!config_.probability_calibration.empty()) {
+    nlohmann::json scalings;
+    for (std::size_t t = 0; t < config_.tasks.size(); ++t) scalings[config_.tasks[t]] = config_.probability_calibration[t];
+    description.sections.emplace_back("probability calibration (Platt: sigmoid(slope * logit(p) + intercept))", scalings);
+  }
   if (config_.calibration.empty()) return description;
   description.facts.emplace_back("uncertainty", "the members' spread, calibrated on the validation part");
   nlohmann::json calibration;
@@ -490,7 +511,9 @@ Matrix<float> MoleculeModel::predict(std::span<const MoleculeGraph* const> molec
   Matrix<float> sum = Matrix<float>::Zero(static_cast<Index>(graphs.size()), static_cast<Index>(config_.tasks.size()));
   for (const auto& member : members_)
     sum += edgewise::predict(member->network, graphs, config_.task_type, config_.scaling);
-  return sum / static_cast<float>(members_.size());
+  sum /= static_cast<float>(members_.size());
+  calibrate_in_place(config_, sum);
+  return sum;
 }
 
 SpreadPredictions MoleculeModel::predict_with_spread(std::span<const MoleculeGraph* const> molecules) const {
@@ -518,6 +541,19 @@ void MoleculeModel::calibrate(const MoleculeSet& held_out) {
   config_.calibration = std::move(calibration);
 }
 
+void MoleculeModel::calibrate_probabilities(const MoleculeSet& held_out) {
+  if (config_.task_type != TaskType::classification)
+    throw ArgumentError("probability calibration applies to classification models");
+  config_.probability_calibration.clear();
+  const Matrix<float> probabilities = predict(held_out.molecules);
+  std::vector<PlattScaling> calibration;
+  for (Index t = 0; t < probabilities.cols(); ++t) {
+    const auto column = [](const Matrix<float>& m, Index c) { return std::vector<float>(m.col(c).begin(), m.col(c).end()); };
+    calibration.push_back(fit_platt_scaling(column(held_out.targets, t), column(probabilities, t)));
+  }
+  config_.probability_calibration = std::move(calibration);
+}
+
 // What one thread needs to run batches: its own copy of every member (a forward pass keeps state in
 // the network), and buffers reused from batch to batch.
 struct MoleculeModel::Worker {
@@ -542,7 +578,9 @@ struct MoleculeModel::Worker {
       Matrix<float> sum = Matrix<float>::Zero(static_cast<Index>(rows.size()), static_cast<Index>(config.tasks.size()));
       for (const auto& member : networks)
         sum += to_predictions(member->network.forward(batch), config.task_type, config.scaling);
-      return sum / static_cast<float>(networks.size());
+      sum /= static_cast<float>(networks.size());
+      calibrate_in_place(config, sum);
+      return sum;
     }
     MemberPredictions members;
     for (const auto& member : networks) members.add(member->network.forward(batch), config);

@@ -14,7 +14,7 @@ namespace edgewise {
 
 std::vector<std::string> MoleculeMetrics::names() const {
   if (regression) return {"rmse", "mae", "r2"};
-  return {"roc_auc", "pr_auc", "accuracy"};
+  return {"roc_auc", "pr_auc", "accuracy", "brier", "ece"};
 }
 
 std::pair<Index, std::vector<double>> MoleculeMetrics::task(std::size_t t) const {
@@ -23,12 +23,13 @@ std::pair<Index, std::vector<double>> MoleculeMetrics::task(std::size_t t) const
     return {m.count, {m.rmse, m.mae, m.r2}};
   }
   const ClassificationTaskMetrics& m = classification->tasks[t];
-  return {m.count, {m.roc_auc, m.pr_auc, m.accuracy}};
+  return {m.count, {m.roc_auc, m.pr_auc, m.accuracy, m.brier, m.ece}};
 }
 
 std::vector<double> MoleculeMetrics::mean_values() const {
   if (regression) return {regression->rmse, regression->mae, regression->r2};
-  return {classification->roc_auc, classification->pr_auc, classification->accuracy};
+  return {classification->roc_auc, classification->pr_auc, classification->accuracy, classification->brier,
+          classification->ece};
 }
 
 std::vector<std::pair<std::string, double>> MoleculeMetrics::means(const std::string& prefix) const {
@@ -157,6 +158,15 @@ void check_split_measurable(const MoleculeDataset& data, const Split& split, Tas
   check_classes(data, split.test, "test", log);
 }
 
+// Which tasks Platt scaling changed, for --verbose logs.
+std::string probability_calibration_text(const MoleculeModel& model) {
+  const std::vector<PlattScaling>& tasks = model.config().probability_calibration;
+  const auto scaled = std::ranges::count_if(tasks, [](const PlattScaling& task) { return !task.is_identity(); });
+  return "probabilities calibrated on the validation part: " + std::to_string(scaled) + " of " +
+         std::to_string(tasks.size()) + " task(s) Platt-scaled, the others kept as they were (scaling fitted on "
+         "half the validation molecules did not help the other half)";
+}
+
 }  // namespace
 
 Split make_molecule_split(const SplitSpec& spec, const MoleculeDataset& data, TaskType type, std::uint64_t seed,
@@ -238,6 +248,10 @@ TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Spl
   if (plan.config.spread != SpreadMethod::none) {
     model.calibrate(validation);
     log.normal("spread calibrated on the " + std::to_string(validation.molecules.size()) + " validation molecules");
+  }
+  if (plan.config.task_type == TaskType::classification && !validation.molecules.empty()) {
+    model.calibrate_probabilities(validation);
+    log.verbose(probability_calibration_text(model));
   }
   return {std::move(model), std::move(plan.training), std::move(results)};
 }

@@ -1,7 +1,9 @@
 // `train --uncertainty ensemble`, then `predict` with standard deviations and intervals and `eval`
-// with the uncertainty scores; the refusals that name their fix.
+// with the uncertainty scores; the refusals that name their fix; a classifier's calibrated
+// probabilities.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -106,6 +108,36 @@ TEST_F(CliUncertaintyTest, RefusalsNameTheirFix) {
   EXPECT_EQ(one_member.status, 1);
   EXPECT_NE(one_member.output.find("needs regression and an ensemble of 2 or more"), std::string::npos)
       << one_member.output;
+}
+
+// A classifier calibrates its probabilities on the validation part: training says how many tasks
+// Platt scaling changed, info shows the scalings, eval scores the probabilities.
+TEST_F(CliUncertaintyTest, AClassifiersProbabilitiesAreCalibratedAndScored) {
+  std::string rows = "smiles,aromatic\n", train_rows, val_rows, test_rows;
+  const char* smiles[] = {"CCO", "c1ccccc1", "CCCO", "Cc1ccccc1", "CCN", "c1ccncc1", "CCCN", "Oc1ccccc1",
+                          "CC(C)O", "Nc1ccccc1", "OCCO", "Clc1ccccc1", "CCCCCC", "c1ccc2ccccc2c1", "NCCO", "Fc1ccccc1"};
+  for (int i = 0; i < 16; ++i) {
+    rows += std::string(smiles[i]) + ',' + (i % 2 == 1 ? "1" : "0") + '\n';
+    (i < 8 ? train_rows : i < 12 ? val_rows : test_rows) += std::to_string(i) + '\n';
+  }
+  write("classes.csv", rows);
+  std::filesystem::create_directories(path("split"));
+  write("split/train.txt", train_rows);
+  write("split/val.txt", val_rows);
+  write("split/test.txt", test_rows);
+  const CliRun trained = run_cli("train --task molecule --task-type classification --data " + path("classes.csv") +
+                                 " --split " + path("split") +
+                                 " --layers 1 --head-hidden 8 --epochs 3 --no-descriptors --batch-size 4 -v --out " +
+                                 path("classes.ew"));
+  ASSERT_EQ(trained.status, 0) << trained.output;
+  EXPECT_NE(trained.output.find("probabilities calibrated on the validation part: "), std::string::npos)
+      << trained.output;
+  const CliRun info = run_cli("info " + path("classes.ew"), 0);
+  EXPECT_NE(info.output.find("probability calibration"), std::string::npos) << info.output;
+  const CliRun eval = run_cli("eval --model " + path("classes.ew") + " --data " + path("classes.csv"));
+  ASSERT_EQ(eval.status, 0) << eval.output;
+  EXPECT_NE(eval.output.find("brier"), std::string::npos) << eval.output;
+  EXPECT_NE(eval.output.find("ece"), std::string::npos) << eval.output;
 }
 
 }  // namespace

@@ -132,6 +132,10 @@ TEST(ClassificationMetricsTest, HandComputedWithTies) {
   EXPECT_DOUBLE_EQ(m.tasks[0].roc_auc, 0.5);
   EXPECT_DOUBLE_EQ(m.tasks[0].pr_auc, 0.7);
   EXPECT_DOUBLE_EQ(m.tasks[0].accuracy, 0.4);
+  // Brier: (0.9^2 + 3 (0.5^2) + 0.1^2) / 5. Calibration error: the two rows of confidence 0.9 (of
+  // 0.1 and 0.9) are right once, |1 - 1.8|; the three at 0.5 once, |1 - 1.5|: 1.3 / 5.
+  EXPECT_NEAR(m.tasks[0].brier, 1.57 / 5, 1e-12);
+  EXPECT_NEAR(m.tasks[0].ece, 1.3 / 5, 1e-12);
 }
 
 TEST(ClassificationMetricsTest, AllScoresTiedGiveChanceRocAndPrevalenceAp) {

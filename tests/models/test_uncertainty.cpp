@@ -264,5 +264,39 @@ TEST(ClassUncertaintyScoresTest, CalibratedSetsCoverFreshRows) {
   EXPECT_LT(after.mean_set_size, 3);
 }
 
+// Labels drawn with probability sigmoid(x / 2) from a model that reports sigmoid(x), twice as sure
+// as it should be: Platt's fit halves the slope. A model that reports the true probabilities keeps
+// the identity, as scaling fitted on half its rows does not help the other half.
+TEST(PlattScalingTest, UndoesOverconfidenceAndKeepsCalibratedProbabilities) {
+  std::mt19937_64 random(5);
+  std::normal_distribution<double> logit_of(0, 3);
+  std::uniform_real_distribution<double> uniform;
+  std::vector<float> targets, sure, honest;
+  for (int i = 0; i < 4000; ++i) {
+    const double x = logit_of(random);
+    const double truth = 1 / (1 + std::exp(-x / 2));
+    targets.push_back(uniform(random) < truth ? 1.0f : 0.0f);
+    sure.push_back(static_cast<float>(1 / (1 + std::exp(-x))));
+    honest.push_back(static_cast<float>(truth));
+  }
+  targets[7] = kNan;  // unlabelled rows are skipped
+  const PlattScaling fitted = fit_platt_scaling(targets, sure);
+  EXPECT_NEAR(fitted.slope, 0.5, 0.05);
+  EXPECT_NEAR(fitted.intercept, 0, 0.1);
+  EXPECT_NEAR(fitted.apply(1 / (1 + std::exp(-4.0f))), 1 / (1 + std::exp(-4.0 * fitted.slope - fitted.intercept)), 1e-6);
+  EXPECT_TRUE(fit_platt_scaling(targets, honest).is_identity());
+}
+
+TEST(PlattScalingTest, FewRowsKeepTheIdentityAndBrokenValuesAreRefused) {
+  EXPECT_TRUE(fit_platt_scaling(std::vector<float>{1, 0, 1}, std::vector<float>{0.9f, 0.1f, 0.2f}).is_identity());
+  EXPECT_THROW(fit_platt_scaling(std::vector<float>{1, 0}, std::vector<float>{0.9f}), ArgumentError);
+  const PlattScaling scaling{.slope = 0.5, .intercept = -1};
+  const PlattScaling back = nlohmann::json(scaling).get<PlattScaling>();
+  EXPECT_EQ(back.slope, 0.5);
+  EXPECT_EQ(back.intercept, -1);
+  EXPECT_THROW((void)nlohmann::json({{"slope", -1}, {"intercept", 0}}).get<PlattScaling>(), ModelFormatError);
+  EXPECT_FLOAT_EQ(PlattScaling{}.apply(0.3f), 0.3f);
+}
+
 }  // namespace
 }  // namespace edgewise

@@ -291,6 +291,45 @@ TEST(MoleculeModelTest, ClassificationWithMissingLabels) {
   EXPECT_GT(metrics.roc_auc, 0.95);
 }
 
+// Held-out labels that contradict a third of a sure model's predictions: Platt scaling pulls the
+// probabilities toward one half, keeps their order, and applies on every path and after loading.
+TEST(MoleculeModelTest, PlattScalingCalibratesAClassifiersProbabilities) {
+  set_num_threads(2);
+  MoleculeModelConfig config = small_config({"has_ring"});
+  config.task_type = TaskType::classification;
+  MoleculeModel model(config);
+  model.initialize(5);
+  Featurized data = featurize_all(model, kMolecules);
+  for (std::size_t i = 0; i < kMolecules.size(); ++i)
+    data.set.targets(static_cast<Index>(i), 0) = kMolecules[i].first.find('1') != std::string::npos ? 1.0f : 0.0f;
+  model.fit(data.set, {}, quick_training(60));
+  const Matrix<float> raw = model.predict(data.set.molecules);
+  MoleculeSet contradicted = data.set;
+  for (Index m = 0; m < contradicted.targets.rows(); m += 3) contradicted.targets(m, 0) = 1 - contradicted.targets(m, 0);
+  model.calibrate_probabilities(contradicted);
+  ASSERT_EQ(model.config().probability_calibration.size(), 1u);
+  const PlattScaling& scaling = model.config().probability_calibration.front();
+  EXPECT_LT(scaling.slope, 0.5);
+  const Matrix<float> calibrated = model.predict(data.set.molecules);
+  for (Index m = 0; m < raw.rows(); ++m) EXPECT_EQ(calibrated(m, 0), scaling.apply(raw(m, 0)));
+  EXPECT_LT((calibrated.array() - 0.5f).abs().maxCoeff(), (raw.array() - 0.5f).abs().maxCoeff());
+  EXPECT_DOUBLE_EQ(classification_metrics(calibrated, data.set.targets).roc_auc,
+                   classification_metrics(raw, data.set.targets).roc_auc);
+
+  std::vector<std::string> smiles;
+  for (const auto& [text, value] : kMolecules) smiles.push_back(text);
+  const Matrix<float> streamed = model.predict_smiles(smiles).values;
+  EXPECT_TRUE(streamed.isApprox(calibrated, 1e-6f));
+  const auto file = std::filesystem::temp_directory_path() / ("edgewise_platt_" + std::to_string(::getpid()) + ".ew");
+  model.save(file.string());
+  const MoleculeModel loaded = MoleculeModel::load(file.string());
+  std::filesystem::remove(file);
+  ASSERT_EQ(loaded.config().probability_calibration.size(), 1u);
+  EXPECT_EQ(loaded.config().probability_calibration.front().slope, scaling.slope);
+  EXPECT_EQ(loaded.predict_smiles(smiles).values, streamed);
+  EXPECT_THROW(MoleculeModel(small_config()).calibrate_probabilities(data.set), ArgumentError);
+}
+
 // A validation set of one class has no ROC-AUC: no epoch is measured, so none may be kept as the best.
 TEST(MoleculeModelTest, AValidationSetOfOneClassIsNeverTakenAsMeasured) {
   set_num_threads(2);

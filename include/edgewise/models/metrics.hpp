@@ -51,6 +51,11 @@ struct ClassificationTaskMetrics {
   /// Fraction of labelled entries with (score >= 0.5) == label: meaningful only when the scores
   /// are probabilities, so pass sigmoid(logit) here, not logits.
   double accuracy = 0;
+  /// Brier score, the mean of (score - label)^2; for probabilities, as the accuracy.
+  double brier = 0;
+  /// expected_calibration_error (models/uncertainty.hpp) of the predicted class's probability,
+  /// max(score, 1 - score); for probabilities, as the accuracy.
+  double ece = 0;
 };
 
 /// Binary classification metrics per task and averaged over tasks.
@@ -59,6 +64,8 @@ struct ClassificationMetrics {
   double roc_auc = 0;  ///< means over tasks, ignoring NaN (so single-class tasks are left out)
   double pr_auc = 0;  ///< Mean over tasks, ignoring NaN.
   double accuracy = 0;  ///< Mean over tasks, ignoring NaN.
+  double brier = 0;  ///< Mean over tasks, ignoring NaN.
+  double ece = 0;  ///< Mean over tasks, ignoring NaN.
 };
 
 /// predictions, targets: [M, T]; targets NaN where missing. Throws ArgumentError on a shape mismatch.

@@ -9,8 +9,8 @@
 ///   double sigma = calibration.sigma(spread);                 // a standard deviation
 ///   double half = calibration.half_width(spread, 0.9);        // a 90 % interval: prediction ± half
 ///
-/// Classification: probabilities calibrated by temperature scaling, and split-conformal sets of
-/// classes.
+/// Classification: probabilities calibrated by temperature scaling (one class of several) or Platt
+/// scaling (a binary task), and split-conformal sets of classes.
 ///
 ///   ClassCalibration calibration = fit_class_calibration(val_probabilities, val_labels);
 ///   calibration.apply(probabilities);                         // calibrated, rows in place
@@ -145,6 +145,34 @@ void to_json(nlohmann::json& j, const ClassCalibration& calibration);
 void from_json(const nlohmann::json& j, ClassCalibration& calibration);
 /// @}
 
+/// Platt scaling of one binary task's probabilities (Platt 1999): p becomes
+/// sigmoid(slope * logit(p) + intercept). Fitted on held-out rows by the likelihood of Platt's
+/// smoothed targets, (positives + 1) / (positives + 2) for a positive and 1 / (negatives + 2) for a
+/// negative, so that rows the model separates perfectly still give a finite fit. The slope is
+/// positive, so the rows keep their order (and their ROC-AUC); the identity changes nothing.
+struct PlattScaling {
+  double slope = 1;
+  double intercept = 0;
+
+  /// The calibrated probability; p is clamped to [1e-7, 1 - 1e-7] first.
+  float apply(float probability) const;
+  bool is_identity() const { return slope == 1 && intercept == 0; }
+};
+
+/// Fits Platt scaling on a task's labelled rows (targets 0 or 1; NaN: unlabelled, skipped) and keeps
+/// it only where it helps rows it was not fitted on: fitted on the even rows and scored on the odd
+/// ones, and the other way round, its NLL must be below that of the probabilities as they are; else,
+/// or with a slope that is not positive, or with fewer than four labelled rows, the identity. Throws
+/// ArgumentError when the lengths differ.
+PlattScaling fit_platt_scaling(std::span<const float> targets, std::span<const float> probabilities);
+
+/// JSON form in model files: {"slope", "intercept"}; from_json throws ModelFormatError for a slope
+/// that is not positive and finite, or an intercept that is not finite.
+/// @{
+void to_json(nlohmann::json& j, const PlattScaling& scaling);
+void from_json(const nlohmann::json& j, PlattScaling& scaling);
+/// @}
+
 /// The classes in the prediction set of a row of calibrated probabilities: those at least
 /// `threshold` (ClassCalibration::set_threshold) and the most probable, in class order.
 std::vector<Index> prediction_set(std::span<const float> probabilities, double threshold);
@@ -153,9 +181,7 @@ std::vector<Index> prediction_set(std::span<const float> probabilities, double t
 struct ClassUncertaintyScores {
   Index count = 0;  ///< labelled rows scored
   double nll = 0;   ///< mean -log of the label's probability (floored at 1e-12)
-  /// Expected calibration error: rows in 15 bins of equal width by their largest probability, the
-  /// mean over rows of |accuracy - mean largest probability| of their bin (Guo et al. 2017).
-  double ece = 0;
+  double ece = 0;  ///< expected_calibration_error, the confidence a row's largest probability
   double brier = 0;          ///< mean over rows of sum_k (p_k - [k is the label])^2
   double coverage = 0;       ///< fraction of labels inside their row's prediction set
   double mean_set_size = 0;  ///< mean number of classes a set holds
@@ -165,6 +191,11 @@ struct ClassUncertaintyScores {
 /// `threshold` (prediction_set). NaN scores when no row is labelled.
 ClassUncertaintyScores score_class_uncertainty(const Matrix<float>& probabilities, std::span<const Index> labels,
                                                double threshold);
+
+/// Expected calibration error (Guo et al. 2017): rows in 15 bins of equal width by their confidence
+/// (the probability of the class they predict), the mean over rows of |accuracy - mean confidence|
+/// of their bin. `correct`: 1 where the predicted class was right, else 0. NaN without rows.
+double expected_calibration_error(std::span<const double> confidence, std::span<const double> correct);
 
 /// Spearman's rank correlation of two sequences of equal length, ties given their average rank;
 /// NaN for fewer than two values or a constant sequence.

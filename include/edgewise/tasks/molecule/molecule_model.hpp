@@ -48,6 +48,9 @@ struct MoleculeModelConfig {
   /// standard deviation, calibrated by MoleculeModel::calibrate.
   SpreadMethod spread = SpreadMethod::none;
   std::vector<SpreadCalibration> calibration = {};  ///< [T] once calibrated; empty before
+  /// Classification: [T] Platt scalings of the probabilities, set by calibrate_probabilities; empty
+  /// before, and in files written without.
+  std::vector<PlattScaling> probability_calibration = {};
 };
 
 /// The model `edgewise train --task molecule` builds when no tuning option is given, chosen by
@@ -158,8 +161,8 @@ class MoleculeModel final : public Model {
   /// The molecule as the model's featurizer encodes it (featurize() with config().featurizer).
   MoleculeGraph featurize(const RDKit::ROMol& molecule) const;
 
-  /// Predictions in the targets' units (probabilities for classification), [M, T]: the mean over the
-  /// ensemble's members.
+  /// Predictions in the targets' units (probabilities for classification, calibrated once the model
+  /// is), [M, T]: the mean over the ensemble's members.
   Matrix<float> predict(std::span<const MoleculeGraph* const> molecules) const;
 
   /// predict()'s values, and the spread of the members' predictions about them. Throws
@@ -170,6 +173,12 @@ class MoleculeModel final : public Model {
   /// validation part): config().calibration, from fit_spread_calibration. Throws ArgumentError when
   /// the spread method is none, or a task has fewer than two labelled molecules there.
   void calibrate(const MoleculeSet& held_out);
+
+  /// Calibrates a classification model's probabilities on labelled molecules the networks did not
+  /// train on (the validation part): config().probability_calibration, from fit_platt_scaling per
+  /// task, which keeps the identity where scaling does not help rows it was not fitted on. Throws
+  /// ArgumentError for a regression model.
+  void calibrate_probabilities(const MoleculeSet& held_out);
 
   /// Parses, featurizes and predicts a list of SMILES, the same values as predict() on the
   /// featurize() graphs of each window of kPredictionWindowRows input rows on its own: the valid
