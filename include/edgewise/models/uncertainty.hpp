@@ -151,8 +151,8 @@ void from_json(const nlohmann::json& j, ClassCalibration& calibration);
 /// negative, so that rows the model separates perfectly still give a finite fit. The slope is
 /// positive, so the rows keep their order (and their ROC-AUC); the identity changes nothing.
 struct PlattScaling {
-  double slope = 1;
-  double intercept = 0;
+  double slope = 1;      ///< a, on logit(p)
+  double intercept = 0;  ///< b
 
   /// The calibrated probability; p is clamped to [1e-7, 1 - 1e-7] first.
   float apply(float probability) const;
