@@ -156,6 +156,7 @@ struct PlattScaling {
 
   /// The calibrated probability; p is clamped to [1e-7, 1 - 1e-7] first.
   float apply(float probability) const;
+  /// Slope 1 and intercept 0: probabilities pass unchanged.
   bool is_identity() const { return slope == 1 && intercept == 0; }
 };
 
