@@ -284,7 +284,22 @@ void predict_sd_file(const MoleculeModel& model, const MoleculePredictArgs& args
 CLI::Option_group* add_molecule_train_options(CLI::App& command, MoleculeTrainArgs& args) {
   CLI::Option_group* group = command.add_option_group("Molecule properties (--task molecule)");
   add_molecule_input_options(*group, args.input, "Target columns, comma-separated (default: every column but the SMILES one)");
+  group->add_option("--calibration", args.calibration,
+                    "Labelled molecules, with --data's columns, to calibrate the spread (--uncertainty) and a "
+                    "classifier's probabilities on instead of the validation part, which still chooses the epoch")
+      ->check(CLI::ExistingFile);
   return group;
+}
+
+// --calibration's molecules, read with --data's column options, the training data's tasks by default.
+std::optional<MoleculeDataset> load_calibration_data(const MoleculeTrainArgs& args, const MoleculeModelConfig& config) {
+  if (args.calibration.empty()) return std::nullopt;
+  MoleculeInput input = args.input;
+  input.data = args.calibration;
+  input.list_skipped = false;
+  MoleculeDataset data = load_molecules(input, config.tasks, config.featurizer, rank_0_errors());
+  if (config.task_type == TaskType::classification) check_classification_targets(data, args.calibration);
+  return data;
 }
 
 MoleculeDataset load_training_data(const MoleculeTrainArgs& args, MoleculeModelConfig& config) {
@@ -321,6 +336,7 @@ void train_molecules(const MoleculeTrainArgs& args) {
   if (!args.plot.empty()) check_plot_path(args.plot, args.out, args.force);
   MoleculeTrainingPlan plan = args.params.plan;
   const MoleculeDataset data = load_training_data(args, plan.config);
+  const std::optional<MoleculeDataset> calibration_data = load_calibration_data(args, plan.config);
   const Split split = training_split(args, data);
   if (writes && !args.save_split.empty()) write_split_directory(args.save_split, row_split(split, data), args.force);
   const MoleculeSet test = molecule_set(data, split.test);
@@ -328,7 +344,9 @@ void train_molecules(const MoleculeTrainArgs& args) {
   if (!writes) checkpoints.every = 0;  // rank 0 writes them; every process may resume from one
   plan.checkpoints = checkpoints;
   TrainedMoleculeModel trained =
-      fit_reporting_divergence(checkpoints, [&] { return train_molecule_model(data, split, plan); });
+      fit_reporting_divergence(checkpoints, [&] {
+        return train_molecule_model(data, split, plan, calibration_data ? &*calibration_data : nullptr);
+      });
   MoleculeModel& model = trained.model;
   TrainingSummary summary = molecule_training_summary(trained, args.input.data, data.size(),
                                                       describe_molecule_split(training_split_spec(args),

@@ -17,6 +17,7 @@ namespace edgewise::cli {
 struct MoleculeTrainArgs {
   MoleculeInput input;
   std::string save_split;  // folder to write the split's index files to
+  std::string calibration;  // labelled molecules to calibrate on instead of the validation part
   MoleculeTrainingParams params;  // the training options (tasks/params.hpp)
   CheckpointArgs checkpoints;
   std::string out;

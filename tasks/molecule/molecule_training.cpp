@@ -159,12 +159,12 @@ void check_split_measurable(const MoleculeDataset& data, const Split& split, Tas
 }
 
 // Which tasks Platt scaling changed, for --verbose logs.
-std::string probability_calibration_text(const MoleculeModel& model) {
+std::string probability_calibration_text(const MoleculeModel& model, const std::string& part) {
   const std::vector<PlattScaling>& tasks = model.config().probability_calibration;
   const auto scaled = std::ranges::count_if(tasks, [](const PlattScaling& task) { return !task.is_identity(); });
-  return "probabilities calibrated on the validation part: " + std::to_string(scaled) + " of " +
+  return "probabilities calibrated on the " + part + ": " + std::to_string(scaled) + " of " +
          std::to_string(tasks.size()) + " task(s) Platt-scaled, the others kept as they were (scaling fitted on "
-         "half the validation molecules did not help the other half)";
+         "half its molecules did not help the other half)";
 }
 
 }  // namespace
@@ -215,9 +215,10 @@ std::vector<UncertaintyScores> molecule_uncertainty(const MoleculeModel& model, 
   return scores;
 }
 
-TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Split& split, MoleculeTrainingPlan plan) {
+TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Split& split, MoleculeTrainingPlan plan,
+                                          const MoleculeDataset* calibration) {
   check_split_measurable(data, split, plan.config.task_type, Logger(plan.training.log));
-  if (plan.config.spread != SpreadMethod::none && split.val.size() < 2)
+  if (plan.config.spread != SpreadMethod::none && !calibration && split.val.size() < 2)
     throw ArgumentError("--uncertainty " + name_of(kSpreadMethodNames, plan.config.spread) +
                         " calibrates on the validation part, which has " + std::to_string(split.val.size()) +
                         " molecules: give it some (--split-sizes)");
@@ -245,13 +246,16 @@ TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Spl
     log.normal(line.str());
   }
   warn_if_overfitting(results, plan.training.epochs, metric, log);
+  const MoleculeSet calibration_set = calibration ? molecule_set(*calibration) : validation;
+  const std::string calibration_part = calibration ? "calibration file" : "validation part";
   if (plan.config.spread != SpreadMethod::none) {
-    model.calibrate(validation);
-    log.normal("spread calibrated on the " + std::to_string(validation.molecules.size()) + " validation molecules");
+    model.calibrate(calibration_set);
+    log.normal("spread calibrated on the " + std::to_string(calibration_set.molecules.size()) + " molecules of the " +
+               calibration_part);
   }
-  if (plan.config.task_type == TaskType::classification && !validation.molecules.empty()) {
-    model.calibrate_probabilities(validation);
-    log.verbose(probability_calibration_text(model));
+  if (plan.config.task_type == TaskType::classification && !calibration_set.molecules.empty()) {
+    model.calibrate_probabilities(calibration_set);
+    log.verbose(probability_calibration_text(model, calibration_part));
   }
   return {std::move(model), std::move(plan.training), std::move(results)};
 }

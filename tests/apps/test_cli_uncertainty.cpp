@@ -110,6 +110,26 @@ TEST_F(CliUncertaintyTest, RefusalsNameTheirFix) {
       << one_member.output;
 }
 
+// --calibration: a labelled file calibrates instead of the validation part, whose 4 molecules could
+// not give 90 % intervals; its 16 can.
+TEST_F(CliUncertaintyTest, ACalibrationFileTakesThePlaceOfTheValidationPart) {
+  write_small_molecules("calibration.csv");
+  const CliRun trained = run_cli("train --task molecule --data " + path("molecules.csv") +
+                                 " --layers 1 --head-hidden 8 --epochs 3 --no-descriptors --batch-size 4 "
+                                 "--split-sizes 0.5,0.25,0.25 --uncertainty ensemble --ensemble 2 --calibration " +
+                                 path("calibration.csv") + " --out " + path("model.ew"));
+  ASSERT_EQ(trained.status, 0) << trained.output;
+  EXPECT_NE(trained.output.find("spread calibrated on the 16 molecules of the calibration file"), std::string::npos)
+      << trained.output;
+  const CliRun intervals = run_cli("predict --model " + path("model.ew") + " --smiles CCO --coverage 0.9");
+  EXPECT_EQ(intervals.status, 0) << intervals.output;
+
+  write("wrong.csv", "smiles,other\nCCO,1\n");
+  const CliRun wrong = train(" --uncertainty ensemble --ensemble 2 --calibration " + path("wrong.csv"), "wrong.ew");
+  EXPECT_NE(wrong.status, 0);
+  EXPECT_NE(wrong.output.find("logS"), std::string::npos) << wrong.output;
+}
+
 // A classifier calibrates its probabilities on the validation part: training says how many tasks
 // Platt scaling changed, info shows the scalings, eval scores the probabilities.
 TEST_F(CliUncertaintyTest, AClassifiersProbabilitiesAreCalibratedAndScored) {

@@ -89,9 +89,12 @@ TrainingSummary molecule_training_summary(const TrainedMoleculeModel& trained, c
                                           Index examples, const std::string& split);
 
 /// Builds plan.config for data's tasks, initializes it from plan.training.seed and fits it on
-/// split.train, stopping early on split.val (positions among data's molecules). Logs on
-/// plan.training.log the data's size and split, the ensemble size and epoch limit (verbose), the
-/// parameter count and each member's best epoch. Throws what MoleculeModel's constructor and fit throw.
-TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Split& split, MoleculeTrainingPlan plan);
+/// split.train, stopping early on split.val (positions among data's molecules). Then calibrates the
+/// spread (plan.config.spread) and a classifier's probabilities on `calibration`, labelled molecules
+/// of data's tasks, or without it on split.val. Logs on plan.training.log the data's size and split,
+/// the ensemble size and epoch limit (verbose), the parameter count and each member's best epoch.
+/// Throws what MoleculeModel's constructor, fit and calibrate throw.
+TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Split& split, MoleculeTrainingPlan plan,
+                                          const MoleculeDataset* calibration = nullptr);
 
 }  // namespace edgewise
