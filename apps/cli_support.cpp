@@ -72,8 +72,8 @@ void check_plot_path(const std::string& plot, const std::string& out, bool force
     throw ArgumentError("--plot " + plot + ": the same file as --out; give the image its own name");
 }
 
-void write_plot(const std::string& path, const TrainingCurve& curve, bool force) {
-  write_file_atomically(path, training_curve_svg(curve), overwrite_for(force));
+void write_plot(const std::string& path, const Plot& curve, bool force) {
+  write_file_atomically(path, plot_svg(curve), overwrite_for(force));
 }
 
 void add_task_option(CLI::App& command, std::string& task, const std::string& molecule_help,

@@ -13,7 +13,7 @@
 #include "edgewise/models/checkpoint.hpp"
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/names.hpp"
-#include "training_curve.hpp"
+#include "plot.hpp"
 
 namespace edgewise::cli {
 
@@ -67,7 +67,7 @@ auto fit_reporting_divergence(const CheckpointOptions& checkpoints, Fit&& fit) {
 // check_output_path for a --plot image, which must also differ from the model file `out`.
 void check_plot_path(const std::string& plot, const std::string& out, bool force);
 // Writes the curve as SVG to `path` atomically; an existing file is replaced only with `force`.
-void write_plot(const std::string& path, const TrainingCurve& curve, bool force);
+void write_plot(const std::string& path, const Plot& curve, bool force);
 
 // Adds the required --task (molecule or node; graph, its earlier name, reads as molecule) with the
 // help of each task.

@@ -16,6 +16,7 @@ struct EvalArgs {
   int threads = 0;
   MoleculeInput molecules;
   double coverage = kDefaultCoverage;
+  std::string plot;
   NodeRunArgs nodes;
 };
 
@@ -24,7 +25,7 @@ void run(const CLI::App& command, const CLI::Option_group& node_options, EvalArg
   std::visit(Overloaded{[&](const MoleculeModel& model) {
                           reject_given(node_options.get_options(), "applies to node classification models, and " +
                                                                        args.model + " is not one");
-                          eval_molecules(model, args.molecules, args.coverage);
+                          eval_molecules(model, args.molecules, args.coverage, args.plot);
                         },
                         [&](const NodeModel& model) {
                           reject_given(options_except(command, {"--help", "--model", "--threads", "--coverage"}),
@@ -55,6 +56,9 @@ void add_eval_command(CLI::App& app) {
                       "The coverage of the intervals (molecule models trained with --uncertainty) or prediction sets (node "
                       "models) scored")
       ->capture_default_str();
+  command->add_option("--plot", args->plot,
+                      "Molecule models trained with --uncertainty: draw the calibration (observed against expected "
+                      "coverage, error against standard deviation) to this SVG file");
   add_threads_option(*command, args->threads);
   const CLI::Option_group* node_options = add_node_graph_options(*command, args->nodes, true);
   command->callback([args, command, node_options] { run(*command, *node_options, *args); });

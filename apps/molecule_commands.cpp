@@ -36,8 +36,15 @@ SetMetrics set_metrics(const MoleculeModel& model, const MoleculeSet& set, const
   return result;
 }
 
-// A calibrated model's uncertainty scores on `set`, a line per task, under a title.
+// A calibrated model's uncertainty scores on `set`, a line per task, under a title; or, when a task
+// has too few calibration molecules for intervals of `coverage`, why there are none.
 std::string uncertainty_table(const MoleculeModel& model, const MoleculeSet& set, double coverage) {
+  const std::size_t needed = conformal_rows_needed(coverage);
+  if (!std::ranges::all_of(model.config().calibration,
+                           [&](const SpreadCalibration& task) { return task.scores.size() >= needed; }))
+    return "uncertainty: intervals of " + format_value(static_cast<float>(coverage)) + " need " +
+           std::to_string(needed) + " calibration molecules with a label of each task; predict --coverage takes a "
+           "lower coverage\n";
   std::ostringstream table;
   table << "uncertainty: calibrated standard deviations, and intervals meant to hold " << coverage * 100
         << " % of targets\n";
@@ -46,16 +53,19 @@ std::string uncertainty_table(const MoleculeModel& model, const MoleculeSet& set
 }
 
 // Train loss above the validation metric, one line per ensemble member.
-TrainingCurve molecule_curve(const TrainedMoleculeModel& trained, const std::string& out) {
+Plot molecule_curve(const TrainedMoleculeModel& trained, const std::string& out) {
   const std::vector<TrainingResult>& results = trained.results;
   const TaskType type = trained.model.config().task_type;
   const std::string metric = early_stopping_metric(trained.training, type);
-  CurvePanel loss{type == TaskType::regression ? "train loss (MSE, standardized targets)" : "train loss (BCE)", {}};
-  CurvePanel validation{"validation " + metric, {}};
+  const std::string loss_name = type == TaskType::classification                     ? "BCE"
+                                : trained.model.config().spread == SpreadMethod::mve ? "Gaussian NLL, standardized targets"
+                                                                                     : "MSE, standardized targets";
+  PlotPanel loss{"train loss (" + loss_name + ")", {}};
+  PlotPanel validation{"validation " + metric, {}};
   for (std::size_t k = 0; k < results.size(); ++k) {
     const std::string member = results.size() > 1 ? "member " + std::to_string(k + 1) : "";
-    CurveSeries train_series{member.empty() ? "train loss" : member, {}};
-    CurveSeries val_series{member.empty() ? "validation " + metric : member, {}};
+    PlotSeries train_series{member.empty() ? "train loss" : member, {}};
+    PlotSeries val_series{member.empty() ? "validation " + metric : member, {}};
     for (const EpochReport& report : results[k].history) {
       train_series.values.push_back(report.train_loss);
       val_series.values.push_back(report.validation);
@@ -64,6 +74,26 @@ TrainingCurve molecule_curve(const TrainedMoleculeModel& trained, const std::str
     validation.series.push_back(std::move(val_series));
   }
   return {"Training of " + out, {std::move(loss), std::move(validation)}};
+}
+
+// Two panels: the fraction of targets inside central Gaussian intervals against the fraction expected,
+// and |error| against the calibrated standard deviation, with each tenth of the molecules by
+// standard deviation as one point of RMSE against root mean variance. Calibrated: both on the diagonal.
+Plot calibration_plot(const std::vector<std::string>& tasks, const std::vector<CalibrationCurve>& curves,
+                      const std::string& data) {
+  PlotPanel coverage{"observed fraction inside", {{"calibrated", {0, 1}, {0, 1}}},
+                     "expected fraction inside (central Gaussian intervals of the standard deviation)"};
+  PlotPanel errors{"|error|", {}, "standard deviation"};
+  double widest = 0;
+  for (std::size_t t = 0; t < curves.size(); ++t) {
+    const CalibrationCurve& curve = curves[t];
+    coverage.series.push_back({tasks[t], curve.observed, curve.expected});
+    errors.series.push_back({tasks[t] + ": molecules", curve.abs_error, curve.sigma, true});
+    errors.series.push_back({tasks[t] + ": RMSE of a tenth", curve.bin_rmse, curve.bin_rmv});
+    for (const double sigma : curve.sigma) widest = std::max(widest, sigma);
+  }
+  errors.series.insert(errors.series.begin(), {"RMSE = standard deviation", {0, widest}, {0, widest}});
+  return {"Calibration on " + data, {std::move(coverage), std::move(errors)}};
 }
 
 std::string csv_field(const std::string& text) {
@@ -367,15 +397,7 @@ void train_molecules(const MoleculeTrainArgs& args) {
   }
   if (test.molecules.empty()) return;
   log.normal("\ntest metrics\n" + test_metrics.table);
-  const std::vector<SpreadCalibration>& calibration = model.config().calibration;
-  if (calibration.empty()) return;
-  const std::size_t needed = conformal_rows_needed(kDefaultCoverage);
-  if (std::ranges::all_of(calibration, [&](const SpreadCalibration& task) { return task.scores.size() >= needed; }))
-    log.normal("\n" + uncertainty_table(model, test, kDefaultCoverage));
-  else
-    log.normal("\nuncertainty: intervals of " + format_value(static_cast<float>(kDefaultCoverage)) + " need " +
-               std::to_string(needed) + " validation molecules with a label of each task; predict --coverage takes a "
-               "lower coverage");
+  if (!model.config().calibration.empty()) log.normal("\n" + uncertainty_table(model, test, kDefaultCoverage));
 }
 
 // With several processes (mpirun), each predicts its share of --data's lines and rank 0 writes them
@@ -419,12 +441,22 @@ void predict_molecules(const MoleculeModel& model, const MoleculePredictArgs& ar
   report_unreadable(unreadable, rows);
 }
 
-void eval_molecules(const MoleculeModel& model, const MoleculeInput& input, double coverage) {
+void eval_molecules(const MoleculeModel& model, const MoleculeInput& input, double coverage, const std::string& plot) {
   if (input.data.empty()) throw ArgumentError("eval: --data is required for a molecule model");
+  if (!plot.empty()) {
+    if (model.config().calibration.empty())
+      throw ArgumentError("--plot draws a calibrated spread, and the model has none; train it with --uncertainty "
+                          "ensemble or mve");
+    check_output_path(plot, input.force);
+  }
   const MoleculeDataset data = load_molecules(input, model.config().tasks, model.config().featurizer, std::cerr);
   std::cout << data.size() << " molecules\n";
   std::cout << set_metrics(model, molecule_set(data), "labelled").table << '\n';
   if (!model.config().calibration.empty()) std::cout << '\n' << uncertainty_table(model, molecule_set(data), coverage);
+  if (plot.empty()) return;
+  write_plot(plot, calibration_plot(model.config().tasks, molecule_calibration_curves(model, molecule_set(data)), input.data),
+             input.force);
+  std::cout << "\ncalibration plot: " << plot << '\n';
 }
 
 }  // namespace edgewise::cli

@@ -48,7 +48,9 @@ struct MoleculePredictArgs {
 void predict_molecules(const MoleculeModel& model, const MoleculePredictArgs& args);
 
 // Prints the model's metrics on the labelled molecules of `input`; for a model with a calibrated
-// spread, also its uncertainty scores with intervals of `coverage`.
-void eval_molecules(const MoleculeModel& model, const MoleculeInput& input, double coverage = kDefaultCoverage);
+// spread, also its uncertainty scores with intervals of `coverage`, and with a `plot` path the
+// calibration plot (SVG) there.
+void eval_molecules(const MoleculeModel& model, const MoleculeInput& input, double coverage = kDefaultCoverage,
+                    const std::string& plot = "");
 
 }  // namespace edgewise::cli

@@ -110,9 +110,9 @@ std::string files_description(const NodeGraphFiles& files) {
 }
 
 // Losses above accuracies, each for the training and the validation nodes.
-TrainingCurve node_curve(const NodeTrainingResult& result, const std::string& out) {
-  CurveSeries train_loss{"train loss (with dropout)", {}}, val_loss{"validation loss", {}};
-  CurveSeries train_accuracy{"train accuracy", {}}, val_accuracy{"validation accuracy", {}};
+Plot node_curve(const NodeTrainingResult& result, const std::string& out) {
+  PlotSeries train_loss{"train loss (with dropout)", {}}, val_loss{"validation loss", {}};
+  PlotSeries train_accuracy{"train accuracy", {}}, val_accuracy{"validation accuracy", {}};
   for (const NodeEpochReport& report : result.history) {
     train_loss.values.push_back(report.train_loss);
     val_loss.values.push_back(report.val_loss);

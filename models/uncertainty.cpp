@@ -20,6 +20,12 @@ void check_lengths(std::initializer_list<std::size_t> lengths, const char* what)
     throw ArgumentError(std::string(what) + ": the sequences differ in length");
 }
 
+void check_sigma(float sigma, std::size_t row, const char* what) {
+  if (!(std::isfinite(sigma) && sigma > 0))
+    throw ArgumentError(std::string(what) + ": sigma " + std::to_string(sigma) + " of row " + std::to_string(row) +
+                        " is not positive and finite");
+}
+
 double median_of(std::vector<double> values) {
   const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
   std::ranges::nth_element(values, middle);
@@ -55,32 +61,47 @@ double pearson_correlation(std::span<const double> x, std::span<const double> y)
 }
 
 // The observed fraction of targets inside the central Gaussian interval of each level 0, 0.01, ...,
-// 1, against the level, integrated by trapezoids. A row lies inside the interval of level p when
-// erf(|z| / sqrt 2) <= p, z = error / sigma.
-double miscalibration_area(std::span<const double> z) {
+// 1 (kCurveSteps + 1 levels). A row lies inside the interval of level p when erf(|z| / sqrt 2) <= p,
+// z = error / sigma.
+constexpr int kCurveSteps = 100;
+
+std::vector<double> observed_fractions(std::span<const double> z) {
   std::vector<double> levels(z.size());
   std::ranges::transform(z, levels.begin(), [](double value) { return std::erf(std::abs(value) / std::numbers::sqrt2); });
   std::ranges::sort(levels);
-  constexpr int kSteps = 100;
-  double area = 0, previous = 0;
-  for (int k = 0; k <= kSteps; ++k) {
-    const double level = static_cast<double>(k) / kSteps;
-    const auto inside = k == kSteps ? levels.size() : static_cast<std::size_t>(std::ranges::upper_bound(levels, level) - levels.begin());
-    const double gap = std::abs(static_cast<double>(inside) / static_cast<double>(levels.size()) - level);
-    if (k > 0) area += (gap + previous) / (2.0 * kSteps);
-    previous = gap;
+  std::vector<double> observed;
+  for (int k = 0; k <= kCurveSteps; ++k) {
+    const double level = static_cast<double>(k) / kCurveSteps;
+    const auto inside = k == kCurveSteps ? levels.size() : static_cast<std::size_t>(std::ranges::upper_bound(levels, level) - levels.begin());
+    observed.push_back(static_cast<double>(inside) / static_cast<double>(levels.size()));
+  }
+  return observed;
+}
+
+// The area between observed_fractions and the levels, by trapezoids.
+double miscalibration_area(std::span<const double> z) {
+  const std::vector<double> observed = observed_fractions(z);
+  double area = 0;
+  for (int k = 1; k <= kCurveSteps; ++k) {
+    const double gap = std::abs(observed[k] - static_cast<double>(k) / kCurveSteps);
+    const double previous = std::abs(observed[k - 1] - static_cast<double>(k - 1) / kCurveSteps);
+    area += (gap + previous) / (2.0 * kCurveSteps);
   }
   return area;
 }
 
-// Rows sorted by sigma in kBins bins of (nearly) equal count: mean |RMV - RMSE| / RMV.
-double expected_normalized_calibration_error(std::span<const double> sigma, std::span<const double> error) {
+// Rows sorted by sigma in kBins bins of (nearly) equal count: each bin's root mean variance and RMSE.
+struct SigmaBins {
+  std::vector<double> rmv, rmse;
+};
+
+SigmaBins bins_by_sigma(std::span<const double> sigma, std::span<const double> error) {
   constexpr std::size_t kBins = 10;
   std::vector<std::size_t> order(sigma.size());
   std::iota(order.begin(), order.end(), 0);
   std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) { return sigma[a] < sigma[b]; });
   const std::size_t bins = std::min(kBins, order.size());
-  double total = 0;
+  SigmaBins result;
   for (std::size_t bin = 0; bin < bins; ++bin) {
     const std::size_t begin = bin * order.size() / bins, end = (bin + 1) * order.size() / bins;
     double variance = 0, squared_error = 0;
@@ -88,10 +109,18 @@ double expected_normalized_calibration_error(std::span<const double> sigma, std:
       variance += sigma[order[i]] * sigma[order[i]];
       squared_error += error[order[i]] * error[order[i]];
     }
-    const double rmv = std::sqrt(variance / static_cast<double>(end - begin));
-    total += std::abs(rmv - std::sqrt(squared_error / static_cast<double>(end - begin))) / rmv;
+    result.rmv.push_back(std::sqrt(variance / static_cast<double>(end - begin)));
+    result.rmse.push_back(std::sqrt(squared_error / static_cast<double>(end - begin)));
   }
-  return total / static_cast<double>(bins);
+  return result;
+}
+
+// The mean over bins_by_sigma of |RMV - RMSE| / RMV.
+double expected_normalized_calibration_error(std::span<const double> sigma, std::span<const double> error) {
+  const SigmaBins bins = bins_by_sigma(sigma, error);
+  double total = 0;
+  for (std::size_t bin = 0; bin < bins.rmv.size(); ++bin) total += std::abs(bins.rmv[bin] - bins.rmse[bin]) / bins.rmv[bin];
+  return total / static_cast<double>(bins.rmv.size());
 }
 
 // The calibration of widths spread + offset: the scale that makes the mean squared z 1 (the
@@ -333,9 +362,7 @@ UncertaintyScores score_uncertainty(std::span<const float> targets, std::span<co
   UncertaintyScores scores;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     if (std::isnan(targets[i])) continue;
-    if (!(std::isfinite(sigma[i]) && sigma[i] > 0))
-      throw ArgumentError("score_uncertainty: sigma " + std::to_string(sigma[i]) + " of row " + std::to_string(i) +
-                          " is not positive and finite");
+    check_sigma(sigma[i], i, "score_uncertainty");
     const double error = static_cast<double>(targets[i]) - predictions[i], s = sigma[i];
     scores.nll += 0.5 * std::log(2 * std::numbers::pi * s * s) + error * error / (2 * s * s);
     scores.coverage += targets[i] >= lower[i] && targets[i] <= upper[i] ? 1 : 0;
@@ -372,6 +399,28 @@ double expected_calibration_error(std::span<const double> confidence, std::span<
   double error = 0;
   for (int bin = 0; bin < kBins; ++bin) error += std::abs(right[bin] - confident[bin]);
   return error / static_cast<double>(confidence.size());
+}
+
+CalibrationCurve calibration_curve(std::span<const float> targets, std::span<const float> predictions,
+                                   std::span<const float> sigma) {
+  check_lengths({targets.size(), predictions.size(), sigma.size()}, "calibration_curve");
+  CalibrationCurve curve;
+  std::vector<double> z;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    if (std::isnan(targets[i])) continue;
+    check_sigma(sigma[i], i, "calibration_curve");
+    const double error = static_cast<double>(targets[i]) - predictions[i];
+    z.push_back(error / sigma[i]);
+    curve.sigma.push_back(sigma[i]);
+    curve.abs_error.push_back(std::abs(error));
+  }
+  if (z.empty()) return curve;
+  for (int k = 0; k <= kCurveSteps; ++k) curve.expected.push_back(static_cast<double>(k) / kCurveSteps);
+  curve.observed = observed_fractions(z);
+  SigmaBins bins = bins_by_sigma(curve.sigma, curve.abs_error);
+  curve.bin_rmv = std::move(bins.rmv);
+  curve.bin_rmse = std::move(bins.rmse);
+  return curve;
 }
 
 double spearman_correlation(std::span<const double> x, std::span<const double> y) {

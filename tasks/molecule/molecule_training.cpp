@@ -167,6 +167,30 @@ std::string probability_calibration_text(const MoleculeModel& model, const std::
          "half its molecules did not help the other half)";
 }
 
+// One task's targets, predictions, raw spreads and calibrated standard deviations on a set.
+struct TaskSpread {
+  std::vector<float> targets, values, raw, sigma;
+};
+
+std::vector<TaskSpread> task_spreads(const MoleculeModel& model, const MoleculeSet& set) {
+  const std::vector<SpreadCalibration>& calibration = model.config().calibration;
+  if (calibration.empty())
+    throw ArgumentError("the model has no calibrated spread; train it with --uncertainty ensemble or mve");
+  const SpreadPredictions predicted = model.predict_with_spread(set.molecules);
+  std::vector<TaskSpread> tasks(static_cast<std::size_t>(predicted.values.cols()));
+  for (Index t = 0; t < predicted.values.cols(); ++t) {
+    TaskSpread& task = tasks[static_cast<std::size_t>(t)];
+    for (Index m = 0; m < predicted.values.rows(); ++m) {
+      const float raw = predicted.raw_spread(m, t);
+      task.targets.push_back(set.targets(m, t));
+      task.values.push_back(predicted.values(m, t));
+      task.raw.push_back(raw);
+      task.sigma.push_back(static_cast<float>(calibration[static_cast<std::size_t>(t)].sigma(raw)));
+    }
+  }
+  return tasks;
+}
+
 }  // namespace
 
 Split make_molecule_split(const SplitSpec& spec, const MoleculeDataset& data, TaskType type, std::uint64_t seed,
@@ -193,26 +217,27 @@ Split make_molecule_split(const SplitSpec& spec, const MoleculeDataset& data, Ta
 
 std::vector<UncertaintyScores> molecule_uncertainty(const MoleculeModel& model, const MoleculeSet& set,
                                                     double coverage) {
-  const std::vector<SpreadCalibration>& calibration = model.config().calibration;
-  if (calibration.empty())
-    throw ArgumentError("the model has no calibrated spread; train it with --uncertainty ensemble or mve");
-  const SpreadPredictions predicted = model.predict_with_spread(set.molecules);
   std::vector<UncertaintyScores> scores;
-  for (Index t = 0; t < predicted.values.cols(); ++t) {
-    const SpreadCalibration& task = calibration[static_cast<std::size_t>(t)];
-    std::vector<float> targets, values, sigma, lower, upper;
-    for (Index m = 0; m < predicted.values.rows(); ++m) {
-      const float value = predicted.values(m, t), raw = predicted.raw_spread(m, t);
-      const auto half = static_cast<float>(task.half_width(raw, coverage));  // in float, as predict writes them
-      targets.push_back(set.targets(m, t));
-      values.push_back(value);
-      sigma.push_back(static_cast<float>(task.sigma(raw)));
-      lower.push_back(value - half);
-      upper.push_back(value + half);
+  const std::vector<TaskSpread> tasks = task_spreads(model, set);
+  for (std::size_t t = 0; t < tasks.size(); ++t) {
+    const TaskSpread& task = tasks[t];
+    const SpreadCalibration& calibration = model.config().calibration[t];
+    std::vector<float> lower, upper;
+    for (std::size_t m = 0; m < task.values.size(); ++m) {
+      const auto half = static_cast<float>(calibration.half_width(task.raw[m], coverage));  // in float, as predict writes them
+      lower.push_back(task.values[m] - half);
+      upper.push_back(task.values[m] + half);
     }
-    scores.push_back(score_uncertainty(targets, values, sigma, lower, upper));
+    scores.push_back(score_uncertainty(task.targets, task.values, task.sigma, lower, upper));
   }
   return scores;
+}
+
+std::vector<CalibrationCurve> molecule_calibration_curves(const MoleculeModel& model, const MoleculeSet& set) {
+  std::vector<CalibrationCurve> curves;
+  for (const TaskSpread& task : task_spreads(model, set))
+    curves.push_back(calibration_curve(task.targets, task.values, task.sigma));
+  return curves;
 }
 
 TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Split& split, MoleculeTrainingPlan plan,

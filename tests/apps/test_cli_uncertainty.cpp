@@ -110,6 +110,28 @@ TEST_F(CliUncertaintyTest, RefusalsNameTheirFix) {
       << one_member.output;
 }
 
+// eval --plot draws the calibration as SVG; a model without a spread has none to draw.
+TEST_F(CliUncertaintyTest, EvalPlotsTheCalibration) {
+  ASSERT_EQ(train(" --uncertainty ensemble --ensemble 2", "model.ew").status, 0);
+  const CliRun eval = run_cli("eval --model " + path("model.ew") + " --data " + path("molecules.csv") + " --plot " +
+                              path("calibration.svg"));
+  ASSERT_EQ(eval.status, 0) << eval.output;
+  const std::string svg = read("calibration.svg");
+  EXPECT_TRUE(svg.starts_with("<?xml")) << svg;
+  for (const char* text : {">observed fraction inside<", ">|error|<", ">logS: molecules<", ">standard deviation<"})
+    EXPECT_NE(svg.find(text), std::string::npos) << text;
+  const CliRun again = run_cli("eval --model " + path("model.ew") + " --data " + path("molecules.csv") + " --plot " +
+                               path("calibration.svg"));
+  EXPECT_NE(again.output.find("pass --force"), std::string::npos) << again.output;
+
+  ASSERT_EQ(train(" --ensemble 2", "plain.ew").status, 0);
+  const CliRun plain = run_cli("eval --model " + path("plain.ew") + " --data " + path("molecules.csv") + " --plot " +
+                               path("plain.svg"));
+  EXPECT_NE(plain.status, 0);
+  EXPECT_NE(plain.output.find("--plot draws a calibrated spread"), std::string::npos) << plain.output;
+  EXPECT_FALSE(std::filesystem::exists(path("plain.svg")));
+}
+
 // --calibration: a labelled file calibrates instead of the validation part, whose 4 molecules could
 // not give 90 % intervals; its 16 can.
 TEST_F(CliUncertaintyTest, ACalibrationFileTakesThePlaceOfTheValidationPart) {

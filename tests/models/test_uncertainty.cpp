@@ -89,6 +89,23 @@ TEST(UncertaintyScoresTest, WorkedByHand) {
   EXPECT_DOUBLE_EQ(scores.spearman, 1);
 }
 
+// Errors 0 and 2 at sigma 1 (z 0 and 2): every level takes in the first row, and levels from
+// erf(2 / sqrt 2) = 0.9545 on the second. One bin a row with two rows: RMV = sigma, RMSE = |error|.
+TEST(UncertaintyScoresTest, CalibrationCurveByHand) {
+  const std::vector<float> targets{1, 3, kNan}, predictions{1, 1, 0}, sigma{1, 1, 1};
+  const CalibrationCurve curve = calibration_curve(targets, predictions, sigma);
+  ASSERT_EQ(curve.expected.size(), 101u);
+  ASSERT_EQ(curve.observed.size(), 101u);
+  EXPECT_DOUBLE_EQ(curve.expected[50], 0.5);
+  EXPECT_DOUBLE_EQ(curve.observed[0], 0.5);
+  EXPECT_DOUBLE_EQ(curve.observed[95], 0.5);
+  EXPECT_DOUBLE_EQ(curve.observed[96], 1.0);
+  EXPECT_EQ(curve.bin_rmv, (std::vector<double>{1, 1}));
+  EXPECT_EQ(curve.bin_rmse, (std::vector<double>{0, 2}));
+  EXPECT_EQ(curve.abs_error, (std::vector<double>{0, 2}));
+  EXPECT_THROW(calibration_curve(targets, predictions, std::vector<float>{1, 0, 1}), ArgumentError);
+}
+
 TEST(UncertaintyScoresTest, MiscalibrationAreaOfExactPredictionsIsOneHalf) {
   // Every target at its prediction lies inside every interval: observed 1 against expected p.
   const std::vector<float> zero(5, 0.0f), one(5, 1.0f);

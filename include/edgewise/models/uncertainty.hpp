@@ -198,6 +198,22 @@ ClassUncertaintyScores score_class_uncertainty(const Matrix<float>& probabilitie
 /// of their bin. `correct`: 1 where the predicted class was right, else 0. NaN without rows.
 double expected_calibration_error(std::span<const double> confidence, std::span<const double> correct);
 
+/// What a calibration plot of one task's labelled rows draws.
+struct CalibrationCurve {
+  /// The levels 0, 0.01, ..., 1 of central Gaussian intervals, and the fraction of targets inside
+  /// each (UncertaintyScores::miscalibration_area is the area between the two).
+  std::vector<double> expected, observed;
+  /// Rows in 10 bins of equal count by sigma: each bin's root mean variance and RMSE, equal when
+  /// calibrated (UncertaintyScores::ence is the mean of |RMV - RMSE| / RMV).
+  std::vector<double> bin_rmv, bin_rmse;
+  std::vector<double> sigma, abs_error;  ///< each labelled row's
+};
+
+/// The curve of a task's rows: targets (NaN: unlabelled, skipped), predictions and standard
+/// deviations of one length. Throws as score_uncertainty does.
+CalibrationCurve calibration_curve(std::span<const float> targets, std::span<const float> predictions,
+                                   std::span<const float> sigma);
+
 /// Spearman's rank correlation of two sequences of equal length, ties given their average rank;
 /// NaN for fewer than two values or a constant sequence.
 double spearman_correlation(std::span<const double> x, std::span<const double> y);

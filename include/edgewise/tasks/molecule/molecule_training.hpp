@@ -69,6 +69,10 @@ MoleculeMetrics molecule_metrics(const MoleculeModel& model, const MoleculeSet& 
 std::vector<UncertaintyScores> molecule_uncertainty(const MoleculeModel& model, const MoleculeSet& set,
                                                     double coverage);
 
+/// A calibrated model's calibration curve on `set`, one entry per task (calibration_curve). Throws
+/// ArgumentError for a model without a calibrated spread.
+std::vector<CalibrationCurve> molecule_calibration_curves(const MoleculeModel& model, const MoleculeSet& set);
+
 /// Throws ArgumentError naming `source` and the task when no molecule of `data` has a label for one
 /// of its tasks (an empty column, an SD data field no record has): nothing to train it on.
 void check_targets_labelled(const MoleculeDataset& data, const std::string& source);

@@ -1,5 +1,5 @@
-// Training curve images: well-formed SVG, one path command per recorded value, gaps for missing
-// values, a single epoch, empty panels, escaped text, and the axis ticks.
+// Plot images: well-formed SVG, one path command per recorded value, gaps for missing values, a
+// single epoch, empty panels, escaped text, series at given x values, points, and the axis ticks.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "training_curve.hpp"
+#include "plot.hpp"
 
 namespace edgewise {
 namespace {
@@ -66,13 +66,13 @@ std::vector<std::string> series_paths(const std::string& svg) {
 
 std::size_t commands(const std::string& d) { return count(d, "M") + count(d, "L"); }
 
-TrainingCurve two_panels(std::vector<double> loss, std::vector<double> metric) {
+Plot two_panels(std::vector<double> loss, std::vector<double> metric) {
   return {"Training of model.ew",
           {{"train loss", {{"train loss", std::move(loss)}}}, {"validation rmse", {{"validation", std::move(metric)}}}}};
 }
 
 TEST(TrainingCurveTest, IsWellFormedWithOnePointPerEpoch) {
-  const std::string svg = training_curve_svg(two_panels({1.0, 0.7, 0.5, 0.45, 0.4}, {0.9, 0.8, 0.85, 0.7, 0.72}));
+  const std::string svg = plot_svg(two_panels({1.0, 0.7, 0.5, 0.45, 0.4}, {0.9, 0.8, 0.85, 0.7, 0.72}));
   EXPECT_EQ(xml_problem(svg), "") << svg;
   EXPECT_TRUE(svg.starts_with("<?xml")) << svg;
   const std::vector<std::string> paths = series_paths(svg);
@@ -86,7 +86,7 @@ TEST(TrainingCurveTest, IsWellFormedWithOnePointPerEpoch) {
 
 TEST(TrainingCurveTest, MissingValuesBreakTheLine) {
   const std::string svg =
-      training_curve_svg(two_panels({1.0, 0.8, 0.6, 0.5, 0.4}, {kNaN, 0.9, 0.8, kNaN, 0.7}));
+      plot_svg(two_panels({1.0, 0.8, 0.6, 0.5, 0.4}, {kNaN, 0.9, 0.8, kNaN, 0.7}));
   EXPECT_EQ(xml_problem(svg), "") << svg;
   const std::vector<std::string> paths = series_paths(svg);
   ASSERT_EQ(paths.size(), 3u);  // the loss, then the metric's runs of epochs 2-3 and 5
@@ -98,7 +98,7 @@ TEST(TrainingCurveTest, MissingValuesBreakTheLine) {
 }
 
 TEST(TrainingCurveTest, OneEpochIsAPointInTheMiddle) {
-  const std::string svg = training_curve_svg(two_panels({0.5}, {0.25}));
+  const std::string svg = plot_svg(two_panels({0.5}, {0.25}));
   EXPECT_EQ(xml_problem(svg), "") << svg;
   EXPECT_EQ(series_paths(svg).size(), 2u);
   EXPECT_EQ(count(svg, "<circle class=\"point\""), 2u);
@@ -107,28 +107,48 @@ TEST(TrainingCurveTest, OneEpochIsAPointInTheMiddle) {
 }
 
 TEST(TrainingCurveTest, APanelWithoutValuesSaysSo) {
-  const std::string svg = training_curve_svg(two_panels({0.5, 0.4, 0.3}, {kNaN, kNaN, kNaN}));
+  const std::string svg = plot_svg(two_panels({0.5, 0.4, 0.3}, {kNaN, kNaN, kNaN}));
   EXPECT_EQ(xml_problem(svg), "") << svg;
   EXPECT_EQ(series_paths(svg).size(), 1u);
   EXPECT_EQ(count(svg, ">no values recorded<"), 1u);
 }
 
 TEST(TrainingCurveTest, EscapesText) {
-  TrainingCurve curve = two_panels({1, 2}, {3, 4});
+  Plot curve = two_panels({1, 2}, {3, 4});
   curve.title = "Training of <a & \"b\">.ew";
-  const std::string svg = training_curve_svg(curve);
+  const std::string svg = plot_svg(curve);
   EXPECT_EQ(xml_problem(svg), "") << svg;
   EXPECT_NE(svg.find("Training of &lt;a &amp; &quot;b&quot;&gt;.ew"), std::string::npos);
 }
 
 TEST(TrainingCurveTest, SeveralSeriesGetTheirOwnColoursAndLegendEntries) {
-  TrainingCurve curve{"ensemble", {{"loss", {{"member 1", {3, 2, 1}}, {"member 2", {4, 2, 1.5}}}}}};
-  const std::string svg = training_curve_svg(curve);
+  Plot curve{"ensemble", {{"loss", {{"member 1", {3, 2, 1}}, {"member 2", {4, 2, 1.5}}}}}};
+  const std::string svg = plot_svg(curve);
   EXPECT_EQ(xml_problem(svg), "") << svg;
   EXPECT_EQ(series_paths(svg).size(), 2u);
   EXPECT_NE(svg.find(">member 2<"), std::string::npos);
   EXPECT_EQ(count(svg, "stroke=\"#1f77b4\""), 2u);  // member 1's line and legend mark
   EXPECT_EQ(count(svg, "stroke=\"#d62728\""), 2u);
+}
+
+// A panel with x values of its own: each value sits at its x, the axis is named as given and its
+// ticks need not be whole; a points series is one circle a value and no path.
+TEST(PlotTest, SeriesAtGivenXAndPoints) {
+  const Plot plot{"Calibration",
+                  {{"observed", {{"ideal", {0, 1}, {0, 1}}, {"rows", {0.2, 0.6, kNaN}, {0.25, 0.75, 0.5}, true}},
+                    "expected"}}};
+  const std::string svg = plot_svg(plot);
+  EXPECT_EQ(xml_problem(svg), "") << svg;
+  const std::vector<std::string> paths = series_paths(svg);
+  ASSERT_EQ(paths.size(), 1u);
+  EXPECT_EQ(commands(paths[0]), 2u);
+  EXPECT_EQ(count(svg, "<circle class=\"point\""), 2u) << "the NaN value is left out";
+  EXPECT_NE(svg.find(">expected<"), std::string::npos);
+  EXPECT_EQ(svg.find(">epoch<"), std::string::npos);
+  EXPECT_NE(svg.find(">0.2<"), std::string::npos) << "ticks in steps of 0.2";
+  // x spans 0 to 1 widened by 5 % on both sides over the 460-wide plot from x = 80: 0.25 sits at
+  // 80 + (0.3 / 1.1) 460 = 205.45.
+  EXPECT_NE(svg.find("cx=\"205.45\""), std::string::npos) << svg;
 }
 
 TEST(TrainingCurveTest, ChecksTheXmlChecker) {

@@ -1,4 +1,4 @@
-#include "training_curve.hpp"
+#include "plot.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -45,11 +45,12 @@ struct Range {
   double low = 0, high = 1;
 };
 
-// The span of the panel's recorded values, widened a little so that lines do not touch the frame.
-Range value_range(const CurvePanel& panel) {
+// The span of `values` (NaN or infinite ones left out), widened a little so that lines do not touch
+// the frame.
+Range padded_range(const std::vector<const std::vector<double>*>& all_values) {
   double low = std::numeric_limits<double>::infinity(), high = -low;
-  for (const CurveSeries& series : panel.series) {
-    for (const double value : series.values) {
+  for (const std::vector<double>* values : all_values) {
+    for (const double value : *values) {
       if (!std::isfinite(value)) continue;
       low = std::min(low, value);
       high = std::max(high, value);
@@ -64,10 +65,33 @@ Range value_range(const CurvePanel& panel) {
   return {low - pad, high + pad};
 }
 
-std::size_t epoch_count(const TrainingCurve& curve) {
+Range value_range(const PlotPanel& panel) {
+  std::vector<const std::vector<double>*> values;
+  for (const PlotSeries& series : panel.series) values.push_back(&series.values);
+  return padded_range(values);
+}
+
+bool counts_epochs(const PlotPanel& panel) {
+  return std::all_of(panel.series.begin(), panel.series.end(), [](const PlotSeries& series) { return series.x.empty(); });
+}
+
+// The panel's x span: the given x values', or the image's epochs.
+Range x_range(const PlotPanel& panel, Range epochs) {
+  if (counts_epochs(panel)) return epochs;
+  std::vector<const std::vector<double>*> values;
+  for (const PlotSeries& series : panel.series) values.push_back(&series.x);
+  return padded_range(values);
+}
+
+double x_of(const PlotSeries& series, std::size_t i) {
+  return series.x.empty() ? static_cast<double>(i + 1) : series.x[i];
+}
+
+std::size_t epoch_count(const Plot& curve) {
   std::size_t epochs = 0;
-  for (const CurvePanel& panel : curve.panels)
-    for (const CurveSeries& series : panel.series) epochs = std::max(epochs, series.values.size());
+  for (const PlotPanel& panel : curve.panels)
+    for (const PlotSeries& series : panel.series)
+      if (series.x.empty()) epochs = std::max(epochs, series.values.size());
   return epochs;
 }
 
@@ -76,28 +100,36 @@ struct Frame {
   double top;
   Range x, y;
 
-  double px(double epoch) const { return kLeft + (epoch - x.low) / (x.high - x.low) * kPlotWidth; }
+  double px(double value) const { return kLeft + (value - x.low) / (x.high - x.low) * kPlotWidth; }
   double py(double value) const { return top + kPanelHeight - (value - y.low) / (y.high - y.low) * kPanelHeight; }
 };
 
-bool recorded(const std::vector<double>& values, std::size_t i) { return i < values.size() && std::isfinite(values[i]); }
+bool recorded(const PlotSeries& series, std::size_t i) {
+  return i < series.values.size() && std::isfinite(series.values[i]) && std::isfinite(x_of(series, i));
+}
 
-void draw_series(std::ostream& out, const Frame& frame, const CurveSeries& series, const char* color) {
-  const std::vector<double>& v = series.values;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (!recorded(v, i) || (i > 0 && recorded(v, i - 1))) continue;  // not the start of a run
+void draw_point(std::ostream& out, const Frame& frame, const PlotSeries& series, std::size_t i, const char* color) {
+  out << "<circle class=\"point\" fill=\"" << color << "\" r=\"3\" cx=\"" << num(frame.px(x_of(series, i)))
+      << "\" cy=\"" << num(frame.py(series.values[i])) << "\"/>\n";
+}
+
+void draw_series(std::ostream& out, const Frame& frame, const PlotSeries& series, const char* color) {
+  for (std::size_t i = 0; i < series.values.size(); ++i) {
+    if (series.points) {
+      if (recorded(series, i)) draw_point(out, frame, series, i, color);
+      continue;
+    }
+    if (!recorded(series, i) || (i > 0 && recorded(series, i - 1))) continue;  // not the start of a run
     out << "<path class=\"series\" fill=\"none\" stroke=\"" << color << "\" stroke-width=\"1.8\" d=\"";
     std::size_t end = i;
-    for (; recorded(v, end); ++end)
-      out << (end == i ? "M" : " L") << num(frame.px(static_cast<double>(end + 1))) << ',' << num(frame.py(v[end]));
+    for (; recorded(series, end); ++end)
+      out << (end == i ? "M" : " L") << num(frame.px(x_of(series, end))) << ',' << num(frame.py(series.values[end]));
     out << "\"/>\n";
-    if (end == i + 1)
-      out << "<circle class=\"point\" fill=\"" << color << "\" r=\"3\" cx=\"" << num(frame.px(static_cast<double>(i + 1)))
-          << "\" cy=\"" << num(frame.py(v[i])) << "\"/>\n";
+    if (end == i + 1) draw_point(out, frame, series, i, color);
   }
 }
 
-void draw_axes(std::ostream& out, const Frame& frame, const std::string& y_label) {
+void draw_axes(std::ostream& out, const Frame& frame, const PlotPanel& panel) {
   const double bottom = frame.top + kPanelHeight;
   out << "<rect x=\"" << num(kLeft) << "\" y=\"" << num(frame.top) << "\" width=\"" << num(kPlotWidth)
       << "\" height=\"" << num(kPanelHeight) << "\" fill=\"none\" stroke=\"#444\"/>\n";
@@ -107,7 +139,7 @@ void draw_axes(std::ostream& out, const Frame& frame, const std::string& y_label
         << "\" stroke=\"#ddd\"/>\n<text x=\"" << num(kLeft - 6) << "\" y=\"" << y
         << "\" text-anchor=\"end\" dominant-baseline=\"middle\">" << tick_label(tick) << "</text>\n";
   }
-  for (const double tick : axis_ticks(frame.x.low, frame.x.high, 8, true)) {
+  for (const double tick : axis_ticks(frame.x.low, frame.x.high, 8, counts_epochs(panel))) {
     const std::string x = num(frame.px(tick));
     out << "<line x1=\"" << x << "\" x2=\"" << x << "\" y1=\"" << num(bottom) << "\" y2=\"" << num(bottom + 5)
         << "\" stroke=\"#444\"/>\n<text x=\"" << x << "\" y=\"" << num(bottom + 18) << "\" text-anchor=\"middle\">"
@@ -115,29 +147,34 @@ void draw_axes(std::ostream& out, const Frame& frame, const std::string& y_label
   }
   const std::string middle = num(frame.top + kPanelHeight / 2);
   out << "<text x=\"22\" y=\"" << middle << "\" text-anchor=\"middle\" transform=\"rotate(-90 22 " << middle << ")\">"
-      << escaped(y_label) << "</text>\n";
-  out << "<text x=\"" << num(kLeft + kPlotWidth / 2) << "\" y=\"" << num(bottom + 36)
-      << "\" text-anchor=\"middle\">epoch</text>\n";
+      << escaped(panel.y_label) << "</text>\n";
+  out << "<text x=\"" << num(kLeft + kPlotWidth / 2) << "\" y=\"" << num(bottom + 36) << "\" text-anchor=\"middle\">"
+      << escaped(panel.x_label) << "</text>\n";
 }
 
-void draw_legend(std::ostream& out, const Frame& frame, const CurvePanel& panel) {
+void draw_legend(std::ostream& out, const Frame& frame, const PlotPanel& panel) {
   for (std::size_t k = 0; k < panel.series.size(); ++k) {
     const double y = frame.top + 12 + 20 * static_cast<double>(k);
-    out << "<line x1=\"" << num(kLegendLeft) << "\" x2=\"" << num(kLegendLeft + 24) << "\" y1=\"" << num(y)
-        << "\" y2=\"" << num(y) << "\" stroke=\"" << kColors[k % std::size(kColors)] << "\" stroke-width=\"2.5\"/>\n"
-        << "<text x=\"" << num(kLegendLeft + 30) << "\" y=\"" << num(y) << "\" dominant-baseline=\"middle\">"
+    const char* color = kColors[k % std::size(kColors)];
+    if (panel.series[k].points)
+      out << "<circle fill=\"" << color << "\" r=\"3\" cx=\"" << num(kLegendLeft + 12) << "\" cy=\"" << num(y)
+          << "\"/>\n";
+    else
+      out << "<line x1=\"" << num(kLegendLeft) << "\" x2=\"" << num(kLegendLeft + 24) << "\" y1=\"" << num(y)
+          << "\" y2=\"" << num(y) << "\" stroke=\"" << color << "\" stroke-width=\"2.5\"/>\n";
+    out << "<text x=\"" << num(kLegendLeft + 30) << "\" y=\"" << num(y) << "\" dominant-baseline=\"middle\">"
         << escaped(panel.series[k].label) << "</text>\n";
   }
 }
 
-bool has_values(const CurvePanel& panel) {
-  return std::any_of(panel.series.begin(), panel.series.end(), [](const CurveSeries& series) {
+bool has_values(const PlotPanel& panel) {
+  return std::any_of(panel.series.begin(), panel.series.end(), [](const PlotSeries& series) {
     return std::any_of(series.values.begin(), series.values.end(), [](double v) { return std::isfinite(v); });
   });
 }
 
-void draw_panel(std::ostream& out, const Frame& frame, const CurvePanel& panel) {
-  draw_axes(out, frame, panel.y_label);
+void draw_panel(std::ostream& out, const Frame& frame, const PlotPanel& panel) {
+  draw_axes(out, frame, panel);
   if (!has_values(panel))
     out << "<text x=\"" << num(kLeft + kPlotWidth / 2) << "\" y=\"" << num(frame.top + kPanelHeight / 2)
         << "\" text-anchor=\"middle\" fill=\"#888\">no values recorded</text>\n";
@@ -165,7 +202,7 @@ std::vector<double> axis_ticks(double low, double high, int count, bool integer_
   return ticks;
 }
 
-std::string training_curve_svg(const TrainingCurve& curve) {
+std::string plot_svg(const Plot& curve) {
   const auto panels = static_cast<double>(curve.panels.size());
   const double height = kTitleHeight + panels * kPanelHeight + std::max(panels - 1, 0.0) * kPanelGap + kBottom;
   const auto epochs = static_cast<double>(epoch_count(curve));
@@ -179,7 +216,7 @@ std::string training_curve_svg(const TrainingCurve& curve) {
       << "<text x=\"" << num(kWidth / 2) << "\" y=\"30\" text-anchor=\"middle\" font-size=\"16\">"
       << escaped(curve.title) << "</text>\n";
   for (std::size_t p = 0; p < curve.panels.size(); ++p) {
-    const Frame frame{kTitleHeight + static_cast<double>(p) * (kPanelHeight + kPanelGap), x,
+    const Frame frame{kTitleHeight + static_cast<double>(p) * (kPanelHeight + kPanelGap), x_range(curve.panels[p], x),
                       value_range(curve.panels[p])};
     draw_panel(out, frame, curve.panels[p]);
   }
