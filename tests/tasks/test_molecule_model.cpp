@@ -141,11 +141,11 @@ TEST(MoleculeDefaultsTest, EpochLimitShrinksInProportionAboveTenThousandMolecule
     const TrainingBudget b = default_training_budget(molecules);
     return std::pair{b.ensemble, b.epochs};
   };
-  EXPECT_EQ(budget(902), std::pair(Index{2}, Index{150}));      // ESOL's training set
-  EXPECT_EQ(budget(10'000), std::pair(Index{2}, Index{150}));
-  EXPECT_EQ(budget(30'000), std::pair(Index{2}, Index{50}));
-  EXPECT_EQ(budget(32'901), std::pair(Index{2}, Index{45}));    // HIV's: 150 * 10000 / 32901 = 45.6
-  EXPECT_EQ(budget(1'000'000), std::pair(Index{2}, Index{30}));  // never under 30
+  EXPECT_EQ(budget(902), std::pair(Index{5}, Index{150}));      // ESOL's training set
+  EXPECT_EQ(budget(10'000), std::pair(Index{5}, Index{150}));
+  EXPECT_EQ(budget(30'000), std::pair(Index{5}, Index{50}));
+  EXPECT_EQ(budget(32'901), std::pair(Index{5}, Index{45}));    // HIV's: 150 * 10000 / 32901 = 45.6
+  EXPECT_EQ(budget(1'000'000), std::pair(Index{5}, Index{30}));  // never under 30
 }
 
 TEST(MoleculeModelTest, OverfitsTwentyMolecules) {

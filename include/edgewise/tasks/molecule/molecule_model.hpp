@@ -67,7 +67,7 @@ struct TrainingBudget {
   Index epochs = 1;    ///< maximum epochs of each (early stopping usually ends sooner)
 };
 
-/// The default budget for `training_molecules`: an ensemble of 2 networks of up to 150 epochs each;
+/// The default budget for `training_molecules`: an ensemble of 5 networks of up to 150 epochs each;
 /// above 10,000 training molecules the epoch limit shrinks in proportion (30,000 molecules: 50
 /// epochs; never under 30), so that the default training stays within the time Chemprop's defaults
 /// take on the same data (docs/defaults.md).
