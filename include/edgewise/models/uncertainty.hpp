@@ -200,13 +200,17 @@ double expected_calibration_error(std::span<const double> confidence, std::span<
 
 /// What a calibration plot of one task's labelled rows draws.
 struct CalibrationCurve {
-  /// The levels 0, 0.01, ..., 1 of central Gaussian intervals, and the fraction of targets inside
-  /// each (UncertaintyScores::miscalibration_area is the area between the two).
-  std::vector<double> expected, observed;
-  /// Rows in 10 bins of equal count by sigma: each bin's root mean variance and RMSE, equal when
-  /// calibrated (UncertaintyScores::ence is the mean of |RMV - RMSE| / RMV).
-  std::vector<double> bin_rmv, bin_rmse;
-  std::vector<double> sigma, abs_error;  ///< each labelled row's
+  /// The levels 0, 0.01, ..., 1 of central Gaussian intervals.
+  std::vector<double> expected;
+  /// The fraction of targets inside each level's intervals (UncertaintyScores::miscalibration_area
+  /// is the area between it and the levels).
+  std::vector<double> observed;
+  /// Rows in 10 bins of equal count by sigma: each bin's root mean variance...
+  std::vector<double> bin_rmv;
+  /// ...and RMSE, equal when calibrated (UncertaintyScores::ence is the mean of |RMV - RMSE| / RMV).
+  std::vector<double> bin_rmse;
+  std::vector<double> sigma;      ///< each labelled row's standard deviation
+  std::vector<double> abs_error;  ///< each labelled row's |target - prediction|
 };
 
 /// The curve of a task's rows: targets (NaN: unlabelled, skipped), predictions and standard
