@@ -291,10 +291,13 @@ TEST(MoleculeModelTest, ClassificationWithMissingLabels) {
   EXPECT_GT(metrics.roc_auc, 0.95);
 }
 
-// Held-out labels that contradict a third of a sure model's predictions: Platt scaling pulls the
-// probabilities toward one half, keeps their order, and applies on every path and after loading.
-TEST(MoleculeModelTest, PlattScalingCalibratesAClassifiersProbabilities) {
-  set_num_threads(2);
+// An untrained one-task classifier and the molecules, labelled by whether they hold a ring.
+struct RingClassifier {
+  MoleculeModel model;
+  Featurized data;
+};
+
+RingClassifier ring_classifier() {
   MoleculeModelConfig config = small_config({"has_ring"});
   config.task_type = TaskType::classification;
   MoleculeModel model(config);
@@ -302,6 +305,14 @@ TEST(MoleculeModelTest, PlattScalingCalibratesAClassifiersProbabilities) {
   Featurized data = featurize_all(model, kMolecules);
   for (std::size_t i = 0; i < kMolecules.size(); ++i)
     data.set.targets(static_cast<Index>(i), 0) = kMolecules[i].first.find('1') != std::string::npos ? 1.0f : 0.0f;
+  return {std::move(model), std::move(data)};
+}
+
+// Held-out labels that contradict a third of a sure model's predictions: Platt scaling pulls the
+// probabilities toward one half, keeps their order, and applies on every path and after loading.
+TEST(MoleculeModelTest, PlattScalingCalibratesAClassifiersProbabilities) {
+  set_num_threads(2);
+  auto [model, data] = ring_classifier();
   model.fit(data.set, {}, quick_training(60));
   const Matrix<float> raw = model.predict(data.set.molecules);
   MoleculeSet contradicted = data.set;
@@ -333,13 +344,7 @@ TEST(MoleculeModelTest, PlattScalingCalibratesAClassifiersProbabilities) {
 // A validation set of one class has no ROC-AUC: no epoch is measured, so none may be kept as the best.
 TEST(MoleculeModelTest, AValidationSetOfOneClassIsNeverTakenAsMeasured) {
   set_num_threads(2);
-  MoleculeModelConfig config = small_config({"has_ring"});
-  config.task_type = TaskType::classification;
-  MoleculeModel model(config);
-  model.initialize(5);
-  Featurized data = featurize_all(model, kMolecules);
-  for (std::size_t i = 0; i < kMolecules.size(); ++i)
-    data.set.targets(static_cast<Index>(i), 0) = kMolecules[i].first.find('1') != std::string::npos ? 1.0f : 0.0f;
+  auto [model, data] = ring_classifier();
   MoleculeSet rings;
   for (std::size_t i = 0; i < kMolecules.size(); ++i) {
     if (data.set.targets(static_cast<Index>(i), 0) == 0.0f) continue;
