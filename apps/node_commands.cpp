@@ -646,9 +646,7 @@ namespace {
 // The threshold of the prediction sets of `coverage`, before any work that needs it.
 std::optional<double> set_threshold(const NodeModel& model, std::optional<double> coverage) {
   if (!coverage) return std::nullopt;
-  if (!model.config().calibration)
-    throw ArgumentError("--coverage: the model has no calibration; models trained with validation nodes have one");
-  return model.config().calibration->set_threshold(*coverage);
+  return model.set_threshold(*coverage);
 }
 
 // For each row: the class of its largest probability, by name, and with a threshold, a tab and the
@@ -656,6 +654,8 @@ std::optional<double> set_threshold(const NodeModel& model, std::optional<double
 std::vector<std::string> predicted_classes(const NodeModel& model, const Matrix<float>& probabilities,
                                            std::optional<double> threshold) {
   const std::vector<std::string>& classes = model.config().classes;
+  const std::vector<std::vector<Index>> sets = threshold ? prediction_sets(probabilities, *threshold)
+                                                         : std::vector<std::vector<Index>>{};
   std::vector<std::string> predicted(static_cast<std::size_t>(probabilities.rows()));
   for (Index node = 0; node < probabilities.rows(); ++node) {
     Index best = 0;
@@ -663,11 +663,9 @@ std::vector<std::string> predicted_classes(const NodeModel& model, const Matrix<
     std::string& text = predicted[static_cast<std::size_t>(node)];
     text = classes[static_cast<std::size_t>(best)];
     if (!threshold) continue;
-    const std::span<const float> row(probabilities.data() + node * probabilities.cols(),
-                                     static_cast<std::size_t>(probabilities.cols()));
-    std::vector<std::string> set;
-    for (const Index k : prediction_set(row, *threshold)) set.push_back(classes[static_cast<std::size_t>(k)]);
-    text += '\t' + join(set, "|");
+    std::vector<std::string> names;
+    for (const Index k : sets[static_cast<std::size_t>(node)]) names.push_back(classes[static_cast<std::size_t>(k)]);
+    text += '\t' + join(names, "|");
   }
   return predicted;
 }

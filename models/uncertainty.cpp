@@ -518,6 +518,12 @@ std::vector<Index> prediction_set(std::span<const float> probabilities, double t
   return classes;
 }
 
+std::vector<std::vector<Index>> prediction_sets(const Matrix<float>& probabilities, double threshold) {
+  std::vector<std::vector<Index>> sets;
+  for (Index row = 0; row < probabilities.rows(); ++row) sets.push_back(prediction_set(row_span(probabilities, row), threshold));
+  return sets;
+}
+
 ClassUncertaintyScores score_class_uncertainty(const Matrix<float>& probabilities, std::span<const Index> labels,
                                                double threshold) {
   check_lengths({static_cast<std::size_t>(probabilities.rows()), labels.size()}, "score_class_uncertainty");

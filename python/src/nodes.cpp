@@ -243,17 +243,14 @@ py::dict evaluate(NodeHandle& handle, const NodeGraph& data, const py::object& n
 
 // [N, classes]: whether each class is in each node's prediction set of `coverage`.
 py::array_t<bool> predict_sets(NodeHandle& handle, const NodeGraph& data, double coverage) {
-  const std::optional<ClassCalibration>& calibration = handle.model.config().calibration;
-  if (!calibration) throw ArgumentError("the model has no calibration; models trained with validation nodes have one");
-  const double threshold = calibration->set_threshold(coverage);
+  const double threshold = handle.model.set_threshold(coverage);
   const Matrix<float> probabilities = handle.locked([&] { return handle.model.predict(data); });
   py::array_t<bool> sets({probabilities.rows(), probabilities.cols()});
   auto in_set = sets.mutable_unchecked<2>();
+  const std::vector<std::vector<Index>> classes = prediction_sets(probabilities, threshold);
   for (Index node = 0; node < probabilities.rows(); ++node) {
     for (Index k = 0; k < probabilities.cols(); ++k) in_set(node, k) = false;
-    const std::span<const float> row(probabilities.data() + node * probabilities.cols(),
-                                     static_cast<std::size_t>(probabilities.cols()));
-    for (const Index k : prediction_set(row, threshold)) in_set(node, k) = true;
+    for (const Index k : classes[static_cast<std::size_t>(node)]) in_set(node, k) = true;
   }
   return sets;
 }

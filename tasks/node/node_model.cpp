@@ -490,6 +490,12 @@ void NodeModel::calibrate(const NodeGraph& data, std::span<const Index> nodes) {
   config_.calibration = fit_class_calibration(uncalibrated(data), listed_labels(data.labels.classes, nodes));
 }
 
+double NodeModel::set_threshold(double coverage) const {
+  if (!config_.calibration)
+    throw ArgumentError("the model has no calibration; models trained with validation nodes have one");
+  return config_.calibration->set_threshold(coverage);
+}
+
 ClassUncertaintyScores NodeModel::scored(const Matrix<float>& probabilities, std::span<const Index> labels,
                                          std::optional<double> coverage) const {
   if (!config_.calibration || !coverage) {
@@ -497,7 +503,7 @@ ClassUncertaintyScores NodeModel::scored(const Matrix<float>& probabilities, std
     scores.coverage = scores.mean_set_size = std::nan("");
     return scores;
   }
-  return score_class_uncertainty(probabilities, labels, config_.calibration->set_threshold(*coverage));
+  return score_class_uncertainty(probabilities, labels, set_threshold(*coverage));
 }
 
 ClassUncertaintyScores NodeModel::score_probabilities(const NodeGraph& data, std::span<const Index> nodes,

@@ -178,6 +178,9 @@ void from_json(const nlohmann::json& j, PlattScaling& scaling);
 /// `threshold` (ClassCalibration::set_threshold) and the most probable, in class order.
 std::vector<Index> prediction_set(std::span<const float> probabilities, double threshold);
 
+/// prediction_set of every row of probabilities, [rows, classes].
+std::vector<std::vector<Index>> prediction_sets(const Matrix<float>& probabilities, double threshold);
+
 /// How well probabilities describe the labels of a classifier's labelled rows.
 struct ClassUncertaintyScores {
   Index count = 0;  ///< labelled rows scored

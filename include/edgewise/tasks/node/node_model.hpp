@@ -217,6 +217,11 @@ class NodeModel final : public Model {
   /// Scores the listed nodes, which must be labeled.
   NodeEvaluation evaluate(const NodeGraph& data, std::span<const Index> nodes) const;
 
+  /// The least calibrated probability that puts a class in the prediction set of `coverage`
+  /// (ClassCalibration::set_threshold). Throws ArgumentError for a model without calibration, and
+  /// as set_threshold does.
+  double set_threshold(double coverage) const;
+
   /// How well the probabilities describe the labels of the listed nodes, which must be labeled
   /// (score_class_uncertainty), with the prediction sets of `coverage`; the sets' scores are NaN
   /// without a coverage or a calibration. Throws as ClassCalibration::set_threshold does.
