@@ -52,15 +52,20 @@ std::string uncertainty_table(const MoleculeModel& model, const MoleculeSet& set
   return table.str();
 }
 
+std::string loss_name(const MoleculeModelConfig& config) {
+  if (config.task_type == TaskType::classification) return "BCE";
+  const std::string loss = config.spread == SpreadMethod::mve          ? "Gaussian NLL"
+                           : config.spread == SpreadMethod::evidential ? "evidential loss"
+                                                                       : "MSE";
+  return loss + ", standardized targets";
+}
+
 // Train loss above the validation metric, one line per ensemble member.
 Plot molecule_curve(const TrainedMoleculeModel& trained, const std::string& out) {
   const std::vector<TrainingResult>& results = trained.results;
   const TaskType type = trained.model.config().task_type;
   const std::string metric = early_stopping_metric(trained.training, type);
-  const std::string loss_name = type == TaskType::classification                     ? "BCE"
-                                : trained.model.config().spread == SpreadMethod::mve ? "Gaussian NLL, standardized targets"
-                                                                                     : "MSE, standardized targets";
-  PlotPanel loss{"train loss (" + loss_name + ")", {}};
+  PlotPanel loss{"train loss (" + loss_name(trained.model.config()) + ")", {}};
   PlotPanel validation{"validation " + metric, {}};
   for (std::size_t k = 0; k < results.size(); ++k) {
     const std::string member = results.size() > 1 ? "member " + std::to_string(k + 1) : "";
@@ -110,7 +115,7 @@ class PredictionColumns {
   PredictionColumns(const MoleculeModel& model, std::optional<double> coverage) : model_(model), coverage_(coverage) {
     const auto& calibration = model.config().calibration;
     if (coverage && calibration.empty())
-      throw ArgumentError("--coverage: the model has no calibrated spread; train it with --uncertainty ensemble or mve");
+      throw ArgumentError("--coverage: the model has no calibrated spread; train it with --uncertainty ensemble, mve or evidential");
     for (const SpreadCalibration& task : calibration)
       if (coverage) task.half_width(0, *coverage);  // refuses a coverage it cannot give, before any output
   }
@@ -446,7 +451,7 @@ void eval_molecules(const MoleculeModel& model, const MoleculeInput& input, doub
   if (!plot.empty()) {
     if (model.config().calibration.empty())
       throw ArgumentError("--plot draws a calibrated spread, and the model has none; train it with --uncertainty "
-                          "ensemble or mve");
+                          "ensemble, mve or evidential");
     check_output_path(plot, input.force);
   }
   const MoleculeDataset data = load_molecules(input, model.config().tasks, model.config().featurizer, std::cerr);

@@ -1,9 +1,13 @@
 #include "edgewise/models/losses.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <numbers>
 #include <string>
 #include <utility>
+
+#include <boost/math/special_functions/digamma.hpp>
 
 #include "edgewise/core/error.hpp"
 
@@ -63,6 +67,35 @@ double sigmoid(double x) {
   return e / (1.0 + e);
 }
 
+double softplus(double x) { return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
+
+// The mean over present entries of a loss on Blocks outputs a target: pred [N, Blocks T] holds one
+// block of T outputs after another, target and mask are [N, T]. term(outputs, target, gradient) is
+// given a present target's Blocks outputs (one from each block) and returns its loss, writing the
+// loss's derivatives by those outputs into gradient.
+template <std::size_t Blocks, typename Scalar, typename Term>
+double per_target_mean(const std::string& loss, Matrix<Scalar>& dpred, const Matrix<Scalar>& pred,
+                       const Matrix<Scalar>& target, const Matrix<Scalar>* mask, Term term) {
+  const Index tasks = target.cols();
+  require_shape(loss + ": prediction", pred, target.rows(), static_cast<Index>(Blocks) * tasks);
+  if (mask != nullptr) require_shape(loss + ": mask", *mask, target.rows(), tasks);
+  const Index count = count_present(loss, target, mask);
+  dpred.setZero(pred.rows(), pred.cols());
+  if (count == 0) return 0.0;
+  const double inverse_count = 1.0 / static_cast<double>(count);
+  double sum = 0.0;
+  std::array<double, Blocks> outputs, gradient;
+  for (Index r = 0; r < target.rows(); ++r)
+    for (Index t = 0; t < tasks; ++t) {
+      if (mask != nullptr && (*mask)(r, t) == Scalar(0)) continue;
+      for (std::size_t b = 0; b < Blocks; ++b) outputs[b] = pred(r, static_cast<Index>(b) * tasks + t);
+      sum += term(outputs, static_cast<double>(target(r, t)), gradient);
+      for (std::size_t b = 0; b < Blocks; ++b)
+        dpred(r, static_cast<Index>(b) * tasks + t) = static_cast<Scalar>(gradient[b] * inverse_count);
+    }
+  return sum * inverse_count;
+}
+
 }  // namespace
 
 template <typename Scalar>
@@ -85,34 +118,52 @@ double mse_loss(Matrix<Scalar>& dpred, const Matrix<Scalar>& pred, const Matrix<
   });
 }
 
-double variance_of_output(double raw) {
-  const double softplus = raw > 0 ? raw + std::log1p(std::exp(-raw)) : std::log1p(std::exp(raw));
-  return softplus + 1e-6;
+Index outputs_per_target(OutputDistribution distribution) {
+  switch (distribution) {
+    case OutputDistribution::point: return 1;
+    case OutputDistribution::gaussian: return 2;
+    case OutputDistribution::evidential: return 4;
+  }
+  throw ArgumentError("outputs_per_target: unknown output distribution");
+}
+
+double variance_of_output(double raw) { return softplus(raw) + 1e-6; }
+
+double evidential_variance(double raw_nu, double raw_alpha, double raw_beta) {
+  const double nu = variance_of_output(raw_nu), alpha = 1 + variance_of_output(raw_alpha);
+  return variance_of_output(raw_beta) * (1 + nu) / (nu * (alpha - 1));
 }
 
 template <typename Scalar>
 double gaussian_nll_loss(Matrix<Scalar>& dpred, const Matrix<Scalar>& pred, const Matrix<Scalar>& target,
                          const Matrix<Scalar>* mask) {
-  const Index tasks = target.cols();
-  require_shape("gaussian_nll_loss: prediction", pred, target.rows(), 2 * tasks);
-  if (mask != nullptr) require_shape("gaussian_nll_loss: mask", *mask, target.rows(), tasks);
-  const Index count = count_present("gaussian_nll_loss", target, mask);
-  dpred.setZero(pred.rows(), pred.cols());
-  if (count == 0) return 0.0;
-  const double inverse_count = 1.0 / static_cast<double>(count);
-  double sum = 0.0;
-  for (Index r = 0; r < target.rows(); ++r)
-    for (Index t = 0; t < tasks; ++t) {
-      if (mask != nullptr && (*mask)(r, t) == Scalar(0)) continue;
-      const double raw = pred(r, tasks + t), variance = variance_of_output(raw);
-      const double error = static_cast<double>(pred(r, t)) - target(r, t);
-      sum += 0.5 * (std::log(variance) + error * error / variance);
-      dpred(r, t) = static_cast<Scalar>(error / variance * inverse_count);
-      // d variance / d raw is the logistic function of raw.
-      dpred(r, tasks + t) =
-          static_cast<Scalar>(0.5 * (1.0 / variance - error * error / (variance * variance)) * sigmoid(raw) * inverse_count);
-    }
-  return sum * inverse_count;
+  return per_target_mean<2>("gaussian_nll_loss", dpred, pred, target, mask, [](const auto& out, double y, auto& grad) {
+    const double variance = variance_of_output(out[1]), error = out[0] - y;
+    grad[0] = error / variance;
+    // d variance / d raw is the logistic function of raw.
+    grad[1] = 0.5 * (1.0 / variance - error * error / (variance * variance)) * sigmoid(out[1]);
+    return 0.5 * (std::log(variance) + error * error / variance);
+  });
+}
+
+template <typename Scalar>
+double evidential_loss(Matrix<Scalar>& dpred, const Matrix<Scalar>& pred, const Matrix<Scalar>& target,
+                       const Matrix<Scalar>* mask, double regularization) {
+  return per_target_mean<4>("evidential_loss", dpred, pred, target, mask, [&](const auto& out, double y, auto& grad) {
+    const double nu = variance_of_output(out[1]), alpha = 1 + variance_of_output(out[2]);
+    const double beta = variance_of_output(out[3]), error = out[0] - y;
+    const double omega = 2 * beta * (1 + nu), spread = nu * error * error + omega;
+    const double evidence = 2 * nu + alpha, distance = std::abs(error);
+    // The derivatives by gamma, nu, alpha and beta, the last three times d softplus / d raw.
+    grad[0] = (alpha + 0.5) * 2 * nu * error / spread + regularization * evidence * (error > 0 ? 1 : error < 0 ? -1 : 0);
+    grad[1] = (-0.5 / nu - alpha * 2 * beta / omega + (alpha + 0.5) * (error * error + 2 * beta) / spread +
+               regularization * 2 * distance) * sigmoid(out[1]);
+    grad[2] = (std::log(spread / omega) + boost::math::digamma(alpha) - boost::math::digamma(alpha + 0.5) +
+               regularization * distance) * sigmoid(out[2]);
+    grad[3] = (-alpha / beta + (alpha + 0.5) * 2 * (1 + nu) / spread) * sigmoid(out[3]);
+    return 0.5 * std::log(std::numbers::pi / nu) - alpha * std::log(omega) + (alpha + 0.5) * std::log(spread) +
+           std::lgamma(alpha) - std::lgamma(alpha + 0.5) + regularization * distance * evidence;
+  });
 }
 
 template <typename Scalar>
@@ -166,6 +217,10 @@ template double mse_loss(Matrix<double>&, const Matrix<double>&, const Matrix<do
 template double gaussian_nll_loss(Matrix<float>&, const Matrix<float>&, const Matrix<float>&, const Matrix<float>*);
 template double gaussian_nll_loss(Matrix<double>&, const Matrix<double>&, const Matrix<double>&,
                                   const Matrix<double>*);
+template double evidential_loss(Matrix<float>&, const Matrix<float>&, const Matrix<float>&, const Matrix<float>*,
+                                double);
+template double evidential_loss(Matrix<double>&, const Matrix<double>&, const Matrix<double>&, const Matrix<double>*,
+                                double);
 template double bce_with_logits_loss(Matrix<float>&, const Matrix<float>&, const Matrix<float>&, const Matrix<float>*);
 template double bce_with_logits_loss(Matrix<double>&, const Matrix<double>&, const Matrix<double>&,
                                      const Matrix<double>*);

@@ -33,7 +33,9 @@ void to_json(nlohmann::json& j, const TrainingOptions& options) {
                      {"patience", options.patience},
                      {"metric", options.metric},
                      {"seed", options.seed}};
-  if (options.mean_variance) j["mean_variance"] = true;  // absent otherwise, as in checkpoints written before it
+  // Absent for point outputs, as in checkpoints written before the other distributions.
+  if (options.distribution == OutputDistribution::gaussian) j["mean_variance"] = true;
+  if (options.distribution == OutputDistribution::evidential) j["evidential"] = true;
 }
 
 std::string early_stopping_metric(const TrainingOptions& training, TaskType type) {
@@ -42,6 +44,10 @@ std::string early_stopping_metric(const TrainingOptions& training, TaskType type
 }
 
 namespace {
+
+// The weight of evidential regression's error-times-evidence term: the value Soleimany et al. (2021)
+// recommend for molecules.
+constexpr double kEvidentialRegularization = 0.2;
 
 // The named metric of predictions in the targets' units (probabilities for classification).
 double evaluate(const std::string& metric, TaskType type, const Matrix<float>& predictions,
@@ -76,7 +82,7 @@ void check_options(const TrainingOptions& options) {
 
 void check_set(const GraphSet& set, const MoleculePredictorOptions& network, const TrainingOptions& options,
                const char* name) {
-  const Index tasks = options.mean_variance ? network.tasks / 2 : network.tasks;
+  const Index tasks = network.tasks / outputs_per_target(options.distribution);
   if (set.targets.rows() != static_cast<Index>(set.graphs.size()) || set.targets.cols() != tasks) {
     throw ArgumentError(std::string("training: the ") + name + " targets must be [" +
                         std::to_string(set.graphs.size()) + ", " + std::to_string(tasks) + "], got [" +
@@ -181,6 +187,19 @@ class MoleculeTrainer {
     return loss;
   }
 
+  // The batch's mean loss, its gradient by the outputs in doutputs_.
+  double loss(const Matrix<float>& outputs, const MaskedTargets<float>& masked) {
+    if (options_.task_type == TaskType::classification)
+      return bce_with_logits_loss(doutputs_, outputs, masked.target, &masked.mask);
+    switch (options_.distribution) {
+      case OutputDistribution::point: return mse_loss(doutputs_, outputs, masked.target, &masked.mask);
+      case OutputDistribution::gaussian: return gaussian_nll_loss(doutputs_, outputs, masked.target, &masked.mask);
+      case OutputDistribution::evidential:
+        return evidential_loss(doutputs_, outputs, masked.target, &masked.mask, kEvidentialRegularization);
+    }
+    throw ArgumentError("training: unknown output distribution");
+  }
+
   // Accumulates the gradients of the mean loss over the batch order_[begin, end), times
   // output_scale, and returns that loss.
   double gradients(std::size_t begin, std::size_t end, Mode mode, std::span<const std::int32_t> graph_ids = {},
@@ -195,10 +214,7 @@ class MoleculeTrainer {
     const MaskedTargets<float> masked = mask_from_nan(batch_targets_);
 
     const Matrix<float>& outputs = model_.forward(batch_, mode, graph_ids);
-    const double loss = options_.mean_variance ? gaussian_nll_loss(doutputs_, outputs, masked.target, &masked.mask)
-                        : options_.task_type == TaskType::regression
-                            ? mse_loss(doutputs_, outputs, masked.target, &masked.mask)
-                            : bce_with_logits_loss(doutputs_, outputs, masked.target, &masked.mask);
+    const double loss = this->loss(outputs, masked);
     if (output_scale != 1.0f) doutputs_ *= output_scale;
     model_.backward(doutputs_);
     return loss;
@@ -275,8 +291,10 @@ TrainingResult train_molecule_predictor(MoleculePredictor<float>& model, Paramet
                                      const std::function<void(const EpochReport&)>& on_epoch,
                                      const TrainingCheckpoints& checkpoints, const Collectives& processes) {
   check_options(options);
-  if (options.mean_variance && (options.task_type != TaskType::regression || model.options().tasks % 2 != 0))
-    throw ArgumentError("training: mean-variance outputs need regression and two outputs a target");
+  const Index outputs = outputs_per_target(options.distribution);
+  if (outputs > 1 && (options.task_type != TaskType::regression || model.options().tasks % outputs != 0))
+    throw ArgumentError("training: gaussian and evidential outputs need regression and " + std::to_string(outputs) +
+                        " outputs a target");
   check_set(train, model.options(), options, "training");
   if (!validation.graphs.empty()) check_set(validation, model.options(), options, "validation");
   if (train.graphs.empty()) throw ArgumentError("training: the training set is empty");
@@ -350,14 +368,17 @@ Matrix<float> to_predictions(const Matrix<float>& raw, TaskType task_type, const
   return (1.0f / (1.0f + (-raw.array()).exp())).matrix();
 }
 
-Matrix<float> to_variances(const Matrix<float>& raw, const TargetScaling& scaling) {
+Matrix<float> to_variances(const Matrix<float>& raw, const TargetScaling& scaling, OutputDistribution distribution) {
   const Index tasks = scaling.columns();
-  EDGEWISE_CHECK(raw.cols() == 2 * tasks);
+  EDGEWISE_CHECK(distribution != OutputDistribution::point && raw.cols() == outputs_per_target(distribution) * tasks);
   Matrix<float> variances(raw.rows(), tasks);
   for (Index m = 0; m < raw.rows(); ++m)
     for (Index t = 0; t < tasks; ++t) {
       const double scale = scaling.scale[static_cast<std::size_t>(t)];
-      variances(m, t) = static_cast<float>(variance_of_output(raw(m, tasks + t)) * scale * scale);
+      const double variance = distribution == OutputDistribution::gaussian
+                                  ? variance_of_output(raw(m, tasks + t))
+                                  : evidential_variance(raw(m, tasks + t), raw(m, 2 * tasks + t), raw(m, 3 * tasks + t));
+      variances(m, t) = static_cast<float>(variance * scale * scale);
     }
   return variances;
 }

@@ -24,6 +24,12 @@
 namespace edgewise {
 namespace {
 
+// What the networks of a model with this spread predict for each target.
+OutputDistribution output_distribution(SpreadMethod spread) {
+  if (spread == SpreadMethod::mve) return OutputDistribution::gaussian;
+  return spread == SpreadMethod::evidential ? OutputDistribution::evidential : OutputDistribution::point;
+}
+
 nlohmann::json config_json(const MoleculeModelConfig& config) {
   nlohmann::json j{{"kind", kMoleculeModelKind},
                    {"featurizer", config.featurizer},
@@ -103,14 +109,14 @@ MoleculeModelConfig completed(MoleculeModelConfig config) {
   if (config.spread == SpreadMethod::ensemble && (config.ensemble < 2 || config.task_type != TaskType::regression))
     throw ArgumentError("an ensemble's spread needs regression and an ensemble of 2 or more networks (the ensemble "
                         "has " + std::to_string(config.ensemble) + ")");
-  if (config.spread == SpreadMethod::mve && config.task_type != TaskType::regression)
-    throw ArgumentError("mean-variance estimation (--uncertainty mve) needs regression targets");
+  if (config.task_type != TaskType::regression && output_distribution(config.spread) != OutputDistribution::point)
+    throw ArgumentError("--uncertainty " + name_of(kSpreadMethodNames, config.spread) + " needs regression targets");
   config.network.node_dim = config.featurizer.atom_dim();
   config.network.edge_dim = config.featurizer.bond_dim();
   config.network.graph_dim = config.featurizer.graph_dim();
   check_descriptors(config.featurizer.descriptors);
-  // A mean-variance network gives each target a mean, then (after all the means) a raw variance.
-  config.network.tasks = static_cast<Index>(config.tasks.size()) * (config.spread == SpreadMethod::mve ? 2 : 1);
+  // A network with several outputs a target gives the means first, then each other block of them.
+  config.network.tasks = static_cast<Index>(config.tasks.size()) * outputs_per_target(output_distribution(config.spread));
   if (config.scaling.shift.size() != config.tasks.size())
     config.scaling = TargetScaling::identity(static_cast<Index>(config.tasks.size()));
   return config;
@@ -122,14 +128,15 @@ std::vector<const FeaturedGraph*> as_featured(std::span<const MoleculeGraph* con
 
 GraphSet graph_set(const MoleculeSet& set) { return {as_featured(set.molecules), set.targets}; }
 
-// The members' predictions in the targets' units, each from its raw outputs, and for mean-variance
-// networks their variances.
+// The members' predictions in the targets' units, each from its raw outputs, and for networks that
+// predict a variance (mve, evidential) their variances.
 struct MemberPredictions {
-  std::vector<Matrix<float>> means, variances;  // variances: empty unless mean-variance
+  std::vector<Matrix<float>> means, variances;  // variances: empty for point outputs
 
   void add(const Matrix<float>& raw, const MoleculeModelConfig& config) {
     means.push_back(to_predictions(raw, config.task_type, config.scaling));
-    if (config.spread == SpreadMethod::mve) variances.push_back(to_variances(raw, config.scaling));
+    const OutputDistribution distribution = output_distribution(config.spread);
+    if (distribution != OutputDistribution::point) variances.push_back(to_variances(raw, config.scaling, distribution));
   }
 
   // The members' mean, summed in member order as predict() sums it, and the total standard
@@ -322,7 +329,7 @@ std::vector<TrainingResult> MoleculeModel::fit(
     TrainingOptions member_options = options;
     member_options.task_type = config_.task_type;
     member_options.seed = options.seed + k;
-    member_options.mean_variance = config_.spread == SpreadMethod::mve;
+    member_options.distribution = output_distribution(config_.spread);
     return member_options;
   };
   // Members side by side, one thread each, while there are at least as many left as threads: each

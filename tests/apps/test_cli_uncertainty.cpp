@@ -73,15 +73,17 @@ TEST_F(CliUncertaintyTest, PredictWritesStandardDeviationsAndIntervalsAroundTheS
       << info.output;
 }
 
-TEST_F(CliUncertaintyTest, OneMeanVarianceNetworkGivesStandardDeviations) {
-  ASSERT_EQ(train(" --uncertainty mve --ensemble 1", "mve.ew").status, 0);
-  const CliRun run = run_cli("predict --model " + path("mve.ew") + " --smiles CCO CCCO --coverage 0.5");
-  ASSERT_EQ(run.status, 0) << run.output;
-  std::istringstream rows(run.output);
-  std::string header, line;
-  std::getline(rows, header);
-  EXPECT_EQ(header, "smiles,logS,logS_std,logS_lower,logS_upper,error");
-  while (std::getline(rows, line)) EXPECT_GT(numbers(line).at(1), 0) << line;
+TEST_F(CliUncertaintyTest, OneMeanVarianceOrEvidentialNetworkGivesStandardDeviations) {
+  for (const std::string method : {"mve", "evidential"}) {
+    ASSERT_EQ(train(" --uncertainty " + method + " --ensemble 1", method + ".ew").status, 0);
+    const CliRun run = run_cli("predict --model " + path(method + ".ew") + " --smiles CCO CCCO --coverage 0.5");
+    ASSERT_EQ(run.status, 0) << run.output;
+    std::istringstream rows(run.output);
+    std::string header, line;
+    std::getline(rows, header);
+    EXPECT_EQ(header, "smiles,logS,logS_std,logS_lower,logS_upper,error");
+    while (std::getline(rows, line)) EXPECT_GT(numbers(line).at(1), 0) << method << ": " << line;
+  }
 }
 
 TEST_F(CliUncertaintyTest, RefusalsNameTheirFix) {
@@ -99,7 +101,7 @@ TEST_F(CliUncertaintyTest, RefusalsNameTheirFix) {
   const CliRun uncalibrated = run_cli("predict --model " + path("plain.ew") + " --smiles CCO --coverage 0.5 --out " +
                                       path("out.csv"));
   EXPECT_EQ(uncalibrated.status, 1);
-  EXPECT_NE(uncalibrated.output.find("the model has no calibrated spread; train it with --uncertainty ensemble or mve"),
+  EXPECT_NE(uncalibrated.output.find("the model has no calibrated spread; train it with --uncertainty ensemble, mve or evidential"),
             std::string::npos)
       << uncalibrated.output;
   EXPECT_FALSE(std::filesystem::exists(path("out.csv")));

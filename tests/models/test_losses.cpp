@@ -189,6 +189,45 @@ TEST(GaussianNllLossTest, GradientMatchesCentralDifferences) {
             1e-6);
 }
 
+TEST(EvidentialLossTest, HandComputedWithMissingLabel) {
+  // gamma 1 against target 0; raw nu, alpha, beta chosen so that nu = 1, alpha = 2, beta = 1 (less
+  // the 1e-6 each carries), so Omega = 4 and the Student-t term's argument is nu e^2 + Omega = 5.
+  const double raw_one = std::log(std::numbers::e - 1);
+  const Matrix<double> pred = matrix(1, 8, {1, 9, raw_one, 0, raw_one, 0, raw_one, 0});
+  const MaskedTargets<double> labels = mask_from_nan(matrix(1, 2, {0, kNan}));
+  Matrix<double> dpred;
+  const double nll = 0.5 * std::log(std::numbers::pi) - 2 * std::log(4.0) + 2.5 * std::log(5.0) + std::lgamma(2.0) -
+                     std::lgamma(2.5);
+  const double regularized = nll + 0.2 * 1 * (2 * 1 + 2);  // |error| (2 nu + alpha)
+  EXPECT_NEAR(evidential_loss(dpred, pred, labels.target, &labels.mask, 0.0), nll, 1e-5);
+  EXPECT_NEAR(evidential_loss(dpred, pred, labels.target, &labels.mask, 0.2), regularized, 1e-5);
+  EXPECT_NEAR(dpred(0, 0), 2.5 * 2 * 1 / 5.0 + 0.2 * 4, 1e-5);  // d/d gamma
+  EXPECT_EQ(dpred(0, 1), 0.0);  // a missing label moves none of its outputs
+  EXPECT_EQ(dpred(0, 7), 0.0);
+  // Total variance beta (1 + nu) / (nu (alpha - 1)) = 2.
+  EXPECT_NEAR(evidential_variance(raw_one, raw_one, raw_one), 2.0, 1e-5);
+  EXPECT_THROW(evidential_loss(dpred, matrix(1, 4, {1, 2, 3, 4}), labels.target, &labels.mask, 0.2), ArgumentError);
+}
+
+TEST(EvidentialLossTest, GradientMatchesCentralDifferences) {
+  SplitMix64 rng(11);
+  Matrix<double> pred = random_matrix(5, 12, rng);
+  const Matrix<double> target = random_matrix(5, 3, rng);
+  Matrix<double> mask = Matrix<double>::Ones(5, 3);
+  mask(2, 1) = 0;
+  Matrix<double> dpred, scratch;
+  evidential_loss(dpred, pred, target, &mask, 0.2);
+  EXPECT_LT(gradient_error("evidential", pred.data(), dpred.data(), pred.size(),
+                           [&] { return evidential_loss(scratch, pred, target, &mask, 0.2); }),
+            1e-6);
+}
+
+TEST(OutputDistributionTest, OutputsPerTarget) {
+  EXPECT_EQ(outputs_per_target(OutputDistribution::point), 1);
+  EXPECT_EQ(outputs_per_target(OutputDistribution::gaussian), 2);
+  EXPECT_EQ(outputs_per_target(OutputDistribution::evidential), 4);
+}
+
 TEST(LossFloatTest, AgreesWithDouble) {
   SplitMix64 rng(2);
   const Matrix<double> pred = random_matrix(4, 3, rng);

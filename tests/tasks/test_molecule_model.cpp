@@ -641,28 +641,32 @@ TEST_F(MoleculeModelFileTest, AnEnsemblesCalibratedSpreadAgreesOnEveryPathAndSur
   EXPECT_THROW(MoleculeModel{config}, ArgumentError);
 }
 
-// Mean-variance networks: twice the outputs, predictions of the targets' width, a spread from the
-// predicted variances even for one network, and the same values by every path and after saving.
-TEST_F(MoleculeModelFileTest, MeanVarianceNetworksPredictASpreadOfTheirOwn) {
+// Mean-variance and evidential networks: two and four outputs a target, predictions of the targets'
+// width, a spread from the predicted variances even for one network, and the same values by every
+// path and after saving.
+TEST_F(MoleculeModelFileTest, NetworksThatPredictAVariancePredictASpreadOfTheirOwn) {
   set_num_threads(2);
-  MoleculeModelConfig config = small_config();
-  config.spread = SpreadMethod::mve;
-  MoleculeModel model(config);
-  EXPECT_EQ(model.config().network.tasks, 2);
-  model.initialize(6);
-  const Featurized data = featurize_all(model, kMolecules);
-  const std::vector<TrainingResult> results = model.fit(data.set, data.set, quick_training(3));
-  EXPECT_TRUE(std::isfinite(results.front().best_validation));
-  model.calibrate(data.set);
-  const SpreadPredictions spread = model.predict_with_spread(data.set.molecules);
-  ASSERT_EQ(spread.values.cols(), 1);
-  EXPECT_EQ(spread.values, model.predict(data.set.molecules));
-  EXPECT_TRUE((spread.raw_spread.array() > 0).all());  // one network, yet a variance of its own
+  for (const auto& [method, outputs] : {std::pair{SpreadMethod::mve, 2}, std::pair{SpreadMethod::evidential, 4}}) {
+    SCOPED_TRACE(name_of(kSpreadMethodNames, method));
+    MoleculeModelConfig config = small_config();
+    config.spread = method;
+    MoleculeModel model(config);
+    EXPECT_EQ(model.config().network.tasks, outputs);
+    model.initialize(6);
+    const Featurized data = featurize_all(model, kMolecules);
+    const std::vector<TrainingResult> results = model.fit(data.set, data.set, quick_training(3));
+    EXPECT_TRUE(std::isfinite(results.front().best_validation));
+    model.calibrate(data.set);
+    const SpreadPredictions spread = model.predict_with_spread(data.set.molecules);
+    ASSERT_EQ(spread.values.cols(), 1);
+    EXPECT_EQ(spread.values, model.predict(data.set.molecules));
+    EXPECT_TRUE((spread.raw_spread.array() > 0).all());  // one network, yet a variance of its own
 
-  expect_spread_on_every_path(model, data, spread, path("mve.ew"));
-  EXPECT_EQ(MoleculeModel::load(path("mve.ew")).config().spread, SpreadMethod::mve);
-  config.task_type = TaskType::classification;
-  EXPECT_THROW(MoleculeModel{config}, ArgumentError);
+    expect_spread_on_every_path(model, data, spread, path("variance.ew"));
+    EXPECT_EQ(MoleculeModel::load(path("variance.ew")).config().spread, method);
+    config.task_type = TaskType::classification;
+    EXPECT_THROW(MoleculeModel{config}, ArgumentError);
+  }
 }
 
 TEST_F(MoleculeModelFileTest, AnEnsembleResumedInItsSecondMemberEndsAtTheSameModel) {

@@ -46,6 +46,30 @@ double gaussian_nll_loss(Matrix<Scalar>& dpred, const Matrix<Scalar>& pred, cons
 /// The variance a raw mean-variance output stands for (gaussian_nll_loss): softplus(v) + 1e-6.
 double variance_of_output(double raw);
 
+/// Deep evidential regression's loss (Amini et al. 2020) on pred [N, 4T]: the means gamma of the T
+/// targets, then blocks of raw nu, alpha and beta, the parameters of a Normal-Inverse-Gamma prior
+/// on the target's mean and variance (nu and beta = softplus + 1e-6, alpha = 1 + softplus + 1e-6).
+/// Mean over present entries of the negative log-likelihood of the target under the prior's
+/// Student-t, plus `regularization` |gamma - target| (2 nu + alpha), which takes evidence away where
+/// the error is large. dpred, pred: [N, 4T]; target, mask: [N, T] (mask null for all present).
+template <typename Scalar>
+double evidential_loss(Matrix<Scalar>& dpred, const Matrix<Scalar>& pred, const Matrix<Scalar>& target,
+                       const Matrix<Scalar>* mask, double regularization);
+
+/// The total variance of evidential outputs (evidential_loss) from their raw nu, alpha and beta:
+/// beta (1 + nu) / (nu (alpha - 1)), the expected variance of the target plus that of its mean.
+double evidential_variance(double raw_nu, double raw_alpha, double raw_beta);
+
+/// What a regression network's outputs for one target stand for.
+enum class OutputDistribution {
+  point,       ///< the prediction alone, trained by mse_loss
+  gaussian,    ///< a mean and a raw variance, trained by gaussian_nll_loss
+  evidential,  ///< a mean and raw nu, alpha and beta, trained by evidential_loss
+};
+
+/// The outputs a network gives each target: 1, 2 or 4.
+Index outputs_per_target(OutputDistribution distribution);
+
 /// Softmax cross-entropy of integer classes, mean over present rows of logsumexp(z) - z_target,
 /// computed with the row maximum subtracted so large logits stay finite.
 /// dpred, logits: [N, C]; targets: [N] in [0, C), or negative to ignore the row; mask: [N] or null.

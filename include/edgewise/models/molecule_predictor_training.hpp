@@ -18,6 +18,7 @@
 #include "edgewise/graph/featured_graph.hpp"
 #include "edgewise/models/collectives.hpp"
 #include "edgewise/models/column_scaling.hpp"
+#include "edgewise/models/losses.hpp"
 #include "edgewise/models/molecule_predictor.hpp"
 #include "edgewise/models/training_state.hpp"
 
@@ -52,9 +53,9 @@ struct TrainingOptions {
   Index patience = 30;            ///< epochs without validation improvement before stopping
   std::string metric;             ///< early-stopping metric; empty: "rmse" or "roc_auc" by task type
   std::uint64_t seed = 0;  ///< Seeds the shuffling, dropout and any random choices.
-  /// Regression only: the network gives each target a mean and a raw variance (its outputs are
-  /// twice the targets), trained by gaussian_nll_loss instead of MSE.
-  bool mean_variance = false;
+  /// Regression only: what the network's outputs for each target stand for (outputs_per_target of
+  /// them), and so the loss it is trained by.
+  OutputDistribution distribution = OutputDistribution::point;
   /// Normal: one line per epoch (epoch_line); verbose: also the setup and why training stopped.
   LogSettings log = {};
 };
@@ -129,11 +130,11 @@ Matrix<float> predict_raw(MoleculePredictor<float>& model, std::span<const Featu
                           Index batch_size = kPredictionBatchSize);
 
 /// Raw outputs [M, tasks], as predict_raw gives them, in the targets' units: unscaled values for
-/// regression, probabilities for classification. Of a mean-variance network's [M, 2T], the means.
+/// regression, probabilities for classification. Of a network with several outputs a target, the means.
 Matrix<float> to_predictions(const Matrix<float>& raw, TaskType task_type, const TargetScaling& scaling);
-/// The variances [M, T], in the targets' units, of a mean-variance network's raw outputs [M, 2T]
-/// (TrainingOptions::mean_variance).
-Matrix<float> to_variances(const Matrix<float>& raw, const TargetScaling& scaling);
+/// The variances [M, T], in the targets' units, that the raw outputs of a gaussian or evidential
+/// network stand for (TrainingOptions::distribution).
+Matrix<float> to_variances(const Matrix<float>& raw, const TargetScaling& scaling, OutputDistribution distribution);
 
 /// Predictions in the targets' units: unscaled values for regression, probabilities for
 /// classification.

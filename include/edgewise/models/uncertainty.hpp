@@ -35,11 +35,18 @@ enum class SpreadMethod {
   /// likelihood; the spread is the members' total standard deviation, the root of their mean
   /// variance plus the variance of their means.
   mve,
+  /// Deep evidential regression: each network predicts the parameters of a prior on the target's
+  /// mean and variance (evidential_loss); the spread is the members' total standard deviation as
+  /// for mve, with each network's variance the prior's expected variance plus that of its mean.
+  evidential,
 };
 
 /// The names command lines and model files use.
 inline constexpr std::pair<SpreadMethod, std::string_view> kSpreadMethodNames[] = {
-    {SpreadMethod::none, "none"}, {SpreadMethod::ensemble, "ensemble"}, {SpreadMethod::mve, "mve"}};
+    {SpreadMethod::none, "none"},
+    {SpreadMethod::ensemble, "ensemble"},
+    {SpreadMethod::mve, "mve"},
+    {SpreadMethod::evidential, "evidential"}};
 
 /// The calibration of one task's raw spread, fitted on rows the model did not train on.
 ///
