@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <numbers>
 #include <numeric>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "edgewise/core/error.hpp"
 
@@ -210,8 +212,8 @@ struct LogisticFit {
     return total;
   }
 
-  PlattScaling fit() const {
-    PlattScaling best;
+  BinaryCalibration fit() const {
+    BinaryCalibration best;
     double current = loss(best.slope, best.intercept);
     for (int iteration = 0; iteration < 100; ++iteration) {
       double g_slope = 0, g_intercept = 0, h_ss = 1e-9, h_si = 0, h_ii = 1e-9;
@@ -234,7 +236,7 @@ struct LogisticFit {
         next = loss(best.slope - step_slope, best.intercept - step_intercept);
       }
       if (!(next <= current)) break;
-      best = {best.slope - step_slope, best.intercept - step_intercept};
+      best = {.slope = best.slope - step_slope, .intercept = best.intercept - step_intercept};
       const bool converged = current - next < 1e-12 * (1 + current);
       current = next;
       if (converged) break;
@@ -250,27 +252,100 @@ double clamped_logit(float probability) {
   return std::log(p / (1 - p));
 }
 
-// Platt's fit on the rows (x = logit, 0/1 labels) whose index has the given parity, or every row.
-PlattScaling platt_fit(std::span<const double> x, std::span<const double> labels, int parity) {
-  LogisticFit problem;
+// The rows whose index has the given parity, or every row for a negative parity.
+bool in_part(std::size_t row, int parity) { return parity < 0 || static_cast<int>(row % 2) == parity; }
+
+// Platt's and isotonic regression's targets for 0/1 labels: the labels, smoothed by the counts of
+// the part's positives and negatives.
+std::vector<double> smoothed_targets(std::span<const double> labels, int parity) {
   double positives = 0, negatives = 0;
-  for (std::size_t i = 0; i < x.size(); ++i)
-    if (parity < 0 || static_cast<int>(i % 2) == parity) (labels[i] > 0 ? positives : negatives) += 1;
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    if (in_part(i, parity)) (labels[i] > 0 ? positives : negatives) += 1;
+  std::vector<double> targets(labels.size());
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    targets[i] = labels[i] > 0 ? (positives + 1) / (positives + 2) : 1 / (negatives + 2);
+  return targets;
+}
+
+// Platt's fit on the rows (x = logit, 0/1 labels) of a part.
+BinaryCalibration platt_fit(std::span<const double> x, std::span<const double> labels, int parity) {
+  LogisticFit problem;
+  const std::vector<double> targets = smoothed_targets(labels, parity);
   for (std::size_t i = 0; i < x.size(); ++i) {
-    if (parity >= 0 && static_cast<int>(i % 2) != parity) continue;
+    if (!in_part(i, parity)) continue;
     problem.x.push_back(x[i]);
-    problem.target.push_back(labels[i] > 0 ? (positives + 1) / (positives + 2) : 1 / (negatives + 2));
+    problem.target.push_back(targets[i]);
   }
   return problem.fit();
 }
 
-// The NLL of 0/1 labels under the scaling, over the rows of the given parity.
-double platt_nll(const PlattScaling& scaling, std::span<const double> x, std::span<const double> labels, int parity) {
+// Centred isotonic regression on the rows (probabilities p, 0/1 labels) of a part: rows of equal
+// probability pooled, then adjacent pools merged while a pool's mean target is not below the next
+// one's; each pool's mean probability and mean target is a knot.
+BinaryCalibration isotonic_fit(std::span<const float> p, std::span<const double> labels, int parity) {
+  struct Pool {
+    double probability = 0, target = 0, rows = 0;  // sums, then means once divided by rows
+    void merge(const Pool& other) {
+      probability += other.probability;
+      target += other.target;
+      rows += other.rows;
+    }
+  };
+  const std::vector<double> targets = smoothed_targets(labels, parity);
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (in_part(i, parity)) order.push_back(i);
+  std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+  std::vector<Pool> pools;
+  const auto mean = [](const Pool& pool) { return pool.target / pool.rows; };
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const Pool row{p[order[k]], targets[order[k]], 1};
+    if (k > 0 && p[order[k]] == p[order[k - 1]]) pools.back().merge(row);
+    else pools.push_back(row);
+    while (pools.size() > 1 && mean(pools[pools.size() - 2]) >= mean(pools.back())) {
+      pools[pools.size() - 2].merge(pools.back());
+      pools.pop_back();
+    }
+  }
+  // A pool of fewer rows than the root of their number joins the next (the last, the one before), so
+  // that no knot rests on a handful of rows: the lowest and highest would otherwise be single rows
+  // calibrated to nearly 0 and 1. Joining neighbours keeps the means rising.
+  const double fewest = std::ceil(std::sqrt(static_cast<double>(order.size())));
+  std::vector<Pool> joined;
+  for (const Pool& pool : pools) {
+    if (!joined.empty() && joined.back().rows < fewest) joined.back().merge(pool);
+    else joined.push_back(pool);
+  }
+  if (joined.size() > 1 && joined.back().rows < fewest) {
+    joined[joined.size() - 2].merge(joined.back());
+    joined.pop_back();
+  }
+  BinaryCalibration result;
+  for (const Pool& pool : joined)
+    result.isotonic.emplace_back(static_cast<float>(pool.probability / pool.rows), static_cast<float>(mean(pool)));
+  return result;
+}
+
+// The NLL of 0/1 labels under Platt's scaling, over the rows of the given parity.
+double platt_nll(const BinaryCalibration& scaling, std::span<const double> x, std::span<const double> labels,
+                 int parity) {
   double nll = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (static_cast<int>(i % 2) != parity) continue;
     const double z = scaling.slope * x[i] + scaling.intercept;
     nll += labels[i] > 0 ? LogisticFit::softplus(-z) : LogisticFit::softplus(z);
+  }
+  return nll;
+}
+
+// The NLL of 0/1 labels under any calibration of the probabilities p, over the rows of the given parity.
+double calibrated_nll(const BinaryCalibration& calibration, std::span<const float> p, std::span<const double> labels,
+                      int parity) {
+  double nll = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (static_cast<int>(i % 2) != parity) continue;
+    const double q = std::clamp(static_cast<double>(calibration.apply(p[i])), 1e-7, 1 - 1e-7);
+    nll -= std::log(labels[i] > 0 ? q : 1 - q);
   }
   return nll;
 }
@@ -474,38 +549,61 @@ void from_json(const nlohmann::json& j, ClassCalibration& calibration) {
     throw ModelFormatError("class calibration: the scores must lie in [0, 1], ascending");
 }
 
-float PlattScaling::apply(float probability) const {
-  return static_cast<float>(1 / (1 + std::exp(-(slope * clamped_logit(probability) + intercept))));
+float BinaryCalibration::apply(float probability) const {
+  if (isotonic.empty())
+    return static_cast<float>(1 / (1 + std::exp(-(slope * clamped_logit(probability) + intercept))));
+  const auto above = std::ranges::upper_bound(isotonic, probability, {}, &std::pair<float, float>::first);
+  if (above == isotonic.begin()) return isotonic.front().second;
+  if (above == isotonic.end()) return isotonic.back().second;
+  const auto& [x0, y0] = *(above - 1);
+  const auto& [x1, y1] = *above;
+  return y0 + (y1 - y0) * (probability - x0) / (x1 - x0);
 }
 
-PlattScaling fit_platt_scaling(std::span<const float> targets, std::span<const float> probabilities) {
-  check_lengths({targets.size(), probabilities.size()}, "fit_platt_scaling");
+BinaryCalibration fit_binary_calibration(std::span<const float> targets, std::span<const float> probabilities) {
+  check_lengths({targets.size(), probabilities.size()}, "fit_binary_calibration");
   std::vector<double> x, labels;
+  std::vector<float> p;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     if (std::isnan(targets[i])) continue;
+    p.push_back(probabilities[i]);
     x.push_back(clamped_logit(probabilities[i]));
     labels.push_back(targets[i]);
   }
   if (x.size() < 4) return {};
-  const PlattScaling identity;
-  double crossed = 0, as_is = 0;
+  const BinaryCalibration identity;
+  double platt = 0, isotonic = 0, as_is = 0;
   for (const int parity : {0, 1}) {
-    crossed += platt_nll(platt_fit(x, labels, 1 - parity), x, labels, parity);
+    platt += platt_nll(platt_fit(x, labels, 1 - parity), x, labels, parity);
+    isotonic += calibrated_nll(isotonic_fit(p, labels, 1 - parity), p, labels, parity);
     as_is += platt_nll(identity, x, labels, parity);
   }
-  if (!(crossed < as_is)) return identity;
-  const PlattScaling fitted = platt_fit(x, labels, -1);
+  if (isotonic < platt && isotonic < as_is) return isotonic_fit(p, labels, -1);
+  if (!(platt < as_is)) return identity;
+  const BinaryCalibration fitted = platt_fit(x, labels, -1);
   return fitted.slope > 0 && std::isfinite(fitted.slope) && std::isfinite(fitted.intercept) ? fitted : identity;
 }
 
-void to_json(nlohmann::json& j, const PlattScaling& scaling) {
-  j = {{"slope", scaling.slope}, {"intercept", scaling.intercept}};
+void to_json(nlohmann::json& j, const BinaryCalibration& calibration) {
+  if (calibration.isotonic.empty()) j = {{"slope", calibration.slope}, {"intercept", calibration.intercept}};
+  else j = {{"isotonic", calibration.isotonic}};
 }
 
-void from_json(const nlohmann::json& j, PlattScaling& scaling) {
-  j.at("slope").get_to(scaling.slope);
-  j.at("intercept").get_to(scaling.intercept);
-  if (!(std::isfinite(scaling.slope) && scaling.slope > 0) || !std::isfinite(scaling.intercept))
+void from_json(const nlohmann::json& j, BinaryCalibration& calibration) {
+  calibration = {};
+  if (j.contains("isotonic")) {
+    j.at("isotonic").get_to(calibration.isotonic);
+    const auto& knots = calibration.isotonic;
+    const auto unit = [](float v) { return v >= 0 && v <= 1; };
+    const bool inside = std::ranges::all_of(knots, [&](const auto& k) { return unit(k.first) && unit(k.second); });
+    const auto rising = [](const auto& a, const auto& b) { return a.first < b.first && a.second <= b.second; };
+    if (knots.empty() || !inside || std::ranges::adjacent_find(knots, std::not_fn(rising)) != knots.end())
+      throw ModelFormatError("isotonic calibration: the knots must lie in [0, 1], each above the one before");
+    return;
+  }
+  j.at("slope").get_to(calibration.slope);
+  j.at("intercept").get_to(calibration.intercept);
+  if (!(std::isfinite(calibration.slope) && calibration.slope > 0) || !std::isfinite(calibration.intercept))
     throw ModelFormatError("Platt scaling: the slope must be positive and finite, the intercept finite");
 }
 

@@ -316,10 +316,12 @@ class MoleculeModel(_Model):
         return self._handle._task_type
 
     @property
-    def probability_calibration(self) -> list[tuple[float, float]]:
-        """A classification model's Platt scaling per task, (slope, intercept): its probabilities
-        are sigmoid(slope * logit(p) + intercept) of the networks' p; (1.0, 0.0) where scaling did
-        not help. Empty for regression and for models saved without."""
+    def probability_calibration(self) -> list[dict]:
+        """A classification model's calibration per task: Platt's {"slope", "intercept"}, its
+        probabilities sigmoid(slope * logit(p) + intercept) of the networks' p (slope 1.0 and
+        intercept 0.0 where calibration did not help), or isotonic regression's {"isotonic": [(p,
+        calibrated p), ...]}, knots joined by straight lines. Empty for regression and for models
+        saved without."""
         return self._handle._probability_calibration
 
     def __repr__(self) -> str:

@@ -473,10 +473,12 @@ void bind_molecules(py::module_& m) {
       .def_static("_is_sdf", &is_sdf_path)
       .def_property_readonly("_ensemble", [](const MoleculeHandle& handle) { return handle.model.config().ensemble; })
       .def_property_readonly("_probability_calibration", [](const MoleculeHandle& handle) {
-        std::vector<std::pair<double, double>> scalings;
-        for (const PlattScaling& task : handle.model.config().probability_calibration)
-          scalings.emplace_back(task.slope, task.intercept);
-        return scalings;
+        py::list tasks;
+        for (const BinaryCalibration& task : handle.model.config().probability_calibration) {
+          if (task.isotonic.empty()) tasks.append(py::dict(py::arg("slope") = task.slope, py::arg("intercept") = task.intercept));
+          else tasks.append(py::dict(py::arg("isotonic") = task.isotonic));
+        }
+        return tasks;
       });
 }
 

@@ -134,8 +134,12 @@ def test_classification_gives_probabilities() -> None:
     probabilities = trained.predict(SMILES)
     assert trained.task_type == "classification"
     assert ((probabilities >= 0) & (probabilities <= 1)).all()
-    [(slope, intercept)] = trained.probability_calibration  # fitted on the validation part
-    assert slope > 0 and np.isfinite(intercept)
+    [calibration] = trained.probability_calibration  # fitted on the validation part
+    if "isotonic" in calibration:
+        knots = np.array(calibration["isotonic"])
+        assert (np.diff(knots, axis=0) >= 0).all() and ((knots >= 0) & (knots <= 1)).all()
+    else:
+        assert calibration["slope"] > 0 and np.isfinite(calibration["intercept"])
     with pytest.raises(ValueError, match="must be 0 or 1"):
         edgewise.MoleculeModel.train(SMILES, TARGETS, task_type="classification", verbose=False, **TINY)
 

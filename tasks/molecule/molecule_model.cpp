@@ -57,12 +57,12 @@ void read_uncertainty(const nlohmann::json& j, MoleculeModelConfig& config) {
 // Column c of m as a vector.
 std::vector<float> column(const Matrix<float>& m, Index c) { return {m.col(c).begin(), m.col(c).end()}; }
 
-// Calibrated probabilities, in place: the members' mean, [M, T], through each task's Platt scaling.
+// Calibrated probabilities, in place: the members' mean, [M, T], through each task's calibration.
 void calibrate_in_place(const MoleculeModelConfig& config, Matrix<float>& probabilities) {
-  const std::vector<PlattScaling>& tasks = config.probability_calibration;
+  const std::vector<BinaryCalibration>& tasks = config.probability_calibration;
   if (tasks.empty()) return;
   for (Index t = 0; t < probabilities.cols(); ++t) {
-    const PlattScaling& task = tasks[static_cast<std::size_t>(t)];
+    const BinaryCalibration& task = tasks[static_cast<std::size_t>(t)];
     if (task.is_identity()) continue;
     for (Index m = 0; m < probabilities.rows(); ++m) probabilities(m, t) = task.apply(probabilities(m, t));
   }
@@ -493,7 +493,9 @@ ModelDescription MoleculeModel::describe() const {
   if (!config_.probability_calibration.empty()) {
     nlohmann::json scalings;
     for (std::size_t t = 0; t < config_.tasks.size(); ++t) scalings[config_.tasks[t]] = config_.probability_calibration[t];
-    description.sections.emplace_back("probability calibration (Platt: sigmoid(slope * logit(p) + intercept))", scalings);
+    description.sections.emplace_back(
+        "probability calibration (Platt: sigmoid(slope * logit(p) + intercept); isotonic: knots [p, calibrated p])",
+        scalings);
   }
   if (config_.calibration.empty()) return description;
   description.facts.emplace_back("uncertainty", "the members' spread, calibrated on the validation part");
@@ -555,9 +557,9 @@ void MoleculeModel::calibrate_probabilities(const MoleculeSet& held_out) {
     throw ArgumentError("probability calibration applies to classification models");
   config_.probability_calibration.clear();
   const Matrix<float> probabilities = predict(held_out.molecules);
-  std::vector<PlattScaling> calibration;
+  std::vector<BinaryCalibration> calibration;
   for (Index t = 0; t < probabilities.cols(); ++t) {
-    calibration.push_back(fit_platt_scaling(column(held_out.targets, t), column(probabilities, t)));
+    calibration.push_back(fit_binary_calibration(column(held_out.targets, t), column(probabilities, t)));
   }
   config_.probability_calibration = std::move(calibration);
 }

@@ -158,13 +158,15 @@ void check_split_measurable(const MoleculeDataset& data, const Split& split, Tas
   check_classes(data, split.test, "test", log);
 }
 
-// Which tasks Platt scaling changed, for --verbose logs.
+// Which tasks calibration changed, and how, for --verbose logs.
 std::string probability_calibration_text(const MoleculeModel& model, const std::string& part) {
-  const std::vector<PlattScaling>& tasks = model.config().probability_calibration;
-  const auto scaled = std::ranges::count_if(tasks, [](const PlattScaling& task) { return !task.is_identity(); });
-  return "probabilities calibrated on the " + part + ": " + std::to_string(scaled) + " of " +
-         std::to_string(tasks.size()) + " task(s) Platt-scaled, the others kept as they were (scaling fitted on "
-         "half its molecules did not help the other half)";
+  const std::vector<BinaryCalibration>& tasks = model.config().probability_calibration;
+  const auto isotonic = std::ranges::count_if(tasks, [](const BinaryCalibration& task) { return !task.isotonic.empty(); });
+  const auto scaled = std::ranges::count_if(tasks, [](const BinaryCalibration& task) { return !task.is_identity(); });
+  return "probabilities calibrated on the " + part + ": of " + std::to_string(tasks.size()) + " task(s), " +
+         std::to_string(scaled - isotonic) + " Platt-scaled, " + std::to_string(isotonic) +
+         " by isotonic regression, the others kept as they were (calibration fitted on half its molecules did not "
+         "help the other half)";
 }
 
 // One task's targets, predictions, raw spreads and calibrated standard deviations on a set.

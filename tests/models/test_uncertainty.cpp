@@ -284,7 +284,7 @@ TEST(ClassUncertaintyScoresTest, CalibratedSetsCoverFreshRows) {
 // Labels drawn with probability sigmoid(x / 2) from a model that reports sigmoid(x), twice as sure
 // as it should be: Platt's fit halves the slope. A model that reports the true probabilities keeps
 // the identity, as scaling fitted on half its rows does not help the other half.
-TEST(PlattScalingTest, UndoesOverconfidenceAndKeepsCalibratedProbabilities) {
+TEST(BinaryCalibrationTest, UndoesOverconfidenceAndKeepsCalibratedProbabilities) {
   std::mt19937_64 random(5);
   std::normal_distribution<double> logit_of(0, 3);
   std::uniform_real_distribution<double> uniform;
@@ -297,22 +297,78 @@ TEST(PlattScalingTest, UndoesOverconfidenceAndKeepsCalibratedProbabilities) {
     honest.push_back(static_cast<float>(truth));
   }
   targets[7] = kNan;  // unlabelled rows are skipped
-  const PlattScaling fitted = fit_platt_scaling(targets, sure);
+  const BinaryCalibration fitted = fit_binary_calibration(targets, sure);
   EXPECT_NEAR(fitted.slope, 0.5, 0.05);
   EXPECT_NEAR(fitted.intercept, 0, 0.1);
   EXPECT_NEAR(fitted.apply(1 / (1 + std::exp(-4.0f))), 1 / (1 + std::exp(-4.0 * fitted.slope - fitted.intercept)), 1e-6);
-  EXPECT_TRUE(fit_platt_scaling(targets, honest).is_identity());
+  EXPECT_TRUE(fit_binary_calibration(targets, honest).is_identity());
 }
 
-TEST(PlattScalingTest, FewRowsKeepTheIdentityAndBrokenValuesAreRefused) {
-  EXPECT_TRUE(fit_platt_scaling(std::vector<float>{1, 0, 1}, std::vector<float>{0.9f, 0.1f, 0.2f}).is_identity());
-  EXPECT_THROW(fit_platt_scaling(std::vector<float>{1, 0}, std::vector<float>{0.9f}), ArgumentError);
-  const PlattScaling scaling{.slope = 0.5, .intercept = -1};
-  const PlattScaling back = nlohmann::json(scaling).get<PlattScaling>();
+TEST(BinaryCalibrationTest, FewRowsKeepTheIdentityAndBrokenValuesAreRefused) {
+  EXPECT_TRUE(fit_binary_calibration(std::vector<float>{1, 0, 1}, std::vector<float>{0.9f, 0.1f, 0.2f}).is_identity());
+  EXPECT_THROW(fit_binary_calibration(std::vector<float>{1, 0}, std::vector<float>{0.9f}), ArgumentError);
+  const BinaryCalibration scaling{.slope = 0.5, .intercept = -1};
+  const BinaryCalibration back = nlohmann::json(scaling).get<BinaryCalibration>();
   EXPECT_EQ(back.slope, 0.5);
   EXPECT_EQ(back.intercept, -1);
-  EXPECT_THROW((void)nlohmann::json({{"slope", -1}, {"intercept", 0}}).get<PlattScaling>(), ModelFormatError);
-  EXPECT_FLOAT_EQ(PlattScaling{}.apply(0.3f), 0.3f);
+  EXPECT_THROW((void)nlohmann::json({{"slope", -1}, {"intercept", 0}}).get<BinaryCalibration>(), ModelFormatError);
+  EXPECT_FLOAT_EQ(BinaryCalibration{}.apply(0.3f), 0.3f);
+  const BinaryCalibration knots{.isotonic = {{0.2f, 0.1f}, {0.6f, 0.5f}}};
+  EXPECT_EQ(nlohmann::json(knots).get<BinaryCalibration>().isotonic, knots.isotonic);
+  EXPECT_THROW((void)nlohmann::json({{"isotonic", {{0.6, 0.1}, {0.2, 0.5}}}}).get<BinaryCalibration>(),
+               ModelFormatError);
+  EXPECT_THROW((void)nlohmann::json({{"isotonic", {{0.2, 0.1}, {0.6, 1.5}}}}).get<BinaryCalibration>(),
+               ModelFormatError);
+}
+
+// Between knots the calibrated probability is on the straight line; beyond them, the end's value.
+TEST(BinaryCalibrationTest, IsotonicKnotsAreJoinedByStraightLines) {
+  const BinaryCalibration knots{.isotonic = {{0.2f, 0.1f}, {0.6f, 0.5f}, {0.8f, 0.9f}}};
+  EXPECT_FLOAT_EQ(knots.apply(0.4f), 0.3f);
+  EXPECT_FLOAT_EQ(knots.apply(0.7f), 0.7f);
+  EXPECT_FLOAT_EQ(knots.apply(0.6f), 0.5f);
+  EXPECT_FLOAT_EQ(knots.apply(0.05f), 0.1f);
+  EXPECT_FLOAT_EQ(knots.apply(0.95f), 0.9f);
+  EXPECT_FALSE(knots.is_identity());
+}
+
+// A model whose probabilities, however sure, are right only between 10 % and 90 % of the time (the
+// truth is 0.1 + 0.8 p, bounded as no slope and intercept on the logit are) is calibrated by
+// isotonic regression rather than Platt's: its knots rise, lie on the truth within sampling noise,
+// and score fresh rows almost as well as the truth does.
+TEST(BinaryCalibrationTest, IsotonicRegressionFollowsAShapePlattCannot) {
+  std::mt19937_64 random(8);
+  std::uniform_real_distribution<double> uniform;
+  std::normal_distribution<double> logit_of(0, 3);  // a sure model: most probabilities near 0 or 1
+  const auto truth = [](double p) { return 0.1 + 0.8 * p; };
+  const auto draw = [&](int rows, std::vector<float>& targets, std::vector<float>& reported) {
+    for (int i = 0; i < rows; ++i) {
+      const double p = 1 / (1 + std::exp(-logit_of(random)));
+      reported.push_back(static_cast<float>(p));
+      targets.push_back(uniform(random) < truth(p) ? 1.0f : 0.0f);
+    }
+  };
+  std::vector<float> targets, reported, fresh_targets, fresh;
+  draw(4000, targets, reported);
+  draw(4000, fresh_targets, fresh);
+  const BinaryCalibration fitted = fit_binary_calibration(targets, reported);
+  ASSERT_FALSE(fitted.isotonic.empty());  // chosen over Platt's by the fit on half the rows
+  for (const auto& [p, calibrated] : fitted.isotonic) EXPECT_NEAR(calibrated, truth(p), 0.08) << "at " << p;
+  for (std::size_t k = 1; k < fitted.isotonic.size(); ++k) EXPECT_GT(fitted.isotonic[k].second, fitted.isotonic[k - 1].second);
+  const auto nll = [&](const auto& calibrate) {
+    double total = 0;
+    for (std::size_t i = 0; i < fresh.size(); ++i) {
+      const double q = calibrate(fresh[i]);
+      total -= std::log(fresh_targets[i] > 0 ? q : 1 - q);
+    }
+    return total / static_cast<double>(fresh.size());
+  };
+  // On fresh rows: within 0.01 of the true probabilities' NLL, most of the way there from the
+  // reported probabilities'.
+  const double calibrated = nll([&](float p) { return fitted.apply(p); }), best = nll(truth);
+  const double as_reported = nll([](float p) { return std::clamp(p, 1e-6f, 1 - 1e-6f); });
+  EXPECT_LT(calibrated, best + 0.01);
+  EXPECT_LT(calibrated - best, 0.2 * (as_reported - best));
 }
 
 }  // namespace

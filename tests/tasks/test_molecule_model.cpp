@@ -319,7 +319,7 @@ TEST(MoleculeModelTest, PlattScalingCalibratesAClassifiersProbabilities) {
   for (Index m = 0; m < contradicted.targets.rows(); m += 3) contradicted.targets(m, 0) = 1 - contradicted.targets(m, 0);
   model.calibrate_probabilities(contradicted);
   ASSERT_EQ(model.config().probability_calibration.size(), 1u);
-  const PlattScaling& scaling = model.config().probability_calibration.front();
+  const BinaryCalibration& scaling = model.config().probability_calibration.front();
   EXPECT_LT(scaling.slope, 0.5);
   const Matrix<float> calibrated = model.predict(data.set.molecules);
   for (Index m = 0; m < raw.rows(); ++m) EXPECT_EQ(calibrated(m, 0), scaling.apply(raw(m, 0)));

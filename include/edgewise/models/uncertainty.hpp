@@ -10,7 +10,7 @@
 ///   double half = calibration.half_width(spread, 0.9);        // a 90 % interval: prediction ± half
 ///
 /// Classification: probabilities calibrated by temperature scaling (one class of several) or Platt
-/// scaling (a binary task), and split-conformal sets of classes.
+/// scaling or isotonic regression (a binary task), and split-conformal sets of classes.
 ///
 ///   ClassCalibration calibration = fit_class_calibration(val_probabilities, val_labels);
 ///   calibration.apply(probabilities);                         // calibrated, rows in place
@@ -152,33 +152,41 @@ void to_json(nlohmann::json& j, const ClassCalibration& calibration);
 void from_json(const nlohmann::json& j, ClassCalibration& calibration);
 /// @}
 
-/// Platt scaling of one binary task's probabilities (Platt 1999): p becomes
-/// sigmoid(slope * logit(p) + intercept). Fitted on held-out rows by the likelihood of Platt's
-/// smoothed targets, (positives + 1) / (positives + 2) for a positive and 1 / (negatives + 2) for a
-/// negative, so that rows the model separates perfectly still give a finite fit. The slope is
-/// positive, so the rows keep their order (and their ROC-AUC); the identity changes nothing.
-struct PlattScaling {
-  double slope = 1;      ///< a, on logit(p)
-  double intercept = 0;  ///< b
+/// The calibration of one binary task's probabilities, fitted on held-out rows (fit_binary_calibration).
+/// Either Platt scaling (Platt 1999): p becomes sigmoid(slope * logit(p) + intercept), or isotonic:
+/// p becomes the piecewise-linear function through `isotonic`'s knots. Both are fitted on smoothed
+/// targets, (positives + 1) / (positives + 2) for a positive and 1 / (negatives + 2) for a negative,
+/// so that rows the model separates perfectly give no probability of exactly 0 or 1. Both rise with
+/// p, so the rows keep their order (and their ROC-AUC) between the extreme knots; the identity
+/// changes nothing.
+struct BinaryCalibration {
+  double slope = 1;      ///< Platt's a, on logit(p)
+  double intercept = 0;  ///< Platt's b
+  /// Isotonic calibration's knots (probability, calibrated probability), both ascending, or empty
+  /// for Platt's. Below the first knot and above the last the calibrated value is the end knot's.
+  std::vector<std::pair<float, float>> isotonic = {};
 
-  /// The calibrated probability; p is clamped to [1e-7, 1 - 1e-7] first.
+  /// The calibrated probability; for Platt's, p is clamped to [1e-7, 1 - 1e-7] first.
   float apply(float probability) const;
-  /// Slope 1 and intercept 0: probabilities pass unchanged.
-  bool is_identity() const { return slope == 1 && intercept == 0; }
+  /// Slope 1, intercept 0 and no knots: probabilities pass unchanged.
+  bool is_identity() const { return slope == 1 && intercept == 0 && isotonic.empty(); }
 };
 
-/// Fits Platt scaling on a task's labelled rows (targets 0 or 1; NaN: unlabelled, skipped) and keeps
-/// it only where it helps rows it was not fitted on: fitted on the even rows and scored on the odd
-/// ones, and the other way round, its NLL must be below that of the probabilities as they are; else,
-/// or with a slope that is not positive, or with fewer than four labelled rows, the identity. Throws
-/// ArgumentError when the lengths differ.
-PlattScaling fit_platt_scaling(std::span<const float> targets, std::span<const float> probabilities);
+/// Fits a task's calibration on its labelled rows (targets 0 or 1; NaN: unlabelled, skipped) and
+/// keeps only what helps rows it was not fitted on: Platt scaling and centred isotonic regression
+/// (pooled adjacent violators, each pool a knot at its mean probability; Oron and Flournoy 2017) are
+/// each fitted on the even rows and scored on the odd ones, and the other way round, and the one of
+/// lower NLL is fitted on every row if that NLL is below the probabilities' as they are; else, or
+/// with a Platt slope that is not positive, or with fewer than four labelled rows, the identity.
+/// Throws ArgumentError when the lengths differ.
+BinaryCalibration fit_binary_calibration(std::span<const float> targets, std::span<const float> probabilities);
 
-/// JSON form in model files: {"slope", "intercept"}; from_json throws ModelFormatError for a slope
-/// that is not positive and finite, or an intercept that is not finite.
+/// JSON form in model files: {"slope", "intercept"} for Platt's, {"isotonic": [[p, calibrated], ...]}
+/// for isotonic; from_json throws ModelFormatError for a slope that is not positive and finite, an
+/// intercept that is not finite, or knots outside [0, 1] or not ascending.
 /// @{
-void to_json(nlohmann::json& j, const PlattScaling& scaling);
-void from_json(const nlohmann::json& j, PlattScaling& scaling);
+void to_json(nlohmann::json& j, const BinaryCalibration& calibration);
+void from_json(const nlohmann::json& j, BinaryCalibration& calibration);
 /// @}
 
 /// The classes in the prediction set of a row of calibrated probabilities: those at least

@@ -48,9 +48,9 @@ struct MoleculeModelConfig {
   /// standard deviation, calibrated by MoleculeModel::calibrate.
   SpreadMethod spread = SpreadMethod::none;
   std::vector<SpreadCalibration> calibration = {};  ///< [T] once calibrated; empty before
-  /// Classification: [T] Platt scalings of the probabilities, set by calibrate_probabilities; empty
-  /// before, and in files written without.
-  std::vector<PlattScaling> probability_calibration = {};
+  /// Classification: [T] calibrations of the probabilities (Platt or isotonic), set by
+  /// calibrate_probabilities; empty before, and in files written without.
+  std::vector<BinaryCalibration> probability_calibration = {};
 };
 
 /// The model `edgewise train --task molecule` builds when no tuning option is given, chosen by
@@ -175,8 +175,8 @@ class MoleculeModel final : public Model {
   void calibrate(const MoleculeSet& held_out);
 
   /// Calibrates a classification model's probabilities on labelled molecules the networks did not
-  /// train on (the validation part): config().probability_calibration, from fit_platt_scaling per
-  /// task, which keeps the identity where scaling does not help rows it was not fitted on. Throws
+  /// train on (the validation part): config().probability_calibration, from fit_binary_calibration per
+  /// task, which keeps the identity where calibration does not help rows it was not fitted on. Throws
   /// ArgumentError for a regression model.
   void calibrate_probabilities(const MoleculeSet& held_out);
 
