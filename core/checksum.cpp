@@ -94,4 +94,8 @@ std::string xxh3_hex(const void* data, std::size_t size) {
   return to_hex(canonical.digest, sizeof canonical.digest);
 }
 
+std::uint64_t xxh3_64(const void* data, std::size_t size, std::uint64_t seed) {
+  return XXH3_64bits_withSeed(data, size, seed);
+}
+
 }  // namespace edgewise

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <utility>
 
+#include "edgewise/core/checksum.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/models/losses.hpp"
 #include "edgewise/models/metrics.hpp"
@@ -356,6 +357,61 @@ Matrix<float> predict_raw(MoleculePredictor<float>& model, std::span<const Featu
     outputs.middleRows(begin, count) = model.forward(batch);
   }
   return outputs;
+}
+
+namespace {
+
+// Dropout ids for a batch's atoms and molecules: each molecule's from a hash of its atom and bond
+// features (its atoms' ids follow on from its own), kept in int32 as Mode::node_ids are.
+void content_ids(const FeaturedBatch& batch, std::vector<std::int32_t>& atom_ids, std::vector<std::int32_t>& graph_ids) {
+  const std::span<const Index> nodes = batch.batch.node_offsets(), edges = batch.batch.edge_offsets();
+  const auto rows_hash = [](const Matrix<float>& m, Index first, Index end, std::uint64_t seed) {
+    return xxh3_64(m.data() + first * m.cols(), static_cast<std::size_t>((end - first) * m.cols()) * sizeof(float), seed);
+  };
+  atom_ids.resize(static_cast<std::size_t>(batch.batch.num_nodes()));
+  graph_ids.resize(static_cast<std::size_t>(batch.batch.num_graphs()));
+  for (std::size_t g = 0; g < graph_ids.size(); ++g) {
+    const std::uint64_t atoms = rows_hash(batch.node_features, nodes[g], nodes[g + 1], 0);
+    const std::uint64_t key = rows_hash(batch.edge_features, edges[g], edges[g + 1], atoms);
+    graph_ids[g] = static_cast<std::int32_t>(key & 0x7fffffff);
+    for (Index atom = nodes[g]; atom < nodes[g + 1]; ++atom)
+      atom_ids[static_cast<std::size_t>(atom)] = static_cast<std::int32_t>((key + static_cast<std::uint64_t>(atom - nodes[g])) & 0x7fffffff);
+  }
+}
+
+}  // namespace
+
+Matrix<float> dropout_variances(MoleculePredictor<float>& model, const FeaturedBatch& batch,
+                                const TargetScaling& scaling, Index samples) {
+  EDGEWISE_CHECK(samples >= 2);
+  std::vector<std::int32_t> atom_ids, graph_ids;
+  content_ids(batch, atom_ids, graph_ids);
+  const Index graphs = batch.batch.num_graphs(), tasks = scaling.columns();
+  Matrix<double> sum = Matrix<double>::Zero(graphs, tasks), squares = Matrix<double>::Zero(graphs, tasks);
+  for (Index sample = 0; sample < samples; ++sample) {
+    // The same generator state for every batch: each layer's mask key depends on the sample alone.
+    SplitMix64 rng(static_cast<std::uint64_t>(sample));
+    const Matrix<float>& raw = model.forward(batch, Mode::train(rng, atom_ids), graph_ids);
+    const Matrix<double> values = scaling.to_original(raw.leftCols(tasks)).cast<double>();
+    sum += values;
+    squares += values.cwiseProduct(values);
+  }
+  const double n = static_cast<double>(samples);
+  return ((squares - sum.cwiseProduct(sum) / n) / (n - 1)).cwiseMax(0.0).cast<float>();
+}
+
+Matrix<float> dropout_variances(MoleculePredictor<float>& model, std::span<const FeaturedGraph* const> graphs,
+                                const TargetScaling& scaling, Index samples, Index batch_size) {
+  EDGEWISE_CHECK(batch_size > 0);
+  const auto n = static_cast<Index>(graphs.size());
+  Matrix<float> variances(n, scaling.columns());
+  FeaturedBatch batch;
+  for (Index begin = 0; begin < n; begin += batch_size) {
+    const Index count = std::min(batch_size, n - begin);
+    batch.assemble(graphs.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(count)));
+    variances.middleRows(begin, count) = dropout_variances(model, batch, scaling, samples);
+  }
+  return variances;
 }
 
 Matrix<float> predict(MoleculePredictor<float>& model, std::span<const FeaturedGraph* const> graphs, TaskType task_type,

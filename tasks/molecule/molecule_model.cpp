@@ -24,6 +24,10 @@
 namespace edgewise {
 namespace {
 
+// Forward passes with dropout on that give a network's variance under --uncertainty dropout, as many
+// as Chemprop's default.
+constexpr Index kDropoutSamples = 10;
+
 // What the networks of a model with this spread predict for each target.
 OutputDistribution output_distribution(SpreadMethod spread) {
   if (spread == SpreadMethod::mve) return OutputDistribution::gaussian;
@@ -109,8 +113,11 @@ MoleculeModelConfig completed(MoleculeModelConfig config) {
   if (config.spread == SpreadMethod::ensemble && (config.ensemble < 2 || config.task_type != TaskType::regression))
     throw ArgumentError("an ensemble's spread needs regression and an ensemble of 2 or more networks (the ensemble "
                         "has " + std::to_string(config.ensemble) + ")");
-  if (config.task_type != TaskType::regression && output_distribution(config.spread) != OutputDistribution::point)
+  const bool own_variance = output_distribution(config.spread) != OutputDistribution::point;
+  if (config.task_type != TaskType::regression && (own_variance || config.spread == SpreadMethod::dropout))
     throw ArgumentError("--uncertainty " + name_of(kSpreadMethodNames, config.spread) + " needs regression targets");
+  if (config.spread == SpreadMethod::dropout && !(config.network.dropout > 0))
+    throw ArgumentError("--uncertainty dropout samples the networks' dropout, and --dropout is 0");
   config.network.node_dim = config.featurizer.atom_dim();
   config.network.edge_dim = config.featurizer.bond_dim();
   config.network.graph_dim = config.featurizer.graph_dim();
@@ -129,7 +136,7 @@ std::vector<const FeaturedGraph*> as_featured(std::span<const MoleculeGraph* con
 GraphSet graph_set(const MoleculeSet& set) { return {as_featured(set.molecules), set.targets}; }
 
 // The members' predictions in the targets' units, each from its raw outputs, and for networks that
-// predict a variance (mve, evidential) their variances.
+// predict a variance (mve, evidential) or sample one (dropout) their variances.
 struct MemberPredictions {
   std::vector<Matrix<float>> means, variances;  // variances: empty for point outputs
 
@@ -533,7 +540,11 @@ SpreadPredictions MoleculeModel::predict_with_spread(std::span<const MoleculeGra
     throw ArgumentError("this model was trained without a spread (--uncertainty none): its predictions have none");
   const std::vector<const FeaturedGraph*> graphs = as_featured(molecules);
   MemberPredictions members;
-  for (const auto& member : members_) members.add(predict_raw(member->network, graphs), config_);
+  for (const auto& member : members_) {
+    members.add(predict_raw(member->network, graphs), config_);
+    if (config_.spread == SpreadMethod::dropout)
+      members.variances.push_back(dropout_variances(member->network, graphs, config_.scaling, kDropoutSamples));
+  }
   return members.spread();
 }
 
@@ -593,7 +604,11 @@ struct MoleculeModel::Worker {
       return sum;
     }
     MemberPredictions members;
-    for (const auto& member : networks) members.add(member->network.forward(batch), config);
+    for (const auto& member : networks) {
+      members.add(member->network.forward(batch), config);
+      if (config.spread == SpreadMethod::dropout)
+        members.variances.push_back(dropout_variances(member->network, batch, config.scaling, kDropoutSamples));
+    }
     const SpreadPredictions predicted = members.spread();
     Matrix<float> both(predicted.values.rows(), 2 * predicted.values.cols());
     both << predicted.values, predicted.raw_spread;

@@ -73,8 +73,8 @@ TEST_F(CliUncertaintyTest, PredictWritesStandardDeviationsAndIntervalsAroundTheS
       << info.output;
 }
 
-TEST_F(CliUncertaintyTest, OneMeanVarianceOrEvidentialNetworkGivesStandardDeviations) {
-  for (const std::string method : {"mve", "evidential"}) {
+TEST_F(CliUncertaintyTest, OneNetworkGivesStandardDeviationsOfItsOwn) {
+  for (const std::string method : {"mve", "evidential", "dropout"}) {
     ASSERT_EQ(train(" --uncertainty " + method + " --ensemble 1", method + ".ew").status, 0);
     const CliRun run = run_cli("predict --model " + path(method + ".ew") + " --smiles CCO CCCO --coverage 0.5");
     ASSERT_EQ(run.status, 0) << run.output;
@@ -101,7 +101,7 @@ TEST_F(CliUncertaintyTest, RefusalsNameTheirFix) {
   const CliRun uncalibrated = run_cli("predict --model " + path("plain.ew") + " --smiles CCO --coverage 0.5 --out " +
                                       path("out.csv"));
   EXPECT_EQ(uncalibrated.status, 1);
-  EXPECT_NE(uncalibrated.output.find("the model has no calibrated spread; train it with --uncertainty ensemble, mve or evidential"),
+  EXPECT_NE(uncalibrated.output.find("the model has no calibrated spread; train it with --uncertainty ensemble, mve, evidential or dropout"),
             std::string::npos)
       << uncalibrated.output;
   EXPECT_FALSE(std::filesystem::exists(path("out.csv")));

@@ -669,6 +669,36 @@ TEST_F(MoleculeModelFileTest, NetworksThatPredictAVariancePredictASpreadOfTheirO
   }
 }
 
+// Monte-Carlo dropout: one network's predictions with its dropout on spread, by every path alike;
+// a molecule's spread does not depend on the molecules batched with it; the values stay predict()'s.
+TEST_F(MoleculeModelFileTest, DropoutSamplesGiveASpreadThatFollowsTheMoleculeAlone) {
+  set_num_threads(2);
+  MoleculeModelConfig config = small_config();
+  config.spread = SpreadMethod::dropout;
+  EXPECT_THROW(MoleculeModel{config}, ArgumentError);  // no dropout to sample
+  config.network.dropout = 0.2;
+  MoleculeModel model(config);
+  EXPECT_EQ(model.config().network.tasks, 1);
+  model.initialize(7);
+  const Featurized data = featurize_all(model, kMolecules);
+  model.fit(data.set, data.set, quick_training(3));
+  model.calibrate(data.set);
+  const SpreadPredictions spread = model.predict_with_spread(data.set.molecules);
+  EXPECT_EQ(spread.values, model.predict(data.set.molecules));
+  EXPECT_TRUE((spread.raw_spread.array() > 0).all());
+  EXPECT_EQ(model.predict_with_spread(data.set.molecules).raw_spread, spread.raw_spread);  // the same draws
+
+  const std::vector<const MoleculeGraph*> reversed(data.set.molecules.rbegin(), data.set.molecules.rend());
+  const Matrix<float> alone = model.predict_with_spread(reversed).raw_spread;
+  for (Index m = 0; m < alone.rows(); ++m)
+    EXPECT_NEAR(alone(m, 0), spread.raw_spread(alone.rows() - 1 - m, 0), 1e-5f * spread.raw_spread.maxCoeff());
+
+  expect_spread_on_every_path(model, data, spread, path("dropout.ew"));
+  EXPECT_EQ(MoleculeModel::load(path("dropout.ew")).config().spread, SpreadMethod::dropout);
+  config.task_type = TaskType::classification;
+  EXPECT_THROW(MoleculeModel{config}, ArgumentError);
+}
+
 TEST_F(MoleculeModelFileTest, AnEnsembleResumedInItsSecondMemberEndsAtTheSameModel) {
   set_num_threads(2);
   MoleculeModelConfig config = small_config();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -55,5 +56,9 @@ class Xxh3Digest {
 
 /// Lower-case hex XXH3-128 of `size` bytes at `data`.
 std::string xxh3_hex(const void* data, std::size_t size);
+
+/// XXH3's 64-bit hash of `size` bytes at `data`, with a seed: a fingerprint for keying random draws
+/// by content.
+std::uint64_t xxh3_64(const void* data, std::size_t size, std::uint64_t seed = 0);
 
 }  // namespace edgewise

@@ -136,6 +136,16 @@ Matrix<float> to_predictions(const Matrix<float>& raw, TaskType task_type, const
 /// network stand for (TrainingOptions::distribution).
 Matrix<float> to_variances(const Matrix<float>& raw, const TargetScaling& scaling, OutputDistribution distribution);
 
+/// Monte-Carlo dropout (Gal and Ghahramani 2016): the variance [G, T], in the targets' units, of a
+/// regression network's predictions for the batch's molecules over `samples` forward passes with its
+/// dropout on. A molecule's masks are drawn from a hash of its features, so it gets the same masks
+/// in any batch, at any position and with any thread count.
+Matrix<float> dropout_variances(MoleculePredictor<float>& model, const FeaturedBatch& batch,
+                                const TargetScaling& scaling, Index samples);
+/// The same for `graphs`, [M, T], in batches of `batch_size`.
+Matrix<float> dropout_variances(MoleculePredictor<float>& model, std::span<const FeaturedGraph* const> graphs,
+                                const TargetScaling& scaling, Index samples, Index batch_size = kPredictionBatchSize);
+
 /// Predictions in the targets' units: unscaled values for regression, probabilities for
 /// classification.
 Matrix<float> predict(MoleculePredictor<float>& model, std::span<const FeaturedGraph* const> graphs, TaskType task_type,

@@ -39,6 +39,10 @@ enum class SpreadMethod {
   /// mean and variance (evidential_loss); the spread is the members' total standard deviation as
   /// for mve, with each network's variance the prior's expected variance plus that of its mean.
   evidential,
+  /// Monte-Carlo dropout: each network predicts each molecule several times with its dropout on
+  /// (dropout_variances); the spread is the members' total standard deviation as for mve, with each
+  /// network's variance that of its dropout predictions. Training is unchanged.
+  dropout,
 };
 
 /// The names command lines and model files use.
@@ -46,7 +50,8 @@ inline constexpr std::pair<SpreadMethod, std::string_view> kSpreadMethodNames[] 
     {SpreadMethod::none, "none"},
     {SpreadMethod::ensemble, "ensemble"},
     {SpreadMethod::mve, "mve"},
-    {SpreadMethod::evidential, "evidential"}};
+    {SpreadMethod::evidential, "evidential"},
+    {SpreadMethod::dropout, "dropout"}};
 
 /// The calibration of one task's raw spread, fitted on rows the model did not train on.
 ///
