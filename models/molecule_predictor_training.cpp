@@ -345,28 +345,32 @@ bool overfits(const TrainingResult& result, Index epoch_limit, bool larger_bette
   return last > after_best && last - best_error >= 0.1 * std::abs(best_error);
 }
 
-Matrix<float> predict_raw(MoleculePredictor<float>& model, std::span<const FeaturedGraph* const> graphs,
-                          Index batch_size) {
+namespace {
+
+// Rows [M, columns] of `graphs` in batches of batch_size, each batch's from rows_of(batch).
+template <typename RowsOf>
+Matrix<float> in_batches(std::span<const FeaturedGraph* const> graphs, Index batch_size, Index columns,
+                         RowsOf rows_of) {
   EDGEWISE_CHECK(batch_size > 0);
   const auto n = static_cast<Index>(graphs.size());
-  Matrix<float> outputs(n, model.options().tasks);
+  Matrix<float> rows(n, columns);
   FeaturedBatch batch;
   for (Index begin = 0; begin < n; begin += batch_size) {
     const Index count = std::min(batch_size, n - begin);
     batch.assemble(graphs.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(count)));
-    outputs.middleRows(begin, count) = model.forward(batch);
+    rows.middleRows(begin, count) = rows_of(batch);
   }
-  return outputs;
+  return rows;
 }
-
-namespace {
 
 // Dropout ids for a batch's atoms and molecules: each molecule's from a hash of its atom and bond
 // features (its atoms' ids follow on from its own), kept in int32 as Mode::node_ids are.
-void content_ids(const FeaturedBatch& batch, std::vector<std::int32_t>& atom_ids, std::vector<std::int32_t>& graph_ids) {
+void content_ids(const FeaturedBatch& batch, std::vector<std::int32_t>& atom_ids,
+                 std::vector<std::int32_t>& graph_ids) {
   const std::span<const Index> nodes = batch.batch.node_offsets(), edges = batch.batch.edge_offsets();
   const auto rows_hash = [](const Matrix<float>& m, Index first, Index end, std::uint64_t seed) {
-    return xxh3_64(m.data() + first * m.cols(), static_cast<std::size_t>((end - first) * m.cols()) * sizeof(float), seed);
+    const auto bytes = static_cast<std::size_t>((end - first) * m.cols()) * sizeof(float);
+    return xxh3_64(m.data() + first * m.cols(), bytes, seed);
   };
   atom_ids.resize(static_cast<std::size_t>(batch.batch.num_nodes()));
   graph_ids.resize(static_cast<std::size_t>(batch.batch.num_graphs()));
@@ -374,12 +378,20 @@ void content_ids(const FeaturedBatch& batch, std::vector<std::int32_t>& atom_ids
     const std::uint64_t atoms = rows_hash(batch.node_features, nodes[g], nodes[g + 1], 0);
     const std::uint64_t key = rows_hash(batch.edge_features, edges[g], edges[g + 1], atoms);
     graph_ids[g] = static_cast<std::int32_t>(key & 0x7fffffff);
-    for (Index atom = nodes[g]; atom < nodes[g + 1]; ++atom)
-      atom_ids[static_cast<std::size_t>(atom)] = static_cast<std::int32_t>((key + static_cast<std::uint64_t>(atom - nodes[g])) & 0x7fffffff);
+    for (Index atom = nodes[g]; atom < nodes[g + 1]; ++atom) {
+      const std::uint64_t id = key + static_cast<std::uint64_t>(atom - nodes[g]);
+      atom_ids[static_cast<std::size_t>(atom)] = static_cast<std::int32_t>(id & 0x7fffffff);
+    }
   }
 }
 
 }  // namespace
+
+Matrix<float> predict_raw(MoleculePredictor<float>& model, std::span<const FeaturedGraph* const> graphs,
+                          Index batch_size) {
+  return in_batches(graphs, batch_size, model.options().tasks,
+                    [&](const FeaturedBatch& batch) -> const Matrix<float>& { return model.forward(batch); });
+}
 
 Matrix<float> dropout_variances(MoleculePredictor<float>& model, const FeaturedBatch& batch,
                                 const TargetScaling& scaling, Index samples) {
@@ -402,16 +414,8 @@ Matrix<float> dropout_variances(MoleculePredictor<float>& model, const FeaturedB
 
 Matrix<float> dropout_variances(MoleculePredictor<float>& model, std::span<const FeaturedGraph* const> graphs,
                                 const TargetScaling& scaling, Index samples, Index batch_size) {
-  EDGEWISE_CHECK(batch_size > 0);
-  const auto n = static_cast<Index>(graphs.size());
-  Matrix<float> variances(n, scaling.columns());
-  FeaturedBatch batch;
-  for (Index begin = 0; begin < n; begin += batch_size) {
-    const Index count = std::min(batch_size, n - begin);
-    batch.assemble(graphs.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(count)));
-    variances.middleRows(begin, count) = dropout_variances(model, batch, scaling, samples);
-  }
-  return variances;
+  return in_batches(graphs, batch_size, scaling.columns(),
+                    [&](const FeaturedBatch& batch) { return dropout_variances(model, batch, scaling, samples); });
 }
 
 Matrix<float> predict(MoleculePredictor<float>& model, std::span<const FeaturedGraph* const> graphs, TaskType task_type,
