@@ -242,6 +242,12 @@ std::vector<CalibrationCurve> molecule_calibration_curves(const MoleculeModel& m
   return curves;
 }
 
+SpreadMethod default_spread(const MoleculeModelConfig& config, const MoleculeSet& calibration) {
+  if (config.task_type != TaskType::regression || config.ensemble < 2) return SpreadMethod::none;
+  const auto labelled = (calibration.targets.array() == calibration.targets.array()).colwise().count();  // not NaN
+  return labelled.size() > 0 && labelled.minCoeff() >= 2 ? SpreadMethod::ensemble : SpreadMethod::none;
+}
+
 TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Split& split, MoleculeTrainingPlan plan,
                                           const MoleculeDataset* calibration) {
   check_split_measurable(data, split, plan.config.task_type, Logger(plan.training.log));
@@ -250,11 +256,14 @@ TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Spl
                         " calibrates on the validation part, which has " + std::to_string(split.val.size()) +
                         " molecules: give it some (--split-sizes)");
   const MoleculeSet train = molecule_set(data, split.train), validation = molecule_set(data, split.val);
+  const MoleculeSet calibration_set = calibration ? molecule_set(*calibration) : validation;
+  const std::string calibration_part = calibration ? "calibration file" : "validation part";
   const Index training_molecules = static_cast<Index>(train.molecules.size());
   const TrainingBudget budget = default_training_budget(training_molecules);
   plan.config.tasks = data.tasks;
   if (plan.budget_ensemble) plan.config.ensemble = budget.ensemble;
   if (plan.budget_epochs) plan.training.epochs = budget.epochs;
+  if (plan.default_spread) plan.config.spread = default_spread(plan.config, calibration_set);
   const Logger log(plan.training.log);
   log.normal(std::to_string(data.size()) + " molecules, " + std::to_string(data.tasks.size()) + " task" +
              (data.tasks.size() == 1 ? "" : "s") + "; split " + part_sizes(split));
@@ -273,8 +282,6 @@ TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Spl
     log.normal(line.str());
   }
   warn_if_overfitting(results, plan.training.epochs, metric, log);
-  const MoleculeSet calibration_set = calibration ? molecule_set(*calibration) : validation;
-  const std::string calibration_part = calibration ? "calibration file" : "validation part";
   if (plan.config.spread != SpreadMethod::none) {
     model.calibrate(calibration_set);
     log.normal("spread calibrated on the " + std::to_string(calibration_set.molecules.size()) + " molecules of the " +

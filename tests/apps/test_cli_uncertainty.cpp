@@ -86,6 +86,22 @@ TEST_F(CliUncertaintyTest, OneNetworkGivesStandardDeviationsOfItsOwn) {
   }
 }
 
+// With no --uncertainty, a regression ensemble keeps its members' spread, calibrated; one network,
+// having none, predicts values alone.
+TEST_F(CliUncertaintyTest, ARegressionEnsembleHasItsSpreadByDefault) {
+  ASSERT_EQ(train(" --ensemble 2", "default.ew").status, 0);
+  ASSERT_EQ(train(" --ensemble 1", "single.ew").status, 0);
+  const CliRun info = run_cli("info " + path("default.ew"), 0);
+  EXPECT_NE(info.output.find("the members' spread, calibrated on the validation part"), std::string::npos)
+      << info.output;
+  const auto header = [&](const std::string& model) {
+    const CliRun run = run_cli("predict --model " + path(model) + " --smiles CCO");
+    return run.output.substr(0, run.output.find('\n'));
+  };
+  EXPECT_EQ(header("default.ew"), "smiles,logS,logS_std,error");
+  EXPECT_EQ(header("single.ew"), "smiles,logS,error");
+}
+
 TEST_F(CliUncertaintyTest, RefusalsNameTheirFix) {
   ASSERT_EQ(train(" --uncertainty ensemble --ensemble 2", "model.ew").status, 0);
   // 4 validation molecules calibrate: 90 % intervals need 9.
@@ -97,7 +113,7 @@ TEST_F(CliUncertaintyTest, RefusalsNameTheirFix) {
   const CliRun outside = run_cli("predict --model " + path("model.ew") + " --smiles CCO --coverage 1");
   EXPECT_NE(outside.output.find("coverage 1 is outside (0, 1)"), std::string::npos) << outside.output;
 
-  ASSERT_EQ(train(" --ensemble 2", "plain.ew").status, 0);
+  ASSERT_EQ(train(" --ensemble 2 --uncertainty none", "plain.ew").status, 0);
   const CliRun uncalibrated = run_cli("predict --model " + path("plain.ew") + " --smiles CCO --coverage 0.5 --out " +
                                       path("out.csv"));
   EXPECT_EQ(uncalibrated.status, 1);
@@ -126,7 +142,7 @@ TEST_F(CliUncertaintyTest, EvalPlotsTheCalibration) {
                                path("calibration.svg"));
   EXPECT_NE(again.output.find("pass --force"), std::string::npos) << again.output;
 
-  ASSERT_EQ(train(" --ensemble 2", "plain.ew").status, 0);
+  ASSERT_EQ(train(" --ensemble 2 --uncertainty none", "plain.ew").status, 0);
   const CliRun plain = run_cli("eval --model " + path("plain.ew") + " --data " + path("molecules.csv") + " --plot " +
                                path("plain.svg"));
   EXPECT_NE(plain.status, 0);

@@ -32,10 +32,17 @@ struct MoleculeTrainingPlan {
   TrainingOptions training = {};  ///< task_type is set from config
   bool budget_ensemble = true;    ///< config.ensemble from default_training_budget of the training set's size
   bool budget_epochs = true;      ///< training.epochs likewise
+  bool default_spread = true;     ///< config.spread from default_spread
   CheckpointOptions checkpoints = {};  ///< where and how often to write checkpoints, and one to resume
   /// Called after every epoch of every member, on the calling thread; may throw to stop training.
   std::function<void(Index member, const EpochReport&)> on_epoch = {};
 };
+
+/// The spread a model gets unless one is chosen: the ensemble members' own (SpreadMethod::ensemble),
+/// which costs no training and leaves the predictions as they are, for regression with two or more
+/// networks and at least two labelled calibration molecules a task; else none. The cross-validation
+/// behind it is in docs/uncertainty.md.
+SpreadMethod default_spread(const MoleculeModelConfig& config, const MoleculeSet& calibration);
 
 /// A trained model and how its training went.
 struct TrainedMoleculeModel {
