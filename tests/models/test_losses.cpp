@@ -176,19 +176,6 @@ TEST(GaussianNllLossTest, HandComputedWithMissingLabel) {
   EXPECT_THROW(gaussian_nll_loss(dpred, matrix(2, 2, {1, 2, 3, 4}), labels.target, &labels.mask), ArgumentError);
 }
 
-TEST(GaussianNllLossTest, GradientMatchesCentralDifferences) {
-  SplitMix64 rng(9);
-  Matrix<double> pred = random_matrix(5, 6, rng);
-  const Matrix<double> target = random_matrix(5, 3, rng);
-  Matrix<double> mask = Matrix<double>::Ones(5, 3);
-  mask(1, 2) = 0;
-  Matrix<double> dpred, scratch;
-  gaussian_nll_loss(dpred, pred, target, &mask);
-  EXPECT_LT(gradient_error("gaussian nll", pred.data(), dpred.data(), pred.size(),
-                           [&] { return gaussian_nll_loss(scratch, pred, target, &mask); }),
-            1e-6);
-}
-
 TEST(EvidentialLossTest, HandComputedWithMissingLabel) {
   // gamma 1 against target 0; raw nu, alpha, beta chosen so that nu = 1, alpha = 2, beta = 1 (less
   // the 1e-6 each carries), so Omega = 4 and the Student-t term's argument is nu e^2 + Omega = 5.
@@ -209,17 +196,26 @@ TEST(EvidentialLossTest, HandComputedWithMissingLabel) {
   EXPECT_THROW(evidential_loss(dpred, matrix(1, 4, {1, 2, 3, 4}), labels.target, &labels.mask, 0.2), ArgumentError);
 }
 
-TEST(EvidentialLossTest, GradientMatchesCentralDifferences) {
-  SplitMix64 rng(11);
-  Matrix<double> pred = random_matrix(5, 12, rng);
-  const Matrix<double> target = random_matrix(5, 3, rng);
-  Matrix<double> mask = Matrix<double>::Ones(5, 3);
-  mask(2, 1) = 0;
-  Matrix<double> dpred, scratch;
-  evidential_loss(dpred, pred, target, &mask, 0.2);
-  EXPECT_LT(gradient_error("evidential", pred.data(), dpred.data(), pred.size(),
-                           [&] { return evidential_loss(scratch, pred, target, &mask, 0.2); }),
-            1e-6);
+// The Gaussian and evidential losses' gradients, over three targets with one label missing.
+TEST(DistributionLossTest, GradientsMatchCentralDifferences) {
+  const auto check = [](const char* name, Index outputs, const auto& loss) {
+    SplitMix64 rng(9);
+    Matrix<double> pred = random_matrix(5, 3 * outputs, rng);  // perturbed in place
+    const Matrix<double> target = random_matrix(5, 3, rng);
+    Matrix<double> mask = Matrix<double>::Ones(5, 3);
+    mask(1, 2) = 0;
+    Matrix<double> dpred, scratch;
+    loss(dpred, pred, target, mask);
+    EXPECT_LT(gradient_error(name, pred.data(), dpred.data(), pred.size(),
+                             [&] { return loss(scratch, pred, target, mask); }),
+              1e-6);
+  };
+  check("gaussian nll", 2, [](auto& d, const auto& p, const auto& t, const auto& m) {
+    return gaussian_nll_loss(d, p, t, &m);
+  });
+  check("evidential", 4, [](auto& d, const auto& p, const auto& t, const auto& m) {
+    return evidential_loss(d, p, t, &m, 0.2);
+  });
 }
 
 TEST(OutputDistributionTest, OutputsPerTarget) {
