@@ -235,9 +235,10 @@ class MoleculeModel(_Model):
         per molecule (smiles_column, header and comment as in :meth:`train`), or an SD file, one
         row per record, as ``edgewise predict --data`` reads them.
         A molecule that RDKit cannot read gets a row of NaN (on_invalid="nan") or raises ValueError
-        naming it (on_invalid="raise"). With return_std (a model trained with
-        uncertainty="ensemble"), returns (predictions, std) as scikit-learn's
-        GaussianProcessRegressor does: the calibrated standard deviations [n, tasks]. With
+        naming it (on_invalid="raise"). With return_std (a model with a spread: a regression
+        ensemble's by default, or uncertainty="mve" and the others), returns (predictions, std)
+        as scikit-learn's GaussianProcessRegressor does: the calibrated standard deviations [n,
+        tasks]. With
         return_invalid, the list of (index, SMILES, reason) of the unreadable molecules follows;
         an SD record's SMILES is empty.
         """
@@ -261,8 +262,8 @@ class MoleculeModel(_Model):
         threads: int | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(lower, upper) [n, tasks]: split-conformal intervals that hold the target with probability
-        at least coverage for molecules like the validation molecules, wider where the ensemble's
-        members disagree (a model trained with uncertainty="ensemble"; docs/uncertainty.md). The
+        at least coverage for molecules like the validation molecules, wider where the spread is
+        (a model with a spread, as for return_std in :meth:`predict`; docs/uncertainty.md). The
         molecules are given as in :meth:`predict`."""
         values, _, spread = self._predicted(smiles, data, smiles_column, header, comment, on_invalid, max_atoms,
                                             threads)

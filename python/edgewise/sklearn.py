@@ -63,8 +63,8 @@ class _MoleculeEstimator(BaseEstimator):
 
 class MoleculeRegressor(RegressorMixin, _MoleculeEstimator):
     """Molecule property regression; predict gives target units ([n] for one task), and with
-    return_std (fitted with uncertainty="ensemble") also the calibrated standard deviations, as
-    GaussianProcessRegressor.predict does."""
+    return_std (an ensemble's spread by default, or uncertainty="mve" and the others) also the
+    calibrated standard deviations, as GaussianProcessRegressor.predict does."""
 
     def predict(self, X: Any, return_std: bool = False) -> Any:
         if not return_std:
