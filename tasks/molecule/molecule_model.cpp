@@ -505,7 +505,10 @@ ModelDescription MoleculeModel::describe() const {
         scalings);
   }
   if (config_.calibration.empty()) return description;
-  description.facts.emplace_back("uncertainty", "the members' spread, calibrated on the validation part");
+  const std::string spread = config_.spread == SpreadMethod::ensemble
+                                 ? "the members' spread"
+                                 : name_of(kSpreadMethodNames, config_.spread) + " (the members' total spread)";
+  description.facts.emplace_back("uncertainty", spread + ", calibrated on held-out molecules");
   nlohmann::json calibration;
   for (std::size_t t = 0; t < config_.tasks.size(); ++t) {
     const SpreadCalibration& task = config_.calibration[t];

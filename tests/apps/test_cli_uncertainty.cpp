@@ -67,7 +67,7 @@ TEST_F(CliUncertaintyTest, PredictWritesStandardDeviationsAndIntervalsAroundTheS
   EXPECT_NE(eval.output.find("nll    miscal      ence  spearman  coverage     width"), std::string::npos)
       << eval.output;
   const CliRun info = run_cli("info " + path("model.ew"), 0);
-  EXPECT_NE(info.output.find("the members' spread, calibrated on the validation part"), std::string::npos)
+  EXPECT_NE(info.output.find("the members' spread, calibrated on held-out molecules"), std::string::npos)
       << info.output;
   EXPECT_NE(info.output.find("spread calibration (std = scale * (spread + offset))"), std::string::npos)
       << info.output;
@@ -92,7 +92,7 @@ TEST_F(CliUncertaintyTest, ARegressionEnsembleHasItsSpreadByDefault) {
   ASSERT_EQ(train(" --ensemble 2", "default.ew").status, 0);
   ASSERT_EQ(train(" --ensemble 1", "single.ew").status, 0);
   const CliRun info = run_cli("info " + path("default.ew"), 0);
-  EXPECT_NE(info.output.find("the members' spread, calibrated on the validation part"), std::string::npos)
+  EXPECT_NE(info.output.find("the members' spread, calibrated on held-out molecules"), std::string::npos)
       << info.output;
   const auto header = [&](const std::string& model) {
     const CliRun run = run_cli("predict --model " + path(model) + " --smiles CCO");
