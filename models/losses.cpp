@@ -67,8 +67,6 @@ double sigmoid(double x) {
   return e / (1.0 + e);
 }
 
-double softplus(double x) { return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
-
 // The mean over present entries of a loss on Blocks outputs a target: pred [N, Blocks T] holds one
 // block of T outputs after another, target and mask are [N, T]. term(outputs, target, gradient) is
 // given a present target's Blocks outputs (one from each block) and returns its loss, writing the
@@ -126,6 +124,8 @@ Index outputs_per_target(OutputDistribution distribution) {
   }
   throw ArgumentError("outputs_per_target: unknown output distribution");
 }
+
+double softplus(double x) { return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
 
 double variance_of_output(double raw) { return softplus(raw) + 1e-6; }
 

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/models/losses.hpp"
 
 namespace edgewise {
 namespace {
@@ -244,7 +245,6 @@ struct LogisticFit {
     return best;
   }
 
-  static double softplus(double z) { return z > 0 ? z + std::log1p(std::exp(-z)) : std::log1p(std::exp(z)); }
 };
 
 double clamped_logit(float probability) {
@@ -333,7 +333,7 @@ double platt_nll(const BinaryCalibration& scaling, std::span<const double> x, st
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (static_cast<int>(i % 2) != parity) continue;
     const double z = scaling.slope * x[i] + scaling.intercept;
-    nll += labels[i] > 0 ? LogisticFit::softplus(-z) : LogisticFit::softplus(z);
+    nll += labels[i] > 0 ? softplus(-z) : softplus(z);
   }
   return nll;
 }

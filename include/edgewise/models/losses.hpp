@@ -43,6 +43,9 @@ template <typename Scalar>
 double gaussian_nll_loss(Matrix<Scalar>& dpred, const Matrix<Scalar>& pred, const Matrix<Scalar>& target,
                          const Matrix<Scalar>* mask = nullptr);
 
+/// log(1 + e^x), computed without overflow: exp is only taken of a non-positive number.
+double softplus(double x);
+
 /// The variance a raw mean-variance output stands for (gaussian_nll_loss): softplus(v) + 1e-6.
 double variance_of_output(double raw);
 
