@@ -115,7 +115,8 @@ class PredictionColumns {
   PredictionColumns(const MoleculeModel& model, std::optional<double> coverage) : model_(model), coverage_(coverage) {
     const auto& calibration = model.config().calibration;
     if (coverage && calibration.empty())
-      throw ArgumentError("--coverage: the model has no calibrated spread; train it with --uncertainty ensemble, mve, evidential or dropout");
+      throw ArgumentError("--coverage: the model has no calibrated spread; train it with --uncertainty " +
+                          spread_method_choices());
     for (const SpreadCalibration& task : calibration)
       if (coverage) task.half_width(0, *coverage);  // refuses a coverage it cannot give, before any output
   }
@@ -450,8 +451,8 @@ void eval_molecules(const MoleculeModel& model, const MoleculeInput& input, doub
   if (input.data.empty()) throw ArgumentError("eval: --data is required for a molecule model");
   if (!plot.empty()) {
     if (model.config().calibration.empty())
-      throw ArgumentError("--plot draws a calibrated spread, and the model has none; train it with --uncertainty "
-                          "ensemble, mve, evidential or dropout");
+      throw ArgumentError("--plot draws a calibrated spread, and the model has none; train it with --uncertainty " +
+                          spread_method_choices());
     check_output_path(plot, input.force);
   }
   const MoleculeDataset data = load_molecules(input, model.config().tasks, model.config().featurizer, std::cerr);

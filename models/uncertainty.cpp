@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/names.hpp"
 #include "edgewise/models/losses.hpp"
 
 namespace edgewise {
@@ -360,6 +361,15 @@ std::string number_text(double value) {
 
 double SpreadCalibration::half_width(double raw, double coverage) const {
   return conformal_quantile(scores, coverage) * (raw + offset);
+}
+
+std::string spread_method_choices(std::string_view quote) {
+  std::vector<std::string> names;
+  for (const auto& [method, name] : kSpreadMethodNames)
+    if (method != SpreadMethod::none) names.push_back(std::string(quote) + std::string(name) + std::string(quote));
+  const std::string last = names.back();
+  names.pop_back();
+  return join(names, ", ") + " or " + last;
 }
 
 std::size_t conformal_rows_needed(double coverage) {

@@ -333,7 +333,7 @@ py::array_t<float> from_spread(const MoleculeHandle& handle,
                                std::optional<double> coverage) {
   const std::vector<SpreadCalibration>& calibration = handle.model.config().calibration;
   if (calibration.empty())
-    throw ArgumentError("the model has no calibrated spread; train it with uncertainty=\"ensemble\", \"mve\", \"evidential\" or \"dropout\"");
+    throw ArgumentError("the model has no calibrated spread; train it with uncertainty=" + spread_method_choices("\""));
   const auto tasks = calibration.size();
   py::array_t<float> result({static_cast<std::size_t>(raw.shape(0)), tasks});
   const float* in = raw.data();

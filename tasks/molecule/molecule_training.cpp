@@ -177,7 +177,7 @@ struct TaskSpread {
 std::vector<TaskSpread> task_spreads(const MoleculeModel& model, const MoleculeSet& set) {
   const std::vector<SpreadCalibration>& calibration = model.config().calibration;
   if (calibration.empty())
-    throw ArgumentError("the model has no calibrated spread; train it with --uncertainty ensemble, mve, evidential or dropout");
+    throw ArgumentError("the model has no calibrated spread; train it with --uncertainty " + spread_method_choices());
   const SpreadPredictions predicted = model.predict_with_spread(set.molecules);
   std::vector<TaskSpread> tasks(static_cast<std::size_t>(predicted.values.cols()));
   for (Index t = 0; t < predicted.values.cols(); ++t) {

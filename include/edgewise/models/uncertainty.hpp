@@ -19,6 +19,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <span>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -52,6 +53,10 @@ inline constexpr std::pair<SpreadMethod, std::string_view> kSpreadMethodNames[] 
     {SpreadMethod::mve, "mve"},
     {SpreadMethod::evidential, "evidential"},
     {SpreadMethod::dropout, "dropout"}};
+
+/// The spread methods a model can be trained with, as errors name them: "ensemble, mve, evidential or
+/// dropout", each name between `quote`s.
+std::string spread_method_choices(std::string_view quote = "");
 
 /// The calibration of one task's raw spread, fitted on rows the model did not train on.
 ///
