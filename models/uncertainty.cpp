@@ -327,28 +327,31 @@ BinaryCalibration isotonic_fit(std::span<const float> p, std::span<const double>
   return result;
 }
 
+// The sum of row_nll(i) over the rows of the given parity.
+template <typename RowNll>
+double part_nll(std::size_t rows, int parity, RowNll row_nll) {
+  double nll = 0;
+  for (std::size_t i = 0; i < rows; ++i)
+    if (in_part(i, parity)) nll += row_nll(i);
+  return nll;
+}
+
 // The NLL of 0/1 labels under Platt's scaling, over the rows of the given parity.
 double platt_nll(const BinaryCalibration& scaling, std::span<const double> x, std::span<const double> labels,
                  int parity) {
-  double nll = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    if (static_cast<int>(i % 2) != parity) continue;
+  return part_nll(x.size(), parity, [&](std::size_t i) {
     const double z = scaling.slope * x[i] + scaling.intercept;
-    nll += labels[i] > 0 ? softplus(-z) : softplus(z);
-  }
-  return nll;
+    return labels[i] > 0 ? softplus(-z) : softplus(z);
+  });
 }
 
 // The NLL of 0/1 labels under any calibration of the probabilities p, over the rows of the given parity.
 double calibrated_nll(const BinaryCalibration& calibration, std::span<const float> p, std::span<const double> labels,
                       int parity) {
-  double nll = 0;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    if (static_cast<int>(i % 2) != parity) continue;
+  return part_nll(p.size(), parity, [&](std::size_t i) {
     const double q = std::clamp(static_cast<double>(calibration.apply(p[i])), 1e-7, 1 - 1e-7);
-    nll -= std::log(labels[i] > 0 ? q : 1 - q);
-  }
-  return nll;
+    return -std::log(labels[i] > 0 ? q : 1 - q);
+  });
 }
 
 std::string number_text(double value) {
