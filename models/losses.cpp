@@ -136,13 +136,14 @@ double evidential_variance(double raw_nu, double raw_alpha, double raw_beta) {
 
 template <typename Scalar>
 double gaussian_nll_loss(Matrix<Scalar>& dpred, const Matrix<Scalar>& pred, const Matrix<Scalar>& target,
-                         const Matrix<Scalar>* mask) {
-  return per_target_mean<2>("gaussian_nll_loss", dpred, pred, target, mask, [](const auto& out, double y, auto& grad) {
+                         const Matrix<Scalar>* mask, double beta) {
+  return per_target_mean<2>("gaussian_nll_loss", dpred, pred, target, mask, [&](const auto& out, double y, auto& grad) {
     const double variance = variance_of_output(out[1]), error = out[0] - y;
-    grad[0] = error / variance;
+    const double weight = beta == 0 ? 1.0 : std::pow(variance, beta);
+    grad[0] = weight * error / variance;
     // d variance / d raw is the logistic function of raw.
-    grad[1] = 0.5 * (1.0 / variance - error * error / (variance * variance)) * sigmoid(out[1]);
-    return 0.5 * (std::log(variance) + error * error / variance);
+    grad[1] = weight * 0.5 * (1.0 / variance - error * error / (variance * variance)) * sigmoid(out[1]);
+    return weight * 0.5 * (std::log(variance) + error * error / variance);
   });
 }
 
@@ -214,9 +215,10 @@ template MaskedTargets<float> mask_from_nan(const Matrix<float>&);
 template MaskedTargets<double> mask_from_nan(const Matrix<double>&);
 template double mse_loss(Matrix<float>&, const Matrix<float>&, const Matrix<float>&, const Matrix<float>*);
 template double mse_loss(Matrix<double>&, const Matrix<double>&, const Matrix<double>&, const Matrix<double>*);
-template double gaussian_nll_loss(Matrix<float>&, const Matrix<float>&, const Matrix<float>&, const Matrix<float>*);
+template double gaussian_nll_loss(Matrix<float>&, const Matrix<float>&, const Matrix<float>&, const Matrix<float>*,
+                                  double);
 template double gaussian_nll_loss(Matrix<double>&, const Matrix<double>&, const Matrix<double>&,
-                                  const Matrix<double>*);
+                                  const Matrix<double>*, double);
 template double evidential_loss(Matrix<float>&, const Matrix<float>&, const Matrix<float>&, const Matrix<float>*,
                                 double);
 template double evidential_loss(Matrix<double>&, const Matrix<double>&, const Matrix<double>&, const Matrix<double>*,

@@ -50,6 +50,13 @@ namespace {
 // recommend for molecules.
 constexpr double kEvidentialRegularization = 0.2;
 
+// Mean-variance networks weight each molecule's likelihood by its variance to this power (beta-NLL):
+// with the plain likelihood (0) the means learn little from molecules given a large variance, and
+// cross-validated on ESOL, Lipophilicity and TPSA they predicted 3 % less well than networks trained
+// by the squared error; at 0.5, as Seitzer et al. (2022) recommend, they predict as well and still
+// rank their errors.
+constexpr double kMeanVarianceBeta = 0.5;
+
 // The named metric of predictions in the targets' units (probabilities for classification).
 double evaluate(const std::string& metric, TaskType type, const Matrix<float>& predictions,
                 const Matrix<float>& targets) {
@@ -194,7 +201,8 @@ class MoleculeTrainer {
       return bce_with_logits_loss(doutputs_, outputs, masked.target, &masked.mask);
     switch (options_.distribution) {
       case OutputDistribution::point: return mse_loss(doutputs_, outputs, masked.target, &masked.mask);
-      case OutputDistribution::gaussian: return gaussian_nll_loss(doutputs_, outputs, masked.target, &masked.mask);
+      case OutputDistribution::gaussian:
+        return gaussian_nll_loss(doutputs_, outputs, masked.target, &masked.mask, kMeanVarianceBeta);
       case OutputDistribution::evidential:
         return evidential_loss(doutputs_, outputs, masked.target, &masked.mask, kEvidentialRegularization);
     }

@@ -236,11 +236,10 @@ class MoleculeModel(_Model):
         row per record, as ``edgewise predict --data`` reads them.
         A molecule that RDKit cannot read gets a row of NaN (on_invalid="nan") or raises ValueError
         naming it (on_invalid="raise"). With return_std (a model with a spread: a regression
-        ensemble's by default, or uncertainty="mve" and the others), returns (predictions, std)
-        as scikit-learn's GaussianProcessRegressor does: the calibrated standard deviations [n,
-        tasks]. With
-        return_invalid, the list of (index, SMILES, reason) of the unreadable molecules follows;
-        an SD record's SMILES is empty.
+        model's variance networks by default, or uncertainty="ensemble" and the others), returns
+        (predictions, std) as scikit-learn's GaussianProcessRegressor does: the calibrated standard
+        deviations [n, tasks]. With return_invalid, the list of (index, SMILES, reason) of the
+        unreadable molecules follows; an SD record's SMILES is empty.
         """
         values, invalid, spread = self._predicted(smiles, data, smiles_column, header, comment, on_invalid,
                                                   max_atoms, threads)

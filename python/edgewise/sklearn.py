@@ -63,7 +63,7 @@ class _MoleculeEstimator(BaseEstimator):
 
 class MoleculeRegressor(RegressorMixin, _MoleculeEstimator):
     """Molecule property regression; predict gives target units ([n] for one task), and with
-    return_std (an ensemble's spread by default, or uncertainty="mve" and the others) also the
+    return_std (its variance networks' by default, or uncertainty="ensemble" and the others) also the
     calibrated standard deviations, as GaussianProcessRegressor.predict does."""
 
     def predict(self, X: Any, return_std: bool = False) -> Any:

@@ -243,9 +243,9 @@ std::vector<CalibrationCurve> molecule_calibration_curves(const MoleculeModel& m
 }
 
 SpreadMethod default_spread(const MoleculeModelConfig& config, const MoleculeSet& calibration) {
-  if (config.task_type != TaskType::regression || config.ensemble < 2) return SpreadMethod::none;
+  if (config.task_type != TaskType::regression) return SpreadMethod::none;
   const auto labelled = (calibration.targets.array() == calibration.targets.array()).colwise().count();  // not NaN
-  return labelled.size() > 0 && labelled.minCoeff() >= 2 ? SpreadMethod::ensemble : SpreadMethod::none;
+  return labelled.size() > 0 && labelled.minCoeff() >= 2 ? SpreadMethod::mve : SpreadMethod::none;
 }
 
 TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Split& split, MoleculeTrainingPlan plan,

@@ -86,20 +86,22 @@ TEST_F(CliUncertaintyTest, OneNetworkGivesStandardDeviationsOfItsOwn) {
   }
 }
 
-// With no --uncertainty, a regression ensemble keeps its members' spread, calibrated; one network,
-// having none, predicts values alone.
-TEST_F(CliUncertaintyTest, ARegressionEnsembleHasItsSpreadByDefault) {
+// With no --uncertainty, regression networks learn a variance too, calibrated, however many there
+// are; with --uncertainty none the model predicts values alone.
+TEST_F(CliUncertaintyTest, ARegressionModelHasASpreadByDefault) {
   ASSERT_EQ(train(" --ensemble 2", "default.ew").status, 0);
   ASSERT_EQ(train(" --ensemble 1", "single.ew").status, 0);
+  ASSERT_EQ(train(" --ensemble 2 --uncertainty none", "none.ew").status, 0);
   const CliRun info = run_cli("info " + path("default.ew"), 0);
-  EXPECT_NE(info.output.find("the members' spread, calibrated on held-out molecules"), std::string::npos)
+  EXPECT_NE(info.output.find("mve (the members' total spread), calibrated on held-out molecules"), std::string::npos)
       << info.output;
   const auto header = [&](const std::string& model) {
     const CliRun run = run_cli("predict --model " + path(model) + " --smiles CCO");
     return run.output.substr(0, run.output.find('\n'));
   };
   EXPECT_EQ(header("default.ew"), "smiles,logS,logS_std,error");
-  EXPECT_EQ(header("single.ew"), "smiles,logS,error");
+  EXPECT_EQ(header("single.ew"), "smiles,logS,logS_std,error");
+  EXPECT_EQ(header("none.ew"), "smiles,logS,error");
 }
 
 TEST_F(CliUncertaintyTest, RefusalsNameTheirFix) {

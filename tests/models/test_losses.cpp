@@ -176,6 +176,28 @@ TEST(GaussianNllLossTest, HandComputedWithMissingLabel) {
   EXPECT_THROW(gaussian_nll_loss(dpred, matrix(2, 2, {1, 2, 3, 4}), labels.target, &labels.mask), ArgumentError);
 }
 
+// beta-NLL: each target's term and both its derivatives times variance^beta, the weight held constant.
+TEST(GaussianNllLossTest, BetaWeightsEachTargetByItsVariance) {
+  SplitMix64 rng(4);
+  const Matrix<double> pred = random_matrix(5, 6, rng), target = random_matrix(5, 3, rng);
+  Matrix<double> plain, weighted;
+  const Matrix<double>* all_present = nullptr;
+  for (Index r = 0; r < 5; ++r)
+    for (Index t = 0; t < 3; ++t) {
+      const Matrix<double> one_pred = (Matrix<double>(1, 2) << pred(r, t), pred(r, 3 + t)).finished();
+      const Matrix<double> one_target = Matrix<double>::Constant(1, 1, target(r, t));
+      const double weight = std::sqrt(variance_of_output(pred(r, 3 + t)));
+      EXPECT_NEAR(gaussian_nll_loss(weighted, one_pred, one_target, all_present, 0.5),
+                  weight * gaussian_nll_loss(plain, one_pred, one_target), 1e-12);
+      EXPECT_NEAR(weighted(0, 0), weight * plain(0, 0), 1e-12);
+      EXPECT_NEAR(weighted(0, 1), weight * plain(0, 1), 1e-12);
+    }
+  // beta 1 moves a mean as the squared error does: by its error (half mse_loss's derivative).
+  const Matrix<double> one_pred = matrix(1, 2, {2, 0.3});
+  gaussian_nll_loss(weighted, one_pred, matrix(1, 1, {-1}), all_present, 1.0);
+  EXPECT_NEAR(weighted(0, 0), 3.0, 1e-12);
+}
+
 TEST(EvidentialLossTest, HandComputedWithMissingLabel) {
   // gamma 1 against target 0; raw nu, alpha, beta chosen so that nu = 1, alpha = 2, beta = 1 (less
   // the 1e-6 each carries), so Omega = 4 and the Student-t term's argument is nu e^2 + Omega = 5.

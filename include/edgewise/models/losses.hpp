@@ -37,11 +37,14 @@ double mse_loss(Matrix<Scalar>& dpred, const Matrix<Scalar>& pred, const Matrix<
 
 /// Gaussian negative log-likelihood of mean-variance outputs: pred is [N, 2T], the means of the T
 /// targets, then a raw value v per target whose variance is softplus(v) + 1e-6. Mean over present
-/// entries of (log variance + (mean - target)^2 / variance) / 2, the NLL less its constant.
+/// entries of (log variance + (mean - target)^2 / variance) / 2, the NLL less its constant, each
+/// entry weighted by variance^beta, a weight the gradient treats as a constant (beta-NLL, Seitzer et
+/// al. 2022): beta 0 is the plain likelihood, whose means learn little where the variance is large;
+/// beta 1 moves the means as the squared error does.
 /// dpred, pred: [N, 2T]; target, mask: [N, T] (mask null for all present).
 template <typename Scalar>
 double gaussian_nll_loss(Matrix<Scalar>& dpred, const Matrix<Scalar>& pred, const Matrix<Scalar>& target,
-                         const Matrix<Scalar>* mask = nullptr);
+                         const Matrix<Scalar>* mask = nullptr, double beta = 0);
 
 /// log(1 + e^x), computed without overflow: exp is only taken of a non-positive number.
 double softplus(double x);
