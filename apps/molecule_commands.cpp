@@ -27,8 +27,9 @@ struct SetMetrics {
   std::vector<std::pair<std::string, double>> means;
 };
 
-SetMetrics set_metrics(const MoleculeModel& model, const MoleculeSet& set, const std::string& prefix) {
-  const MoleculeMetrics metrics = molecule_metrics(model, set);
+SetMetrics set_metrics(const MoleculeModel& model, const MoleculeSet& set, const SpreadPredictions& predicted,
+                       const std::string& prefix) {
+  const MoleculeMetrics metrics = molecule_metrics(model, set, predicted.values);
   std::ostringstream table;
   print_metrics(table, model.config().tasks, metrics);
   SetMetrics result{table.str(), metrics.means(prefix)};
@@ -38,7 +39,8 @@ SetMetrics set_metrics(const MoleculeModel& model, const MoleculeSet& set, const
 
 // A calibrated model's uncertainty scores on `set`, a line per task, under a title; or, when a task
 // has too few calibration molecules for intervals of `coverage`, why there are none.
-std::string uncertainty_table(const MoleculeModel& model, const MoleculeSet& set, double coverage) {
+std::string uncertainty_table(const MoleculeModel& model, const MoleculeSet& set, const SpreadPredictions& predicted,
+                              double coverage) {
   const std::size_t needed = conformal_rows_needed(coverage);
   if (!std::ranges::all_of(model.config().calibration,
                            [&](const SpreadCalibration& task) { return task.scores.size() >= needed; }))
@@ -48,7 +50,7 @@ std::string uncertainty_table(const MoleculeModel& model, const MoleculeSet& set
   std::ostringstream table;
   table << "uncertainty: calibrated standard deviations, and intervals meant to hold " << coverage * 100
         << " % of targets\n";
-  print_uncertainty(table, model.config().tasks, molecule_uncertainty(model, set, coverage));
+  print_uncertainty(table, model.config().tasks, molecule_uncertainty(model, set, predicted, coverage));
   return table.str();
 }
 
@@ -389,8 +391,10 @@ void train_molecules(const MoleculeTrainArgs& args) {
                                                                               plan.config.task_type, plan.training.seed) +
                                                           ": " + part_sizes(split));
   SetMetrics test_metrics;
+  SpreadPredictions test_predictions;
   if (!test.molecules.empty()) {
-    test_metrics = set_metrics(model, test, "test");
+    test_predictions = predict_set(model, test);
+    test_metrics = set_metrics(model, test, test_predictions, "test");
     summary.metrics.insert(summary.metrics.end(), test_metrics.means.begin(), test_metrics.means.end());
   }
   model.set_training_summary(std::move(summary));
@@ -403,7 +407,8 @@ void train_molecules(const MoleculeTrainArgs& args) {
   }
   if (test.molecules.empty()) return;
   log.normal("\ntest metrics\n" + test_metrics.table);
-  if (!model.config().calibration.empty()) log.normal("\n" + uncertainty_table(model, test, kDefaultCoverage));
+  if (!model.config().calibration.empty())
+    log.normal("\n" + uncertainty_table(model, test, test_predictions, kDefaultCoverage));
 }
 
 // With several processes (mpirun), each predicts its share of --data's lines and rank 0 writes them
@@ -457,10 +462,13 @@ void eval_molecules(const MoleculeModel& model, const MoleculeInput& input, doub
   }
   const MoleculeDataset data = load_molecules(input, model.config().tasks, model.config().featurizer, std::cerr);
   std::cout << data.size() << " molecules\n";
-  std::cout << set_metrics(model, molecule_set(data), "labelled").table << '\n';
-  if (!model.config().calibration.empty()) std::cout << '\n' << uncertainty_table(model, molecule_set(data), coverage);
+  const MoleculeSet labelled = molecule_set(data);
+  const SpreadPredictions predicted = predict_set(model, labelled);
+  std::cout << set_metrics(model, labelled, predicted, "labelled").table << '\n';
+  if (!model.config().calibration.empty()) std::cout << '\n' << uncertainty_table(model, labelled, predicted, coverage);
   if (plot.empty()) return;
-  write_plot(plot, calibration_plot(model.config().tasks, molecule_calibration_curves(model, molecule_set(data)), input.data),
+  write_plot(plot,
+             calibration_plot(model.config().tasks, molecule_calibration_curves(model, labelled, predicted), input.data),
              input.force);
   std::cout << "\ncalibration plot: " << plot << '\n';
 }

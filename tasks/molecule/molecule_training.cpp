@@ -39,8 +39,17 @@ std::vector<std::pair<std::string, double>> MoleculeMetrics::means(const std::st
   return named;
 }
 
+SpreadPredictions predict_set(const MoleculeModel& model, const MoleculeSet& set) {
+  if (model.config().calibration.empty()) return {.values = model.predict(set.molecules), .raw_spread = {}};
+  return model.predict_with_spread(set.molecules);
+}
+
 MoleculeMetrics molecule_metrics(const MoleculeModel& model, const MoleculeSet& set) {
-  MoleculeMetrics metrics{.predictions = model.predict(set.molecules)};
+  return molecule_metrics(model, set, model.predict(set.molecules));
+}
+
+MoleculeMetrics molecule_metrics(const MoleculeModel& model, const MoleculeSet& set, const Matrix<float>& predictions) {
+  MoleculeMetrics metrics{.predictions = predictions};
   if (model.config().task_type == TaskType::regression) {
     metrics.regression = regression_metrics(metrics.predictions, set.targets);
   } else {
@@ -174,11 +183,13 @@ struct TaskSpread {
   std::vector<float> targets, values, raw, sigma;
 };
 
-std::vector<TaskSpread> task_spreads(const MoleculeModel& model, const MoleculeSet& set) {
+std::vector<TaskSpread> task_spreads(const MoleculeModel& model, const MoleculeSet& set,
+                                     const SpreadPredictions& predicted) {
   const std::vector<SpreadCalibration>& calibration = model.config().calibration;
   if (calibration.empty())
     throw ArgumentError("the model has no calibrated spread; train it with --uncertainty " + spread_method_choices());
-  const SpreadPredictions predicted = model.predict_with_spread(set.molecules);
+  EDGEWISE_CHECK(predicted.raw_spread.rows() == predicted.values.rows() &&
+                 predicted.values.rows() == set.targets.rows());
   std::vector<TaskSpread> tasks(static_cast<std::size_t>(predicted.values.cols()));
   for (Index t = 0; t < predicted.values.cols(); ++t) {
     TaskSpread& task = tasks[static_cast<std::size_t>(t)];
@@ -218,9 +229,9 @@ Split make_molecule_split(const SplitSpec& spec, const MoleculeDataset& data, Ta
 }
 
 std::vector<UncertaintyScores> molecule_uncertainty(const MoleculeModel& model, const MoleculeSet& set,
-                                                    double coverage) {
+                                                    const SpreadPredictions& predicted, double coverage) {
   std::vector<UncertaintyScores> scores;
-  const std::vector<TaskSpread> tasks = task_spreads(model, set);
+  const std::vector<TaskSpread> tasks = task_spreads(model, set, predicted);
   for (std::size_t t = 0; t < tasks.size(); ++t) {
     const TaskSpread& task = tasks[t];
     const SpreadCalibration& calibration = model.config().calibration[t];
@@ -235,9 +246,10 @@ std::vector<UncertaintyScores> molecule_uncertainty(const MoleculeModel& model, 
   return scores;
 }
 
-std::vector<CalibrationCurve> molecule_calibration_curves(const MoleculeModel& model, const MoleculeSet& set) {
+std::vector<CalibrationCurve> molecule_calibration_curves(const MoleculeModel& model, const MoleculeSet& set,
+                                                          const SpreadPredictions& predicted) {
   std::vector<CalibrationCurve> curves;
-  for (const TaskSpread& task : task_spreads(model, set))
+  for (const TaskSpread& task : task_spreads(model, set, predicted))
     curves.push_back(calibration_curve(task.targets, task.values, task.sigma));
   return curves;
 }

@@ -67,18 +67,26 @@ struct MoleculeMetrics {
   std::vector<std::pair<std::string, double>> means(const std::string& prefix) const;
 };
 
+/// The model's predictions of `set`'s molecules, and their raw spread when the model has a calibrated
+/// one (else raw_spread is empty): one pass of the networks for the scores below.
+SpreadPredictions predict_set(const MoleculeModel& model, const MoleculeSet& set);
+
 /// The model's predictions on `set` scored against its targets.
 MoleculeMetrics molecule_metrics(const MoleculeModel& model, const MoleculeSet& set);
+/// The same with the predictions (predict_set's values) given.
+MoleculeMetrics molecule_metrics(const MoleculeModel& model, const MoleculeSet& set, const Matrix<float>& predictions);
 
-/// A calibrated model's uncertainty on `set`, one entry per task: its standard deviations and its
-/// split-conformal intervals of `coverage` scored against the targets. Throws ArgumentError for a
-/// model without a calibrated spread and for what SpreadCalibration::half_width refuses.
+/// A calibrated model's uncertainty on `set`, one entry per task: the standard deviations and the
+/// split-conformal intervals of `coverage` of its predictions (predict_set's) scored against the
+/// targets. Throws ArgumentError for a model without a calibrated spread and for what
+/// SpreadCalibration::half_width refuses.
 std::vector<UncertaintyScores> molecule_uncertainty(const MoleculeModel& model, const MoleculeSet& set,
-                                                    double coverage);
+                                                    const SpreadPredictions& predicted, double coverage);
 
-/// A calibrated model's calibration curve on `set`, one entry per task (calibration_curve). Throws
-/// ArgumentError for a model without a calibrated spread.
-std::vector<CalibrationCurve> molecule_calibration_curves(const MoleculeModel& model, const MoleculeSet& set);
+/// A calibrated model's calibration curve on `set` from its predictions (predict_set's), one entry
+/// per task (calibration_curve). Throws ArgumentError for a model without a calibrated spread.
+std::vector<CalibrationCurve> molecule_calibration_curves(const MoleculeModel& model, const MoleculeSet& set,
+                                                          const SpreadPredictions& predicted);
 
 /// Throws ArgumentError naming `source` and the task when no molecule of `data` has a label for one
 /// of its tasks (an empty column, an SD data field no record has): nothing to train it on.
