@@ -1,12 +1,13 @@
-// The epoch loop of every training in models/: molecule training (molecule_predictor_training) and full-batch,
-// sampled and partitioned node training. It resumes from a checkpoint, runs the epochs, judges each
-// by the early-stopping rule, keeps the weights of the best epoch and writes checkpoints; a trainer
-// supplies the epoch's work:
+// The epoch loop of every training in models/: molecule training (molecule_predictor_training),
+// full-batch, sampled and partitioned node training, and link training. It resumes from a checkpoint,
+// runs the epochs, judges each by the early-stopping rule, keeps the weights of the best epoch and
+// writes checkpoints; a trainer supplies the epoch's work:
 //   double step(Index epoch);                     // trains one epoch, returns its training loss
 //   ValidationScores score(Report& report);       // fills the report's validation, returns what it judges
 //   void save(TrainingState&) const;              // its optimizer and random state, for checkpoints
 //   void restore(const TrainingState&);
-// Report is EpochReport (molecule_predictor_training.hpp) or NodeEpochReport (node_training.hpp). Private to models/.
+// Report is EpochReport (molecule_predictor_training.hpp), NodeEpochReport (node_training.hpp) or
+// LinkEpochReport (link_training.hpp). Private to models/.
 #pragma once
 
 #include <chrono>
@@ -17,6 +18,7 @@
 
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/parameters.hpp"
+#include "edgewise/models/link_training.hpp"
 #include "edgewise/models/molecule_predictor_training.hpp"
 #include "edgewise/models/node_training.hpp"
 #include "edgewise/models/training_state.hpp"
@@ -81,6 +83,7 @@ inline std::string epoch_text(const EpochReport& report, const EpochSettings& se
   return epoch_line(report, settings.epochs, std::string(settings.metric));
 }
 inline std::string epoch_text(const NodeEpochReport& report, const EpochSettings&) { return node_epoch_line(report); }
+inline std::string epoch_text(const LinkEpochReport& report, const EpochSettings&) { return link_epoch_line(report); }
 
 /// Runs the trainer's epochs from the first after checkpoints.resume (else 1) until settings.epochs or
 /// early stopping; calls on_epoch after each, then checkpoints.save when one is due (not after the epoch

@@ -65,9 +65,11 @@ Index count_targets(std::span<const Index> targets);
 double target_share(std::span<const Index> targets, const Collectives& processes);
 
 /// What a trainer's steps carry from one epoch to the next, and checkpoints keep: Adam's state and the
-/// generator of the dropout masks.
+/// generator of the dropout masks. Options: NodeTrainingOptions or LinkTrainingOptions (their
+/// learning_rate, weight_decay and seed).
 struct StepState {
-  StepState(Parameters<float>& params, const NodeTrainingOptions& options)
+  template <typename Options>
+  StepState(Parameters<float>& params, const Options& options)
       : optimizer(params, AdamOptions{.lr = options.learning_rate, .weight_decay = options.weight_decay}),
         dropout_rng(options.seed ^ 0xD50FULL) {}
 

@@ -1,0 +1,99 @@
+/// \file
+/// Link prediction on one graph: a node encoder (a NodeClassifier whose output rows are the nodes'
+/// embeddings) scores a pair of nodes by the dot product of their embeddings, a logit of the pair
+/// being linked, and trains by binary cross-entropy on the training links against as many pairs
+/// that are no link, drawn afresh every epoch (the graph auto-encoder of Kipf and Welling 2016, with
+/// attention layers as the encoder). The encoder sees only the training links (splits/link_split.hpp).
+///
+///   NodeClassifier<float> encoder(params, {.in_dim = F, .classes = 64, ...});  // 64-wide embeddings
+///   encoder.reset_parameters(rng);
+///   Graph seen = Graph::from_pairs(N, split.train, {.symmetrize = true, .add_self_loops = true});
+///   train_link_predictor(encoder, params, seen, features, split, {});
+///   const Matrix<float> z = node_embeddings(encoder, seen, features);
+///   LinkMetrics test = link_metrics(link_scores(z, split.test), link_scores(z, split.test_negatives));
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "edgewise/core/log.hpp"
+#include "edgewise/core/parameters.hpp"
+#include "edgewise/models/node_classifier.hpp"
+#include "edgewise/models/training_state.hpp"
+#include "edgewise/splits/link_split.hpp"
+
+namespace edgewise {
+
+/// The dot products of the pairs' embeddings [N, D]: one score a pair, the logit of a link.
+std::vector<float> link_scores(const Matrix<float>& embeddings, std::span<const NodePair> pairs);
+
+/// Mean binary cross-entropy of the scores of `links` (label 1) and `non_links` (label 0) together;
+/// sets dembeddings [N, D] to its gradient by the embeddings. Throws ArgumentError when both are empty.
+double link_loss(Matrix<float>& dembeddings, const Matrix<float>& embeddings, std::span<const NodePair> links,
+                 std::span<const NodePair> non_links);
+
+/// How well scores tell links from non-links.
+struct LinkMetrics {
+  double roc_auc = 0;            ///< the chance a link outscores a non-link, ties counting one half
+  double average_precision = 0;  ///< scikit-learn's average_precision_score, links the positives
+  Index hits_k = 0;              ///< the K of hits
+  /// Hits@K as OGB reports it: the fraction of links that score above the K-th highest non-link
+  /// score (1 with fewer than K non-links).
+  double hits = 0;
+  /// Mean over links of 1 / rank, the rank among the non-links 1 + those scoring higher + half those
+  /// scoring the same (OGB's mean reciprocal rank, against one shared set of non-links).
+  double mrr = 0;
+};
+
+/// The scores of links against those of non-links. Throws ArgumentError when either is empty.
+LinkMetrics link_metrics(std::span<const float> link_scores, std::span<const float> non_link_scores,
+                         Index hits_k = 50);
+
+/// Every node's embedding: the encoder's output rows in inference mode, [N, encoder's classes].
+Matrix<float> node_embeddings(NodeClassifier<float>& encoder, const Graph& graph, const ConstRowsRef<float>& features);
+
+/// How train_link_predictor trains.
+struct LinkTrainingOptions {
+  Index epochs = 300;            ///< full-batch steps at most
+  double learning_rate = 0.01;   ///< Adam's
+  double weight_decay = 0;       ///< Adam's L2 term
+  Index patience = 50;           ///< epochs without a better validation ROC-AUC before stopping
+  std::uint64_t seed = 0;        ///< of the training non-links and the dropout masks
+  LogSettings log = {};          ///< normal: a line an epoch; verbose: also why training stopped
+};
+
+/// What one epoch of link training gave.
+struct LinkEpochReport {
+  Index epoch = 0;          ///< 1-based
+  double train_loss = 0;    ///< of the step, with dropout, against that epoch's non-links
+  double val_roc_auc = 0;   ///< after the step; NaN without validation links
+  double seconds = 0;       ///< since training started
+  bool improved = false;    ///< whether this epoch's weights are kept for now
+};
+
+/// One line of the epoch log: "epoch   12  loss 0.5123  val auc 0.912 *  0.4 s".
+std::string link_epoch_line(const LinkEpochReport& report);
+
+/// The outcome of train_link_predictor.
+struct LinkTrainingResult {
+  std::vector<LinkEpochReport> history;  ///< one report an epoch run
+  Index epochs_run = 0;
+  Index best_epoch = 0;  ///< whose weights the encoder keeps
+  double best_val_roc_auc = std::numeric_limits<double>::quiet_NaN();  ///< NaN without validation links
+};
+
+/// Trains `encoder` (its parameters in params) on split.train's links: each epoch one Adam step on
+/// link_loss against as many non-links of the training links, drawn uniformly from a stream of
+/// (seed, epoch), then the validation links scored against split.val_negatives; keeps the weights of
+/// the epoch of the best validation ROC-AUC (the last without validation links). graph: the graph
+/// the encoder sees, built from split.train alone; features [graph's N, in_dim]. Throws
+/// ArgumentError without training links or on inputs that do not fit, DivergenceError when a step's
+/// loss or gradient is not finite.
+LinkTrainingResult train_link_predictor(NodeClassifier<float>& encoder, Parameters<float>& params, const Graph& graph,
+                                        const ConstRowsRef<float>& features, const LinkSplit& split,
+                                        const LinkTrainingOptions& options,
+                                        const std::function<void(const LinkEpochReport&)>& on_epoch = {});
+
+}  // namespace edgewise

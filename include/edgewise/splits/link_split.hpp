@@ -1,0 +1,82 @@
+/// \file
+/// Splits of a graph's links for link prediction: which links train the encoder and the scorer, and
+/// which, taken out of the graph the encoder sees, validate and test it against pairs that are no
+/// link (negatives). Links are undirected: a pair is stored once, smaller node first, and both of
+/// its directions go to the same part.
+///
+///   const UndirectedLinks links = undirected_links(edges);   // self-pairs and repeats counted
+///   const LinkSplit split = split_links(links.pairs, nodes, 0.85, 0.05, seed);
+///   Graph seen = Graph::from_pairs(nodes, split.train, {.symmetrize = true, .add_self_loops = true});
+///
+/// The same arguments always give the same split and negatives (SplitMix64 streams of the seed).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "edgewise/core/random.hpp"
+#include "edgewise/core/tensor.hpp"
+
+namespace edgewise {
+
+/// Two nodes; as a link, stored with first < second.
+using NodePair = std::pair<Index, Index>;
+
+/// The distinct undirected links among some node pairs, and what was left out.
+struct UndirectedLinks {
+  std::vector<NodePair> pairs;  ///< first < second, each once, in order of first appearance
+  Index self_pairs = 0;         ///< pairs of a node with itself, left out
+  Index repeats = 0;            ///< pairs given before (either way round), left out
+};
+
+/// The undirected links of `edges`: each pair ordered, self-pairs and repeats counted and left out.
+UndirectedLinks undirected_links(std::span<const NodePair> edges);
+
+/// The links of each part; validation and test links also have as many negatives each, pairs of
+/// distinct nodes that are no link of the graph (in any part), none drawn twice.
+struct LinkSplit {
+  /// Links of each part, disjoint, first < second.
+  /// @{
+  std::vector<NodePair> train, val, test;
+  /// @}
+  /// Non-links scored against the validation and the test links.
+  /// @{
+  std::vector<NodePair> val_negatives, test_negatives;
+  /// @}
+};
+
+/// A set of node pairs, order within a pair ignored, to tell whether a pair is a link.
+class LinkSet {
+ public:
+  /// The pairs of `links`, each of whose nodes must lie in [0, 2^32).
+  explicit LinkSet(std::span<const NodePair> links);
+  /// Whether {a, b} is one of the pairs, either way round.
+  bool contains(Index a, Index b) const;
+  /// Adds {a, b} (the negatives drawn so far, say).
+  void insert(Index a, Index b);
+  /// Takes out every pair insert added, leaving those of the constructor.
+  void forget_inserted() { added_.clear(); }
+
+ private:
+  std::vector<std::uint64_t> sorted_;         // the links' keys, compact for large graphs
+  std::unordered_set<std::uint64_t> added_;  // keys inserted since
+};
+
+/// `count` pairs of distinct nodes below num_nodes drawn uniformly from `rng`, none in `excluded` and
+/// none twice; each is added to `excluded`. Throws ArgumentError when fewer than `count` such pairs
+/// are left (about: the graph is nearly complete).
+std::vector<NodePair> draw_non_links(Index count, Index num_nodes, LinkSet& excluded, SplitMix64& rng);
+
+/// A uniform shuffle of `links` (undirected, first < second, distinct: undirected_links's pairs) cut
+/// as random_split cuts rows: train = floor(n * train_fraction), val = floor(n * (train_fraction +
+/// val_fraction)) - train, test the rest; then the validation and then the test negatives, as many as
+/// their links, drawn by draw_non_links among nodes below num_nodes. Nodes whose links all went to
+/// validation or test stay nodes of the graph. Throws ArgumentError for fractions random_split
+/// refuses, a link whose node is not below num_nodes, or too few non-links.
+LinkSplit split_links(std::span<const NodePair> links, Index num_nodes, double train_fraction, double val_fraction,
+                      std::uint64_t seed);
+
+}  // namespace edgewise

@@ -1,0 +1,184 @@
+#include "edgewise/models/link_training.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/models/losses.hpp"
+#include "edgewise/models/metrics.hpp"
+#include "node_common.hpp"
+
+namespace edgewise {
+namespace {
+
+using detail::kNaN;
+using detail::ValidationScores;
+
+void check_pairs(const Matrix<float>& embeddings, std::span<const NodePair> pairs) {
+  for (const auto& [a, b] : pairs)
+    if (a < 0 || b < 0 || a >= embeddings.rows() || b >= embeddings.rows())
+      throw ArgumentError("link scores: pair (" + std::to_string(a) + ", " + std::to_string(b) + ") names a node beyond the " +
+                          std::to_string(embeddings.rows()) + " embedded");
+}
+
+// The negatives of epoch `epoch`: a stream of their own for each epoch, so that a resumed run draws
+// the same ones without keeping a generator's state.
+std::vector<NodePair> epoch_non_links(Index count, Index nodes, LinkSet& links, std::uint64_t seed, Index epoch) {
+  SplitMix64 rng(seed ^ (0xA24BAED4963EE407ULL * static_cast<std::uint64_t>(epoch)));
+  std::vector<NodePair> drawn = draw_non_links(count, nodes, links, rng);
+  links.forget_inserted();
+  return drawn;
+}
+
+// One Adam step a full-batch epoch on the training links, then the validation links' ROC-AUC; the
+// trainer run_epochs drives.
+class LinkTrainer {
+ public:
+  LinkTrainer(NodeClassifier<float>& encoder, Parameters<float>& params, const Graph& graph,
+              const ConstRowsRef<float>& features, const LinkSplit& split, const LinkTrainingOptions& options)
+      : encoder_(encoder),
+        params_(params),
+        graph_(graph),
+        features_(features),
+        split_(split),
+        train_links_(split.train),
+        seed_(options.seed),
+        steps_(params, options) {}
+
+  double step(Index epoch) {
+    params_.zero_grad();
+    const Matrix<float>& embeddings = encoder_.forward(graph_, features_, Mode::train(steps_.dropout_rng));
+    const std::vector<NodePair> non_links =
+        epoch_non_links(static_cast<Index>(split_.train.size()), graph_.num_nodes(), train_links_, seed_, epoch);
+    const double loss = link_loss(dembeddings_, embeddings, split_.train, non_links);
+    encoder_.backward(dembeddings_);
+    check_finite_step(params_, loss, epoch, 1);
+    steps_.optimizer.step();
+    return loss;
+  }
+
+  ValidationScores score(LinkEpochReport& report) {
+    report.val_roc_auc = kNaN;
+    if (split_.val.empty()) return {};
+    const Matrix<float>& embeddings = encoder_.forward(graph_, features_, Mode::inference());
+    report.val_roc_auc =
+        link_metrics(link_scores(embeddings, split_.val), link_scores(embeddings, split_.val_negatives)).roc_auc;
+    return {.measured = true, .value = report.val_roc_auc, .loss = kNaN};
+  }
+
+  void save(TrainingState& state) const { steps_.save(state); }
+  void restore(const TrainingState& state) { steps_.restore(state); }
+
+ private:
+  NodeClassifier<float>& encoder_;
+  Parameters<float>& params_;
+  const Graph& graph_;
+  ConstRowsRef<float> features_;
+  const LinkSplit& split_;
+  LinkSet train_links_;  // what training non-links must not be
+  std::uint64_t seed_;
+  detail::StepState steps_;
+  Matrix<float> dembeddings_;
+};
+
+}  // namespace
+
+std::vector<float> link_scores(const Matrix<float>& embeddings, std::span<const NodePair> pairs) {
+  check_pairs(embeddings, pairs);
+  std::vector<float> scores(pairs.size());
+  for (std::size_t p = 0; p < pairs.size(); ++p)
+    scores[p] = embeddings.row(pairs[p].first).dot(embeddings.row(pairs[p].second));
+  return scores;
+}
+
+double link_loss(Matrix<float>& dembeddings, const Matrix<float>& embeddings, std::span<const NodePair> links,
+                 std::span<const NodePair> non_links) {
+  const std::size_t count = links.size() + non_links.size();
+  if (count == 0) throw ArgumentError("link loss: no pairs to score");
+  check_pairs(embeddings, links);
+  check_pairs(embeddings, non_links);
+  dembeddings.setZero(embeddings.rows(), embeddings.cols());
+  double sum = 0;
+  const auto add = [&](std::span<const NodePair> pairs, double label) {
+    for (const auto& [a, b] : pairs) {
+      const double score = embeddings.row(a).dot(embeddings.row(b));
+      sum += softplus(score) - label * score;
+      const double probability = std::exp(score - softplus(score));  // the logistic function of the score
+      const auto gradient = static_cast<float>((probability - label) / static_cast<double>(count));
+      dembeddings.row(a) += gradient * embeddings.row(b);
+      dembeddings.row(b) += gradient * embeddings.row(a);
+    }
+  };
+  add(links, 1.0);
+  add(non_links, 0.0);
+  return sum / static_cast<double>(count);
+}
+
+LinkMetrics link_metrics(std::span<const float> link_scores, std::span<const float> non_link_scores, Index hits_k) {
+  if (link_scores.empty() || non_link_scores.empty())
+    throw ArgumentError("link metrics need links and non-links to score, got " + std::to_string(link_scores.size()) +
+                        " and " + std::to_string(non_link_scores.size()));
+  const auto links = static_cast<Index>(link_scores.size()), non_links = static_cast<Index>(non_link_scores.size());
+  Matrix<float> scores(links + non_links, 1), labels(links + non_links, 1);
+  for (Index i = 0; i < links; ++i) scores(i, 0) = link_scores[static_cast<std::size_t>(i)], labels(i, 0) = 1;
+  for (Index i = 0; i < non_links; ++i)
+    scores(links + i, 0) = non_link_scores[static_cast<std::size_t>(i)], labels(links + i, 0) = 0;
+  const ClassificationMetrics ranked = classification_metrics(scores, labels);
+  LinkMetrics metrics{.roc_auc = ranked.roc_auc, .average_precision = ranked.pr_auc, .hits_k = hits_k, .hits = 1, .mrr = 0};
+  std::vector<float> descending(non_link_scores.begin(), non_link_scores.end());
+  std::ranges::sort(descending, std::greater<>());
+  if (hits_k <= non_links) {
+    const float kth = descending[static_cast<std::size_t>(hits_k - 1)];
+    metrics.hits = static_cast<double>(std::ranges::count_if(link_scores, [&](float s) { return s > kth; })) /
+                   static_cast<double>(links);
+  }
+  double reciprocal_ranks = 0;
+  for (const float score : link_scores) {
+    // Non-links scoring above, and at least as high: descending's first elements.
+    const auto above = std::ranges::lower_bound(descending, score, std::greater<>()) - descending.begin();
+    const auto at_least = std::ranges::upper_bound(descending, score, std::greater<>()) - descending.begin();
+    reciprocal_ranks += 1.0 / (1.0 + 0.5 * static_cast<double>(above + at_least));
+  }
+  metrics.mrr = reciprocal_ranks / static_cast<double>(links);
+  return metrics;
+}
+
+Matrix<float> node_embeddings(NodeClassifier<float>& encoder, const Graph& graph, const ConstRowsRef<float>& features) {
+  return encoder.forward(graph, features, Mode::inference());
+}
+
+std::string link_epoch_line(const LinkEpochReport& report) {
+  char line[120];
+  std::snprintf(line, sizeof line, "epoch %4lld  loss %.4f  val auc %s%s  %.1f s", static_cast<long long>(report.epoch),
+                report.train_loss, score_text(report.val_roc_auc, 4).c_str(), report.improved ? " *" : "  ",
+                report.seconds);
+  return line;
+}
+
+LinkTrainingResult train_link_predictor(NodeClassifier<float>& encoder, Parameters<float>& params, const Graph& graph,
+                                        const ConstRowsRef<float>& features, const LinkSplit& split,
+                                        const LinkTrainingOptions& options,
+                                        const std::function<void(const LinkEpochReport&)>& on_epoch) {
+  if (split.train.empty()) throw ArgumentError("link training: the split leaves no training links");
+  if (options.epochs < 1 || options.patience < 1)
+    throw ArgumentError("link training needs at least 1 epoch and a patience of at least 1");
+  if (features.rows() != graph.num_nodes() || features.cols() != encoder.options().in_dim)
+    throw ArgumentError("link training: features are [" + std::to_string(features.rows()) + ", " +
+                        std::to_string(features.cols()) + "] for a graph of " + std::to_string(graph.num_nodes()) +
+                        " nodes and an encoder of " + std::to_string(encoder.options().in_dim) + " inputs");
+  LinkTrainer trainer(encoder, params, graph, features, split, options);
+  const detail::EpochSettings settings{
+      .epochs = options.epochs,
+      .stopping = {.larger_better = true, .with_loss = false, .ties_count = false, .patience = options.patience},
+      .log = options.log,
+      .setup = "link training: " + std::to_string(split.train.size()) + " training links, as many non-links an epoch",
+      .metric = "val auc",
+      .judged_by = "in validation ROC-AUC"};
+  LinkTrainingResult result;
+  result.best_val_roc_auc = detail::run_epochs(trainer, params, settings, {}, result, on_epoch).value;
+  return result;
+}
+
+}  // namespace edgewise
