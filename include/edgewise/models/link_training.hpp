@@ -39,7 +39,7 @@ struct LinkMetrics {
   double roc_auc = 0;            ///< the chance a link outscores a non-link, ties counting one half
   double average_precision = 0;  ///< scikit-learn's average_precision_score, links the positives
   Index hits_k = 0;              ///< the K of hits
-  /// Hits@K as OGB reports it: the fraction of links that score above the K-th highest non-link
+  /// Hits at K as OGB reports it: the fraction of links that score above the K-th highest non-link
   /// score (1 with fewer than K non-links).
   double hits = 0;
   /// Mean over links of 1 / rank, the rank among the non-links 1 + those scoring higher + half those
@@ -79,7 +79,7 @@ std::string link_epoch_line(const LinkEpochReport& report);
 /// The outcome of train_link_predictor.
 struct LinkTrainingResult {
   std::vector<LinkEpochReport> history;  ///< one report an epoch run
-  Index epochs_run = 0;
+  Index epochs_run = 0;  ///< epochs trained, the last included
   Index best_epoch = 0;  ///< whose weights the encoder keeps
   double best_val_roc_auc = std::numeric_limits<double>::quiet_NaN();  ///< NaN without validation links
 };
