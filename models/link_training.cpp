@@ -23,12 +23,16 @@ void check_pairs(const Matrix<float>& embeddings, std::span<const NodePair> pair
                           std::to_string(embeddings.rows()) + " embedded");
 }
 
-// The negatives of epoch `epoch`: a stream of their own for each epoch, so that a resumed run draws
-// the same ones without keeping a generator's state.
-std::vector<NodePair> epoch_non_links(Index count, Index nodes, LinkSet& links, std::uint64_t seed, Index epoch) {
+// The non-links of epoch `epoch`, as many as the training links: a stream of their own for each
+// epoch, so that a resumed run draws the same ones without keeping a generator's state.
+std::vector<NodePair> epoch_non_links(const LinkSplit& split, Index nodes, LinkSet& known, NonLinkSampling sampling,
+                                      std::uint64_t seed, Index epoch) {
   SplitMix64 rng(seed ^ (0xA24BAED4963EE407ULL * static_cast<std::uint64_t>(epoch)));
-  std::vector<NodePair> drawn = draw_non_links(count, nodes, links, rng);
-  links.forget_inserted();
+  const auto count = static_cast<Index>(split.train.size());
+  std::vector<NodePair> drawn = sampling == NonLinkSampling::degree
+                                    ? draw_degree_weighted_non_links(count, split.train, known, rng)
+                                    : draw_non_links(count, nodes, known, rng);
+  known.forget_inserted();
   return drawn;
 }
 
@@ -44,6 +48,7 @@ class LinkTrainer {
         features_(features),
         split_(split),
         train_links_(split.train),
+        sampling_(options.non_links),
         seed_(options.seed),
         steps_(params, options) {}
 
@@ -51,7 +56,7 @@ class LinkTrainer {
     params_.zero_grad();
     const Matrix<float>& embeddings = encoder_.forward(graph_, features_, Mode::train(steps_.dropout_rng));
     const std::vector<NodePair> non_links =
-        epoch_non_links(static_cast<Index>(split_.train.size()), graph_.num_nodes(), train_links_, seed_, epoch);
+        epoch_non_links(split_, graph_.num_nodes(), train_links_, sampling_, seed_, epoch);
     const double loss = link_loss(dembeddings_, embeddings, split_.train, non_links);
     encoder_.backward(dembeddings_);
     check_finite_step(params_, loss, epoch, 1);
@@ -78,6 +83,7 @@ class LinkTrainer {
   ConstRowsRef<float> features_;
   const LinkSplit& split_;
   LinkSet train_links_;  // what training non-links must not be
+  NonLinkSampling sampling_;
   std::uint64_t seed_;
   detail::StepState steps_;
   Matrix<float> dembeddings_;

@@ -69,7 +69,11 @@ void LinkSet::insert(Index a, Index b) {
   if (!contains(a, b)) added_.insert(key_of(a, b));
 }
 
-std::vector<NodePair> draw_non_links(Index count, Index num_nodes, LinkSet& excluded, SplitMix64& rng) {
+namespace {
+
+// `count` pairs whose nodes draw_node draws, as draw_non_links describes.
+template <typename DrawNode>
+std::vector<NodePair> draw_pairs(Index count, LinkSet& excluded, DrawNode draw_node) {
   std::vector<NodePair> drawn;
   drawn.reserve(static_cast<std::size_t>(std::max<Index>(count, 0)));
   // A draw misses mostly on sparse graphs' few links; this many misses in a row means the pairs are
@@ -77,13 +81,12 @@ std::vector<NodePair> draw_non_links(Index count, Index num_nodes, LinkSet& excl
   constexpr Index kMaxMisses = 1000;
   Index misses = 0;
   while (static_cast<Index>(drawn.size()) < count) {
-    const auto a = static_cast<Index>(rng.below(static_cast<std::uint64_t>(num_nodes)));
-    const auto b = static_cast<Index>(rng.below(static_cast<std::uint64_t>(num_nodes)));
+    const Index a = draw_node(), b = draw_node();
     if (a == b || excluded.contains(a, b)) {
       if (++misses == kMaxMisses)
-        throw ArgumentError("cannot draw " + std::to_string(count) + " pairs of " + std::to_string(num_nodes) +
-                            " nodes that are no link: the graph is nearly complete (" + std::to_string(drawn.size()) +
-                            " drawn)");
+        throw ArgumentError("cannot draw " + std::to_string(count) +
+                            " pairs of nodes that are no link: the graph is nearly complete (" +
+                            std::to_string(drawn.size()) + " drawn)");
       continue;
     }
     misses = 0;
@@ -91,6 +94,25 @@ std::vector<NodePair> draw_non_links(Index count, Index num_nodes, LinkSet& excl
     drawn.emplace_back(std::min(a, b), std::max(a, b));
   }
   return drawn;
+}
+
+}  // namespace
+
+std::vector<NodePair> draw_non_links(Index count, Index num_nodes, LinkSet& excluded, SplitMix64& rng) {
+  if (num_nodes < 2) throw ArgumentError("cannot draw pairs of distinct nodes among " + std::to_string(num_nodes));
+  const auto nodes = static_cast<std::uint64_t>(num_nodes);
+  return draw_pairs(count, excluded, [&] { return static_cast<Index>(rng.below(nodes)); });
+}
+
+std::vector<NodePair> draw_degree_weighted_non_links(Index count, std::span<const NodePair> links, LinkSet& excluded,
+                                                     SplitMix64& rng) {
+  if (links.empty()) throw ArgumentError("cannot draw nodes by their links: there are none");
+  const std::uint64_t ends = 2 * static_cast<std::uint64_t>(links.size());
+  return draw_pairs(count, excluded, [&] {
+    const std::uint64_t end = rng.below(ends);
+    const NodePair& link = links[static_cast<std::size_t>(end / 2)];
+    return end % 2 == 0 ? link.first : link.second;
+  });
 }
 
 LinkSplit split_links(std::span<const NodePair> links, Index num_nodes, double train_fraction, double val_fraction,

@@ -95,6 +95,14 @@ TEST(LinkTrainingTest, PredictsHeldOutLinksOfAPlantedPartition) {
   EXPECT_GE(test.roc_auc, 0.8);
   EXPECT_GE(result.best_val_roc_auc, 0.8);
   EXPECT_LT(result.history.back().train_loss, result.history.front().train_loss);
+
+  // Non-links between busy nodes train it as well.
+  SplitMix64 again(1);
+  encoder.reset_parameters(again);
+  train_link_predictor(encoder, params, seen, sbm.features, split,
+                       {.epochs = 100, .non_links = NonLinkSampling::degree, .log = {.level = LogLevel::quiet, .sink = {}}});
+  const Matrix<float> z_degree = node_embeddings(encoder, seen, sbm.features);
+  EXPECT_GE(link_metrics(link_scores(z_degree, split.test), link_scores(z_degree, split.test_negatives)).roc_auc, 0.8);
 }
 
 TEST(LinkTrainingTest, RefusesASplitWithoutTrainingLinks) {

@@ -41,6 +41,28 @@ TEST(LinkSetTest, KnowsAPairEitherWayRound) {
   EXPECT_TRUE(set.contains(1, 3));
 }
 
+// A star of 10 leaves around node 0, the link 11-12, and nodes 13-19 with no link: drawn by their
+// links, non-links never touch a node without one.
+TEST(DrawNonLinksTest, ByDegreeLeaveOutNodesWithoutLinks) {
+  std::vector<NodePair> links;
+  for (Index leaf = 1; leaf <= 10; ++leaf) links.emplace_back(0, leaf);
+  links.emplace_back(11, 12);
+  LinkSet excluded(links);
+  SplitMix64 rng(5);
+  const std::vector<NodePair> drawn = draw_degree_weighted_non_links(40, links, excluded, rng);
+  ASSERT_EQ(drawn.size(), 40u);
+  std::set<NodePair> distinct(drawn.begin(), drawn.end());
+  EXPECT_EQ(distinct.size(), 40u);
+  const LinkSet given(links);
+  for (const auto& [a, b] : drawn) {
+    EXPECT_LT(b, 13) << a << "-" << b;
+    EXPECT_FALSE(given.contains(a, b)) << a << "-" << b << " is a link";
+  }
+  LinkSet none(std::vector<NodePair>{});
+  EXPECT_THROW(draw_degree_weighted_non_links(1, {}, none, rng), ArgumentError);
+  EXPECT_THROW(draw_non_links(1, 1, none, rng), ArgumentError);
+}
+
 TEST(SplitLinksTest, PartsAreDisjointAndNegativesAreNoLinks) {
   const std::vector<NodePair> links = ring_with_chords(50);  // 100 links
   const LinkSplit split = split_links(links, 50, 0.85, 0.05, 7);

@@ -54,12 +54,19 @@ LinkMetrics link_metrics(std::span<const float> link_scores, std::span<const flo
 /// Every node's embedding: the encoder's output rows in inference mode, [N, encoder's classes].
 Matrix<float> node_embeddings(NodeClassifier<float>& encoder, const Graph& graph, const ConstRowsRef<float>& features);
 
+/// How training draws its non-links.
+enum class NonLinkSampling {
+  uniform,  ///< pairs of nodes drawn uniformly (draw_non_links)
+  degree,   ///< nodes drawn in proportion to their training links (draw_degree_weighted_non_links)
+};
+
 /// How train_link_predictor trains.
 struct LinkTrainingOptions {
   Index epochs = 300;            ///< full-batch steps at most
   double learning_rate = 0.01;   ///< Adam's
   double weight_decay = 0;       ///< Adam's L2 term
   Index patience = 50;           ///< epochs without a better validation ROC-AUC before stopping
+  NonLinkSampling non_links = NonLinkSampling::uniform;  ///< how each epoch's non-links are drawn
   std::uint64_t seed = 0;        ///< of the training non-links and the dropout masks
   LogSettings log = {};          ///< normal: a line an epoch; verbose: also why training stopped
 };

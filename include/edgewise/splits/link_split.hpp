@@ -70,6 +70,11 @@ class LinkSet {
 /// are left (about: the graph is nearly complete).
 std::vector<NodePair> draw_non_links(Index count, Index num_nodes, LinkSet& excluded, SplitMix64& rng);
 
+/// The same with each node drawn in proportion to its number of links among `links` (both ends of a
+/// link drawn uniformly): non-links between busy nodes, harder to tell from links than uniform ones.
+std::vector<NodePair> draw_degree_weighted_non_links(Index count, std::span<const NodePair> links, LinkSet& excluded,
+                                                     SplitMix64& rng);
+
 /// A uniform shuffle of `links` (undirected, first < second, distinct: undirected_links's pairs) cut
 /// as random_split cuts rows: train = floor(n * train_fraction), val = floor(n * (train_fraction +
 /// val_fraction)) - train, test the rest; then the validation and then the test negatives, as many as
