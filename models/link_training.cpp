@@ -151,6 +151,22 @@ LinkMetrics link_metrics(std::span<const float> link_scores, std::span<const flo
   return metrics;
 }
 
+std::vector<ScoredNode> recommend_links(const Matrix<float>& embeddings, Index node, Index k, const LinkSet& known) {
+  if (node < 0 || node >= embeddings.rows() || k < 0)
+    throw ArgumentError("recommend: node " + std::to_string(node) + " of " + std::to_string(embeddings.rows()) +
+                        " embedded, and k " + std::to_string(k) + " (at least 0)");
+  std::vector<ScoredNode> candidates;
+  for (Index other = 0; other < embeddings.rows(); ++other)
+    if (other != node && !known.contains(node, other))
+      candidates.push_back({other, embeddings.row(node).dot(embeddings.row(other))});
+  const auto best = candidates.begin() + std::min(k, static_cast<Index>(candidates.size()));
+  std::partial_sort(candidates.begin(), best, candidates.end(), [](const ScoredNode& a, const ScoredNode& b) {
+    return a.score != b.score ? a.score > b.score : a.node < b.node;
+  });
+  candidates.erase(best, candidates.end());
+  return candidates;
+}
+
 Matrix<float> node_embeddings(NodeClassifier<float>& encoder, const Graph& graph, const ConstRowsRef<float>& features) {
   return encoder.forward(graph, features, Mode::inference());
 }

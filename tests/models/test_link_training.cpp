@@ -71,6 +71,22 @@ TEST(LinkMetricsTest, HandComputed) {
   EXPECT_THROW(link_metrics(links, {}, 1), ArgumentError);
 }
 
+TEST(RecommendLinksTest, BestScoringNodesThatAreNoLinkYet) {
+  // Node 0 at (1, 0): node 1 scores 2 but is linked already, node 2 scores 1, nodes 3 and 5 tie at
+  // 0 (the smaller first), node 4 scores -1.
+  Matrix<float> z(6, 2);
+  z << 1, 0, 2, 0, 1, 0, 0, 1, -1, 0, 0, -1;
+  const LinkSet known(std::vector<NodePair>{{0, 1}});
+  const std::vector<ScoredNode> top = recommend_links(z, 0, 3, known);
+  ASSERT_EQ(top.size(), 3u);
+  EXPECT_EQ(top[0].node, 2);
+  EXPECT_EQ(top[0].score, 1.0f);
+  EXPECT_EQ(top[1].node, 3);
+  EXPECT_EQ(top[2].node, 5);
+  EXPECT_EQ(recommend_links(z, 0, 10, known).size(), 4u);  // all but itself and node 1
+  EXPECT_THROW(recommend_links(z, 6, 1, known), ArgumentError);
+}
+
 // Four planted communities whose features tell them apart: 9 links in 10 lie inside a community,
 // against 1 non-link in 4, so telling communities apart alone gives a ROC-AUC of about 0.82 (0.9 *
 // 0.75 + half the ties); the links the encoder sees add the rest.

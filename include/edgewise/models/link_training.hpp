@@ -51,6 +51,18 @@ struct LinkMetrics {
 LinkMetrics link_metrics(std::span<const float> link_scores, std::span<const float> non_link_scores,
                          Index hits_k = 50);
 
+/// A node and its link score with another.
+struct ScoredNode {
+  Index node = 0;  ///< the node suggested
+  float score = 0;  ///< the logit of a link (link_scores)
+};
+
+/// The `k` nodes whose link with `node` scores highest (embeddings [N, D]), best first (ties: the
+/// smaller node), leaving out `node` itself and the nodes `known` links it to: suggestions of new
+/// partners. Fewer when fewer nodes are left. Throws ArgumentError for a node outside [0, N) or a
+/// negative k.
+std::vector<ScoredNode> recommend_links(const Matrix<float>& embeddings, Index node, Index k, const LinkSet& known);
+
 /// Every node's embedding: the encoder's output rows in inference mode, [N, encoder's classes].
 Matrix<float> node_embeddings(NodeClassifier<float>& encoder, const Graph& graph, const ConstRowsRef<float>& features);
 
