@@ -19,8 +19,8 @@ using detail::ValidationScores;
 void check_pairs(const Matrix<float>& embeddings, std::span<const NodePair> pairs) {
   for (const auto& [a, b] : pairs)
     if (a < 0 || b < 0 || a >= embeddings.rows() || b >= embeddings.rows())
-      throw ArgumentError("link scores: pair (" + std::to_string(a) + ", " + std::to_string(b) + ") names a node beyond the " +
-                          std::to_string(embeddings.rows()) + " embedded");
+      throw ArgumentError("link scores: pair (" + std::to_string(a) + ", " + std::to_string(b) +
+                          ") names a node beyond the " + std::to_string(embeddings.rows()) + " embedded");
 }
 
 // The non-links of epoch `epoch`, as many as the training links: a stream of their own for each
@@ -132,7 +132,8 @@ LinkMetrics link_metrics(std::span<const float> link_scores, std::span<const flo
   for (Index i = 0; i < non_links; ++i)
     scores(links + i, 0) = non_link_scores[static_cast<std::size_t>(i)], labels(links + i, 0) = 0;
   const ClassificationMetrics ranked = classification_metrics(scores, labels);
-  LinkMetrics metrics{.roc_auc = ranked.roc_auc, .average_precision = ranked.pr_auc, .hits_k = hits_k, .hits = 1, .mrr = 0};
+  LinkMetrics metrics{
+      .roc_auc = ranked.roc_auc, .average_precision = ranked.pr_auc, .hits_k = hits_k, .hits = 1, .mrr = 0};
   std::vector<float> descending(non_link_scores.begin(), non_link_scores.end());
   std::ranges::sort(descending, std::greater<>());
   if (hits_k <= non_links) {

@@ -29,8 +29,8 @@ void check_link_nodes(std::span<const NodePair> links, Index num_nodes) {
     throw ArgumentError("link prediction takes graphs of up to 2^32 nodes, got " + std::to_string(num_nodes));
   for (const auto& [a, b] : links)
     if (a < 0 || b < 0 || a >= num_nodes || b >= num_nodes || a == b)
-      throw ArgumentError("link (" + std::to_string(a) + ", " + std::to_string(b) + ") is no pair of distinct nodes of " +
-                          std::to_string(num_nodes));
+      throw ArgumentError("link (" + std::to_string(a) + ", " + std::to_string(b) +
+                          ") is no pair of distinct nodes of " + std::to_string(num_nodes));
 }
 
 }  // namespace

@@ -71,6 +71,8 @@ TEST(LinkMetricsTest, HandComputed) {
   EXPECT_THROW(link_metrics(links, {}, 1), ArgumentError);
 }
 
+const LogSettings kQuiet = {.level = LogLevel::quiet, .sink = {}};
+
 TEST(RecommendLinksTest, BestScoringNodesThatAreNoLinkYet) {
   // Node 0 at (1, 0): node 1 scores 2 but is linked already, node 2 scores 1, nodes 3 and 5 tie at
   // 0 (the smaller first), node 4 scores -1.
@@ -103,7 +105,7 @@ TEST(LinkTrainingTest, PredictsHeldOutLinksOfAPlantedPartition) {
   SplitMix64 rng(1);
   encoder.reset_parameters(rng);
   const LinkTrainingResult result = train_link_predictor(encoder, params, seen, sbm.features, split,
-                                                         {.epochs = 100, .log = {.level = LogLevel::quiet, .sink = {}}});
+                                                         {.epochs = 100, .log = kQuiet});
   const Matrix<float> z = node_embeddings(encoder, seen, sbm.features);
   const LinkMetrics test = link_metrics(link_scores(z, split.test), link_scores(z, split.test_negatives));
   std::printf("planted partition links: test ROC-AUC %.3f, AP %.3f, best epoch %lld of %zu\n", test.roc_auc,
@@ -116,7 +118,7 @@ TEST(LinkTrainingTest, PredictsHeldOutLinksOfAPlantedPartition) {
   SplitMix64 again(1);
   encoder.reset_parameters(again);
   train_link_predictor(encoder, params, seen, sbm.features, split,
-                       {.epochs = 100, .non_links = NonLinkSampling::degree, .log = {.level = LogLevel::quiet, .sink = {}}});
+                       {.epochs = 100, .non_links = NonLinkSampling::degree, .log = kQuiet});
   const Matrix<float> z_degree = node_embeddings(encoder, seen, sbm.features);
   EXPECT_GE(link_metrics(link_scores(z_degree, split.test), link_scores(z_degree, split.test_negatives)).roc_auc, 0.8);
 }
