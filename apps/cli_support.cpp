@@ -76,12 +76,18 @@ void write_plot(const std::string& path, const Plot& curve, bool force) {
   write_file_atomically(path, plot_svg(curve), overwrite_for(force));
 }
 
-void add_task_option(CLI::App& command, std::string& task, const std::string& molecule_help,
-                     const std::string& node_help) {
-  command.add_option("--task", task, "molecule: " + molecule_help + " ('graph' is read as molecule); node: " + node_help)
+void add_task_option(CLI::App& command, std::string& task,
+                     const std::vector<std::pair<std::string, std::string>>& tasks) {
+  std::string help;
+  std::vector<std::string> names;
+  for (const auto& [name, meaning] : tasks) {
+    help += (help.empty() ? "" : "; ") + name + ": " + meaning + (name == "molecule" ? " ('graph' is read as molecule)" : "");
+    names.push_back(name);
+  }
+  command.add_option("--task", task, help)
       ->required()
       ->transform([](const std::string& name) { return std::string(canonical_task_name(name)); })
-      ->check(CLI::IsMember({"molecule", "node"}));
+      ->check(CLI::IsMember(names));
 }
 
 void add_log_options(CLI::App& command, bool& quiet, bool& verbose) {

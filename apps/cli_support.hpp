@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "edgewise/core/error.hpp"
@@ -69,10 +70,10 @@ void check_plot_path(const std::string& plot, const std::string& out, bool force
 // Writes the curve as SVG to `path` atomically; an existing file is replaced only with `force`.
 void write_plot(const std::string& path, const Plot& curve, bool force);
 
-// Adds the required --task (molecule or node; graph, its earlier name, reads as molecule) with the
-// help of each task.
-void add_task_option(CLI::App& command, std::string& task, const std::string& molecule_help,
-                     const std::string& node_help);
+// Adds the required --task, taking the tasks named in `tasks` (name, what it trains), with their
+// help; graph, the molecule task's earlier name, reads as molecule.
+void add_task_option(CLI::App& command, std::string& task,
+                     const std::vector<std::pair<std::string, std::string>>& tasks);
 
 // Adds --quiet and --verbose to a command.
 void add_log_options(CLI::App& command, bool& quiet, bool& verbose);

@@ -15,8 +15,10 @@ void add_tune_command(CLI::App& app);
 void add_predict_command(CLI::App& app);
 // `edgewise eval`: metrics of a saved model on labelled data.
 void add_eval_command(CLI::App& app);
-// `edgewise embed`: node embeddings of a saved node classifier.
+// `edgewise embed`: node embeddings of a saved node classifier or link predictor.
 void add_embed_command(CLI::App& app);
+// `edgewise recommend`: new partners for nodes of a graph, from a saved link predictor.
+void add_recommend_command(CLI::App& app);
 // `edgewise info`: what a model file holds and how the model was trained.
 void add_info_command(CLI::App& app);
 // `edgewise explain`: a molecule drawn with the attention it receives.

@@ -1,9 +1,14 @@
-// `edgewise embed`: the node representations a saved node classifier computes before its output
-// layer.
+// `edgewise embed`: the node representations of a saved node classifier (before its output layer) or
+// link predictor (the embeddings whose dot products score pairs).
+#include <fstream>
 #include <memory>
+#include <variant>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "edgewise/core/error.hpp"
+#include "edgewise/tasks/model.hpp"
+#include "link_commands.hpp"
 #include "node_commands.hpp"
 
 namespace edgewise::cli {
@@ -19,11 +24,12 @@ struct EmbedArgs {
 
 void add_embed_command(CLI::App& app) {
   auto args = std::make_shared<EmbedArgs>();
-  CLI::App* command = app.add_subcommand("embed", "Write the node embeddings of a node classification model");
+  CLI::App* command = app.add_subcommand("embed", "Write the node embeddings of a node classification or link model");
   command->footer(
-      "Writes TSV with a header: node id, then the node's final hidden representation (the input of the output "
-      "layer), h0, h1, ...");
-  command->add_option("--model", args->model, "Node classification model written by 'edgewise train --task node'")
+      "Writes TSV with a header: node id, then the node's embedding h0, h1, ...: a node classifier's final hidden "
+      "representation (the input of the output layer), or a link predictor's output, whose dot products score pairs");
+  command->add_option("--model", args->model,
+                      "Model written by 'edgewise train --task node' or 'edgewise train --task link'")
       ->required()
       ->check(CLI::ExistingFile);
   add_node_graph_options(*command, args->nodes, false);
@@ -32,7 +38,13 @@ void add_embed_command(CLI::App& app) {
   add_threads_option(*command, args->threads);
   command->callback([args] {
     apply_threads(args->threads);
-    embed_nodes(NodeModel::load(args->model), args->nodes);
+    std::visit(Overloaded{[&](const MoleculeModel&) {
+                            throw ArgumentError("embed: " + args->model +
+                                                " is a molecule model; embed takes models of graphs' nodes");
+                          },
+                          [&](const NodeModel& model) { embed_nodes(model, args->nodes); },
+                          [&](const LinkModel& model) { embed_links(model, args->nodes); }},
+               load_any_model(args->model));
   });
 }
 

@@ -23,7 +23,7 @@ struct EvalArgs {
 void run(const CLI::App& command, const CLI::Option_group& node_options, EvalArgs& args) {
   apply_threads(args.threads);
   std::visit(Overloaded{[&](const MoleculeModel& model) {
-                          reject_given(node_options.get_options(), "applies to node classification models, and " +
+                          reject_given(node_options.get_options(), "applies to models of graphs, and " +
                                                                        args.model + " is not one");
                           eval_molecules(model, args.molecules, args.coverage, args.plot);
                         },
@@ -33,6 +33,12 @@ void run(const CLI::App& command, const CLI::Option_group& node_options, EvalArg
                                            " is a node classification model");
                           if (command.count("--coverage") > 0) args.nodes.coverage = args.coverage;
                           eval_nodes(model, args.nodes);
+                        },
+                        [&](const LinkModel&) {
+                          throw ArgumentError("eval: " + args.model +
+                                              " is a link prediction model; train --task link reports its test "
+                                              "links' ROC-AUC, average precision, Hits@50 and MRR, and predict "
+                                              "--pairs scores any pairs");
                         }},
              load_any_model(args.model));
 }

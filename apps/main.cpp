@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
   edgewise::cli::add_predict_command(app);
   edgewise::cli::add_eval_command(app);
   edgewise::cli::add_embed_command(app);
+  edgewise::cli::add_recommend_command(app);
   edgewise::cli::add_info_command(app);
   edgewise::cli::add_explain_command(app);
   edgewise::cli::add_graph_command(app);

@@ -243,8 +243,9 @@ void check_recorded(const std::string& option, const std::string& given, const s
                         "; its graph must be read the same way");
 }
 
-void check_input_options(const NodeModel& model, const NodeInputArgs& given) {
-  const NodeInputOptions& recorded = model.config().input;
+}  // namespace
+
+void check_graph_reading(const NodeInputOptions& recorded, const NodeInputArgs& given) {
   std::string format(feature_format_name(recorded.features.format));
   std::replace(format.begin(), format.end(), '_', '-');
   check_recorded("--feature-format", given.feature_format, format);
@@ -257,9 +258,11 @@ void check_input_options(const NodeModel& model, const NodeInputArgs& given) {
     throw ArgumentError("--no-self-loops: the model was trained with self-loops (without --no-self-loops)");
 }
 
+namespace {
+
 NodeGraph read_for(const NodeModel& model, const NodeRunArgs& args) {
   if (args.files.edges.empty()) throw ArgumentError("--edges is required for a node classification model");
-  check_input_options(model, args.input);
+  check_graph_reading(model.config().input, args.input);
   NodeGraph data = model.read_graph(args.files);
   report_guessed_headers(data.guessed_headers);
   report_new_nodes(model, data);
@@ -337,7 +340,8 @@ void add_node_input_options(CLI::Option_group* group, NodeTrainArgs& args) {
 }
 
 CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args) {
-  CLI::Option_group* group = command.add_option_group("Node classification (--task node)");
+  CLI::Option_group* group = command.add_option_group(
+      "Graphs (--task node; --task link reads all but --labels, --label-column, --id-column, --mlp and --graph)");
   add_node_input_options(group, args);
   group->add_option("--graph", args.graph,
                     "Train on a graph store (.ewg, from 'edgewise graph build' or 'graph generate') instead of "

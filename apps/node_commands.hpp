@@ -67,6 +67,10 @@ struct NodeRunArgs {
   std::optional<double> coverage;
 };
 
+// Throws ArgumentError for a graph reading option given (not empty or false) with another value
+// than the model recorded in `recorded`: a saved model's graph is read as its training graph was.
+void check_graph_reading(const NodeInputOptions& recorded, const NodeInputArgs& given);
+
 // Says, on standard error, which first lines were taken for headers by the string-id rule
 // (NodeGraph::guessed_headers), and how to read them as data.
 void report_guessed_headers(const std::vector<std::string>& headers);

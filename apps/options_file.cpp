@@ -5,6 +5,7 @@
 
 #include "cli_support.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/names.hpp"
 #include "edgewise/tasks/common/model.hpp"
 #include "edgewise/tasks/params.hpp"
 
@@ -70,13 +71,12 @@ void write_options_file(const std::string& path, const std::string& task, const 
 nlohmann::json file_options(const CLI::App& command, const nlohmann::json& options, const std::string& source,
                             const std::string& task, bool tunable_only) {
   const std::vector<std::string> names = training_option_names(task, tunable_only);
-  const std::string other = task == "node" ? "molecule" : "node";
-  const std::vector<std::string> others = training_option_names(other);
   for (const auto& [name, value] : options.items()) {
     const std::string flag = name.starts_with("no-") ? name.substr(3) : name;
     if (std::ranges::find(names, name) != names.end() || std::ranges::find(names, flag) != names.end()) continue;
-    if (!tunable_only && (std::ranges::find(others, name) != others.end() || std::ranges::find(others, flag) != others.end()))
-      throw ArgumentError(source + ": '" + name + "' applies to --task " + other + " only");
+    const std::vector<std::string> readers = tasks_reading(name);
+    if (!tunable_only && !readers.empty())
+      throw ArgumentError(source + ": '" + name + "' applies to --task " + join(readers, " and ") + " only");
     const bool known = command.get_option_no_throw("--" + name) != nullptr;
     throw ArgumentError(source + ": '" + name + "' is not an option " + (known ? "this command takes from a file" : "of this command"));
   }

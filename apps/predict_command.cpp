@@ -1,4 +1,5 @@
-// `edgewise predict`: applies a saved model to new molecules, or to the nodes of a graph.
+// `edgewise predict`: applies a saved model to new molecules, to the nodes of a graph, or to pairs of
+// them.
 #include <memory>
 #include <variant>
 
@@ -7,6 +8,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/distributed/processes.hpp"
 #include "edgewise/tasks/model.hpp"
+#include "link_commands.hpp"
 #include "molecule_commands.hpp"
 #include "node_commands.hpp"
 
@@ -20,10 +22,11 @@ struct PredictArgs {
   int threads = 0;
   MoleculePredictArgs molecules;
   NodeRunArgs nodes;
+  std::string pairs;
 };
 
 void predict_with(const MoleculeModel& model, const CLI::Option_group& node_options, PredictArgs& args) {
-  reject_given(node_options.get_options(), "applies to node classification models, and " + args.model + " is not one");
+  reject_given(node_options.get_options(), "applies to models of graphs, and " + args.model + " is not one");
   args.molecules.out = args.out;
   args.molecules.force = args.force;
   predict_molecules(model, args.molecules);
@@ -34,17 +37,26 @@ void predict_with(const NodeModel& model, const CLI::App& command, PredictArgs& 
     throw ArgumentError("predict: " + args.model + " is a node classification model, whose prediction runs as one "
                         "process; only molecule models divide their work among the processes mpirun starts");
   reject_given(options_except(command, {"--help", "--model", "--out", "--force", "--threads", "--coverage"}),
-               "applies to molecule models, and " + args.model + " is a node classification model");
+               "applies to other models, and " + args.model + " is a node classification model");
   args.nodes.out = args.out;
   args.nodes.force = args.force;
   args.nodes.coverage = args.molecules.coverage;
   predict_nodes(model, args.nodes);
 }
 
+void predict_with(const LinkModel& model, const CLI::App& command, PredictArgs& args) {
+  reject_given(options_except(command, {"--help", "--model", "--out", "--force", "--threads", "--pairs"}),
+               "applies to other models, and " + args.model + " is a link prediction model");
+  args.nodes.out = args.out;
+  args.nodes.force = args.force;
+  predict_links(model, {.graph = args.nodes, .pairs = args.pairs});
+}
+
 void run(const CLI::App& command, const CLI::Option_group& node_options, PredictArgs& args) {
   apply_threads(args.threads);
   std::visit(Overloaded{[&](const MoleculeModel& model) { predict_with(model, node_options, args); },
-                        [&](const NodeModel& model) { predict_with(model, command, args); }},
+                        [&](const NodeModel& model) { predict_with(model, command, args); },
+                        [&](const LinkModel& model) { predict_with(model, command, args); }},
              load_any_model(args.model));
 }
 
@@ -57,7 +69,8 @@ void add_predict_command(CLI::App& app) {
       "Molecule models write CSV: SMILES, one column per task, then for a model trained with --uncertainty a "
       "<task>_std column per task (and intervals with --coverage), error. Node classification models write TSV with a "
       "header: node id, predicted class, with --coverage the prediction set (class names joined by '|'), then one "
-      "calibrated probability column per class, named by class.");
+      "calibrated probability column per class, named by class. Link prediction models write TSV with a header: "
+      "node_a, node_b, score (the logit of a link), probability; a row for each pair of --pairs, in its order.");
   command->add_option("--model", args->model, "Model file written by 'edgewise train'")
       ->required()
       ->check(CLI::ExistingFile);
@@ -74,6 +87,9 @@ void add_predict_command(CLI::App& app) {
                       "of targets (e.g. 0.9)");
   command->add_option("--out", args->out, "File to write (default: standard output)");
   command->add_flag("--force", args->force, "Replace an existing --out file");
+  command->add_option("--pairs", args->pairs,
+                      "Link prediction models: the node pairs to score, two node ids a line")
+      ->check(CLI::ExistingFile);
   add_threads_option(*command, args->threads);
   const CLI::Option_group* node_options = add_node_graph_options(*command, args->nodes, false);
   command->callback([args, command, node_options] { run(*command, *node_options, *args); });

@@ -1,5 +1,6 @@
 // `edgewise train`: trains a model and saves it. --task molecule: a molecule property model from a CSV
-// of SMILES and targets; --task node: a node classifier from an edge list, labels and features.
+// of SMILES and targets; --task node: a node classifier from an edge list, labels and features;
+// --task link: a link predictor from an edge list and features.
 #include <iostream>
 #include <memory>
 
@@ -25,6 +26,7 @@ struct TrainArgs {
   SharedTrainArgs shared;
   MoleculeTrainArgs molecules;
   NodeTrainArgs nodes;
+  LinkTrainArgs links;
 };
 
 void run(CLI::App& command, const TaskOptionGroups& task_options, TrainArgs& args) {
@@ -41,6 +43,11 @@ void run(CLI::App& command, const TaskOptionGroups& task_options, TrainArgs& arg
     args.molecules.params.plan.training.log = log;
     return train_molecules(args.molecules);
   }
+  if (args.task == "link") {
+    apply_shared_options(args.shared, args.nodes, args.links);
+    args.links.params.training.log = log;
+    return train_links(args.links);
+  }
   apply_shared_options(args.shared, args.nodes);
   args.nodes.params.training.log = log;
   train_nodes(args.nodes);
@@ -51,8 +58,10 @@ void run(CLI::App& command, const TaskOptionGroups& task_options, TrainArgs& arg
 void add_train_command(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
   CLI::App* command = app.add_subcommand("train", "Train a model and save it to a file");
-  add_task_option(*command, args->task, "one prediction per molecule (SMILES input)",
-                  "one class per node of a graph (edge list input)");
+  add_task_option(*command, args->task,
+                  {{"molecule", "one prediction per molecule (SMILES input)"},
+                   {"node", "one class per node of a graph (edge list input)"},
+                   {"link", "a score for each pair of a graph's nodes, how likely they are linked (edge list input)"}});
   command->add_option("--out", args->shared.out, "Model file to write")->required();
   command->add_option("--options", args->options_file,
                       "Options file (JSON) as `edgewise tune` writes it; options given on the command line take "
@@ -63,7 +72,8 @@ void add_train_command(CLI::App& app) {
   command->add_flag("--force", args->shared.force, "Replace existing output files");
   command->add_option("--save-split", args->shared.save_split,
                       "Write the split used into this folder as train.txt, val.txt and test.txt: data-row indices "
-                      "(--task molecule) or node ids as the edge list writes them (--task node), as --split reads them");
+                      "(--task molecule), node ids as the edge list writes them (--task node), or pairs of them "
+                      "(--task link, with val_negatives.txt and test_negatives.txt), as --split reads them");
   add_threads_option(*command, args->threads);
   add_checkpoint_options(*command, args->shared.checkpoints);
   add_log_options(*command, args->quiet, args->verbose);

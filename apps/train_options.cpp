@@ -5,6 +5,7 @@
 
 #include "cli_support.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/names.hpp"
 #include "edgewise/tasks/params.hpp"
 
 namespace edgewise::cli {
@@ -54,40 +55,91 @@ void add_param(CLI::Option_group& group, const Param& param, const std::string& 
 
 }  // namespace
 
+namespace {
+
+// An option of several tasks' tables: its row in each, by task.
+struct SharedOption {
+  const TrainingParam<MoleculeTrainingParams>* molecule = nullptr;
+  const TrainingParam<NodeTrainingParams>* node = nullptr;
+  const TrainingParam<LinkTrainingParams>* link = nullptr;
+};
+
+// Each row's help and default, by task; one help where every task gives the same.
+std::pair<std::string, std::string> shared_help(const SharedOption& option) {
+  std::vector<std::pair<std::string, std::string>> helps, defaults;
+  const auto add = [&](const char* task, const auto* row) {
+    if (row == nullptr) return;
+    helps.emplace_back(task, row->help);
+    defaults.emplace_back(task, row->default_text());
+  };
+  add("molecule", option.molecule);
+  add("node", option.node);
+  add("link", option.link);
+  std::string help, by_task;
+  const bool same = std::ranges::all_of(helps, [&](const auto& entry) { return entry.second == helps[0].second; });
+  for (std::size_t i = 0; i < helps.size(); ++i) {
+    if (!same) help += (i > 0 ? "; " : "") + helps[i].first + ": " + helps[i].second;
+    by_task += std::string(i > 0 ? "; " : "") + "--task " + defaults[i].first + ": " + defaults[i].second;
+  }
+  return {same ? helps[0].second : help, " (" + by_task + ")"};
+}
+
+template <typename Params>
+void add_own_options(CLI::Option_group& group, const std::vector<TrainingParam<Params>>& table, nlohmann::json& given) {
+  for (const TrainingParam<Params>& param : table)
+    if (tasks_reading(param.name).size() == 1)
+      add_param(group, param, param.help, " (default: " + param.default_text() + ")", given);
+}
+
+}  // namespace
+
 TaskOptionGroups add_train_options(CLI::App& command, SharedTrainArgs& shared, MoleculeTrainArgs& molecules,
                                    NodeTrainArgs& nodes) {
-  CLI::Option_group* both = command.add_option_group("Training, both tasks");
-  CLI::Option_group* graph_group = add_molecule_train_options(command, molecules);
+  CLI::Option_group* several = command.add_option_group("Training, several tasks");
+  CLI::Option_group* molecule_group = add_molecule_train_options(command, molecules);
   CLI::Option_group* node_group = add_node_train_options(command, nodes);
-  for (const TrainingParam<MoleculeTrainingParams>& graph : molecule_params()) {
-    const TrainingParam<NodeTrainingParams>* node = find_param(node_params(), graph.name);
-    if (node == nullptr) {
-      add_param(*graph_group, graph, graph.help,
-                " (default: " + graph.default_text() + ")", shared.given);
-      continue;
+  CLI::Option_group* link_group = command.add_option_group("Link prediction (--task link)");
+  // In the order of the molecule table, then of the node table, then of the link table's own.
+  std::vector<std::string> names;
+  for (const std::string& task : {"molecule", "node", "link"})
+    for (const std::string& name : training_option_names(task))
+      if (tasks_reading(name).size() > 1 && std::ranges::find(names, name) == names.end()) names.push_back(name);
+  for (const std::string& name : names) {
+    const SharedOption option{find_param(molecule_params(), name), find_param(node_params(), name),
+                              find_param(link_params(), name)};
+    const auto [help, defaults] = shared_help(option);
+    if (option.molecule != nullptr) {
+      add_param(*several, *option.molecule, help, defaults, shared.given);
+    } else {
+      add_param(*several, *option.node, help, defaults, shared.given);
     }
-    const std::string help = graph.help == node->help ? graph.help : "molecule: " + graph.help + "; node: " + node->help;
-    add_param(*both, graph, help, " (--task molecule: " + graph.default_text() + "; --task node: " + node->default_text() + ")",
-              shared.given);
   }
-  for (const TrainingParam<NodeTrainingParams>& node : node_params())
-    if (find_param(molecule_params(), node.name) == nullptr)
-      add_param(*node_group, node, node.help, " (default: " + node.default_text() + ")",
-                shared.given);
-  return {graph_group, node_group};
+  add_own_options(*molecule_group, molecule_params(), shared.given);
+  add_own_options(*node_group, node_params(), shared.given);
+  add_own_options(*link_group, link_params(), shared.given);
+  return {several, molecule_group, node_group, link_group};
 }
 
 void reject_other_task_options(const TaskOptionGroups& groups, const std::string& task) {
-  if (task == "molecule") {
-    reject_given(groups.nodes->get_options(), "applies to --task node only");
-  } else {
-    reject_given(groups.molecules->get_options(), "applies to --task molecule only");
+  const std::vector<std::string> node_only = node_only_input_options();
+  for (const CLI::Option_group* group : {groups.several, groups.molecules, groups.nodes, groups.links}) {
+    for (const CLI::Option* option : group->get_options()) {
+      if (option->count() == 0) continue;
+      const std::string name = option->get_name();
+      std::vector<std::string> readers = tasks_reading(name.substr(2));
+      if (readers.empty()) {  // an input option: of molecules, or of graphs
+        readers = {group == groups.molecules ? "molecule" : "node"};
+        if (group == groups.nodes && std::ranges::find(node_only, name) == node_only.end()) readers.emplace_back("link");
+      }
+      if (std::ranges::find(readers, task) == readers.end())
+        throw ArgumentError(name + " applies to --task " + join(readers, " and ") + " only");
+    }
   }
 }
 
 namespace {
 
-// The options both tasks read the same way.
+// The options every task reads the same way.
 template <typename TaskArgs>
 void copy_outputs(const SharedTrainArgs& shared, TaskArgs& args) {
   args.force = shared.force;
@@ -107,6 +159,12 @@ void apply_shared_options(const SharedTrainArgs& shared, MoleculeTrainArgs& args
 void apply_shared_options(const SharedTrainArgs& shared, NodeTrainArgs& args) {
   copy_outputs(shared, args);
   args.params = node_training_params(shared.given, naming("node"));
+}
+
+void apply_shared_options(const SharedTrainArgs& shared, const NodeTrainArgs& graph, LinkTrainArgs& args) {
+  copy_outputs(shared, args);
+  args.graph = graph;
+  args.params = link_training_params(shared.given, naming("link"));
 }
 
 }  // namespace edgewise::cli

@@ -157,8 +157,9 @@ void add_tune_command(CLI::App& app) {
   auto args = std::make_shared<TuneArgs>();
   CLI::App* command = app.add_subcommand(
       "tune", "Choose training options by K-fold cross-validation inside the training and validation rows");
-  add_task_option(*command, args->task, "molecule property models, scored by train's early-stopping metric",
-                  "node classifiers, scored by accuracy");
+  add_task_option(*command, args->task,
+                  {{"molecule", "molecule property models, scored by train's early-stopping metric"},
+                   {"node", "node classifiers, scored by accuracy"}});
   command->add_option("--grid", args->grid,
                       "JSON file: an array of candidates (objects of train options, e.g. {\"hidden\": 64}), or an "
                       "object of option value lists whose every combination is a candidate")

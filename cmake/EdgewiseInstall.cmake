@@ -4,7 +4,7 @@ include(CMakePackageConfigHelpers)
 
 set(EDGEWISE_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/edgewise)
 set(edgewise_libraries edgewise_core edgewise_graph edgewise_attention edgewise_datasets edgewise_splits edgewise_models edgewise_io
-  edgewise_chem edgewise_distributed edgewise_distributed_molecules edgewise_tasks_common edgewise_tasks_node
+  edgewise_chem edgewise_distributed edgewise_distributed_molecules edgewise_tasks_common edgewise_tasks_node edgewise_tasks_link
   edgewise_tasks_molecule edgewise_tasks)
 
 set_target_properties(edgewise PROPERTIES EXPORT_NAME edgewise)

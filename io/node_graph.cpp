@@ -29,6 +29,12 @@ void normalize_rows(Matrix<float>& features) {
   }
 }
 
+NodeFeatures structural_features_of(const Graph& graph, const NodeInputOptions& options) {
+  return structural_features(graph, {.max_degree = options.features.max_degree,
+                                     .walk_steps = options.features.walk_steps,
+                                     .sampled_walks = options.features.sampled_walks});
+}
+
 NodeFeatures features_of(const NodeGraphFiles& files, const NodeInputOptions& options, NodeIndex& nodes) {
   const FeatureSpec& spec = options.features;
   return read_node_features(files.features, nodes,
@@ -155,10 +161,7 @@ NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& o
   data.graph = edges.take_graph({.add_self_loops = options.add_self_loops});
   data.nodes = std::move(edges.nodes);
   data.labels.extend_to(data.nodes.size());
-  NodeFeatures features = read_features ? std::move(*read_features)
-                                        : structural_features(data.graph, {.max_degree = options.features.max_degree,
-                                                                           .walk_steps = options.features.walk_steps,
-                                                                           .sampled_walks = options.features.sampled_walks});
+  NodeFeatures features = read_features ? std::move(*read_features) : structural_features_of(data.graph, options);
   features.extend_to(data.nodes.size());
   if (options.normalize_rows) normalize_rows(features.values);
   data.features = std::move(features.values);
@@ -167,6 +170,20 @@ NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& o
   data.input = options;
   data.input.features = features.spec;
   return data;
+}
+
+NodeGraph with_edges(const NodeGraph& data, std::span<const std::pair<Index, Index>> edges) {
+  NodeGraph seen = data;
+  seen.graph = Graph::from_pairs(data.nodes.size(), edges,
+                                 {.add_self_loops = data.input.add_self_loops, .symmetrize = !data.input.directed});
+  seen.edge_list_edges = static_cast<Index>(edges.size());
+  if (data.input.features.format == FeatureFormat::structural) {
+    NodeFeatures features = structural_features_of(seen.graph, data.input);
+    if (data.input.normalize_rows) normalize_rows(features.values);
+    seen.features = std::move(features.values);
+  }
+  if (data.input.self_loops_only) seen.graph = Graph::from_pairs(data.nodes.size(), {}, {.add_self_loops = true});
+  return seen;
 }
 
 }  // namespace edgewise

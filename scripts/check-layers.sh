@@ -2,10 +2,10 @@
 # Fails when a library folder includes a header of a folder above it, or of a folder it must stay
 # apart from. The layers, lowest first (folders of one layer may not include each other):
 #   core < graph < attention, datasets, splits < models, io < chem, distributed, tasks/common
-#        < distributed/molecules < tasks/node, tasks/molecule < tasks < apps, python
+#        < distributed/molecules < tasks/node, tasks/link, tasks/molecule < tasks < apps, python
 # and, across layers: chem/ includes nothing of models/ (reading molecules and training networks meet
-# only in tasks/), and tasks/node/ nothing of chem/ or distributed/molecules/ (node classification
-# builds without RDKit). Outside distributed/, no source includes MPI's header.
+# only in tasks/), and tasks/node/ and tasks/link/ nothing of chem/ or distributed/molecules/ (node
+# classification and link prediction build without RDKit). Outside distributed/, no source includes MPI's header.
 # Each folder's sources and its public headers (include/edgewise/<folder>/) are checked; a file
 # belongs to the deepest folder listed here that holds it (tasks/node/x.cpp to tasks/node).
 # Outside chem/, no source includes an RDKit header.
@@ -13,8 +13,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 declare -A layer=([core]=0 [graph]=1 [attention]=2 [datasets]=2 [splits]=2 [models]=3 [io]=3 [chem]=4 [distributed]=4
-  [tasks/common]=4 [distributed/molecules]=5 [tasks/node]=6 [tasks/molecule]=6 [tasks]=7 [apps]=8 [python]=8)
-declare -A apart=([chem]="models" [tasks/node]="chem distributed/molecules tasks/molecule")
+  [tasks/common]=4 [distributed/molecules]=5 [tasks/node]=6 [tasks/link]=6 [tasks/molecule]=6 [tasks]=7 [apps]=8 [python]=8)
+declare -A apart=([chem]="models" [tasks/node]="chem distributed/molecules tasks/molecule"
+  [tasks/link]="chem distributed/molecules tasks/molecule")
 
 # The folder of `layer` that holds a path (relative to the root, or to include/edgewise/).
 owner() {

@@ -1,9 +1,15 @@
 #include "edgewise/splits/link_split.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <string>
+#include <system_error>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/files.hpp"
 #include "edgewise/splits/splits.hpp"
 
 namespace edgewise {
@@ -31,6 +37,14 @@ void check_link_nodes(std::span<const NodePair> links, Index num_nodes) {
     if (a < 0 || b < 0 || a >= num_nodes || b >= num_nodes || a == b)
       throw ArgumentError("link (" + std::to_string(a) + ", " + std::to_string(b) +
                           ") is no pair of distinct nodes of " + std::to_string(num_nodes));
+}
+
+// The validation and then the test negatives, as many as their links, drawn by draw_non_links
+// among nodes below num_nodes, none a pair of `excluded`.
+void draw_negatives(LinkSplit& split, Index num_nodes, LinkSet& excluded, std::uint64_t seed) {
+  SplitMix64 rng(seed ^ 0x4E45474154495645ULL);  // a stream of its own, apart from the shuffle's
+  split.val_negatives = draw_non_links(static_cast<Index>(split.val.size()), num_nodes, excluded, rng);
+  split.test_negatives = draw_non_links(static_cast<Index>(split.test.size()), num_nodes, excluded, rng);
 }
 
 }  // namespace
@@ -122,10 +136,118 @@ LinkSplit split_links(std::span<const NodePair> links, Index num_nodes, double t
   LinkSplit split{.train = pairs_at(links, parts.train), .val = pairs_at(links, parts.val),
                   .test = pairs_at(links, parts.test), .val_negatives = {}, .test_negatives = {}};
   LinkSet excluded(links);
-  SplitMix64 rng(seed ^ 0x4E45474154495645ULL);  // a stream of its own, apart from the shuffle's
-  split.val_negatives = draw_non_links(static_cast<Index>(split.val.size()), num_nodes, excluded, rng);
-  split.test_negatives = draw_non_links(static_cast<Index>(split.test.size()), num_nodes, excluded, rng);
+  draw_negatives(split, num_nodes, excluded, seed);
   return split;
+}
+
+namespace {
+
+std::string_view trimmed(std::string_view text) {
+  constexpr std::string_view blanks = " \t\r\n\v\f";
+  const auto begin = text.find_first_not_of(blanks);
+  if (begin == std::string_view::npos) return {};
+  return text.substr(begin, text.find_last_not_of(blanks) - begin + 1);
+}
+
+// Reads files of node pairs; for a split folder (with the graph's links), checks each pair against
+// the graph's links and the pairs read before.
+class LinkFileReader {
+ public:
+  LinkFileReader(Index num_nodes, const NodeLookup& lookup, const LinkSet* graph_links)
+      : num_nodes_(num_nodes), lookup_(lookup), graph_links_(graph_links) {}
+
+  // The pairs of `path`; `links`: whether they must be links of the graph, else must not be.
+  std::vector<NodePair> read(const std::string& path, bool links) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(path + ": cannot open for reading: " + std::generic_category().message(errno));
+    std::vector<NodePair> pairs;
+    std::string text;
+    for (std::size_t line = 1; std::getline(in, text); ++line) {
+      const std::string_view entry = trimmed(text);
+      if (!entry.empty()) pairs.push_back(checked(entry, path, line, links));
+    }
+    if (in.bad()) throw Error(path + ": read error");
+    return pairs;
+  }
+
+ private:
+  NodePair checked(std::string_view entry, const std::string& path, std::size_t line, bool links) {
+    const std::size_t gap = entry.find_first_of(" \t");
+    if (gap == std::string_view::npos)
+      throw ParseError(path, line, std::string(entry), "expected two node names separated by blanks");
+    const Index a = node(entry.substr(0, gap), entry, path, line);
+    const Index b = node(trimmed(entry.substr(gap)), entry, path, line);
+    const auto fail = [&](const std::string& reason) { throw ParseError(path, line, std::string(entry), reason); };
+    if (a == b) fail("a node paired with itself");
+    if (graph_links_ == nullptr) return {a, b};
+    if (graph_links_->contains(a, b) != links)
+      fail(links ? "not an edge of the graph" : "an edge of the graph, listed as a negative");
+    const auto [listed, added] = listed_.try_emplace(std::minmax(a, b), path + ":" + std::to_string(line));
+    if (!added) fail("already listed at " + listed->second);
+    return std::minmax(a, b);
+  }
+
+  Index node(std::string_view name, std::string_view entry, const std::string& path, std::size_t line) const {
+    const Index id = lookup_(name);
+    if (id < 0 || id >= num_nodes_)
+      throw ParseError(path, line, std::string(entry), "unknown node '" + std::string(name) + "'");
+    return id;
+  }
+
+  Index num_nodes_;
+  const NodeLookup& lookup_;
+  const LinkSet* graph_links_;  // null: any pair of distinct nodes, as often as listed
+  std::map<NodePair, std::string> listed_;  // where each pair was listed
+};
+
+std::string link_file_text(std::span<const NodePair> pairs, const NodeNamer& name) {
+  std::string text;
+  for (const auto& [a, b] : pairs) text += name(a) + '\t' + name(b) + '\n';
+  return text;
+}
+
+}  // namespace
+
+LinkSplit read_link_split(const std::string& dir, Index num_nodes, const NodeLookup& lookup,
+                          const LinkSet& graph_links, std::uint64_t seed) {
+  const auto path = [&](std::size_t file) { return (std::filesystem::path(dir) / kLinkSplitFiles[file]).string(); };
+  const bool val_negatives = std::filesystem::exists(path(3)), test_negatives = std::filesystem::exists(path(4));
+  if (val_negatives != test_negatives)
+    throw ArgumentError(dir + ": has " + kLinkSplitFiles[val_negatives ? 3 : 4] + " without " +
+                        kLinkSplitFiles[val_negatives ? 4 : 3] + "; give both negatives files, or neither to draw them");
+  LinkFileReader reader(num_nodes, lookup, &graph_links);
+  LinkSplit split;
+  split.train = reader.read(path(0), true);
+  split.val = reader.read(path(1), true);
+  split.test = reader.read(path(2), true);
+  if (val_negatives) {
+    split.val_negatives = reader.read(path(3), false);
+    split.test_negatives = reader.read(path(4), false);
+  } else {
+    LinkSet excluded = graph_links;
+    draw_negatives(split, num_nodes, excluded, seed);
+  }
+  return split;
+}
+
+std::vector<NodePair> read_node_pairs(const std::string& path, Index num_nodes, const NodeLookup& lookup) {
+  return LinkFileReader(num_nodes, lookup, nullptr).read(path, true);
+}
+
+void write_link_split(const std::string& dir, const LinkSplit& split, bool overwrite, const NodeNamer& name) {
+  const std::vector<NodePair>* parts[] = {&split.train, &split.val, &split.test, &split.val_negatives,
+                                          &split.test_negatives};
+  std::vector<std::pair<std::filesystem::path, std::string>> files;
+  for (std::size_t file = 0; file < std::size(parts); ++file)
+    files.emplace_back(std::filesystem::path(dir) / kLinkSplitFiles[file], link_file_text(*parts[file], name));
+  if (!overwrite)
+    for (const auto& [path, text] : files)
+      if (std::filesystem::exists(path) && read_file(path.string()) != text)
+        throw Error(path.string() + ": already exists with other contents; pass overwrite to replace it");
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) throw Error(dir + ": cannot create the split folder: " + error.message());
+  for (const auto& [path, text] : files) write_file_atomically(path.string(), text);
 }
 
 }  // namespace edgewise

@@ -11,6 +11,7 @@ Task task_of(const ModelFile& file, const std::string& path) {
   const std::string kind = model_kind(file.config);
   if (kind == kNodeModelKind) return Task::node;
   if (kind == kMoleculeModelKind) return Task::molecule;
+  if (kind == kLinkModelKind) return Task::link;
   throw ModelFormatError(path + ": not a model edgewise knows (kind '" + kind + "')");
 }
 
@@ -18,7 +19,14 @@ Task task_of(const ModelFile& file, const std::string& path) {
 
 AnyModel load_any_model(const std::string& path) {
   const ModelFile file = load_model(path);  // read and checked once, whichever task it holds
-  if (task_of(file, path) == Task::node) return NodeModel::load(file, path);
+  switch (task_of(file, path)) {
+    case Task::node:
+      return NodeModel::load(file, path);
+    case Task::link:
+      return LinkModel::load(file, path);
+    case Task::molecule:
+      break;
+  }
   return MoleculeModel::load(file, path);
 }
 

@@ -180,8 +180,9 @@ std::vector<std::string> option_names(const std::vector<TrainingParam<Params>>& 
 template <typename Use>
 auto with_table(std::string_view task, Use use) {
   if (canonical_task_name(task) == "node") return use(node_params());
+  if (canonical_task_name(task) == "link") return use(link_params());
   if (canonical_task_name(task) != "molecule")
-    throw ArgumentError("task: expected molecule (or graph, the same) or node, got '" + std::string(task) + "'");
+    throw ArgumentError("task: expected molecule (or graph, the same), node or link, got '" + std::string(task) + "'");
   return use(molecule_params());
 }
 
@@ -290,6 +291,7 @@ json TrainingParam<Params>::read(const json& value, const ParamNaming& naming) c
 
 template struct TrainingParam<MoleculeTrainingParams>;
 template struct TrainingParam<NodeTrainingParams>;
+template struct TrainingParam<LinkTrainingParams>;
 
 std::string ParamNaming::operator()(std::string_view name) const {
   std::string written(name);
@@ -299,6 +301,17 @@ std::string ParamNaming::operator()(std::string_view name) const {
 
 std::vector<std::string> training_option_names(std::string_view task, bool tunable_only) {
   return with_table(task, [&](const auto& table) { return option_names(table, tunable_only); });
+}
+
+std::vector<std::string> tasks_reading(std::string_view name) {
+  const std::string bare(name.starts_with("no-") ? name.substr(3) : name);
+  std::vector<std::string> tasks;
+  for (const char* task : {"molecule", "node", "link"}) {
+    const std::vector<std::string> names = training_option_names(task);
+    if (std::ranges::find(names, std::string(name)) != names.end() || std::ranges::find(names, bare) != names.end())
+      tasks.emplace_back(task);
+  }
+  return tasks;
 }
 
 json read_training_options(std::string_view task, const json& options, const ParamNaming& naming) {
@@ -419,6 +432,46 @@ const std::vector<TrainingParam<NodeTrainingParams>>& node_params() {
   return table;
 }
 
+const std::vector<TrainingParam<LinkTrainingParams>>& link_params() {
+  using P = LinkTrainingParams;
+  using T = ParamType;
+  const SharedParams& s = shared_params();
+  static const std::vector<TrainingParam<P>> table = {
+      bind<P>(s.split, {.help = "random, or a folder whose train.txt, val.txt and test.txt list links (two node ids a line, as the edge list writes them), and val_negatives.txt and test_negatives.txt the non-links scored against them (drawn from the seed when absent)", .keyword = false,
+       .set = [](P& p, const json& v) { p.split = v.get<std::string>(); }, .get = [](const P& p) -> json { return p.split; }}),
+      {.name = "split-sizes", .type = T::text, .help = "Train, validation and test fractions of the links for a random split", .keyword = false,
+       .set = [](P& p, const json& v) { p.split_sizes = v.get<std::string>(); }, .get = [](const P& p) -> json { return p.split_sizes; }},
+      bind<P>(s.epochs, {.tunable = true,
+       .set = [](P& p, const json& v) { p.training.epochs = v; }, .get = [](const P& p) -> json { return p.training.epochs; }}),
+      bind<P>(s.layers, {.help = "Attention layers, the embedding layer included", .tunable = true,
+       .set = [](P& p, const json& v) { p.network.layers = v; }, .get = [](const P& p) -> json { return p.network.layers; }}),
+      bind<P>(s.heads, {.tunable = true,
+       .set = [](P& p, const json& v) { p.network.heads = v; }, .get = [](const P& p) -> json { return p.network.heads; }}),
+      bind<P>(s.hidden, {.tunable = true,
+       .set = [](P& p, const json& v) { p.width.hidden = v; }, .get = [](const P& p) -> json { return p.network.heads * p.network.head_dim; }}),
+      bind<P>(s.head_dim, {.tunable = true,
+       .set = [](P& p, const json& v) { p.width.head_dim = v; }, .get = [](const P& p) -> json { return p.network.head_dim; }}),
+      bind<P>(s.score, {.tunable = true,
+       .set = [](P& p, const json& v) { p.network.score = parse_score_function(v.get<std::string>()); }, .get = [](const P& p) -> json { return to_string(p.network.score); }}),
+      bind<P>(s.dropout, {.help = "Dropout on the input of every attention layer and on its values", .tunable = true,
+       .set = [](P& p, const json& v) { p.network.dropout = p.network.value_dropout = v; }, .get = [](const P& p) -> json { return p.network.dropout; }}),
+      bind<P>(s.attention_dropout, {.tunable = true,
+       .set = [](P& p, const json& v) { p.network.attention_dropout = v; }, .get = [](const P& p) -> json { return p.network.attention_dropout; }}),
+      bind<P>(s.lr, {.help = "Learning rate, Adam's", .tunable = true,
+       .set = [](P& p, const json& v) { p.training.learning_rate = v; }, .get = [](const P& p) -> json { return p.training.learning_rate; }}),
+      bind<P>(s.weight_decay, {.help = "Weight decay, an L2 term added to the gradient", .tunable = true,
+       .set = [](P& p, const json& v) { p.training.weight_decay = v; }, .get = [](const P& p) -> json { return p.training.weight_decay; }}),
+      bind<P>(s.patience, {.help = "Stop after this many epochs without a better validation ROC-AUC", .tunable = true,
+       .set = [](P& p, const json& v) { p.training.patience = v; }, .get = [](const P& p) -> json { return p.training.patience; }}),
+      bind<P>(s.seed, {       .set = [](P& p, const json& v) { p.training.seed = v; }, .get = [](const P& p) -> json { return p.training.seed; }}),
+      {.name = "embedding-dim", .type = T::integer, .help = "Width of a node's embedding, the encoder's output, whose dot products score pairs", .check = at_least(1), .tunable = true,
+       .set = [](P& p, const json& v) { p.network.classes = v; }, .get = [](const P& p) -> json { return p.network.classes; }},
+      {.name = "non-links", .type = T::text, .help = "How training draws its non-links, as many as the training links each epoch: uniform, pairs of nodes drawn uniformly; degree, nodes drawn in proportion to their links (harder non-links)", .tunable = true,
+       .set = [](P& p, const json& v) { p.training.non_links = value_named(kNonLinkSamplingNames, v.get<std::string>(), "non-links"); }, .get = [](const P& p) -> json { return std::string(name_of(kNonLinkSamplingNames, p.training.non_links)); }, .choices = names_in(kNonLinkSamplingNames)},
+  };
+  return table;
+}
+
 MoleculeTrainingParams molecule_training_params(const json& given, const ParamNaming& naming) {
   MoleculeTrainingParams params;
   set_given(molecule_params(), params, given, naming);
@@ -438,6 +491,16 @@ MoleculeTrainingParams molecule_training_params(const json& given, const ParamNa
 NodeTrainingParams node_training_params(const json& given, const ParamNaming& naming) {
   NodeTrainingParams params;
   set_given(node_params(), params, given, naming);
+  const SharedParams& s = shared_params();
+  const std::string names[3] = {naming(s.hidden.name), naming(s.heads.name), naming(s.head_dim.name)};
+  if (const std::optional<Index> width = given_width(params.width, params.network.heads, width_names(names)))
+    params.network.head_dim = *width / params.network.heads;
+  return params;
+}
+
+LinkTrainingParams link_training_params(const json& given, const ParamNaming& naming) {
+  LinkTrainingParams params;
+  set_given(link_params(), params, given, naming);
   const SharedParams& s = shared_params();
   const std::string names[3] = {naming(s.hidden.name), naming(s.heads.name), naming(s.head_dim.name)};
   if (const std::optional<Index> width = given_width(params.width, params.network.heads, width_names(names)))

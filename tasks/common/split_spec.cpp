@@ -96,6 +96,14 @@ SplitSpec parse_node_split(std::string_view text, std::string_view option) {
   return folder_spec(text);
 }
 
+SplitSpec parse_link_split(std::string_view text, const SplitFractions& sizes, std::string_view option) {
+  if (text == "random") return {.kind = SplitKind::random, .text = "random", .fractions = sizes};
+  if (!std::filesystem::is_directory(std::string(text)))
+    throw ArgumentError(std::string(option) + ": '" + std::string(text) +
+                        "' is neither random nor a folder with train.txt, val.txt, test.txt of node pairs");
+  return folder_spec(text);
+}
+
 std::string describe_molecule_split(const SplitSpec& spec, TaskType type, std::uint64_t seed) {
   switch (spec.kind) {
     case SplitKind::random:

@@ -261,7 +261,7 @@ TEST_F(CliNodeTest, RefusesOptionsOfTheOtherTaskAndExistingOutputs) {
 
   const CliRun smiles = run_cli("predict --model " + path("model.ew") + " --smiles CCO");
   EXPECT_NE(smiles.status, 0);
-  EXPECT_NE(smiles.output.find("--smiles applies to molecule models"), std::string::npos) << smiles.output;
+  EXPECT_NE(smiles.output.find("--smiles applies to other models"), std::string::npos) << smiles.output;
 }
 
 // The MUSAE Facebook files as downloaded (tests/data/musae_facebook): page names quoted because they

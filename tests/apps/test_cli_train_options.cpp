@@ -71,16 +71,20 @@ TEST_F(CliTrainOptionsTest, RefusesTheOtherTasksOptionsBothWays) {
   expect_error(node_training("--readout mean", "x.ew"), "--readout applies to --task molecule only");
   expect_error(node_training("--data " + path("molecules.csv"), "x.ew"), "--data applies to --task molecule only");
   expect_error(molecule_training("--output-heads 2", "x.ew"), "--output-heads applies to --task node only");
-  expect_error(molecule_training("--edges " + path("edges.txt"), "x.ew"), "--edges applies to --task node only");
+  expect_error(molecule_training("--edges " + path("edges.txt"), "x.ew"), "--edges applies to --task node and link only");
+  expect_error(molecule_training("--embedding-dim 8", "x.ew"), "--embedding-dim applies to --task link only");
 }
 
-TEST_F(CliTrainOptionsTest, HelpGivesTheDefaultsOfBothTasks) {
+TEST_F(CliTrainOptionsTest, HelpGivesTheDefaultsOfEveryTaskReadingAnOption) {
   const CliRun help = run_cli("train --help", 0);
   ASSERT_EQ(help.status, 0);
-  EXPECT_NE(help.output.find("Attention heads of each hidden layer (--task molecule: 4; --task node: 8)"),
+  EXPECT_NE(help.output.find("Attention heads of each hidden layer (--task molecule: 4; --task node: 8; --task link: 4)"),
             std::string::npos)
       << help.output;
-  EXPECT_NE(help.output.find("(--task molecule: 0.001; --task node: 0.005)"), std::string::npos) << help.output;
+  EXPECT_NE(help.output.find("(--task molecule: 0.001; --task node: 0.005; --task link: 0.01)"), std::string::npos)
+      << help.output;
+  EXPECT_NE(help.output.find("(--task molecule: 0.8,0.1,0.1; --task link: 0.85,0.05,0.1)"), std::string::npos)
+      << help.output;
 }
 
 }  // namespace

@@ -3,13 +3,28 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/files.hpp"
 
 namespace edgewise {
 namespace {
+
+// Node i is named "n<i>".
+const NodeLookup kNamed = [](std::string_view name) -> Index {
+  Index node = -1;
+  if (!name.starts_with("n")) return -1;
+  const auto [end, error] = std::from_chars(name.data() + 1, name.data() + name.size(), node);
+  return error == std::errc() && end == name.data() + name.size() ? node : -1;
+};
+const NodeNamer kNames = [](Index node) { return std::string("n").append(std::to_string(node)); };
 
 // Every pair of a ring of n nodes and its chords to the node two further on: 2n links.
 std::vector<NodePair> ring_with_chords(Index n) {
@@ -105,6 +120,101 @@ TEST(SplitLinksTest, RefusesWhatIsNoLinkOrLeavesNoNegatives) {
   for (Index a = 0; a < 5; ++a)
     for (Index b = a + 1; b < 5; ++b) complete.emplace_back(a, b);
   EXPECT_THROW(split_links(complete, 5, 0.6, 0.2, 0), ArgumentError);
+}
+
+class LinkSplitFilesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = std::filesystem::temp_directory_path() / ("edgewise_link_split_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(folder_);
+  }
+  void TearDown() override { std::filesystem::remove_all(folder_); }
+  std::string path(const std::string& name) const { return (folder_ / name).string(); }
+  // Writes the split folder's file `name`.
+  void write(const std::string& name, const std::string& text) const {
+    std::filesystem::create_directories(folder_);
+    std::ofstream(path(name)) << text;
+  }
+  // The message read_link_split throws for the folder, or empty.
+  std::string error_of(const LinkSet& graph) const {
+    try {
+      read_link_split(folder_.string(), 12, kNamed, graph, 0);
+    } catch (const Error& error) {
+      return error.what();
+    }
+    return "";
+  }
+
+  std::filesystem::path folder_;
+};
+
+TEST_F(LinkSplitFilesTest, ReadsBackWhatItWrites) {
+  const std::vector<NodePair> links = ring_with_chords(12);
+  const LinkSplit split = split_links(links, 12, 0.6, 0.2, 4);
+  write_link_split(folder_.string(), split, false, kNames);
+  const std::string first_val = read_file(path("val.txt")).substr(0, read_file(path("val.txt")).find('\n'));
+  EXPECT_EQ(first_val, kNames(split.val[0].first) + "\t" + kNames(split.val[0].second));
+  const LinkSplit read = read_link_split(folder_.string(), 12, kNamed, LinkSet(links), 99);
+  EXPECT_EQ(read.train, split.train);
+  EXPECT_EQ(read.val, split.val);
+  EXPECT_EQ(read.test, split.test);
+  EXPECT_EQ(read.val_negatives, split.val_negatives);  // read, not drawn from seed 99
+  EXPECT_EQ(read.test_negatives, split.test_negatives);
+  // The same split again is no change; another is refused unless overwriting.
+  write_link_split(folder_.string(), split, false, kNames);
+  const LinkSplit other = split_links(links, 12, 0.6, 0.2, 5);
+  EXPECT_THROW(write_link_split(folder_.string(), other, false, kNames), Error);
+  write_link_split(folder_.string(), other, true, kNames);
+  EXPECT_EQ(read_link_split(folder_.string(), 12, kNamed, LinkSet(links), 0).test, other.test);
+}
+
+TEST_F(LinkSplitFilesTest, DrawsTheNegativesWhenTheFolderHasNone) {
+  const std::vector<NodePair> links = ring_with_chords(12);
+  write("train.txt", "n0 n1\nn1\tn2\n\nn2 n3\n");
+  write("val.txt", "n4 n5\n");
+  write("test.txt", "n6 n8\n n5  n6 \n");
+  const LinkSplit split = read_link_split(folder_.string(), 12, kNamed, LinkSet(links), 3);
+  EXPECT_EQ(split.train, (std::vector<NodePair>{{0, 1}, {1, 2}, {2, 3}}));
+  EXPECT_EQ(split.test, (std::vector<NodePair>{{6, 8}, {5, 6}}));
+  ASSERT_EQ(split.val_negatives.size(), 1u);
+  ASSERT_EQ(split.test_negatives.size(), 2u);
+  const LinkSet graph(links);
+  for (const auto& [a, b] : split.test_negatives) EXPECT_FALSE(graph.contains(a, b));
+  EXPECT_EQ(read_link_split(folder_.string(), 12, kNamed, graph, 3).test_negatives, split.test_negatives);
+  write("val_negatives.txt", "n0 n6\n");
+  EXPECT_NE(error_of(graph).find("val_negatives.txt without test_negatives.txt"), std::string::npos) << error_of(graph);
+}
+
+TEST_F(LinkSplitFilesTest, NamesTheFileLineAndPairOfABadEntry) {
+  const LinkSet graph(ring_with_chords(12));
+  write("val.txt", "n4 n5\n");
+  write("test.txt", "n6 n8\n");
+  const auto expect_error = [&](const std::string& train, const std::string& message) {
+    write("train.txt", train);
+    const std::string error = error_of(graph);
+    EXPECT_NE(error.find(message), std::string::npos) << error;
+  };
+  expect_error("n0 n1\nn1 n77\n", "train.txt:2: unknown node 'n77' ('n1 n77')");
+  expect_error("n0 n1\nn3 n3\n", "train.txt:2: a node paired with itself ('n3 n3')");
+  expect_error("n0 n1\nn0 n5\n", "train.txt:2: not an edge of the graph ('n0 n5')");
+  expect_error("n0 n1\nn1 n0\n", "train.txt:2: already listed at " + path("train.txt") + ":1");
+  expect_error("n5 n4\n", "val.txt:1: already listed at " + path("train.txt") + ":1");
+  expect_error("n0 n1 n2\n", "train.txt:1: unknown node 'n1 n2'");
+  expect_error("n0\n", "train.txt:1: expected two node names separated by blanks ('n0')");
+  write("train.txt", "n0 n1\n");
+  write("val_negatives.txt", "n0 n6\n");
+  write("test_negatives.txt", "n0 n7\nn0 n2\n");
+  EXPECT_NE(error_of(graph).find("test_negatives.txt:2: an edge of the graph, listed as a negative ('n0 n2')"),
+            std::string::npos)
+      << error_of(graph);
+}
+
+TEST_F(LinkSplitFilesTest, ReadsPairsToScoreAsGiven) {
+  write("pairs.txt", "n3 n1\nn3 n1\nn0 n11\n");
+  EXPECT_EQ(read_node_pairs(path("pairs.txt"), 12, kNamed), (std::vector<NodePair>{{3, 1}, {3, 1}, {0, 11}}));
+  write("pairs.txt", "n3 n1\nn2 n2\n");
+  EXPECT_THROW(read_node_pairs(path("pairs.txt"), 12, kNamed), ParseError);
+  EXPECT_THROW(read_node_pairs(path("missing.txt"), 12, kNamed), Error);
 }
 
 }  // namespace

@@ -66,7 +66,7 @@ TEST(ParamsTest, TunableOptionsAreThoseOfTheModelAndItsTraining) {
   EXPECT_NE(std::ranges::find(tunable, "weight-decay"), tunable.end());
   EXPECT_EQ(training_option_names("molecule"), training_option_names("graph"));
   EXPECT_EQ(testing::argument_error_of([] { training_option_names("edges"); }),
-            "task: expected molecule (or graph, the same) or node, got 'edges'");
+            "task: expected molecule (or graph, the same), node or link, got 'edges'");
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 
 #include <filesystem>
 #include <nlohmann/json_fwd.hpp>
+#include <span>
+#include <utility>
 
 #include "edgewise/core/tensor.hpp"
 #include "edgewise/graph/graph.hpp"
@@ -95,6 +97,13 @@ NodeTables read_node_tables(const NodeGraphFiles& files, const NodeInputOptions&
 /// when the features file and options.features.format disagree (a file with the structural format, or
 /// no file with another), for self_loops_only without add_self_loops, and what the readers throw.
 NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& options);
+
+/// The same nodes, names, labels and input options as `data`, with a graph of `edges` alone: both
+/// directions of each pair, and self-loops as data.input says. Structural features are computed
+/// again from that graph, so that nothing of the edges left out reaches them; features read from a
+/// file are shared. What link prediction trains on: the graph without its held-out links. Throws
+/// GraphError for a node outside the graph.
+NodeGraph with_edges(const NodeGraph& data, std::span<const std::pair<Index, Index>> edges);
 
 /// A graph built in memory (Graph::from_pairs, from_boost, a generator) with its features [N, dim] and
 /// labels: labels.classes holds one class id per node (-1: unlabeled) of labels.class_names, or is

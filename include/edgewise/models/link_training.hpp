@@ -16,6 +16,8 @@
 #include <functional>
 #include <limits>
 #include <span>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "edgewise/core/log.hpp"
@@ -71,6 +73,10 @@ enum class NonLinkSampling {
   uniform,  ///< pairs of nodes drawn uniformly (draw_non_links)
   degree,   ///< nodes drawn in proportion to their training links (draw_degree_weighted_non_links)
 };
+
+/// The names of the ways of drawing non-links, as options and model files write them.
+inline constexpr std::pair<NonLinkSampling, std::string_view> kNonLinkSamplingNames[] = {
+    {NonLinkSampling::uniform, "uniform"}, {NonLinkSampling::degree, "degree"}};
 
 /// How train_link_predictor trains.
 struct LinkTrainingOptions {

@@ -13,12 +13,14 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "edgewise/core/random.hpp"
 #include "edgewise/core/tensor.hpp"
+#include "edgewise/splits/splits.hpp"
 
 namespace edgewise {
 
@@ -83,5 +85,31 @@ std::vector<NodePair> draw_degree_weighted_non_links(Index count, std::span<cons
 /// refuses, a link whose node is not below num_nodes, or too few non-links.
 LinkSplit split_links(std::span<const NodePair> links, Index num_nodes, double train_fraction, double val_fraction,
                       std::uint64_t seed);
+
+/// The files of a link split's folder, in LinkSplit's order: train.txt, val.txt, test.txt,
+/// val_negatives.txt, test_negatives.txt.
+inline constexpr const char* kLinkSplitFiles[] = {"train.txt", "val.txt", "test.txt", "val_negatives.txt",
+                                                  "test_negatives.txt"};
+
+/// Reads a link split from the files kLinkSplitFiles names in `dir`: one pair a line, two node names
+/// separated by blanks, each found by `lookup`; blank lines are skipped. The three parts' pairs must be
+/// links of `graph_links` (the whole graph's), and no pair may be listed twice in them; negatives must
+/// be no link of the graph. Without the two negatives files, their negatives are drawn as split_links
+/// draws them from `seed` (both files, or neither). Throws ParseError naming the file, line and pair
+/// for an unknown node, a node paired with itself, a pair listed twice, a listed link the graph does
+/// not have or a negative it has; ArgumentError for one negatives file without the other; Error when
+/// a file cannot be read.
+LinkSplit read_link_split(const std::string& dir, Index num_nodes, const NodeLookup& lookup,
+                          const LinkSet& graph_links, std::uint64_t seed);
+
+/// The pairs of a file, one a line as read_link_split reads them, in the file's order (a pair as
+/// given: not ordered, and repeats kept): pairs to score. Throws ParseError naming the file, line and
+/// pair for an unknown node or a node paired with itself; Error when the file cannot be read.
+std::vector<NodePair> read_node_pairs(const std::string& path, Index num_nodes, const NodeLookup& lookup);
+
+/// Writes the five files read_link_split reads, each pair as `name` names its nodes, tab-separated,
+/// creating dir if needed. An existing file with other contents is replaced only when overwrite is
+/// set; otherwise Error is thrown before any file is written.
+void write_link_split(const std::string& dir, const LinkSplit& split, bool overwrite, const NodeNamer& name);
 
 }  // namespace edgewise

@@ -1,29 +1,31 @@
 /// \file
 /// Loading a model file without knowing which task wrote it, as the model of its task: a
-/// MoleculeModel or a NodeModel, held in one AnyModel. The one part of the task layer that knows
-/// both tasks, so a program of one task need not link the other's libraries.
+/// MoleculeModel, a NodeModel or a LinkModel, held in one AnyModel. The one part of the task layer
+/// that knows every task, so a program of one task need not link the others' libraries.
 ///
-/// What both tasks offer (save, describe, the training summary) is Model's, through as_model; what
+/// What every task offers (save, describe, the training summary) is Model's, through as_model; what
 /// each does with its own kind of data (molecules, or the nodes of a graph) is reached by visiting,
 /// which names every task, so a new task fails to compile wherever it is not handled:
 ///
 ///   const AnyModel model = load_any_model("model.ew");
 ///   std::cout << as_model(model).describe().title;
 ///   std::visit(Overloaded{[](const MoleculeModel& molecules) { ... },
-///                         [](const NodeModel& nodes) { ... }}, model);
+///                         [](const NodeModel& nodes) { ... },
+///                         [](const LinkModel& links) { ... }}, model);
 #pragma once
 
 #include <string>
 #include <variant>
 
 #include "edgewise/tasks/common/model.hpp"
+#include "edgewise/tasks/link/link_model.hpp"
 #include "edgewise/tasks/molecule/molecule_model.hpp"
 #include "edgewise/tasks/node/node_model.hpp"
 
 namespace edgewise {
 
-/// A trained model of either task, as its own class.
-using AnyModel = std::variant<MoleculeModel, NodeModel>;
+/// A trained model of any task, as its own class.
+using AnyModel = std::variant<MoleculeModel, NodeModel, LinkModel>;
 
 /// One callable made of several lambdas, one per alternative of a variant, for std::visit.
 template <typename... Lambdas>

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "edgewise/tasks/common/layer_width.hpp"
+#include "edgewise/tasks/link/link_model.hpp"
 #include "edgewise/tasks/molecule/molecule_training.hpp"
 #include "edgewise/tasks/node/node_model.hpp"
 
@@ -38,6 +39,15 @@ struct NodeTrainingParams {
   NodeBatching batching = {};               ///< sampled mini-batches where given
   std::string split = "stratified:0.6,0.2,0.2";  ///< a split specification (split_spec.hpp)
   GivenWidth width = {};                    ///< hidden and head-dim where given
+};
+
+/// What a link predictor's training asks for. Defaults are those of `edgewise train --task link`.
+struct LinkTrainingParams {
+  NodeClassifierOptions network = default_link_encoder();  ///< the encoder, its width from `width`
+  LinkTrainingOptions training = {};  ///< epochs, learning rate, weight decay, non-links, patience, seed
+  std::string split = "random";       ///< a split specification (split_spec.hpp)
+  std::string split_sizes = "0.85,0.05,0.1";  ///< train, validation and test fractions of the links
+  GivenWidth width = {};              ///< hidden and head-dim where given
 };
 
 /// How a front end names options in its messages.
@@ -90,6 +100,8 @@ struct TrainingParam {
 const std::vector<TrainingParam<MoleculeTrainingParams>>& molecule_params();
 /// The options of `edgewise train --task node` and Python's NodeModel.train, in help order.
 const std::vector<TrainingParam<NodeTrainingParams>>& node_params();
+/// The options of `edgewise train --task link`, in help order.
+const std::vector<TrainingParam<LinkTrainingParams>>& link_params();
 
 /// The name of the option that the front end `naming` writes as `written`, or empty for none of
 /// `names`.
@@ -100,9 +112,13 @@ std::string param_text(const nlohmann::json& value);
 /// The value `text` gives an option of `type`; ArgumentError naming `shown` when it is not one.
 nlohmann::json parse_param(ParamType type, std::string_view text, std::string_view shown);
 
-/// The names of the options of the task `task` ("graph", "molecule" or "node"), in help order;
+/// The names of the options of the task `task` ("graph", "molecule", "node" or "link"), in help order;
 /// with `tunable_only`, those `tune`'s candidates may set. ArgumentError for another task.
 std::vector<std::string> training_option_names(std::string_view task, bool tunable_only = false);
+
+/// The tasks ("molecule", "node", "link") whose training reads the option `name`, in that order;
+/// "no-<flag>" names the flag's option.
+std::vector<std::string> tasks_reading(std::string_view name);
 
 /// The options `options` (name -> value) of the task `task`, each read by its row
 /// (TrainingParam::read), as options files and `tune`'s grids give them; "no-descriptors": true
@@ -116,5 +132,7 @@ nlohmann::json read_training_options(std::string_view task, const nlohmann::json
 MoleculeTrainingParams molecule_training_params(const nlohmann::json& given, const ParamNaming& naming = {});
 /// The same for node classification.
 NodeTrainingParams node_training_params(const nlohmann::json& given, const ParamNaming& naming = {});
+/// The same for link prediction.
+LinkTrainingParams link_training_params(const nlohmann::json& given, const ParamNaming& naming = {});
 
 }  // namespace edgewise

@@ -1,6 +1,6 @@
 /// \file
 /// What a trained model offers whatever its task: save, describe, its training summary and size.
-/// MoleculeModel (tasks/molecule) and NodeModel (tasks/node) implement it; each adds train (fit),
+/// MoleculeModel (tasks/molecule), NodeModel (tasks/node) and LinkModel (tasks/link) implement it; each adds train (fit),
 /// predict and evaluate for its own kind of data. Loading a model file without knowing which task
 /// wrote it is tasks/model.hpp's load_any_model, which returns the model as its own class.
 #pragma once
@@ -18,8 +18,9 @@
 
 namespace edgewise {
 
-/// What a model predicts: properties of whole molecules, or the class of each node of a graph.
-enum class Task { molecule, node };
+/// What a model predicts: properties of whole molecules, the class of each node of a graph, or which
+/// pairs of a graph's nodes are linked.
+enum class Task { molecule, node, link };
 
 /// The task name `name` as the command line and options files take it: "graph", the molecule task's
 /// earlier name, is "molecule"; every other name is returned as it is, for the caller to check.

@@ -21,9 +21,9 @@ namespace edgewise {
 
 /// What a split specification names.
 enum class SplitKind {
-  random,      ///< molecules: rows drawn at random, in the given fractions
+  random,      ///< molecules or links: drawn at random, in the given fractions
   scaffold,    ///< molecules: Bemis-Murcko groups (class-balanced and seeded for classification)
-  folder,      ///< a folder holding train.txt, val.txt and test.txt
+  folder,      ///< a folder holding train.txt, val.txt and test.txt (links: and their negatives)
   per_class,   ///< nodes: K labelled nodes of each class to train on, then VAL and TEST more
   stratified,  ///< nodes: these fractions of each class's labelled nodes
 };
@@ -57,6 +57,10 @@ SplitSpec parse_molecule_split(std::string_view text, const SplitFractions& size
 /// A node split: "per-class:K[,VAL,TEST]", "stratified:TRAIN,VAL,TEST" or a folder of node-id files.
 /// Throws ArgumentError naming `option` and the value for anything else.
 SplitSpec parse_node_split(std::string_view text, std::string_view option = "--split");
+
+/// A link split: "random" with `sizes`, or a folder of pair files (read_link_split). Throws
+/// ArgumentError naming `option` and the value for anything else.
+SplitSpec parse_link_split(std::string_view text, const SplitFractions& sizes, std::string_view option = "--split");
 
 /// How a model file's training summary names the molecule split: "random 0.8,0.1,0.1",
 /// "scaffold (class-balanced, seed 3) 0.8,0.1,0.1", or the folder as given.

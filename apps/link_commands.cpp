@@ -1,0 +1,183 @@
+#include "link_commands.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/distributed/processes.hpp"
+#include "edgewise/tasks/link/link_training.hpp"
+#include "plot.hpp"
+
+namespace edgewise::cli {
+namespace {
+
+std::string trimmed(std::string_view text) {
+  constexpr std::string_view blanks = " \t\r\n\v\f";
+  const auto begin = text.find_first_not_of(blanks);
+  if (begin == std::string_view::npos) return {};
+  return std::string(text.substr(begin, text.find_last_not_of(blanks) - begin + 1));
+}
+
+NodeLookup lookup_in(const NodeGraph& data) {
+  return [&data](std::string_view name) { return data.nodes.find(name).value_or(-1); };
+}
+
+NodeNamer namer_of(const NodeGraph& data) {
+  return [&data](Index node) { return std::string(data.nodes.name(node)); };
+}
+
+NodeGraph read_training_links(const LinkTrainArgs& args) {
+  if (args.graph.files.edges.empty()) throw ArgumentError("--edges is required with --task link");
+  NodeGraph data = read_node_graph(args.graph.files, input_options(args.graph));
+  report_guessed_headers(data.guessed_headers);
+  return data;
+}
+
+void log_links_summary(const Logger& log, const NodeGraph& data, Index links) {
+  std::ostringstream out;
+  out << data.nodes.size() << " nodes, " << links << " links (undirected, self-loops left out); features ["
+      << data.features.rows() << ", " << data.features.cols() << "] (" << feature_format_name(data.input.features.format)
+      << (data.input.normalize_rows ? ", rows normalized" : "") << ")" << sampled_walks_text(data.input.features);
+  log.normal(out.str());
+}
+
+std::string link_part_sizes(const LinkSplit& split) {
+  return std::to_string(split.train.size()) + " / " + std::to_string(split.val.size()) + " / " +
+         std::to_string(split.test.size()) + " links (train / validation / test)";
+}
+
+// The training loss above the validation ROC-AUC.
+Plot link_curve(const LinkTrainingResult& result, const std::string& out) {
+  PlotSeries loss{"train loss", {}}, auc{"validation ROC-AUC", {}};
+  for (const LinkEpochReport& report : result.history) {
+    loss.values.push_back(report.train_loss);
+    auc.values.push_back(report.val_roc_auc);
+  }
+  return {"Training of " + out,
+          {{"binary cross-entropy loss", {std::move(loss)}}, {"ROC-AUC", {std::move(auc)}}}};
+}
+
+NodeGraph read_for(const LinkModel& model, const NodeRunArgs& args) {
+  if (!args.graph.empty()) throw ArgumentError("--graph: link models read their graph from --edges and --features");
+  if (args.files.edges.empty()) throw ArgumentError("--edges is required for a link prediction model");
+  check_graph_reading(model.config().input, args.input);
+  NodeGraph data = model.read_graph(args.files);
+  report_guessed_headers(data.guessed_headers);
+  return data;
+}
+
+void write_output(const std::string& path, const std::string& text, bool force) {
+  if (path.empty()) {
+    std::cout << text;
+  } else {
+    write_file_atomically(path, text, overwrite_for(force));
+  }
+}
+
+// The nodes named on the command line, then those of the file, one a line.
+std::vector<Index> listed_nodes(const RecommendArgs& args, const NodeGraph& data) {
+  std::vector<Index> nodes;
+  for (const std::string& name : args.nodes) {
+    const std::optional<Index> node = data.nodes.find(name);
+    if (!node) throw ArgumentError("--nodes: '" + name + "' is not a node of " + args.graph.files.edges.string());
+    nodes.push_back(*node);
+  }
+  if (args.nodes_file.empty()) return nodes;
+  std::ifstream in(args.nodes_file, std::ios::binary);
+  if (!in) throw Error(args.nodes_file + ": cannot open for reading");
+  std::string text;
+  for (std::size_t line = 1; std::getline(in, text); ++line) {
+    const std::string name = trimmed(text);
+    if (name.empty()) continue;
+    const std::optional<Index> node = data.nodes.find(name);
+    if (!node) throw ParseError(args.nodes_file, line, name, "not a node of " + args.graph.files.edges.string());
+    nodes.push_back(*node);
+  }
+  return nodes;
+}
+
+}  // namespace
+
+std::vector<std::string> node_only_input_options() {
+  return {"--labels", "--label-column", "--id-column", "--mlp", "--graph"};
+}
+
+void train_links(const LinkTrainArgs& args) {
+  if (distributed::active())
+    throw ArgumentError("train --task link runs as one process; start it without mpirun");
+  if (args.checkpoints.every > 0 || !args.checkpoints.resume.empty())
+    throw ArgumentError("--checkpoint-every and --resume apply to --task molecule and node; link training keeps none");
+  check_output_path(args.out, args.force);
+  if (!args.plot.empty()) check_plot_path(args.plot, args.out, args.force);
+  const Logger log(args.params.training.log);
+  const NodeGraph data = read_training_links(args);
+  const std::vector<NodePair> links = graph_links(data);
+  log_links_summary(log, data, static_cast<Index>(links.size()));
+  const SplitSpec spec = parse_link_split(args.params.split, parse_split_fractions(args.params.split_sizes));
+  const LinkSplit split = make_link_split(spec, data, links, args.params.training.seed);
+  if (!args.save_split.empty()) write_link_split(args.save_split, split, args.force, namer_of(data));
+  const std::string sizes = link_part_sizes(split);
+  log.normal("split " + sizes + ", each of validation and test against as many non-links");
+
+  TrainedLinkModel trained = train_link_model(data, split, args.params.network, args.params.training);
+  trained.model.set_training_summary(link_training_summary(
+      trained, data, "edges " + args.graph.files.edges.string(),
+      (spec.kind == SplitKind::random ? "random " + args.params.split_sizes : spec.text) + ": " + sizes));
+  trained.model.save(args.out, overwrite_for(args.force));
+  log.normal("saved " + args.out);
+  if (!args.plot.empty()) {
+    write_plot(args.plot, link_curve(trained.result, args.out), args.force);
+    log.normal("training curve: " + args.plot);
+  }
+}
+
+void predict_links(const LinkModel& model, const LinkPredictArgs& args) {
+  if (args.pairs.empty()) throw ArgumentError("--pairs is required for a link prediction model: the pairs to score");
+  if (!args.graph.out.empty()) check_output_path(args.graph.out, args.graph.force);
+  const NodeGraph data = read_for(model, args.graph);
+  const std::vector<NodePair> pairs = read_node_pairs(args.pairs, data.nodes.size(), lookup_in(data));
+  const std::vector<float> scores = model.score_pairs(data, pairs);
+  std::ostringstream out;
+  out << "node_a\tnode_b\tscore\tprobability\n";
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    out << data.nodes.name(pairs[i].first) << '\t' << data.nodes.name(pairs[i].second) << '\t'
+        << format_value(scores[i]) << '\t' << format_value(1 / (1 + std::exp(-scores[i]))) << '\n';
+  write_output(args.graph.out, out.str(), args.graph.force);
+}
+
+void embed_links(const LinkModel& model, const NodeRunArgs& args) {
+  check_output_path(args.out, args.force);
+  const NodeGraph data = read_for(model, args);
+  const Matrix<float> embeddings = model.embed(data);
+  std::ostringstream out;
+  out << "node";
+  for (Index column = 0; column < embeddings.cols(); ++column) out << "\th" << column;
+  out << '\n';
+  for (Index node = 0; node < embeddings.rows(); ++node) {
+    out << data.nodes.name(node);
+    for (Index column = 0; column < embeddings.cols(); ++column) out << '\t' << format_value(embeddings(node, column));
+    out << '\n';
+  }
+  write_file_atomically(args.out, out.str(), overwrite_for(args.force));
+  std::cout << "wrote " << embeddings.rows() << " embeddings of width " << embeddings.cols() << " to " << args.out
+            << '\n';
+}
+
+void recommend_links(const LinkModel& model, const RecommendArgs& args) {
+  if (args.nodes.empty() && args.nodes_file.empty()) throw ArgumentError("give --nodes or --nodes-file");
+  if (!args.graph.out.empty()) check_output_path(args.graph.out, args.graph.force);
+  const NodeGraph data = read_for(model, args.graph);
+  const std::vector<Index> nodes = listed_nodes(args, data);
+  const std::vector<std::vector<ScoredNode>> suggestions = model.recommend(data, nodes, args.k);
+  std::ostringstream out;
+  out << "node\trank\tsuggested\tscore\n";
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    for (std::size_t rank = 0; rank < suggestions[i].size(); ++rank)
+      out << data.nodes.name(nodes[i]) << '\t' << rank + 1 << '\t' << data.nodes.name(suggestions[i][rank].node)
+          << '\t' << format_value(suggestions[i][rank].score) << '\n';
+  write_output(args.graph.out, out.str(), args.graph.force);
+}
+
+}  // namespace edgewise::cli

@@ -1,0 +1,119 @@
+/// \file
+/// A trained link predictor as one object: how its graph files are read and featurized, the node
+/// encoder whose embeddings' dot products score pairs, and the training graph's node names. Saved to
+/// and loaded from one model file, so that prediction reads a graph exactly as training did.
+///
+///   NodeGraph data = read_node_graph({.edges = "edges.txt", .features = "features.txt"},
+///                                    {.features = {.format = FeatureFormat::sparse}});
+///   const LinkSplit split = split_links(graph_links(data), data.nodes.size(), 0.85, 0.05, seed);
+///   LinkModel model({.input = data.input});
+///   model.initialize(seed);
+///   model.fit(data, split, {});
+///   model.save("cora-links.ew");
+///
+///   LinkModel loaded = LinkModel::load("cora-links.ew");
+///   NodeGraph graph = loaded.read_graph({.edges = "edges.txt", .features = "features.txt"});
+///   std::vector<float> logits = loaded.score_pairs(graph, {{0, 633}, {0, 17}});
+///   auto suggestions = loaded.recommend(graph, std::vector<Index>{0}, 10);  // 10 new partners of node 0
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "edgewise/io/node_graph.hpp"
+#include "edgewise/models/link_training.hpp"
+#include "edgewise/models/model_file.hpp"
+#include "edgewise/tasks/common/model.hpp"
+
+namespace edgewise {
+
+/// The "kind" of a link model's configuration in its model file.
+inline constexpr std::string_view kLinkModelKind = "link-prediction";
+
+/// The encoder a link model trains unless told otherwise: 2 attention layers of 4 heads of 32, an
+/// output layer 64 wide (the embedding) and no dropout, whose weights' decay regularizes instead
+/// (LinkTrainingOptions); docs/defaults.md has the validation runs that chose them.
+NodeClassifierOptions default_link_encoder();
+
+/// Members left out of a designated initializer take their defaults.
+struct LinkModelConfig {
+  NodeClassifierOptions network = default_link_encoder();  ///< in_dim is set from input; classes: the embedding width
+  NodeInputOptions input = {};          ///< input.features.dim must be known before training; undirected
+  std::vector<std::string> nodes = {};  ///< the training graph's node names by id; set by fit
+};
+
+/// The distinct undirected links of data's graph, both directions of an edge one link, self-loops
+/// left out: the links a split divides.
+std::vector<NodePair> graph_links(const NodeGraph& data);
+
+/// A trained link predictor with everything needed to read new graphs the same way, saved and
+/// loaded as one model file. Not thread-safe, const members included (they run the encoder, which
+/// holds the state of its last forward); its own loops run in parallel.
+class LinkModel final : public Model {
+ public:
+  /// Throws ArgumentError for a directed input, features whose width is unknown, or bad network options.
+  explicit LinkModel(LinkModelConfig config);
+  /// Movable, not copyable.
+  /// @{
+  LinkModel(LinkModel&&) noexcept;
+  LinkModel& operator=(LinkModel&&) noexcept;
+  /// @}
+  ~LinkModel() override;
+
+  /// Reads a model file; throws ModelFormatError naming the file when it is not a valid link model.
+  static LinkModel load(const std::string& path);
+  /// The same from a file load_model has read; `path` names it in errors.
+  static LinkModel load(const ModelFile& file, const std::string& path);
+  /// Task::link.
+  Task task() const override { return Task::link; }
+  /// Writes atomically (see save_model).
+  void save(const std::string& path, Overwrite overwrite = Overwrite::allow) const override;
+  /// Training graph size, embedding width, parameters; the encoder and the input options.
+  ModelDescription describe() const override;
+
+  /// Initial weights drawn from SplitMix64(seed), as NodeClassifier::reset_parameters draws them.
+  void initialize(std::uint64_t seed);
+
+  /// Reads a graph (its edge list and features; a labels file is ignored) the way the model's
+  /// training graph was read.
+  NodeGraph read_graph(const NodeGraphFiles& files) const;
+
+  /// Trains on split.train's links of data (train_link_predictor), the encoder seeing a graph of those
+  /// links alone (with_edges), and records data's node names. Throws what train_link_predictor throws,
+  /// and ArgumentError when data's features do not have the model's width.
+  LinkTrainingResult fit(const NodeGraph& data, const LinkSplit& split, const LinkTrainingOptions& options,
+                         const std::function<void(const LinkEpochReport&)>& on_epoch = {});
+
+  /// Every node's embedding, [N, embedding width], on the graph as given.
+  Matrix<float> embed(const NodeGraph& graph) const;
+  /// The logit of a link for each pair, from the embeddings of `graph`. Throws ArgumentError for a
+  /// node outside the graph.
+  std::vector<float> score_pairs(const NodeGraph& graph, std::span<const NodePair> pairs) const;
+  /// How well `graph`'s embeddings tell `links` from `non_links` (link_metrics).
+  LinkMetrics evaluate(const NodeGraph& graph, std::span<const NodePair> links, std::span<const NodePair> non_links,
+                       Index hits_k = 50) const;
+  /// For each of `nodes`, the `k` nodes it has no link with in `graph` whose link with it scores
+  /// highest, best first (recommend_links). Throws ArgumentError for a node outside the graph.
+  std::vector<std::vector<ScoredNode>> recommend(const NodeGraph& graph, std::span<const Index> nodes, Index k) const;
+
+  /// The configuration, with the node names set by fit() or load().
+  const LinkModelConfig& config() const { return config_; }
+  /// Width of an embedding: the encoder's outputs.
+  Index embedding_dim() const { return config_.network.classes; }
+  /// Trainable scalars.
+  Index num_parameters() const override { return params_->size(); }
+
+ private:
+  void check_features(const NodeGraph& graph) const;
+
+  LinkModelConfig config_;
+  std::unique_ptr<Parameters<float>> params_;
+  std::unique_ptr<NodeClassifier<float>> encoder_;
+};
+
+}  // namespace edgewise

@@ -1,0 +1,56 @@
+/// \file
+/// Training a link predictor as `edgewise train --task link` does, for every front end: the split of
+/// a graph's links that a specification names, the training, the test report and its record.
+///
+///   const std::vector<NodePair> links = graph_links(data);
+///   const LinkSplit split = make_link_split(parse_link_split("random", parse_split_fractions("0.85,0.05,0.1")),
+///                                           data, links, seed);
+///   TrainedLinkModel trained = train_link_model(data, split, default_link_encoder(), {});
+///   trained.model.set_training_summary(link_training_summary(trained, data, "edges.txt", "random"));
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "edgewise/tasks/common/split_spec.hpp"
+#include "edgewise/tasks/link/link_model.hpp"
+
+namespace edgewise {
+
+/// The split `spec` names of `links`, the whole graph's (graph_links(data)): random in its fractions
+/// (split_links), or read from its folder, whose files name nodes as data's edge list does
+/// (read_link_split), seeded by `seed`. Throws what those throw, and ArgumentError for a kind of
+/// split that applies to other tasks.
+LinkSplit make_link_split(const SplitSpec& spec, const NodeGraph& data, std::span<const NodePair> links,
+                          std::uint64_t seed);
+
+/// A trained link predictor, how its training went, and its test figures.
+struct TrainedLinkModel {
+  LinkModel model;             ///< trained, without a training summary
+  LinkTrainingResult result;   ///< its epochs and best validation ROC-AUC
+  LinkTrainingOptions options;  ///< what it trained with
+  /// The test links against the test negatives, scored on the graph of the training links; absent
+  /// without test links.
+  std::optional<LinkMetrics> test;
+};
+
+/// Builds a link model of `network` for data's input, initializes it from training.seed, trains it
+/// on split.train (LinkModel::fit), stopping early on split.val, and scores split.test. Logs on
+/// training.log the parameter count, the best epoch and the test figures. on_epoch runs after every
+/// epoch on the calling thread and may throw to stop training.
+TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split, const NodeClassifierOptions& network,
+                                  const LinkTrainingOptions& training,
+                                  const std::function<void(const LinkEpochReport&)>& on_epoch = {});
+
+/// The model file's record of the training: the data (named `data_name`) and its links, the split
+/// (described by `split`), seed, epochs, best validation and test figures.
+TrainingSummary link_training_summary(const TrainedLinkModel& trained, const NodeGraph& data,
+                                      const std::string& data_name, const std::string& split);
+
+/// "ROC-AUC 0.931, average precision 0.925, Hits@50 0.612, MRR 0.083", as logs and reports print them.
+std::string link_metrics_text(const LinkMetrics& metrics);
+
+}  // namespace edgewise

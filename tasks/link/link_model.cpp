@@ -1,0 +1,154 @@
+#include "edgewise/tasks/link/link_model.hpp"
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/models/node_training.hpp"
+
+namespace edgewise {
+namespace {
+
+nlohmann::json config_json(const LinkModelConfig& config) {
+  return {{"kind", kLinkModelKind}, {"network", config.network}, {"input", config.input}, {"nodes", config.nodes}};
+}
+
+LinkModelConfig config_from_json(const nlohmann::json& j, const std::string& path) {
+  if (model_kind(j) != kLinkModelKind)
+    throw ModelFormatError(path + ": not a link prediction model (kind '" + model_kind(j) + "')");
+  LinkModelConfig config;
+  try {
+    j.at("network").get_to(config.network);
+    j.at("input").get_to(config.input);
+    j.at("nodes").get_to(config.nodes);
+  } catch (const std::exception& e) {
+    throw ModelFormatError(path + ": invalid model configuration: " + e.what());
+  }
+  if (config.network.in_dim != config.input.features.dim || config.input.directed)
+    throw ModelFormatError(path + ": the encoder's input width does not match its features, or the graph is directed");
+  return config;
+}
+
+// The encoder's input width follows from the features.
+LinkModelConfig completed(LinkModelConfig config) {
+  if (config.input.features.dim <= 0) throw ArgumentError("a link model needs the dimension of its features");
+  if (config.input.directed)
+    throw ArgumentError("link prediction reads a graph as undirected: a link joins two nodes both ways");
+  config.network.in_dim = config.input.features.dim;
+  return config;
+}
+
+void check_node(Index node, Index nodes) {
+  if (node < 0 || node >= nodes)
+    throw ArgumentError("link prediction: node " + std::to_string(node) + " is not one of the graph's " +
+                        std::to_string(nodes) + " nodes");
+}
+
+}  // namespace
+
+NodeClassifierOptions default_link_encoder() {
+  return {.classes = 64, .layers = 2, .heads = 4, .head_dim = 32, .dropout = 0, .attention_dropout = 0, .value_dropout = 0};
+}
+
+std::vector<NodePair> graph_links(const NodeGraph& data) {
+  const InEdges edges = data.graph.in_edges();
+  std::vector<NodePair> pairs;
+  for (Index target = 0; target < edges.num_nodes(); ++target)
+    for (Index e = edges.offsets[static_cast<std::size_t>(target)]; e < edges.offsets[static_cast<std::size_t>(target) + 1];
+         ++e)
+      pairs.emplace_back(static_cast<Index>(edges.sources[static_cast<std::size_t>(e)]), target);
+  return undirected_links(pairs).pairs;
+}
+
+LinkModel::LinkModel(LinkModelConfig config)
+    : config_(completed(std::move(config))),
+      params_(std::make_unique<Parameters<float>>()),
+      encoder_(std::make_unique<NodeClassifier<float>>(*params_, config_.network)) {}
+
+LinkModel::LinkModel(LinkModel&&) noexcept = default;
+LinkModel& LinkModel::operator=(LinkModel&&) noexcept = default;
+LinkModel::~LinkModel() = default;
+
+LinkModel LinkModel::load(const std::string& path) { return load(load_model(path), path); }
+
+LinkModel LinkModel::load(const ModelFile& file, const std::string& path) {
+  LinkModel model(config_from_json(file.config, path));
+  restore_parameters(*model.params_, file.parameters, path);
+  model.training_ = file.training;
+  return model;
+}
+
+void LinkModel::save(const std::string& path, Overwrite overwrite) const {
+  save_model(path, config_json(config_), *params_, overwrite, training_metadata(training_));
+}
+
+void LinkModel::initialize(std::uint64_t seed) {
+  SplitMix64 rng(seed);
+  encoder_->reset_parameters(rng);
+}
+
+NodeGraph LinkModel::read_graph(const NodeGraphFiles& files) const {
+  NodeGraphFiles graph_files = files;
+  graph_files.labels.clear();
+  return read_node_graph(graph_files, config_.input);
+}
+
+void LinkModel::check_features(const NodeGraph& graph) const {
+  if (graph.features.cols() != config_.network.in_dim)
+    throw ArgumentError("link prediction: the graph's features are " + std::to_string(graph.features.cols()) +
+                        " wide, the model's " + std::to_string(config_.network.in_dim));
+}
+
+LinkTrainingResult LinkModel::fit(const NodeGraph& data, const LinkSplit& split, const LinkTrainingOptions& options,
+                                  const std::function<void(const LinkEpochReport&)>& on_epoch) {
+  check_features(data);
+  const NodeGraph seen = with_edges(data, split.train);
+  LinkTrainingResult result =
+      train_link_predictor(*encoder_, *params_, seen.graph, seen.features, split, options, on_epoch);
+  config_.nodes = data.nodes.names();
+  return result;
+}
+
+Matrix<float> LinkModel::embed(const NodeGraph& graph) const {
+  check_features(graph);
+  return node_embeddings(*encoder_, graph.graph, graph.features);
+}
+
+std::vector<float> LinkModel::score_pairs(const NodeGraph& graph, std::span<const NodePair> pairs) const {
+  for (const auto& [a, b] : pairs) {
+    check_node(a, graph.nodes.size());
+    check_node(b, graph.nodes.size());
+  }
+  return link_scores(embed(graph), pairs);
+}
+
+LinkMetrics LinkModel::evaluate(const NodeGraph& graph, std::span<const NodePair> links,
+                                std::span<const NodePair> non_links, Index hits_k) const {
+  const Matrix<float> embeddings = embed(graph);
+  return link_metrics(link_scores(embeddings, links), link_scores(embeddings, non_links), hits_k);
+}
+
+std::vector<std::vector<ScoredNode>> LinkModel::recommend(const NodeGraph& graph, std::span<const Index> nodes,
+                                                          Index k) const {
+  for (const Index node : nodes) check_node(node, graph.nodes.size());
+  const Matrix<float> embeddings = embed(graph);
+  const std::vector<NodePair> links = graph_links(graph);
+  const LinkSet known(links);
+  std::vector<std::vector<ScoredNode>> suggestions;
+  suggestions.reserve(nodes.size());
+  for (const Index node : nodes) suggestions.push_back(recommend_links(embeddings, node, k, known));
+  return suggestions;
+}
+
+ModelDescription LinkModel::describe() const {
+  const nlohmann::json config = config_json(config_);
+  return {.title = "link prediction model (train --task link)",
+          .facts = {{"task type", "link prediction, a score for each pair of nodes"},
+                    {"embedding width", embedding_dim()},
+                    {"training graph", std::to_string(config_.nodes.size()) + " nodes"},
+                    {"parameters", num_parameters()}},
+          .sections = {{"encoder", config.at("network")}, {"input and featurizer", config.at("input")}},
+          .examples = "links"};
+}
+
+}  // namespace edgewise

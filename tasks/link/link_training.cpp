@@ -1,0 +1,76 @@
+#include "edgewise/tasks/link/link_training.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "edgewise/core/error.hpp"
+#include "edgewise/core/log.hpp"
+#include "edgewise/core/memory.hpp"
+#include "edgewise/models/metrics.hpp"
+
+namespace edgewise {
+
+LinkSplit make_link_split(const SplitSpec& spec, const NodeGraph& data, std::span<const NodePair> links,
+                          std::uint64_t seed) {
+  const Index nodes = data.nodes.size();
+  switch (spec.kind) {
+    case SplitKind::random:
+      return split_links(links, nodes, spec.fractions.train, spec.fractions.val, seed);
+    case SplitKind::folder: {
+      const NodeLookup lookup = [&data](std::string_view name) { return data.nodes.find(name).value_or(-1); };
+      return read_link_split(spec.folder, nodes, lookup, LinkSet(links), seed);
+    }
+    default:
+      throw ArgumentError("split '" + spec.text + "' applies to other tasks, not to link prediction");
+  }
+}
+
+std::string link_metrics_text(const LinkMetrics& metrics) {
+  char text[160];
+  std::snprintf(text, sizeof text, "ROC-AUC %.4f, average precision %.4f, Hits@%lld %.4f, MRR %.4f", metrics.roc_auc,
+                metrics.average_precision, static_cast<long long>(metrics.hits_k), metrics.hits, metrics.mrr);
+  return text;
+}
+
+TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split, const NodeClassifierOptions& network,
+                                  const LinkTrainingOptions& training,
+                                  const std::function<void(const LinkEpochReport&)>& on_epoch) {
+  const Logger log(training.log);
+  LinkModel model({.network = network, .input = data.input});
+  model.initialize(training.seed);
+  log.normal("model: " + std::to_string(model.num_parameters()) + " parameters, embeddings " +
+             std::to_string(model.embedding_dim()) + " wide");
+  LinkTrainingResult result = model.fit(data, split, training, on_epoch);
+  log.normal("best epoch " + std::to_string(result.best_epoch) + " (validation ROC-AUC " +
+             score_text(result.best_val_roc_auc, 4) + ")");
+  std::optional<LinkMetrics> test;
+  if (!split.test.empty()) {
+    test = model.evaluate(with_edges(data, split.train), split.test, split.test_negatives);
+    log.normal("test: " + std::to_string(split.test.size()) + " links against " +
+               std::to_string(split.test_negatives.size()) + " non-links, " + link_metrics_text(*test));
+  }
+  log.verbose("peak memory of the process after training: " + std::to_string(std::lround(peak_rss_mb())) + " MB");
+  return {std::move(model), std::move(result), training, test};
+}
+
+TrainingSummary link_training_summary(const TrainedLinkModel& trained, const NodeGraph& data,
+                                      const std::string& data_name, const std::string& split) {
+  TrainingSummary summary{.data = data_name,
+                          .examples = static_cast<Index>(graph_links(data).size()),
+                          .split = split,
+                          .seed = trained.options.seed,
+                          .max_epochs = trained.options.epochs,
+                          .epochs_run = {trained.result.epochs_run},
+                          .best_epochs = {trained.result.best_epoch},
+                          .metrics = {{"validation roc_auc", trained.result.best_val_roc_auc}}};
+  if (trained.test) {
+    const LinkMetrics& test = *trained.test;
+    summary.metrics.insert(summary.metrics.end(), {{"test roc_auc", test.roc_auc},
+                                                   {"test average_precision", test.average_precision},
+                                                   {"test hits@" + std::to_string(test.hits_k), test.hits},
+                                                   {"test mrr", test.mrr}});
+  }
+  return summary;
+}
+
+}  // namespace edgewise

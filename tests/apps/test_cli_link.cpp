@@ -1,0 +1,108 @@
+// The link commands of the edgewise tool, run as a user would: train --task link on a small graph of
+// two communities, then predict pairs, recommend and embed with the saved model, and the errors that
+// guard them.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "support/cli.hpp"
+
+namespace {
+
+using edgewise::testing::CliRun;
+
+class CliLinkTest : public edgewise::testing::CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    write_two_communities();
+  }
+
+  // Two 6-cliques with string ids joined by one edge; each community's nodes share a feature.
+  void write_two_communities() const {
+    std::ofstream edges(path("edges.txt")), features(path("features.txt"));
+    for (const std::string community : {"a", "b"}) {
+      for (int i = 0; i < 6; ++i) {
+        const std::string node = community + std::to_string(i);
+        for (int j = i + 1; j < 6; ++j) edges << node << ' ' << community << j << '\n';
+        features << node << ' ' << (community == "a" ? 0 : 1) << '\n';
+      }
+    }
+    edges << "a0 b0\n";
+  }
+
+  std::string train_arguments() const {
+    return "train --task link --node-ids string --edges " + path("edges.txt") + " --features " + path("features.txt") +
+           " --split-sizes 0.7,0.15,0.15 --epochs 20 --embedding-dim 8 --out " + path("links.ew");
+  }
+  std::string graph() const {
+    return " --model " + path("links.ew") + " --edges " + path("edges.txt") + " --features " + path("features.txt");
+  }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
+};
+
+TEST_F(CliLinkTest, TrainsThenScoresPairsRecommendsAndEmbeds) {
+  const CliRun train = run_cli(train_arguments() + " --save-split " + path("split"));
+  ASSERT_EQ(train.status, 0) << train.output;
+  EXPECT_NE(train.output.find("12 nodes, 31 links"), std::string::npos) << train.output;
+  EXPECT_NE(train.output.find("split 21 / 5 / 5 links"), std::string::npos) << train.output;
+  EXPECT_NE(train.output.find("test: 5 links against 5 non-links, ROC-AUC"), std::string::npos) << train.output;
+  for (const char* file : {"train.txt", "val.txt", "test.txt", "val_negatives.txt", "test_negatives.txt"})
+    EXPECT_TRUE(std::filesystem::exists(path("split") + "/" + file)) << file;
+
+  // The saved split trains the same model again.
+  const CliRun again = run_cli(train_arguments() + " --split " + path("split") + " --force");
+  ASSERT_EQ(again.status, 0) << again.output;
+  EXPECT_EQ(again.output.substr(again.output.find("test:")), train.output.substr(train.output.find("test:")));
+
+  write("pairs.txt", "a1 a2\nb3 a4\n");
+  const CliRun predict = run_cli("predict" + graph() + " --pairs " + path("pairs.txt") + " --out " + path("s.tsv"));
+  ASSERT_EQ(predict.status, 0) << predict.output;
+  const std::string scores = read("s.tsv");
+  EXPECT_EQ(scores.substr(0, scores.find('\n')), "node_a\tnode_b\tscore\tprobability");
+  EXPECT_NE(scores.find("\na1\ta2\t"), std::string::npos) << scores;
+  EXPECT_NE(scores.find("\nb3\ta4\t"), std::string::npos) << scores;
+
+  const CliRun recommend = run_cli("recommend" + graph() + " --nodes a1,b2 --k 3");
+  ASSERT_EQ(recommend.status, 0) << recommend.output;
+  EXPECT_NE(recommend.output.find("node\trank\tsuggested\tscore\na1\t1\t"), std::string::npos) << recommend.output;
+  EXPECT_NE(recommend.output.find("\nb2\t3\t"), std::string::npos) << recommend.output;
+
+  ASSERT_EQ(run_cli("embed" + graph() + " --out " + path("z.tsv")).status, 0);
+  const std::string embeddings = read("z.tsv");
+  EXPECT_EQ(embeddings.substr(0, embeddings.find('\n')), "node\th0\th1\th2\th3\th4\th5\th6\th7");
+
+  const CliRun info = run_cli("info " + path("links.ew"), 0);
+  EXPECT_NE(info.output.find("link prediction model"), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("test roc_auc"), std::string::npos) << info.output;
+}
+
+TEST_F(CliLinkTest, NamesWhatItCannotUse) {
+  const auto expect_error = [&](const std::string& arguments, const std::string& message) {
+    const CliRun run = run_cli(arguments);
+    EXPECT_NE(run.status, 0) << arguments;
+    EXPECT_NE(run.output.find(message), std::string::npos) << arguments << "\n" << run.output;
+  };
+  expect_error(train_arguments() + " --labels " + path("edges.txt"), "--labels applies to --task node only");
+  expect_error(train_arguments() + " --readout sum", "--readout applies to --task molecule only");
+  expect_error(train_arguments() + " --fanout 5", "--fanout applies to --task node only");
+  expect_error(train_arguments() + " --directed", "link prediction reads a graph as undirected");
+  expect_error(train_arguments() + " --checkpoint-every 5", "link training keeps none");
+  expect_error("train --task node --edges " + path("edges.txt") + " --embedding-dim 8 --out " + path("n.ew"),
+               "--embedding-dim applies to --task link only");
+  ASSERT_EQ(run_cli(train_arguments()).status, 0);
+  write("pairs.txt", "a1 a2\na1 zz\n");
+  expect_error("predict" + graph() + " --pairs " + path("pairs.txt"),
+               path("pairs.txt") + ":2: unknown node 'zz' ('a1 zz')");
+  write("pairs.txt", "a1 a1\n");
+  expect_error("predict" + graph() + " --pairs " + path("pairs.txt"), ":1: a node paired with itself");
+  expect_error("predict" + graph(), "--pairs is required for a link prediction model");
+  expect_error("predict" + graph() + " --smiles CCO", "--smiles applies to other models");
+  expect_error("recommend" + graph() + " --nodes zz", "--nodes: 'zz' is not a node of");
+  expect_error("eval" + graph(), "is a link prediction model");
+  expect_error(train_arguments() + " --force --split " + path("nowhere"), "is neither random nor a folder");
+}
+
+}  // namespace
