@@ -7,6 +7,8 @@ opens in the other.
   classification, several targets with missing labels).
 - :class:`NodeGraph` and :class:`NodeModel`: node classification on a graph given as NumPy arrays,
   a NetworkX graph or the files ``edgewise train --task node`` reads.
+- :class:`LinkModel`: link prediction on such a graph: scores for pairs of nodes, and suggestions of
+  new partners.
 - :class:`GraphAttention`: one attention layer on NumPy inputs.
 - :mod:`edgewise.sklearn`: scikit-learn estimators.
 
@@ -33,6 +35,7 @@ __version__: str = _edgewise.__version__
 
 __all__ = [
     "GraphAttention",
+    "LinkModel",
     "MoleculeModel",
     "NodeGraph",
     "NodeModel",
@@ -128,9 +131,9 @@ def _check_readable(path: str | os.PathLike[str], what: str) -> str:
 
 
 class _Model:
-    """What models of both tasks have: a model file to load and save, and a description."""
+    """What models of every task have: a model file to load and save, and a description."""
 
-    _core: Any  # the compiled class: _edgewise.MoleculeModel or _edgewise.NodeModel
+    _core: Any  # the compiled class: _edgewise.MoleculeModel, _edgewise.NodeModel or _edgewise.LinkModel
 
     def __init__(self, handle: Any) -> None:
         self._handle = handle
@@ -686,6 +689,89 @@ class NodeModel(_Model):
         return f"NodeModel(classes={self.classes}, parameters={self.num_parameters})"
 
 
+class LinkModel(_Model):
+    """A trained link predictor: attention layers whose node embeddings score a pair of nodes by
+    their dot product (the logit of a link), and how its graph was read, as one model file. Train
+    with :meth:`train` (the defaults are those of ``edgewise train --task link``) or open a file
+    with :meth:`load`. Nodes are rows of a :class:`NodeGraph`: ``graph.node_ids[row]`` names them."""
+
+    _core = _edgewise.LinkModel
+
+    @classmethod
+    def train(
+        cls,
+        graph: NodeGraph,
+        split: str | None = None,
+        *,
+        split_sizes: str | None = None,
+        verbose: bool = True,
+        threads: int | None = None,
+        **options: Any,
+    ) -> "LinkModel":
+        """Trains on the graph's links (both directions of an edge are one link; self-loops are
+        left out).
+
+        split: "random" (the default) holds out split_sizes' fractions of the links ("0.85,0.05,0.1":
+        5 % for validation, 10 % for test) and as many pairs that are no link for each, drawn from the
+        seed; or a folder as ``edgewise train --task link --save-split`` writes it. The encoder sees
+        the training links alone, structural features included; training stops early on the
+        validation links' ROC-AUC, and the test links' figures go to the training summary
+        (:attr:`test_metrics`).
+        options: the command line's training options with underscores (None keeps the default),
+        as :func:`training_options` lists them:
+        """
+        _with_threads(threads)
+        return cls(_edgewise.LinkModel._train(graph._handle, split, split_sizes, verbose, options))
+
+    def read_graph(
+        self,
+        edges: str | os.PathLike[str],
+        features: str | os.PathLike[str] | None = None,
+        *,
+        header: bool | None = None,
+    ) -> NodeGraph:
+        """Reads graph files the way the model's training graph was read; header as in
+        :meth:`NodeGraph.read`."""
+        return NodeGraph._reporting_headers(self._handle._read_graph(
+            _check_readable(edges, "edges"), _check_readable(features, "features") if features is not None else "",
+            header))
+
+    def predict_pairs(self, graph: NodeGraph, pairs: Any) -> np.ndarray:
+        """The logit of a link for each row of pairs ([M, 2] node rows of graph), from the
+        embeddings of the graph as given; ``1 / (1 + exp(-score))`` is its probability."""
+        return self._handle._score_pairs(graph._handle, np.asarray(pairs))
+
+    def recommend(self, graph: NodeGraph, nodes: Any, k: int = 10) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For each listed node (rows of graph), the k nodes it has no link with in graph whose link
+        with it scores highest, best first: (partner rows, their scores), fewer when fewer nodes are
+        left."""
+        partners, scores = self._handle._recommend(graph._handle, np.atleast_1d(np.asarray(nodes)), int(k))
+        return list(zip(partners, scores))
+
+    def embed(self, graph: NodeGraph) -> np.ndarray:
+        """Each node's embedding [N, embedding_dim], whose dot products score pairs."""
+        return self._handle._embed(graph._handle)
+
+    def evaluate(self, graph: NodeGraph, links: Any, non_links: Any) -> dict[str, float]:
+        """How well the embeddings of graph tell links from non-links ([M, 2] node rows each):
+        "roc_auc", "average_precision", "hits@50" (the fraction of links scoring above the 50th
+        highest non-link) and "mrr" (mean reciprocal rank of each link among the non-links)."""
+        return self._handle._evaluate(graph._handle, np.asarray(links), np.asarray(non_links))
+
+    @property
+    def test_metrics(self) -> dict[str, float]:
+        """The test links' figures of the training, by name ("roc_auc", ...); empty without."""
+        metrics = self.describe().get("training", {}).get("metrics", [])
+        return {m["name"][len("test "):]: m["value"] for m in metrics if m["name"].startswith("test ")}
+
+    @property
+    def embedding_dim(self) -> int:
+        return self._handle._embedding_dim
+
+    def __repr__(self) -> str:
+        return f"LinkModel(embedding_dim={self.embedding_dim}, parameters={self.num_parameters})"
+
+
 def _molecule_run(tuning: tuple[str, str, int] | None, smiles: Any, targets: Any, data: Any, smiles_column: Any,
                   target_columns: Any, task_names: Any, header: bool, comment: str | None, split: Any,
                   split_sizes: Any, skip_invalid: bool, max_atoms: int, verbose: bool, threads: int | None,
@@ -768,5 +854,6 @@ def _options_doc(task: str) -> str:
 
 MoleculeModel.train.__func__.__doc__ = (MoleculeModel.train.__doc__ or "") + _options_doc("molecule")
 NodeModel.train.__func__.__doc__ = (NodeModel.train.__doc__ or "") + _options_doc("node")
+LinkModel.train.__func__.__doc__ = (LinkModel.train.__doc__ or "") + _options_doc("link")
 tune.__doc__ = ((tune.__doc__ or "") + "\n    A molecule model's options (training_options(\"node\") lists a node classifier's):"
                + _options_doc("molecule"))

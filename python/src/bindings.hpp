@@ -14,6 +14,7 @@ namespace edgewise::python {
 
 void bind_molecules(pybind11::module_& m);  // molecules.cpp
 void bind_nodes(pybind11::module_& m);      // nodes.cpp
+void bind_links(pybind11::module_& m);      // links.cpp
 void bind_attention(pybind11::module_& m);  // attention.cpp
 void bind_params(pybind11::module_& m);     // params.cpp
 

@@ -84,6 +84,7 @@ PYBIND11_MODULE(_edgewise, m) {
   m.def("num_threads", &edgewise::num_threads, "Threads the parallel loops use.");
   edgewise::python::bind_molecules(m);
   edgewise::python::bind_nodes(m);
+  edgewise::python::bind_links(m);
   edgewise::python::bind_attention(m);
   edgewise::python::bind_params(m);
 }

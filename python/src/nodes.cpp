@@ -123,12 +123,6 @@ NodeGraph graph_from_arrays(Index num_nodes, const py::object& sources, const py
   return data;
 }
 
-// Python's header argument: None detects a header, True and False say whether there is one.
-Header header_rule(std::optional<bool> header) {
-  if (!header) return Header::detect;
-  return *header ? Header::present : Header::absent;
-}
-
 NodeGraph graph_from_files(const std::string& edges, const std::string& labels, const FileColumn& label_column,
                            const FileColumn& id_column, const std::string& features,
                            const std::string& feature_format, const std::string& node_ids, bool directed,

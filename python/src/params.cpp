@@ -94,6 +94,7 @@ ParamNaming python_naming(const std::string& task) { return {.prefix = "", .sepa
 
 json molecule_keywords(const py::dict& options) { return keywords(options, molecule_params()); }
 json node_keywords(const py::dict& options) { return keywords(options, node_params()); }
+json link_keywords(const py::dict& options) { return keywords(options, link_params()); }
 
 json tuning_candidates(const std::string& task, const py::tuple& tuning, const json& given, const ParamNaming& naming) {
   const std::string grid = tuning[0].cast<std::string>();
@@ -144,10 +145,11 @@ void bind_params(py::module_& m) {
       [](const std::string& task) {
         if (canonical_task_name(task) == "molecule") return describe(molecule_params());
         if (task == "node") return describe(node_params());
-        throw py::value_error("task: expected 'molecule' (or 'graph', the same) or 'node', got '" + task + "'");
+        if (task == "link") return describe(link_params());
+        throw py::value_error("task: expected 'molecule' (or 'graph', the same), 'node' or 'link', got '" + task + "'");
       },
       py::arg("task"),
-      "The training options of a task ('molecule' or 'node'): name, option, type, default (None where the "
+      "The training options of a task ('molecule', 'node' or 'link'): name, option, type, default (None where the "
       "data choose it), default_text, help, choices, tunable and keyword, one dict each.");
 }
 

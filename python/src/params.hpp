@@ -19,6 +19,7 @@ ParamNaming python_naming(const std::string& task);
 // TypeError for an option the table does not offer as a keyword, or a value of another type.
 nlohmann::json molecule_keywords(const pybind11::dict& options);
 nlohmann::json node_keywords(const pybind11::dict& options);
+nlohmann::json link_keywords(const pybind11::dict& options);
 
 // The candidates of Python's tune: `tuning` is (the grid as JSON text or "", a preset's name or "",
 // the folds); each candidate's options by their Python names are read by the table of `task`

@@ -195,4 +195,9 @@ Split split_from_python(const py::handle& parts, Index n) {
   return split;
 }
 
+Header header_rule(std::optional<bool> header) {
+  if (!header) return Header::detect;
+  return *header ? Header::present : Header::absent;
+}
+
 }  // namespace edgewise::python

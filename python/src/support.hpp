@@ -12,6 +12,7 @@
 
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/tensor.hpp"
+#include "edgewise/io/node_index.hpp"
 #include "edgewise/splits/splits.hpp"
 
 namespace edgewise::python {
@@ -48,5 +49,8 @@ py::array_t<float> to_numpy(Matrix<float>&& matrix);
 std::vector<Index> item_list(const py::handle& part, Index n, const std::string& name);
 // A split from a (train, val, test) tuple of index arrays or boolean masks over n items.
 Split split_from_python(const py::handle& parts, Index n);
+
+// Python's header argument: None detects a header, True and False say whether there is one.
+Header header_rule(std::optional<bool> header);
 
 }  // namespace edgewise::python

@@ -41,8 +41,10 @@ TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split,
   log.normal("model: " + std::to_string(model.num_parameters()) + " parameters, embeddings " +
              std::to_string(model.embedding_dim()) + " wide");
   LinkTrainingResult result = model.fit(data, split, training, on_epoch);
-  log.normal("best epoch " + std::to_string(result.best_epoch) + " (validation ROC-AUC " +
-             score_text(result.best_val_roc_auc, 4) + ")");
+  const double epoch_ms = result.history.empty() ? 0 : 1000 * result.history.back().seconds / result.epochs_run;
+  log.normal("best epoch " + std::to_string(result.best_epoch) + " of " + std::to_string(result.epochs_run) +
+             " (validation ROC-AUC " + score_text(result.best_val_roc_auc, 4) + "); " + score_text(epoch_ms, 1) +
+             " ms an epoch");
   std::optional<LinkMetrics> test;
   if (!split.test.empty()) {
     test = model.evaluate(with_edges(data, split.train), split.test, split.test_negatives);
