@@ -121,7 +121,8 @@ void train_links(const LinkTrainArgs& args) {
   const std::string sizes = link_part_sizes(split);
   log.normal("split " + sizes + ", each of validation and test against as many non-links");
 
-  TrainedLinkModel trained = train_link_model(data, split, args.params.network, args.params.training);
+  TrainedLinkModel trained =
+      train_link_model(data, split, args.params.network, args.params.scorer, args.params.training);
   trained.model.set_training_summary(link_training_summary(
       trained, data, "edges " + args.graph.files.edges.string(),
       (spec.kind == SplitKind::random ? "random " + args.params.split_sizes : spec.text) + ": " + sizes));

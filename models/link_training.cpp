@@ -40,9 +40,10 @@ std::vector<NodePair> epoch_non_links(const LinkSplit& split, Index nodes, LinkS
 // trainer run_epochs drives.
 class LinkTrainer {
  public:
-  LinkTrainer(NodeClassifier<float>& encoder, Parameters<float>& params, const Graph& graph,
+  LinkTrainer(NodeClassifier<float>& encoder, LinkScorer& scorer, Parameters<float>& params, const Graph& graph,
               const ConstRowsRef<float>& features, const LinkSplit& split, const LinkTrainingOptions& options)
       : encoder_(encoder),
+        scorer_(scorer),
         params_(params),
         graph_(graph),
         features_(features),
@@ -57,7 +58,7 @@ class LinkTrainer {
     const Matrix<float>& embeddings = encoder_.forward(graph_, features_, Mode::train(steps_.dropout_rng));
     const std::vector<NodePair> non_links =
         epoch_non_links(split_, graph_.num_nodes(), train_links_, sampling_, seed_, epoch);
-    const double loss = link_loss(dembeddings_, embeddings, split_.train, non_links);
+    const double loss = link_loss(scorer_, dembeddings_, embeddings, split_.train, non_links);
     encoder_.backward(dembeddings_);
     check_finite_step(params_, loss, epoch, 1);
     steps_.optimizer.step();
@@ -68,8 +69,8 @@ class LinkTrainer {
     report.val_roc_auc = kNaN;
     if (split_.val.empty()) return {};
     const Matrix<float>& embeddings = encoder_.forward(graph_, features_, Mode::inference());
-    report.val_roc_auc =
-        link_metrics(link_scores(embeddings, split_.val), link_scores(embeddings, split_.val_negatives)).roc_auc;
+    const std::vector<float> links = scorer_.scores(embeddings, split_.val);
+    report.val_roc_auc = link_metrics(links, scorer_.scores(embeddings, split_.val_negatives)).roc_auc;
     return {.measured = true, .value = report.val_roc_auc, .loss = kNaN};
   }
 
@@ -78,6 +79,7 @@ class LinkTrainer {
 
  private:
   NodeClassifier<float>& encoder_;
+  LinkScorer& scorer_;
   Parameters<float>& params_;
   const Graph& graph_;
   ConstRowsRef<float> features_;
@@ -99,26 +101,75 @@ std::vector<float> link_scores(const Matrix<float>& embeddings, std::span<const 
   return scores;
 }
 
-double link_loss(Matrix<float>& dembeddings, const Matrix<float>& embeddings, std::span<const NodePair> links,
-                 std::span<const NodePair> non_links) {
+LinkScorer::LinkScorer(Parameters<float>& params, PairScorer kind, Index embedding_dim)
+    : kind_(kind), dim_(embedding_dim) {
+  if (embedding_dim < 1) throw ArgumentError("link scorer: embeddings of width " + std::to_string(embedding_dim));
+  if (kind != PairScorer::mlp) return;
+  hidden_ = std::make_unique<Linear<float>>(params, "scorer.hidden", embedding_dim, embedding_dim);
+  output_ = std::make_unique<Linear<float>>(params, "scorer.output", embedding_dim, 1);
+}
+
+void LinkScorer::reset_parameters(SplitMix64& rng) {
+  if (kind_ != PairScorer::mlp) return;
+  hidden_->reset_parameters(rng);
+  output_->reset_parameters(rng);
+}
+
+std::vector<float> LinkScorer::scores(const Matrix<float>& embeddings, std::span<const NodePair> pairs) {
+  check_pairs(embeddings, pairs);
+  if (embeddings.cols() != dim_)
+    throw ArgumentError("link scorer: embeddings " + std::to_string(embeddings.cols()) + " wide, expected " +
+                        std::to_string(dim_));
+  embeddings_ = &embeddings;
+  pairs_.assign(pairs.begin(), pairs.end());
+  if (kind_ == PairScorer::dot) return link_scores(embeddings, pairs);
+  products_.resize(static_cast<Index>(pairs.size()), dim_);
+  for (std::size_t p = 0; p < pairs.size(); ++p)
+    products_.row(static_cast<Index>(p)) =
+        embeddings.row(pairs[p].first).cwiseProduct(embeddings.row(pairs[p].second));
+  activations_ = hidden_->forward(products_).cwiseMax(0.0f);
+  const Matrix<float>& logits = output_->forward(activations_);
+  return {logits.data(), logits.data() + logits.size()};
+}
+
+void LinkScorer::backward(std::span<const float> dscores, Matrix<float>& dembeddings) {
+  const Matrix<float>& z = *embeddings_;
+  if (kind_ == PairScorer::dot) {
+    for (std::size_t p = 0; p < pairs_.size(); ++p) {
+      const auto [a, b] = pairs_[p];
+      dembeddings.row(a) += dscores[p] * z.row(b);
+      dembeddings.row(b) += dscores[p] * z.row(a);
+    }
+    return;
+  }
+  dscores_ = Eigen::Map<const Matrix<float>>(dscores.data(), static_cast<Index>(dscores.size()), 1);
+  dactivations_ = output_->backward(dscores_);
+  dactivations_ = (activations_.array() > 0).select(dactivations_, 0.0f);
+  const Matrix<float>& dproducts = hidden_->backward(dactivations_);
+  for (std::size_t p = 0; p < pairs_.size(); ++p) {
+    const auto [a, b] = pairs_[p];
+    dembeddings.row(a) += dproducts.row(static_cast<Index>(p)).cwiseProduct(z.row(b));
+    dembeddings.row(b) += dproducts.row(static_cast<Index>(p)).cwiseProduct(z.row(a));
+  }
+}
+
+double link_loss(LinkScorer& scorer, Matrix<float>& dembeddings, const Matrix<float>& embeddings,
+                 std::span<const NodePair> links, std::span<const NodePair> non_links) {
   const std::size_t count = links.size() + non_links.size();
   if (count == 0) throw ArgumentError("link loss: no pairs to score");
-  check_pairs(embeddings, links);
-  check_pairs(embeddings, non_links);
-  dembeddings.setZero(embeddings.rows(), embeddings.cols());
+  std::vector<NodePair> pairs(links.begin(), links.end());
+  pairs.insert(pairs.end(), non_links.begin(), non_links.end());
+  const std::vector<float> scores = scorer.scores(embeddings, pairs);
+  std::vector<float> dscores(count);
   double sum = 0;
-  const auto add = [&](std::span<const NodePair> pairs, double label) {
-    for (const auto& [a, b] : pairs) {
-      const double score = embeddings.row(a).dot(embeddings.row(b));
-      sum += softplus(score) - label * score;
-      const double probability = std::exp(score - softplus(score));  // the logistic function of the score
-      const auto gradient = static_cast<float>((probability - label) / static_cast<double>(count));
-      dembeddings.row(a) += gradient * embeddings.row(b);
-      dembeddings.row(b) += gradient * embeddings.row(a);
-    }
-  };
-  add(links, 1.0);
-  add(non_links, 0.0);
+  for (std::size_t p = 0; p < count; ++p) {
+    const double label = p < links.size() ? 1.0 : 0.0, score = scores[p];
+    sum += softplus(score) - label * score;
+    const double probability = std::exp(score - softplus(score));  // the logistic function of the score
+    dscores[p] = static_cast<float>((probability - label) / static_cast<double>(count));
+  }
+  dembeddings.setZero(embeddings.rows(), embeddings.cols());
+  scorer.backward(dscores, dembeddings);
   return sum / static_cast<double>(count);
 }
 
@@ -152,14 +203,18 @@ LinkMetrics link_metrics(std::span<const float> link_scores, std::span<const flo
   return metrics;
 }
 
-std::vector<ScoredNode> recommend_links(const Matrix<float>& embeddings, Index node, Index k, const LinkSet& known) {
+std::vector<ScoredNode> recommend_links(LinkScorer& scorer, const Matrix<float>& embeddings, Index node, Index k,
+                                        const LinkSet& known) {
   if (node < 0 || node >= embeddings.rows() || k < 0)
     throw ArgumentError("recommend: node " + std::to_string(node) + " of " + std::to_string(embeddings.rows()) +
                         " embedded, and k " + std::to_string(k) + " (at least 0)");
-  std::vector<ScoredNode> candidates;
+  std::vector<NodePair> pairs;
   for (Index other = 0; other < embeddings.rows(); ++other)
-    if (other != node && !known.contains(node, other))
-      candidates.push_back({other, embeddings.row(node).dot(embeddings.row(other))});
+    if (other != node && !known.contains(node, other)) pairs.emplace_back(node, other);
+  const std::vector<float> scores = scorer.scores(embeddings, pairs);
+  std::vector<ScoredNode> candidates;
+  candidates.reserve(pairs.size());
+  for (std::size_t p = 0; p < pairs.size(); ++p) candidates.push_back({pairs[p].second, scores[p]});
   const auto best = candidates.begin() + std::min(k, static_cast<Index>(candidates.size()));
   std::partial_sort(candidates.begin(), best, candidates.end(), [](const ScoredNode& a, const ScoredNode& b) {
     return a.score != b.score ? a.score > b.score : a.node < b.node;
@@ -180,9 +235,9 @@ std::string link_epoch_line(const LinkEpochReport& report) {
   return line;
 }
 
-LinkTrainingResult train_link_predictor(NodeClassifier<float>& encoder, Parameters<float>& params, const Graph& graph,
-                                        const ConstRowsRef<float>& features, const LinkSplit& split,
-                                        const LinkTrainingOptions& options,
+LinkTrainingResult train_link_predictor(NodeClassifier<float>& encoder, LinkScorer& scorer, Parameters<float>& params,
+                                        const Graph& graph, const ConstRowsRef<float>& features,
+                                        const LinkSplit& split, const LinkTrainingOptions& options,
                                         const std::function<void(const LinkEpochReport&)>& on_epoch) {
   if (split.train.empty()) throw ArgumentError("link training: the split leaves no training links");
   if (options.epochs < 1 || options.patience < 1)
@@ -191,7 +246,7 @@ LinkTrainingResult train_link_predictor(NodeClassifier<float>& encoder, Paramete
     throw ArgumentError("link training: features are [" + std::to_string(features.rows()) + ", " +
                         std::to_string(features.cols()) + "] for a graph of " + std::to_string(graph.num_nodes()) +
                         " nodes and an encoder of " + std::to_string(encoder.options().in_dim) + " inputs");
-  LinkTrainer trainer(encoder, params, graph, features, split, options);
+  LinkTrainer trainer(encoder, scorer, params, graph, features, split, options);
   const detail::EpochSettings settings{
       .epochs = options.epochs,
       .stopping = {.larger_better = true, .with_loss = false, .ties_count = false, .patience = options.patience},

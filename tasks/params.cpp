@@ -466,6 +466,8 @@ const std::vector<TrainingParam<LinkTrainingParams>>& link_params() {
       bind<P>(s.seed, {       .set = [](P& p, const json& v) { p.training.seed = v; }, .get = [](const P& p) -> json { return p.training.seed; }}),
       {.name = "embedding-dim", .type = T::integer, .help = "Width of a node's embedding, the encoder's output, whose dot products score pairs", .check = at_least(1), .tunable = true,
        .set = [](P& p, const json& v) { p.network.classes = v; }, .get = [](const P& p) -> json { return p.network.classes; }},
+      {.name = "scorer", .type = T::text, .help = "How a pair's embeddings become the logit of a link: dot, their dot product; mlp, an MLP (one hidden layer as wide as an embedding, ReLU) on their element-wise product", .tunable = true,
+       .set = [](P& p, const json& v) { p.scorer = value_named(kPairScorerNames, v.get<std::string>(), "scorer"); }, .get = [](const P& p) -> json { return std::string(name_of(kPairScorerNames, p.scorer)); }, .choices = names_in(kPairScorerNames)},
       {.name = "non-links", .type = T::text, .help = "How training draws its non-links, as many as the training links each epoch: uniform, pairs of nodes drawn uniformly; degree, nodes drawn in proportion to their links (harder non-links)", .tunable = true,
        .set = [](P& p, const json& v) { p.training.non_links = value_named(kNonLinkSamplingNames, v.get<std::string>(), "non-links"); }, .get = [](const P& p) -> json { return std::string(name_of(kNonLinkSamplingNames, p.training.non_links)); }, .choices = names_in(kNonLinkSamplingNames)},
   };

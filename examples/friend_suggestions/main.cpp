@@ -38,6 +38,7 @@ int run() {
   options.head_dim = 8;
   options.dropout = options.attention_dropout = options.value_dropout = 0;
   edgewise::NodeClassifier<float> encoder(params, options);
+  edgewise::LinkScorer scorer(params, edgewise::PairScorer::dot, options.classes);  // dot products of embeddings
   edgewise::SplitMix64 rng(0);
   encoder.reset_parameters(rng);
   edgewise::LinkTrainingOptions training;
@@ -45,11 +46,11 @@ int run() {
   training.non_links = edgewise::NonLinkSampling::degree;
   training.log.level = edgewise::LogLevel::quiet;
   const edgewise::LinkTrainingResult result =
-      edgewise::train_link_predictor(encoder, params, seen, features, split, training);
+      edgewise::train_link_predictor(encoder, scorer, params, seen, features, split, training);
 
   const edgewise::Matrix<float> z = edgewise::node_embeddings(encoder, seen, features);
-  const edgewise::LinkMetrics test = edgewise::link_metrics(edgewise::link_scores(z, split.test),
-                                                            edgewise::link_scores(z, split.test_negatives), 3);
+  const std::vector<float> friends = scorer.scores(z, split.test);
+  const edgewise::LinkMetrics test = edgewise::link_metrics(friends, scorer.scores(z, split.test_negatives), 3);
   std::printf("best epoch %lld of %zu; the %zu held-out friendships against as many non-friends: ROC-AUC %.3f, "
               "average precision %.3f\n",
               static_cast<long long>(result.best_epoch), result.history.size(), split.test.size(), test.roc_auc,
@@ -59,7 +60,7 @@ int run() {
   const edgewise::LinkSet known(kFriendships);
   for (const edgewise::Index member : {0, 33}) {
     std::printf("new friends for member %lld:", static_cast<long long>(member));
-    for (const edgewise::ScoredNode& suggested : edgewise::recommend_links(z, member, 3, known))
+    for (const edgewise::ScoredNode& suggested : edgewise::recommend_links(scorer, z, member, 3, known))
       std::printf(" %lld (score %.2f)", static_cast<long long>(suggested.node), suggested.score);
     std::printf("\n");
   }

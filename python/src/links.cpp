@@ -53,7 +53,8 @@ std::unique_ptr<LinkHandle> train(const NodeGraph& data, const py::object& split
   params.training.log = python_log(verbose);
   py::gil_scoped_release release;
   TrainedLinkModel trained =
-      train_link_model(data, split, params.network, params.training, [](const LinkEpochReport&) { check_interrupt(); });
+      train_link_model(data, split, params.network, params.scorer, params.training,
+                       [](const LinkEpochReport&) { check_interrupt(); });
   trained.model.set_training_summary(link_training_summary(
       trained, data, "Python: a graph of " + std::to_string(data.nodes.size()) + " nodes", split_name));
   return std::make_unique<LinkHandle>(std::move(trained.model));

@@ -4,13 +4,18 @@
 #include <string>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/names.hpp"
 #include "edgewise/models/node_training.hpp"
 
 namespace edgewise {
 namespace {
 
 nlohmann::json config_json(const LinkModelConfig& config) {
-  return {{"kind", kLinkModelKind}, {"network", config.network}, {"input", config.input}, {"nodes", config.nodes}};
+  return {{"kind", kLinkModelKind},
+          {"network", config.network},
+          {"scorer", name_of(kPairScorerNames, config.scorer)},
+          {"input", config.input},
+          {"nodes", config.nodes}};
 }
 
 LinkModelConfig config_from_json(const nlohmann::json& j, const std::string& path) {
@@ -19,6 +24,7 @@ LinkModelConfig config_from_json(const nlohmann::json& j, const std::string& pat
   LinkModelConfig config;
   try {
     j.at("network").get_to(config.network);
+    config.scorer = value_named(kPairScorerNames, j.at("scorer").get<std::string>(), "scorer");
     j.at("input").get_to(config.input);
     j.at("nodes").get_to(config.nodes);
   } catch (const std::exception& e) {
@@ -63,7 +69,8 @@ std::vector<NodePair> graph_links(const NodeGraph& data) {
 LinkModel::LinkModel(LinkModelConfig config)
     : config_(completed(std::move(config))),
       params_(std::make_unique<Parameters<float>>()),
-      encoder_(std::make_unique<NodeClassifier<float>>(*params_, config_.network)) {}
+      encoder_(std::make_unique<NodeClassifier<float>>(*params_, config_.network)),
+      scorer_(std::make_unique<LinkScorer>(*params_, config_.scorer, config_.network.classes)) {}
 
 LinkModel::LinkModel(LinkModel&&) noexcept = default;
 LinkModel& LinkModel::operator=(LinkModel&&) noexcept = default;
@@ -85,6 +92,7 @@ void LinkModel::save(const std::string& path, Overwrite overwrite) const {
 void LinkModel::initialize(std::uint64_t seed) {
   SplitMix64 rng(seed);
   encoder_->reset_parameters(rng);
+  scorer_->reset_parameters(rng);
 }
 
 NodeGraph LinkModel::read_graph(const NodeGraphFiles& files) const {
@@ -104,7 +112,7 @@ LinkTrainingResult LinkModel::fit(const NodeGraph& data, const LinkSplit& split,
   check_features(data);
   const NodeGraph seen = with_edges(data, split.train);
   LinkTrainingResult result =
-      train_link_predictor(*encoder_, *params_, seen.graph, seen.features, split, options, on_epoch);
+      train_link_predictor(*encoder_, *scorer_, *params_, seen.graph, seen.features, split, options, on_epoch);
   config_.nodes = data.nodes.names();
   return result;
 }
@@ -119,13 +127,14 @@ std::vector<float> LinkModel::score_pairs(const NodeGraph& graph, std::span<cons
     check_node(a, graph.nodes.size());
     check_node(b, graph.nodes.size());
   }
-  return link_scores(embed(graph), pairs);
+  return scorer_->scores(embed(graph), pairs);
 }
 
 LinkMetrics LinkModel::evaluate(const NodeGraph& graph, std::span<const NodePair> links,
                                 std::span<const NodePair> non_links, Index hits_k) const {
   const Matrix<float> embeddings = embed(graph);
-  return link_metrics(link_scores(embeddings, links), link_scores(embeddings, non_links), hits_k);
+  const std::vector<float> link_scores = scorer_->scores(embeddings, links);
+  return link_metrics(link_scores, scorer_->scores(embeddings, non_links), hits_k);
 }
 
 std::vector<std::vector<ScoredNode>> LinkModel::recommend(const NodeGraph& graph, std::span<const Index> nodes,
@@ -136,7 +145,7 @@ std::vector<std::vector<ScoredNode>> LinkModel::recommend(const NodeGraph& graph
   const LinkSet known(links);
   std::vector<std::vector<ScoredNode>> suggestions;
   suggestions.reserve(nodes.size());
-  for (const Index node : nodes) suggestions.push_back(recommend_links(embeddings, node, k, known));
+  for (const Index node : nodes) suggestions.push_back(recommend_links(*scorer_, embeddings, node, k, known));
   return suggestions;
 }
 
@@ -147,7 +156,9 @@ ModelDescription LinkModel::describe() const {
                     {"embedding width", embedding_dim()},
                     {"training graph", std::to_string(config_.nodes.size()) + " nodes"},
                     {"parameters", num_parameters()}},
-          .sections = {{"encoder", config.at("network")}, {"input and featurizer", config.at("input")}},
+          .sections = {{"encoder", config.at("network")},
+                       {"scorer", {{"kind", config.at("scorer")}}},
+                       {"input and featurizer", config.at("input")}},
           .examples = "links"};
 }
 

@@ -33,10 +33,10 @@ std::string link_metrics_text(const LinkMetrics& metrics) {
 }
 
 TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split, const NodeClassifierOptions& network,
-                                  const LinkTrainingOptions& training,
+                                  PairScorer scorer, const LinkTrainingOptions& training,
                                   const std::function<void(const LinkEpochReport&)>& on_epoch) {
   const Logger log(training.log);
-  LinkModel model({.network = network, .input = data.input});
+  LinkModel model({.network = network, .scorer = scorer, .input = data.input});
   model.initialize(training.seed);
   log.normal("model: " + std::to_string(model.num_parameters()) + " parameters, embeddings " +
              std::to_string(model.embedding_dim()) + " wide");

@@ -1,5 +1,5 @@
-// Link prediction: the dot-product scorer's loss against hand-computed values and finite differences,
-// the link metrics by hand, and full-batch training on a planted partition.
+// Link prediction: the scorers' loss against hand-computed values and finite differences, the link
+// metrics by hand, and full-batch training on a planted partition.
 #include "edgewise/models/link_training.hpp"
 
 #include <gtest/gtest.h>
@@ -25,17 +25,42 @@ TEST(LinkScoresTest, AreDotProductsOfTheEnds) {
   EXPECT_THROW(link_scores(three_embeddings(), std::vector<NodePair>{{0, 3}}), ArgumentError);
 }
 
+// The dot-product scorer, which has no weights.
+LinkScorer dot_scorer(Index dim) {
+  static Parameters<float> none;
+  return LinkScorer(none, PairScorer::dot, dim);
+}
+
 TEST(LinkLossTest, HandComputed) {
   // A link scored -1.5 and a non-link scored -1.25: (softplus(-1.5) + 1.5 + softplus(-1.25)) / 2.
   Matrix<float> dz;
+  LinkScorer dot = dot_scorer(2);
   const std::vector<NodePair> links = {{0, 1}}, non_links = {{1, 2}};
   const auto softplus = [](double x) { return std::log1p(std::exp(x)); };
   const auto sigmoid = [](double x) { return 1 / (1 + std::exp(-x)); };
-  EXPECT_NEAR(link_loss(dz, three_embeddings(), links, non_links), (softplus(-1.5) + 1.5 + softplus(-1.25)) / 2, 1e-6);
+  EXPECT_NEAR(link_loss(dot, dz, three_embeddings(), links, non_links), (softplus(-1.5) + 1.5 + softplus(-1.25)) / 2,
+              1e-6);
   // Node 0 is only in the link: d/dz0 = (sigmoid(-1.5) - 1) / 2 * z1.
   EXPECT_NEAR(dz(0, 0), (sigmoid(-1.5) - 1) / 2 * 0.5, 1e-6);
   EXPECT_NEAR(dz(0, 1), (sigmoid(-1.5) - 1) / 2 * -1, 1e-6);
-  EXPECT_THROW(link_loss(dz, three_embeddings(), {}, {}), ArgumentError);
+  EXPECT_THROW(link_loss(dot, dz, three_embeddings(), {}, {}), ArgumentError);
+}
+
+// Central differences of link_loss by every entry of `values` against the gradient `analytic`, in
+// steps small enough not to cross the MLP's kinks (no pre-activation here lies that close to 0).
+void expect_central_differences(LinkScorer& scorer, Matrix<float>& z, std::span<float> values,
+                                std::span<const float> analytic, const std::vector<NodePair>& links,
+                                const std::vector<NodePair>& non_links, const char* what) {
+  Matrix<float> scratch;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const float saved = values[i], step = 1e-3f;
+    values[i] = saved + step;
+    const double up = link_loss(scorer, scratch, z, links, non_links);
+    values[i] = saved - step;
+    const double down = link_loss(scorer, scratch, z, links, non_links);
+    values[i] = saved;
+    EXPECT_NEAR(analytic[i], (up - down) / (2 * step), 3e-4) << what << " entry " << i;
+  }
 }
 
 TEST(LinkLossTest, GradientMatchesCentralDifferences) {
@@ -43,16 +68,21 @@ TEST(LinkLossTest, GradientMatchesCentralDifferences) {
   Matrix<float> z(6, 4);
   for (Index i = 0; i < z.size(); ++i) z.data()[i] = static_cast<float>(rng.normal() * 0.7);
   const std::vector<NodePair> links = {{0, 1}, {2, 3}, {1, 4}}, non_links = {{0, 5}, {3, 4}, {1, 2}, {0, 3}};
-  Matrix<float> dz, scratch;
-  link_loss(dz, z, links, non_links);
-  for (Index i = 0; i < z.size(); ++i) {
-    const float saved = z.data()[i], step = 1e-2f;
-    z.data()[i] = saved + step;
-    const double up = link_loss(scratch, z, links, non_links);
-    z.data()[i] = saved - step;
-    const double down = link_loss(scratch, z, links, non_links);
-    z.data()[i] = saved;
-    EXPECT_NEAR(dz.data()[i], (up - down) / (2 * step), 2e-4) << "entry " << i;
+  for (const PairScorer kind : {PairScorer::dot, PairScorer::mlp}) {
+    Parameters<float> params;
+    LinkScorer scorer(params, kind, 4);
+    scorer.reset_parameters(rng);
+    Matrix<float> dz;
+    params.zero_grad();
+    link_loss(scorer, dz, z, links, non_links);
+    const Matrix<float> dz_analytic = dz;
+    const std::vector<float> dweights(params.grads().data(), params.grads().data() + params.size());
+    expect_central_differences(scorer, z, {z.data(), static_cast<std::size_t>(z.size())},
+                               {dz_analytic.data(), static_cast<std::size_t>(dz_analytic.size())}, links, non_links,
+                               "embedding");
+    expect_central_differences(scorer, z, {params.values().data(), static_cast<std::size_t>(params.size())}, dweights,
+                               links, non_links, "scorer weight");
+    EXPECT_EQ(params.size(), kind == PairScorer::mlp ? 4 * 4 + 4 + 4 + 1 : 0);
   }
 }
 
@@ -79,14 +109,15 @@ TEST(RecommendLinksTest, BestScoringNodesThatAreNoLinkYet) {
   Matrix<float> z(6, 2);
   z << 1, 0, 2, 0, 1, 0, 0, 1, -1, 0, 0, -1;
   const LinkSet known(std::vector<NodePair>{{0, 1}});
-  const std::vector<ScoredNode> top = recommend_links(z, 0, 3, known);
+  LinkScorer dot = dot_scorer(2);
+  const std::vector<ScoredNode> top = recommend_links(dot, z, 0, 3, known);
   ASSERT_EQ(top.size(), 3u);
   EXPECT_EQ(top[0].node, 2);
   EXPECT_EQ(top[0].score, 1.0f);
   EXPECT_EQ(top[1].node, 3);
   EXPECT_EQ(top[2].node, 5);
-  EXPECT_EQ(recommend_links(z, 0, 10, known).size(), 4u);  // all but itself and node 1
-  EXPECT_THROW(recommend_links(z, 6, 1, known), ArgumentError);
+  EXPECT_EQ(recommend_links(dot, z, 0, 10, known).size(), 4u);  // all but itself and node 1
+  EXPECT_THROW(recommend_links(dot, z, 6, 1, known), ArgumentError);
 }
 
 // Four planted communities whose features tell them apart: 9 links in 10 lie inside a community,
@@ -98,26 +129,37 @@ TEST(LinkTrainingTest, PredictsHeldOutLinksOfAPlantedPartition) {
        .add_self_loops = true, .seed = 2});
   const LinkSplit split = split_links(sbm.edges, 200, 0.85, 0.05, 0);
   const Graph seen = Graph::from_pairs(200, split.train, {.add_self_loops = true, .symmetrize = true});
+  for (const PairScorer kind : {PairScorer::dot, PairScorer::mlp}) {
+    Parameters<float> params;
+    NodeClassifier<float> encoder(params, {.in_dim = 8, .classes = 16, .layers = 2, .heads = 4, .head_dim = 8,
+                                           .output_heads = 1, .score = ScoreFunction::additive, .dropout = 0,
+                                           .attention_dropout = 0, .value_dropout = 0});
+    LinkScorer scorer(params, kind, 16);
+    SplitMix64 rng(1);
+    encoder.reset_parameters(rng);
+    scorer.reset_parameters(rng);
+    const LinkTrainingResult result = train_link_predictor(encoder, scorer, params, seen, sbm.features, split,
+                                                           {.epochs = 100, .log = kQuiet});
+    const Matrix<float> z = node_embeddings(encoder, seen, sbm.features);
+    const std::vector<float> links = scorer.scores(z, split.test);
+    const LinkMetrics test = link_metrics(links, scorer.scores(z, split.test_negatives));
+    std::printf("planted partition links, %s scorer: test ROC-AUC %.3f, AP %.3f, best epoch %lld of %zu\n",
+                kind == PairScorer::dot ? "dot" : "mlp", test.roc_auc, test.average_precision,
+                static_cast<long long>(result.best_epoch), result.history.size());
+    EXPECT_GE(test.roc_auc, 0.8);
+    EXPECT_GE(result.best_val_roc_auc, 0.8);
+    EXPECT_LT(result.history.back().train_loss, result.history.front().train_loss);
+  }
+
+  // Non-links between busy nodes train it as well.
   Parameters<float> params;
   NodeClassifier<float> encoder(params, {.in_dim = 8, .classes = 16, .layers = 2, .heads = 4, .head_dim = 8,
                                          .output_heads = 1, .score = ScoreFunction::additive, .dropout = 0,
                                          .attention_dropout = 0, .value_dropout = 0});
-  SplitMix64 rng(1);
-  encoder.reset_parameters(rng);
-  const LinkTrainingResult result = train_link_predictor(encoder, params, seen, sbm.features, split,
-                                                         {.epochs = 100, .log = kQuiet});
-  const Matrix<float> z = node_embeddings(encoder, seen, sbm.features);
-  const LinkMetrics test = link_metrics(link_scores(z, split.test), link_scores(z, split.test_negatives));
-  std::printf("planted partition links: test ROC-AUC %.3f, AP %.3f, best epoch %lld of %zu\n", test.roc_auc,
-              test.average_precision, static_cast<long long>(result.best_epoch), result.history.size());
-  EXPECT_GE(test.roc_auc, 0.8);
-  EXPECT_GE(result.best_val_roc_auc, 0.8);
-  EXPECT_LT(result.history.back().train_loss, result.history.front().train_loss);
-
-  // Non-links between busy nodes train it as well.
+  LinkScorer dot(params, PairScorer::dot, 16);
   SplitMix64 again(1);
   encoder.reset_parameters(again);
-  train_link_predictor(encoder, params, seen, sbm.features, split,
+  train_link_predictor(encoder, dot, params, seen, sbm.features, split,
                        {.epochs = 100, .non_links = NonLinkSampling::degree, .log = kQuiet});
   const Matrix<float> z_degree = node_embeddings(encoder, seen, sbm.features);
   EXPECT_GE(link_metrics(link_scores(z_degree, split.test), link_scores(z_degree, split.test_negatives)).roc_auc, 0.8);
@@ -127,7 +169,8 @@ TEST(LinkTrainingTest, RefusesASplitWithoutTrainingLinks) {
   const SbmGraph sbm = stochastic_block_model({.nodes = 20, .communities = 2, .feature_dim = 4, .seed = 1});
   Parameters<float> params;
   NodeClassifier<float> encoder(params, {.in_dim = 4, .classes = 8});
-  EXPECT_THROW(train_link_predictor(encoder, params, sbm.graph, sbm.features, LinkSplit{}, {}), ArgumentError);
+  LinkScorer dot(params, PairScorer::dot, 8);
+  EXPECT_THROW(train_link_predictor(encoder, dot, params, sbm.graph, sbm.features, LinkSplit{}, {}), ArgumentError);
 }
 
 }  // namespace

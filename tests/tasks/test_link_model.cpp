@@ -79,26 +79,29 @@ TEST_F(LinkModelTest, TrainsOnTheTrainingLinksAndScoresHeldOutOnes) {
   const std::vector<NodePair> links = graph_links(data);
   const LinkSplit split = make_link_split(parse_link_split("random", parse_split_fractions("0.85,0.05,0.1")), data,
                                           links, 0);
-  TrainedLinkModel trained =
-      train_link_model(data, split, small_encoder(), {.epochs = 100, .seed = 1, .log = kQuiet});
-  ASSERT_TRUE(trained.test.has_value());
-  std::printf("planted partition, link model: test %s\n", link_metrics_text(*trained.test).c_str());
-  EXPECT_GE(trained.test->roc_auc, 0.8);
-  EXPECT_EQ(trained.model.config().nodes.size(), 200u);
-  // The test figures are those of the graph of the training links, as LinkModel::evaluate gives them.
-  const LinkMetrics again =
-      trained.model.evaluate(with_edges(data, split.train), split.test, split.test_negatives);
-  EXPECT_EQ(again.roc_auc, trained.test->roc_auc);
+  for (const PairScorer scorer : {PairScorer::dot, PairScorer::mlp}) {
+    TrainedLinkModel trained =
+        train_link_model(data, split, small_encoder(), scorer, {.epochs = 100, .seed = 1, .log = kQuiet});
+    ASSERT_TRUE(trained.test.has_value());
+    std::printf("planted partition, link model (%s): test %s\n", scorer == PairScorer::dot ? "dot" : "mlp",
+                link_metrics_text(*trained.test).c_str());
+    EXPECT_GE(trained.test->roc_auc, 0.8);
+    EXPECT_EQ(trained.model.config().nodes.size(), 200u);
+    // The test figures are those of the graph of the training links, as LinkModel::evaluate gives them.
+    const LinkMetrics again = trained.model.evaluate(with_edges(data, split.train), split.test, split.test_negatives);
+    EXPECT_EQ(again.roc_auc, trained.test->roc_auc);
 
-  trained.model.set_training_summary(link_training_summary(trained, data, "planted", "random"));
-  trained.model.save(path("links.ew"));
-  const AnyModel loaded = load_any_model(path("links.ew"));
-  ASSERT_TRUE(std::holds_alternative<LinkModel>(loaded));
-  const LinkModel& model = std::get<LinkModel>(loaded);
-  EXPECT_EQ(model.task(), Task::link);
-  EXPECT_EQ(model.score_pairs(data, split.test), trained.model.score_pairs(data, split.test));
-  EXPECT_EQ(model.training_summary()->metrics.back().first, "test mrr");
-  EXPECT_THROW(model.score_pairs(data, std::vector<NodePair>{{0, 200}}), ArgumentError);
+    trained.model.set_training_summary(link_training_summary(trained, data, "planted", "random"));
+    trained.model.save(path("links.ew"));
+    AnyModel loaded = load_any_model(path("links.ew"));
+    ASSERT_TRUE(std::holds_alternative<LinkModel>(loaded));
+    LinkModel& model = std::get<LinkModel>(loaded);
+    EXPECT_EQ(model.task(), Task::link);
+    EXPECT_EQ(model.config().scorer, scorer);
+    EXPECT_EQ(model.score_pairs(data, split.test), trained.model.score_pairs(data, split.test));
+    EXPECT_EQ(model.training_summary()->metrics.back().first, "test mrr");
+    EXPECT_THROW(model.score_pairs(data, std::vector<NodePair>{{0, 200}}), ArgumentError);
+  }
 }
 
 TEST_F(LinkModelTest, RecommendsNodesThatAreNoLinkYet) {
@@ -109,7 +112,7 @@ TEST_F(LinkModelTest, RecommendsNodesThatAreNoLinkYet) {
   const std::vector<std::vector<ScoredNode>> suggestions = model.recommend(data, nodes, 5);
   ASSERT_EQ(suggestions.size(), 2u);
   const LinkSet known(graph_links(data));
-  const Matrix<float> z = model.embed(data);
+  const Matrix<float> z = model.embed(data);  // scored by the default scorer, their dot product
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     ASSERT_EQ(suggestions[i].size(), 5u);
     for (const ScoredNode& suggested : suggestions[i]) {

@@ -1,20 +1,24 @@
 /// \file
 /// Link prediction on one graph: a node encoder (a NodeClassifier whose output rows are the nodes'
-/// embeddings) scores a pair of nodes by the dot product of their embeddings, a logit of the pair
-/// being linked, and trains by binary cross-entropy on the training links against as many pairs
-/// that are no link, drawn afresh every epoch (the graph auto-encoder of Kipf and Welling 2016, with
-/// attention layers as the encoder). The encoder sees only the training links (splits/link_split.hpp).
+/// embeddings) and a scorer that turns a pair of embeddings into the logit of the pair being linked
+/// (their dot product, or an MLP on their element-wise product), trained by binary cross-entropy on
+/// the training links against as many pairs that are no link, drawn afresh every epoch (the graph
+/// auto-encoder of Kipf and Welling 2016, with attention layers as the encoder). The encoder sees
+/// only the training links (splits/link_split.hpp).
 ///
 ///   NodeClassifier<float> encoder(params, {.in_dim = F, .classes = 64, ...});  // 64-wide embeddings
+///   LinkScorer scorer(params, PairScorer::dot, 64);
 ///   encoder.reset_parameters(rng);
+///   scorer.reset_parameters(rng);
 ///   Graph seen = Graph::from_pairs(N, split.train, {.symmetrize = true, .add_self_loops = true});
-///   train_link_predictor(encoder, params, seen, features, split, {});
+///   train_link_predictor(encoder, scorer, params, seen, features, split, {});
 ///   const Matrix<float> z = node_embeddings(encoder, seen, features);
-///   LinkMetrics test = link_metrics(link_scores(z, split.test), link_scores(z, split.test_negatives));
+///   LinkMetrics test = link_metrics(scorer.scores(z, split.test), scorer.scores(z, split.test_negatives));
 #pragma once
 
 #include <functional>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -22,6 +26,7 @@
 
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/parameters.hpp"
+#include "edgewise/models/layers.hpp"
 #include "edgewise/models/node_classifier.hpp"
 #include "edgewise/models/training_state.hpp"
 #include "edgewise/splits/link_split.hpp"
@@ -31,10 +36,49 @@ namespace edgewise {
 /// The dot products of the pairs' embeddings [N, D]: one score a pair, the logit of a link.
 std::vector<float> link_scores(const Matrix<float>& embeddings, std::span<const NodePair> pairs);
 
+/// How a pair of embeddings becomes the logit of a link.
+enum class PairScorer {
+  dot,  ///< their dot product
+  mlp,  ///< w2ᵀ relu(W1 (z_a ⊙ z_b) + b1) + b2, an MLP on their element-wise product, as wide as an embedding
+};
+
+/// The names of the pair scorers, as options and model files write them.
+inline constexpr std::pair<PairScorer, std::string_view> kPairScorerNames[] = {{PairScorer::dot, "dot"},
+                                                                               {PairScorer::mlp, "mlp"}};
+
+/// Scores pairs of node embeddings [N, D] as `kind` says. The MLP's weights are registered in the
+/// parameters given (which must outlive the scorer) and train with the encoder's; the dot product
+/// has none. Keeps the last scores' inputs for backward. Not thread-safe.
+class LinkScorer {
+ public:
+  /// Throws ArgumentError for an embedding width below 1.
+  LinkScorer(Parameters<float>& params, PairScorer kind, Index embedding_dim);
+  /// The MLP's weights Glorot-uniform from rng, its biases 0; nothing for the dot product.
+  void reset_parameters(SplitMix64& rng);
+  /// The kind of scorer.
+  PairScorer kind() const { return kind_; }
+
+  /// One logit a pair. Throws ArgumentError for a pair naming a node outside the embeddings or
+  /// embeddings of another width.
+  std::vector<float> scores(const Matrix<float>& embeddings, std::span<const NodePair> pairs);
+  /// Given the gradient of a loss by each of the last scores(), adds its gradient by the embeddings
+  /// to dembeddings ([N, D], set by the caller) and by the MLP's weights to the parameters' gradients.
+  void backward(std::span<const float> dscores, Matrix<float>& dembeddings);
+
+ private:
+  PairScorer kind_;
+  Index dim_;
+  std::unique_ptr<Linear<float>> hidden_, output_;  // the MLP's layers; null for the dot product
+  const Matrix<float>* embeddings_ = nullptr;       // of the last scores()
+  std::vector<NodePair> pairs_;
+  Matrix<float> products_, activations_, dactivations_, dscores_;
+};
+
 /// Mean binary cross-entropy of the scores of `links` (label 1) and `non_links` (label 0) together;
-/// sets dembeddings [N, D] to its gradient by the embeddings. Throws ArgumentError when both are empty.
-double link_loss(Matrix<float>& dembeddings, const Matrix<float>& embeddings, std::span<const NodePair> links,
-                 std::span<const NodePair> non_links);
+/// sets dembeddings [N, D] to its gradient by the embeddings, and adds its gradient by the scorer's
+/// weights to their gradients. Throws ArgumentError when both are empty.
+double link_loss(LinkScorer& scorer, Matrix<float>& dembeddings, const Matrix<float>& embeddings,
+                 std::span<const NodePair> links, std::span<const NodePair> non_links);
 
 /// How well scores tell links from non-links.
 struct LinkMetrics {
@@ -59,11 +103,12 @@ struct ScoredNode {
   float score = 0;  ///< the logit of a link (link_scores)
 };
 
-/// The `k` nodes whose link with `node` scores highest (embeddings [N, D]), best first (ties: the
-/// smaller node), leaving out `node` itself and the nodes `known` links it to: suggestions of new
+/// The `k` nodes whose link with `node` `scorer` scores highest (embeddings [N, D]), best first (ties:
+/// the smaller node), leaving out `node` itself and the nodes `known` links it to: suggestions of new
 /// partners. Fewer when fewer nodes are left. Throws ArgumentError for a node outside [0, N) or a
 /// negative k.
-std::vector<ScoredNode> recommend_links(const Matrix<float>& embeddings, Index node, Index k, const LinkSet& known);
+std::vector<ScoredNode> recommend_links(LinkScorer& scorer, const Matrix<float>& embeddings, Index node, Index k,
+                                        const LinkSet& known);
 
 /// Every node's embedding: the encoder's output rows in inference mode, [N, encoder's classes].
 Matrix<float> node_embeddings(NodeClassifier<float>& encoder, const Graph& graph, const ConstRowsRef<float>& features);
@@ -109,16 +154,16 @@ struct LinkTrainingResult {
   double best_val_roc_auc = std::numeric_limits<double>::quiet_NaN();  ///< NaN without validation links
 };
 
-/// Trains `encoder` (its parameters in params) on split.train's links: each epoch one Adam step on
-/// link_loss against as many non-links of the training links, drawn uniformly from a stream of
-/// (seed, epoch), then the validation links scored against split.val_negatives; keeps the weights of
-/// the epoch of the best validation ROC-AUC (the last without validation links). graph: the graph
-/// the encoder sees, built from split.train alone; features [graph's N, in_dim]. Throws
-/// ArgumentError without training links or on inputs that do not fit, DivergenceError when a step's
-/// loss or gradient is not finite.
-LinkTrainingResult train_link_predictor(NodeClassifier<float>& encoder, Parameters<float>& params, const Graph& graph,
-                                        const ConstRowsRef<float>& features, const LinkSplit& split,
-                                        const LinkTrainingOptions& options,
+/// Trains `encoder` and `scorer` (their parameters in params) on split.train's links: each epoch one
+/// Adam step on link_loss against as many non-links of the training links, drawn as options say
+/// from a stream of (seed, epoch), then the validation links scored against split.val_negatives;
+/// keeps the weights of the epoch of the best validation ROC-AUC (the last without validation
+/// links). graph: the graph the encoder sees, built from split.train alone; features [graph's N,
+/// in_dim]. Throws ArgumentError without training links or on inputs that do not fit,
+/// DivergenceError when a step's loss or gradient is not finite.
+LinkTrainingResult train_link_predictor(NodeClassifier<float>& encoder, LinkScorer& scorer, Parameters<float>& params,
+                                        const Graph& graph, const ConstRowsRef<float>& features,
+                                        const LinkSplit& split, const LinkTrainingOptions& options,
                                         const std::function<void(const LinkEpochReport&)>& on_epoch = {});
 
 }  // namespace edgewise

@@ -43,6 +43,7 @@ NodeClassifierOptions default_link_encoder();
 /// Members left out of a designated initializer take their defaults.
 struct LinkModelConfig {
   NodeClassifierOptions network = default_link_encoder();  ///< in_dim is set from input; classes: the embedding width
+  PairScorer scorer = PairScorer::dot;  ///< how a pair's embeddings become the logit of a link
   NodeInputOptions input = {};          ///< input.features.dim must be known before training; undirected
   std::vector<std::string> nodes = {};  ///< the training graph's node names by id; set by fit
 };
@@ -76,7 +77,7 @@ class LinkModel final : public Model {
   /// Training graph size, embedding width, parameters; the encoder and the input options.
   ModelDescription describe() const override;
 
-  /// Initial weights drawn from SplitMix64(seed), as NodeClassifier::reset_parameters draws them.
+  /// Initial weights drawn from SplitMix64(seed): the encoder's, then the scorer's.
   void initialize(std::uint64_t seed);
 
   /// Reads a graph (its edge list and features; a labels file is ignored) the way the model's
@@ -91,8 +92,8 @@ class LinkModel final : public Model {
 
   /// Every node's embedding, [N, embedding width], on the graph as given.
   Matrix<float> embed(const NodeGraph& graph) const;
-  /// The logit of a link for each pair, from the embeddings of `graph`. Throws ArgumentError for a
-  /// node outside the graph.
+  /// The logit of a link for each pair, the scorer's on the embeddings of `graph`. Throws
+  /// ArgumentError for a node outside the graph.
   std::vector<float> score_pairs(const NodeGraph& graph, std::span<const NodePair> pairs) const;
   /// How well `graph`'s embeddings tell `links` from `non_links` (link_metrics).
   LinkMetrics evaluate(const NodeGraph& graph, std::span<const NodePair> links, std::span<const NodePair> non_links,
@@ -114,6 +115,7 @@ class LinkModel final : public Model {
   LinkModelConfig config_;
   std::unique_ptr<Parameters<float>> params_;
   std::unique_ptr<NodeClassifier<float>> encoder_;
+  std::unique_ptr<LinkScorer> scorer_;
 };
 
 }  // namespace edgewise
