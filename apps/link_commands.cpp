@@ -28,12 +28,6 @@ NodeNamer namer_of(const NodeGraph& data) {
   return [&data](Index node) { return std::string(data.nodes.name(node)); };
 }
 
-NodeGraph read_training_links(const LinkTrainArgs& args) {
-  if (args.graph.files.edges.empty()) throw ArgumentError("--edges is required with --task link");
-  NodeGraph data = read_node_graph(args.graph.files, input_options(args.graph));
-  report_guessed_headers(data.guessed_headers);
-  return data;
-}
 
 void log_links_summary(const Logger& log, const NodeGraph& data, Index links) {
   std::ostringstream out;
@@ -99,6 +93,13 @@ std::vector<Index> listed_nodes(const RecommendArgs& args, const NodeGraph& data
 }
 
 }  // namespace
+
+NodeGraph read_training_links(const LinkTrainArgs& args) {
+  if (args.graph.files.edges.empty()) throw ArgumentError("--edges is required with --task link");
+  NodeGraph data = read_node_graph(args.graph.files, input_options(args.graph));
+  report_guessed_headers(data.guessed_headers);
+  return data;
+}
 
 std::vector<std::string> node_only_input_options() {
   return {"--labels", "--label-column", "--id-column", "--mlp", "--graph"};

@@ -25,6 +25,9 @@ struct LinkTrainArgs {
 // The node input options of `train` that --task link does not read (labels, --mlp, --graph).
 std::vector<std::string> node_only_input_options();
 
+// The graph train reads: args.graph's edge list and features (ArgumentError without --edges).
+NodeGraph read_training_links(const LinkTrainArgs& args);
+
 void train_links(const LinkTrainArgs& args);
 
 // predict's inputs for a link model: the graph and the pairs to score.

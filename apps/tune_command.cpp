@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/tasks/tuning.hpp"
+#include "link_commands.hpp"
 #include "molecule_commands.hpp"
 #include "node_commands.hpp"
 #include "options_file.hpp"
@@ -21,7 +22,7 @@ struct TuneArgs {
   std::string task;
   SharedTrainArgs shared;  // the options of both tasks that every candidate shares
   MoleculeTrainArgs base;  // --task molecule: the data, the split and the options every candidate shares
-  NodeTrainArgs nodes;     // --task node: the same
+  NodeTrainArgs nodes;     // --task node: the same; --task link: the graph
   std::string grid;
   std::string preset;
   Index folds = 5;
@@ -136,6 +137,33 @@ TuningResult tune_node_candidates(TuneArgs& args, const nlohmann::json& candidat
                     {.task = "--task node"});
 }
 
+// --task link: folds over the training and validation links of train's split; the test links are
+// never read.
+TuningResult tune_link_candidates(TuneArgs& args, const nlohmann::json& candidates, nlohmann::json& run) {
+  LinkTrainArgs links;
+  apply_shared_options(args.shared, args.nodes, links);
+  const NodeGraph data = read_training_links(links);
+  const std::vector<NodePair> graph = graph_links(data);
+  const LinkTrainingParams& params = links.params;
+  const LinkSplit split =
+      make_link_split(parse_link_split(params.split, parse_split_fractions(params.split_sizes)), data, graph,
+                      params.training.seed);
+  const std::vector<LinkSplit> folds =
+      link_tuning_folds(split, graph, data.nodes.size(), args.folds, params.training.seed);
+  print_folds_header(split.train.size() + split.val.size(), "links", args, split.test.size(), candidates.size(),
+                     "roc_auc");
+  run = {{"data", args.nodes.files.edges.string()}, {"split", params.split}, {"seed", params.training.seed},
+         {"metric", "roc_auc"}};
+  return tune_links(data, folds, args.shared.given, candidates, args.log,
+                    fold_printer(candidates, folds.size(), "roc_auc"));
+}
+
+TuningResult tune_candidates(TuneArgs& args, const nlohmann::json& candidates, nlohmann::json& run) {
+  if (args.task == "node") return tune_node_candidates(args, candidates, run);
+  if (args.task == "link") return tune_link_candidates(args, candidates, run);
+  return tune_molecule_candidates(args, candidates, run);
+}
+
 void run(CLI::App& command, const TaskOptionGroups& task_options, TuneArgs& args) {
   apply_threads(args.threads);
   reject_other_task_options(task_options, args.task);
@@ -143,8 +171,7 @@ void run(CLI::App& command, const TaskOptionGroups& task_options, TuneArgs& args
   args.log = console_log(true, false);
   const nlohmann::json candidates = read_grid(command, args);
   nlohmann::json run;
-  const TuningResult result = args.task == "node" ? tune_node_candidates(args, candidates, run)
-                                                  : tune_molecule_candidates(args, candidates, run);
+  const TuningResult result = tune_candidates(args, candidates, run);
   print_table(result);
   const nlohmann::json& chosen = result.candidates[result.chosen].options;
   write_options_file(args.out, args.task, chosen, result.record(run, args.folds), args.shared.force);
@@ -159,7 +186,8 @@ void add_tune_command(CLI::App& app) {
       "tune", "Choose training options by K-fold cross-validation inside the training and validation rows");
   add_task_option(*command, args->task,
                   {{"molecule", "molecule property models, scored by train's early-stopping metric"},
-                   {"node", "node classifiers, scored by accuracy"}});
+                   {"node", "node classifiers, scored by accuracy"},
+                   {"link", "link predictors, scored by the ROC-AUC of held-out links"}});
   command->add_option("--grid", args->grid,
                       "JSON file: an array of candidates (objects of train options, e.g. {\"hidden\": 64}), or an "
                       "object of option value lists whose every combination is a candidate")

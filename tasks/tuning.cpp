@@ -87,6 +87,13 @@ bool paired_test_applies(std::size_t folds) { return folds >= kFewestFoldsForThe
 
 json tuning_preset(std::string_view task, std::string_view name) {
   if (name != "small") throw ArgumentError("preset: expected small, got '" + std::string(name) + "'");
+  if (task == "link")
+    return json::array({json::object(),
+                        {{"scorer", "mlp"}},
+                        {{"non-links", "degree"}},
+                        {{"dropout", 0.2}},
+                        {{"hidden", 256}},
+                        {{"embedding-dim", 32}}});
   if (task == "node")
     return json::array({json::object(),
                         {{"dropout", 0.6}, {"attention-dropout", 0.6}},
@@ -174,6 +181,54 @@ TuningResult tune_nodes(const NodeGraph& data, const std::vector<Split>& folds, 
                                                                    params.regularization, data, fold, params.batching);
       const TrainedNodeModel trained = train_node_model(data, fold, settings);
       scores.folds.push_back(trained.model.evaluate(data, fold.test).metrics.accuracy);
+      if (report) report(c, k, scores.folds.back());
+    }
+    scores.seconds = seconds_since(start);
+    result.candidates.push_back(std::move(scores));
+  }
+  choose(result);
+  return result;
+}
+
+std::vector<LinkSplit> link_tuning_folds(const LinkSplit& split, std::span<const NodePair> graph_links, Index num_nodes,
+                                         Index folds, std::uint64_t seed) {
+  std::vector<NodePair> links = split.train;
+  links.insert(links.end(), split.val.begin(), split.val.end());
+  std::vector<Index> rows(links.size());
+  std::iota(rows.begin(), rows.end(), Index{0});
+  const auto pairs = [&links](const std::vector<Index>& part) {
+    std::vector<NodePair> chosen;
+    chosen.reserve(part.size());
+    for (const Index row : part) chosen.push_back(links[static_cast<std::size_t>(row)]);
+    return chosen;
+  };
+  std::vector<LinkSplit> link_folds;
+  LinkSet excluded(graph_links);
+  SplitMix64 rng(seed ^ 0x464F4C44534E4547ULL);  // the folds' non-links, a stream apart from the shuffle's
+  for (const Split& fold : cross_validation_folds(rows, folds, 0.1, seed)) {
+    LinkSplit link_fold{.train = pairs(fold.train), .val = pairs(fold.val), .test = pairs(fold.test),
+                        .val_negatives = {}, .test_negatives = {}};
+    link_fold.val_negatives = draw_non_links(static_cast<Index>(link_fold.val.size()), num_nodes, excluded, rng);
+    link_fold.test_negatives = draw_non_links(static_cast<Index>(link_fold.test.size()), num_nodes, excluded, rng);
+    excluded.forget_inserted();
+    link_folds.push_back(std::move(link_fold));
+  }
+  return link_folds;
+}
+
+TuningResult tune_links(const NodeGraph& data, const std::vector<LinkSplit>& folds, const json& given,
+                        const json& candidates, const LogSettings& log, const FoldReport& report,
+                        const ParamNaming& naming) {
+  TuningResult result{.metric = "roc_auc"};
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    LinkTrainingParams params = link_training_params(with_candidate(given, candidates[c]), naming);
+    params.training.log = log;
+    CandidateScores scores{.options = candidates[c]};
+    const Clock::time_point start = Clock::now();
+    for (std::size_t k = 0; k < folds.size(); ++k) {
+      const TrainedLinkModel trained = train_link_model(data, folds[k], params.network, params.scorer, params.training);
+      if (!trained.test) throw ArgumentError("tune: fold " + std::to_string(k + 1) + " holds out no links to score");
+      scores.folds.push_back(trained.test->roc_auc);
       if (report) report(c, k, scores.folds.back());
     }
     scores.seconds = seconds_since(start);

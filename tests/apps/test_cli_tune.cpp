@@ -210,6 +210,40 @@ TEST_F(CliTuneTest, TunesNodeClassifiersOnTheTrainingAndValidationNodes) {
       << node_option.output;
 }
 
+TEST_F(CliTuneTest, TunesLinkPredictorsOnTheTrainingAndValidationLinks) {
+  // Two 6-cliques joined by one edge, 31 links; each community's nodes share a feature.
+  {
+    std::ofstream edges(path("edges.txt")), features(path("features.txt"));
+    for (int community = 0; community < 2; ++community)
+      for (int i = 0; i < 6; ++i) {
+        const int node = 6 * community + i;
+        for (int j = i + 1; j < 6; ++j) edges << node << ' ' << 6 * community + j << '\n';
+        features << node << ' ' << community << '\n';
+      }
+    edges << "0 6\n";
+  }
+  write_grid(R"([{}, {"scorer": "mlp"}])");
+  const std::string graph = " --task link --edges " + path("edges.txt") + " --features " + path("features.txt") +
+                            " --split-sizes 0.7,0.15,0.15";
+  const CliRun run = run_cli("tune" + graph + " --grid " + path("grid.json") + " --folds 2 --epochs 5 --embedding-dim 8 "
+                             "--out " + path("links.json"));
+  ASSERT_EQ(run.status, 0) << run.output;
+  // 21 + 5 links to cross-validate on, 5 left out.
+  EXPECT_NE(run.output.find("26 training and validation links in 2 folds (5 test links left out); 2 candidates, "
+                            "roc_auc on each held-out fold"),
+            std::string::npos)
+      << run.output;
+  const nlohmann::json file = json("links.json");
+  EXPECT_EQ(file["task"], "link");
+  EXPECT_EQ(file["cross_validation"]["candidates"][1]["folds"].size(), 2u);
+  const CliRun train = run_cli("train" + graph + " --epochs 2 --embedding-dim 8 --options " + path("links.json") +
+                               " --out " + path("links.ew"));
+  EXPECT_EQ(train.status, 0) << train.output;
+  const CliRun node_option = run_cli("tune" + graph + " --preset small --fanout 3 --out " + path("x.json"));
+  EXPECT_EQ(node_option.status, 1);
+  EXPECT_NE(node_option.output.find("--fanout applies to --task node only"), std::string::npos) << node_option.output;
+}
+
 TEST_F(CliTuneTest, RefusesGridsAndOptionFilesItCannotUse) {
   const CliRun varied = tune("best.json", "--hidden 8");
   EXPECT_EQ(varied.status, 1);

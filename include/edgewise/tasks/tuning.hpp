@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +21,7 @@
 
 #include "edgewise/core/log.hpp"
 #include "edgewise/splits/splits.hpp"
+#include "edgewise/tasks/link/link_training.hpp"
 #include "edgewise/tasks/molecule/molecule_model.hpp"
 #include "edgewise/tasks/node/node_model.hpp"
 #include "edgewise/tasks/params.hpp"
@@ -60,7 +62,7 @@ inline constexpr double kIndistinguishableT = 2.0;
 /// Whether `folds` folds are enough for the paired t test (kFewestFoldsForThePairedTest).
 bool paired_test_applies(std::size_t folds);
 
-/// The candidates of the built-in grid `name` for task `task` ("graph", "molecule" or "node"):
+/// The candidates of the built-in grid `name` for task `task` ("graph", "molecule", "node" or "link"):
 /// "small" is one change at a time from the defaults, each a choice the defaults were made from.
 /// ArgumentError for another name.
 nlohmann::json tuning_preset(std::string_view task, std::string_view name);
@@ -95,5 +97,19 @@ TuningResult tune_molecules(const MoleculeLoader& load, const std::vector<Split>
 TuningResult tune_nodes(const NodeGraph& data, const std::vector<Split>& folds, const nlohmann::json& given,
                         const nlohmann::json& candidates, const LogSettings& log, const FoldReport& report = {},
                         const ParamNaming& naming = {.task = "--task node"});
+
+/// The training and validation links of `split` in `folds` folds: each fold holds out one part of
+/// them to score, validates on a tenth of the rest and trains on the others, and draws as many
+/// non-links for its held-out and validation links among pairs that are no link of `graph_links`
+/// (the whole graph's, test links included), by `seed`.
+std::vector<LinkSplit> link_tuning_folds(const LinkSplit& split, std::span<const NodePair> graph_links, Index num_nodes,
+                                         Index folds, std::uint64_t seed);
+
+/// Cross-validates link predictors on `data`: for each candidate, the options `given` with the
+/// candidate's (link_training_params), one model trained on each fold's training links (the encoder
+/// seeing those alone) and the ROC-AUC of its held-out links against their non-links.
+TuningResult tune_links(const NodeGraph& data, const std::vector<LinkSplit>& folds, const nlohmann::json& given,
+                        const nlohmann::json& candidates, const LogSettings& log, const FoldReport& report = {},
+                        const ParamNaming& naming = {.task = "--task link"});
 
 }  // namespace edgewise
