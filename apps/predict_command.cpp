@@ -27,6 +27,8 @@ struct PredictArgs {
 
 void predict_with(const MoleculeModel& model, const CLI::Option_group& node_options, PredictArgs& args) {
   reject_given(node_options.get_options(), "applies to models of graphs, and " + args.model + " is not one");
+  if (!args.pairs.empty())
+    throw ArgumentError("--pairs applies to link prediction models, and " + args.model + " is a molecule model");
   args.molecules.out = args.out;
   args.molecules.force = args.force;
   predict_molecules(model, args.molecules);

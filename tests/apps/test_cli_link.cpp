@@ -8,6 +8,7 @@
 #include <string>
 
 #include "support/cli.hpp"
+#include "support/untrained_model.hpp"
 
 namespace {
 
@@ -102,6 +103,11 @@ TEST_F(CliLinkTest, NamesWhatItCannotUse) {
   expect_error("predict" + graph() + " --smiles CCO", "--smiles applies to other models");
   expect_error("recommend" + graph() + " --nodes zz", "--nodes: 'zz' is not a node of");
   expect_error("eval" + graph(), "is a link prediction model");
+  edgewise::testing::save_untrained_molecule_model(path("molecule.ew"));
+  expect_error("predict --model " + path("molecule.ew") + " --smiles CCO --pairs " + path("pairs.txt"),
+               "--pairs applies to link prediction models");
+  expect_error("recommend --model " + path("molecule.ew") + " --edges " + path("edges.txt") + " --nodes a1",
+               "not a link prediction model");
   expect_error(train_arguments() + " --force --split " + path("nowhere"), "is neither random nor a folder");
 }
 
