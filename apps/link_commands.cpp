@@ -6,19 +6,13 @@
 #include <sstream>
 
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/names.hpp"
 #include "edgewise/distributed/processes.hpp"
 #include "edgewise/tasks/link/link_training.hpp"
 #include "plot.hpp"
 
 namespace edgewise::cli {
 namespace {
-
-std::string trimmed(std::string_view text) {
-  constexpr std::string_view blanks = " \t\r\n\v\f";
-  const auto begin = text.find_first_not_of(blanks);
-  if (begin == std::string_view::npos) return {};
-  return std::string(text.substr(begin, text.find_last_not_of(blanks) - begin + 1));
-}
 
 NodeLookup lookup_in(const NodeGraph& data) {
   return [&data](std::string_view name) { return data.nodes.find(name).value_or(-1); };
@@ -83,7 +77,7 @@ std::vector<Index> listed_nodes(const RecommendArgs& args, const NodeGraph& data
   if (!in) throw Error(args.nodes_file + ": cannot open for reading");
   std::string text;
   for (std::size_t line = 1; std::getline(in, text); ++line) {
-    const std::string name = trimmed(text);
+    const std::string name(trimmed(text));
     if (name.empty()) continue;
     const std::optional<Index> node = data.nodes.find(name);
     if (!node) throw ParseError(args.nodes_file, line, name, "not a node of " + args.graph.files.edges.string());

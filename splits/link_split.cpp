@@ -10,6 +10,7 @@
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/files.hpp"
+#include "edgewise/core/names.hpp"
 #include "edgewise/splits/splits.hpp"
 
 namespace edgewise {
@@ -141,13 +142,6 @@ LinkSplit split_links(std::span<const NodePair> links, Index num_nodes, double t
 }
 
 namespace {
-
-std::string_view trimmed(std::string_view text) {
-  constexpr std::string_view blanks = " \t\r\n\v\f";
-  const auto begin = text.find_first_not_of(blanks);
-  if (begin == std::string_view::npos) return {};
-  return text.substr(begin, text.find_last_not_of(blanks) - begin + 1);
-}
 
 // Reads files of node pairs; for a split folder (with the graph's links), checks each pair against
 // the graph's links and the pairs read before.

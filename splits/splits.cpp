@@ -16,6 +16,7 @@
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/files.hpp"
+#include "edgewise/core/names.hpp"
 #include "edgewise/core/random.hpp"
 
 namespace edgewise {
@@ -97,13 +98,6 @@ void take(std::vector<Index>& part, const std::vector<Index>& items, Index begin
 Split sorted(Split split) {
   for (auto* part : {&split.train, &split.val, &split.test}) std::sort(part->begin(), part->end());
   return split;
-}
-
-std::string_view trimmed(std::string_view text) {
-  constexpr std::string_view blanks = " \t\r\n\v\f";
-  const auto begin = text.find_first_not_of(blanks);
-  if (begin == std::string_view::npos) return {};
-  return text.substr(begin, text.find_last_not_of(blanks) - begin + 1);
 }
 
 // What a split file lists, for reading its lines and naming them in errors.

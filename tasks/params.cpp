@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <sstream>
 
 #include "edgewise/core/error.hpp"
@@ -109,6 +111,28 @@ TrainingParam<Params> bind(const SharedParam& shared, TrainingParam<Params> row)
   row.check = shared.check;
   row.choices = shared.choices;
   return row;
+}
+
+// The row of an option that node classification and link prediction both bind to their encoder
+// (`network`, a NodeClassifierOptions), its widths as given (`width`), or their training's epochs,
+// learning rate, patience and seed: `row` (help, rule, tunability) with its setter and getter.
+template <typename P>
+TrainingParam<P> encoder_row(const SharedParam& shared, TrainingParam<P> row) {
+  using Set = std::function<void(P&, const json&)>;
+  using Get = std::function<json(const P&)>;
+  static const std::map<std::string, std::pair<Set, Get>> fields = {
+      {"epochs", {[](P& p, const json& v) { p.training.epochs = v; }, [](const P& p) -> json { return p.training.epochs; }}},
+      {"layers", {[](P& p, const json& v) { p.network.layers = v; }, [](const P& p) -> json { return p.network.layers; }}},
+      {"heads", {[](P& p, const json& v) { p.network.heads = v; }, [](const P& p) -> json { return p.network.heads; }}},
+      {"hidden", {[](P& p, const json& v) { p.width.hidden = v; }, [](const P& p) -> json { return p.network.heads * p.network.head_dim; }}},
+      {"head-dim", {[](P& p, const json& v) { p.width.head_dim = v; }, [](const P& p) -> json { return p.network.head_dim; }}},
+      {"score", {[](P& p, const json& v) { p.network.score = parse_score_function(v.get<std::string>()); }, [](const P& p) -> json { return to_string(p.network.score); }}},
+      {"lr", {[](P& p, const json& v) { p.training.learning_rate = v; }, [](const P& p) -> json { return p.training.learning_rate; }}},
+      {"patience", {[](P& p, const json& v) { p.training.patience = v; }, [](const P& p) -> json { return p.training.patience; }}},
+      {"seed", {[](P& p, const json& v) { p.training.seed = v; }, [](const P& p) -> json { return p.training.seed; }}},
+  };
+  std::tie(row.set, row.get) = fields.at(shared.name);
+  return bind<P>(shared, std::move(row));
 }
 
 template <typename Value>
@@ -393,31 +417,23 @@ const std::vector<TrainingParam<NodeTrainingParams>>& node_params() {
   static const std::vector<TrainingParam<P>> table = {
       bind<P>(s.split, {.help = "per-class:K[,VAL,TEST]: K labeled nodes of each class to train on, then VAL and TEST more at random (default 500 and 1000); stratified:TRAIN,VAL,TEST: these fractions of each class's labeled nodes; or a folder whose train.txt, val.txt and test.txt list node ids as the edge list writes them", .keyword = false,
        .set = [](P& p, const json& v) { p.split = v.get<std::string>(); }, .get = [](const P& p) -> json { return p.split; }}),
-      bind<P>(s.epochs, {.tunable = true,
-       .set = [](P& p, const json& v) { p.training.epochs = v; }, .get = [](const P& p) -> json { return p.training.epochs; }}),
-      bind<P>(s.layers, {.help = "Attention layers, the output layer included", .tunable = true,
-       .set = [](P& p, const json& v) { p.network.layers = v; }, .get = [](const P& p) -> json { return p.network.layers; }}),
-      bind<P>(s.heads, {.tunable = true,
-       .set = [](P& p, const json& v) { p.network.heads = v; }, .get = [](const P& p) -> json { return p.network.heads; }}),
-      bind<P>(s.hidden, {.tunable = true,
-       .set = [](P& p, const json& v) { p.width.hidden = v; }, .get = [](const P& p) -> json { return p.network.heads * p.network.head_dim; }}),
-      bind<P>(s.head_dim, {.tunable = true,
-       .set = [](P& p, const json& v) { p.width.head_dim = v; }, .get = [](const P& p) -> json { return p.network.head_dim; }}),
-      bind<P>(s.score, {.tunable = true,
-       .set = [](P& p, const json& v) { p.network.score = parse_score_function(v.get<std::string>()); }, .get = [](const P& p) -> json { return to_string(p.network.score); }}),
+      encoder_row<P>(s.epochs, {.tunable = true}),
+      encoder_row<P>(s.layers, {.help = "Attention layers, the output layer included", .tunable = true}),
+      encoder_row<P>(s.heads, {.tunable = true}),
+      encoder_row<P>(s.hidden, {.tunable = true}),
+      encoder_row<P>(s.head_dim, {.tunable = true}),
+      encoder_row<P>(s.score, {.tunable = true}),
       bind<P>(s.dropout, {.help = "Dropout on the input of every attention layer", .rule = "0.1 with structural features, else 0.6 for at most 25 training labels a class (the GAT recipe), 0.5 above", .tunable = true,
        .set = [](P& p, const json& v) { p.regularization.dropout = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.regularization.dropout); }}),
       bind<P>(s.attention_dropout, {.rule = "0.1 with structural features, else 0.6 for at most 25 training labels a class, 0.1 above", .tunable = true,
        .set = [](P& p, const json& v) { p.regularization.attention_dropout = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.regularization.attention_dropout); }}),
-      bind<P>(s.lr, {.help = "Learning rate, Adam's", .tunable = true,
-       .set = [](P& p, const json& v) { p.training.learning_rate = v; }, .get = [](const P& p) -> json { return p.training.learning_rate; }}),
+      encoder_row<P>(s.lr, {.help = "Learning rate, Adam's", .tunable = true}),
       bind<P>(s.weight_decay, {.help = "Weight decay, an L2 term added to the gradient, as GAT trains", .rule = node_weight_decay_rule(), .tunable = true,
        .set = [](P& p, const json& v) { p.regularization.weight_decay = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.regularization.weight_decay); }}),
       bind<P>(s.batch_size, {.help = "Seed nodes a step of sampled mini-batches, which this turns on (see fanout)", .rule = "full batch while it fits in a quarter of the memory, else " + std::to_string(SamplingOptions{}.batch_size), 
        .set = [](P& p, const json& v) { p.batching.batch_size = optional_of<Index>(v); }, .get = [](const P& p) { return json_of(p.batching.batch_size); }}),
-      bind<P>(s.patience, {.help = "Stop after this many epochs without improvement of neither validation accuracy nor loss", .tunable = true,
-       .set = [](P& p, const json& v) { p.training.patience = v; }, .get = [](const P& p) -> json { return p.training.patience; }}),
-      bind<P>(s.seed, {       .set = [](P& p, const json& v) { p.training.seed = v; }, .get = [](const P& p) -> json { return p.training.seed; }}),
+      encoder_row<P>(s.patience, {.help = "Stop after this many epochs without improvement of neither validation accuracy nor loss", .tunable = true}),
+      encoder_row<P>(s.seed, {}),
       {.name = "output-heads", .type = T::integer, .help = "Heads of the output layer, averaged", .check = at_least(1), .tunable = true,
        .set = [](P& p, const json& v) { p.network.output_heads = v; }, .get = [](const P& p) -> json { return p.network.output_heads; }},
       {.name = "value-dropout", .type = T::number, .help = "Dropout on the projected values that every attention layer aggregates (the scores see them whole), as the GAT reference code trains", .rule = "the dropout rate", .check = between(0, 0.95), .tunable = true,
@@ -441,29 +457,21 @@ const std::vector<TrainingParam<LinkTrainingParams>>& link_params() {
        .set = [](P& p, const json& v) { p.split = v.get<std::string>(); }, .get = [](const P& p) -> json { return p.split; }}),
       {.name = "split-sizes", .type = T::text, .help = "Train, validation and test fractions of the links for a random split", .keyword = false,
        .set = [](P& p, const json& v) { p.split_sizes = v.get<std::string>(); }, .get = [](const P& p) -> json { return p.split_sizes; }},
-      bind<P>(s.epochs, {.tunable = true,
-       .set = [](P& p, const json& v) { p.training.epochs = v; }, .get = [](const P& p) -> json { return p.training.epochs; }}),
-      bind<P>(s.layers, {.help = "Attention layers, the embedding layer included", .tunable = true,
-       .set = [](P& p, const json& v) { p.network.layers = v; }, .get = [](const P& p) -> json { return p.network.layers; }}),
-      bind<P>(s.heads, {.tunable = true,
-       .set = [](P& p, const json& v) { p.network.heads = v; }, .get = [](const P& p) -> json { return p.network.heads; }}),
-      bind<P>(s.hidden, {.tunable = true,
-       .set = [](P& p, const json& v) { p.width.hidden = v; }, .get = [](const P& p) -> json { return p.network.heads * p.network.head_dim; }}),
-      bind<P>(s.head_dim, {.tunable = true,
-       .set = [](P& p, const json& v) { p.width.head_dim = v; }, .get = [](const P& p) -> json { return p.network.head_dim; }}),
-      bind<P>(s.score, {.tunable = true,
-       .set = [](P& p, const json& v) { p.network.score = parse_score_function(v.get<std::string>()); }, .get = [](const P& p) -> json { return to_string(p.network.score); }}),
+      encoder_row<P>(s.epochs, {.tunable = true}),
+      encoder_row<P>(s.layers, {.help = "Attention layers, the embedding layer included", .tunable = true}),
+      encoder_row<P>(s.heads, {.tunable = true}),
+      encoder_row<P>(s.hidden, {.tunable = true}),
+      encoder_row<P>(s.head_dim, {.tunable = true}),
+      encoder_row<P>(s.score, {.tunable = true}),
       bind<P>(s.dropout, {.help = "Dropout on the input of every attention layer and on its values", .tunable = true,
        .set = [](P& p, const json& v) { p.network.dropout = p.network.value_dropout = v; }, .get = [](const P& p) -> json { return p.network.dropout; }}),
       bind<P>(s.attention_dropout, {.tunable = true,
        .set = [](P& p, const json& v) { p.network.attention_dropout = v; }, .get = [](const P& p) -> json { return p.network.attention_dropout; }}),
-      bind<P>(s.lr, {.help = "Learning rate, Adam's", .tunable = true,
-       .set = [](P& p, const json& v) { p.training.learning_rate = v; }, .get = [](const P& p) -> json { return p.training.learning_rate; }}),
+      encoder_row<P>(s.lr, {.help = "Learning rate, Adam's", .tunable = true}),
       bind<P>(s.weight_decay, {.help = "Weight decay, an L2 term added to the gradient", .tunable = true,
        .set = [](P& p, const json& v) { p.training.weight_decay = v; }, .get = [](const P& p) -> json { return p.training.weight_decay; }}),
-      bind<P>(s.patience, {.help = "Stop after this many epochs without a better validation ROC-AUC", .tunable = true,
-       .set = [](P& p, const json& v) { p.training.patience = v; }, .get = [](const P& p) -> json { return p.training.patience; }}),
-      bind<P>(s.seed, {       .set = [](P& p, const json& v) { p.training.seed = v; }, .get = [](const P& p) -> json { return p.training.seed; }}),
+      encoder_row<P>(s.patience, {.help = "Stop after this many epochs without a better validation ROC-AUC", .tunable = true}),
+      encoder_row<P>(s.seed, {}),
       {.name = "embedding-dim", .type = T::integer, .help = "Width of a node's embedding, the encoder's output, whose dot products score pairs", .check = at_least(1), .tunable = true,
        .set = [](P& p, const json& v) { p.network.classes = v; }, .get = [](const P& p) -> json { return p.network.classes; }},
       {.name = "scorer", .type = T::text, .help = "How a pair's embeddings become the logit of a link: dot, their dot product; mlp, an MLP (one hidden layer as wide as an embedding, ReLU) on their element-wise product", .tunable = true,

@@ -57,6 +57,28 @@ void choose(TuningResult& result) {
       result.chosen = c;
 }
 
+// Scores each candidate on each of `folds` folds: prepare(candidate) reads what the candidate needs
+// and returns its scorer, whose call with k trains on fold k and gives its metric. Each candidate's
+// seconds count its folds, not its preparation. Chooses among them.
+template <typename Prepare>
+TuningResult cross_validate(const std::string& metric, const json& candidates, std::size_t folds,
+                            const FoldReport& report, Prepare&& prepare) {
+  TuningResult result{.metric = metric};
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    const auto score_fold = prepare(candidates[c]);
+    CandidateScores scores{.options = candidates[c]};
+    const Clock::time_point start = Clock::now();
+    for (std::size_t k = 0; k < folds; ++k) {
+      scores.folds.push_back(score_fold(k));
+      if (report) report(c, k, scores.folds.back());
+    }
+    scores.seconds = seconds_since(start);
+    result.candidates.push_back(std::move(scores));
+  }
+  choose(result);
+  return result;
+}
+
 }  // namespace
 
 double CandidateScores::mean() const { return mean_and_sd(folds).first; }
@@ -146,48 +168,30 @@ std::vector<Split> tuning_folds(const Split& split, Index folds, std::uint64_t s
 TuningResult tune_molecules(const MoleculeLoader& load, const std::vector<Split>& row_folds, const json& given,
                             const json& candidates, const std::string& metric, const LogSettings& log,
                             const FoldReport& report, const ParamNaming& naming) {
-  TuningResult result{.metric = metric};
-  for (std::size_t c = 0; c < candidates.size(); ++c) {
-    MoleculeTrainingPlan plan = molecule_training_params(with_candidate(given, candidates[c]), naming).plan;
+  return cross_validate(metric, candidates, row_folds.size(), report, [&](const json& candidate) {
+    MoleculeTrainingPlan plan = molecule_training_params(with_candidate(given, candidate), naming).plan;
     plan.training.log = log;
-    const MoleculeDataset data = load(plan.config);
-    CandidateScores scores{.options = candidates[c]};
-    const Clock::time_point start = Clock::now();
-    for (std::size_t k = 0; k < row_folds.size(); ++k) {
+    MoleculeDataset data = load(plan.config);  // also sets the configuration's tasks
+    return [&, plan, data = std::move(data)](std::size_t k) {
       const Split fold = molecule_split(row_folds[k], data);
       const TrainedMoleculeModel trained = train_molecule_model(data, fold, plan);
-      scores.folds.push_back(set_metric(trained.model, molecule_set(data, fold.test), metric));
-      if (report) report(c, k, scores.folds.back());
-    }
-    scores.seconds = seconds_since(start);
-    result.candidates.push_back(std::move(scores));
-  }
-  choose(result);
-  return result;
+      return set_metric(trained.model, molecule_set(data, fold.test), metric);
+    };
+  });
 }
 
 TuningResult tune_nodes(const NodeGraph& data, const std::vector<Split>& folds, const json& given,
                         const json& candidates, const LogSettings& log, const FoldReport& report,
                         const ParamNaming& naming) {
-  TuningResult result{.metric = "accuracy"};
-  for (std::size_t c = 0; c < candidates.size(); ++c) {
-    NodeTrainingParams params = node_training_params(with_candidate(given, candidates[c]), naming);
+  return cross_validate("accuracy", candidates, folds.size(), report, [&](const json& candidate) {
+    NodeTrainingParams params = node_training_params(with_candidate(given, candidate), naming);
     params.training.log = log;
-    CandidateScores scores{.options = candidates[c]};
-    const Clock::time_point start = Clock::now();
-    for (std::size_t k = 0; k < folds.size(); ++k) {
-      const Split& fold = folds[k];
+    return [&, params](std::size_t k) {
       const NodeTrainingSettings settings = node_training_settings(params.network, params.training,
-                                                                   params.regularization, data, fold, params.batching);
-      const TrainedNodeModel trained = train_node_model(data, fold, settings);
-      scores.folds.push_back(trained.model.evaluate(data, fold.test).metrics.accuracy);
-      if (report) report(c, k, scores.folds.back());
-    }
-    scores.seconds = seconds_since(start);
-    result.candidates.push_back(std::move(scores));
-  }
-  choose(result);
-  return result;
+                                                                   params.regularization, data, folds[k], params.batching);
+      return train_node_model(data, folds[k], settings).model.evaluate(data, folds[k].test).metrics.accuracy;
+    };
+  });
 }
 
 std::vector<LinkSplit> link_tuning_folds(const LinkSplit& split, std::span<const NodePair> graph_links, Index num_nodes,
@@ -219,23 +223,15 @@ std::vector<LinkSplit> link_tuning_folds(const LinkSplit& split, std::span<const
 TuningResult tune_links(const NodeGraph& data, const std::vector<LinkSplit>& folds, const json& given,
                         const json& candidates, const LogSettings& log, const FoldReport& report,
                         const ParamNaming& naming) {
-  TuningResult result{.metric = "roc_auc"};
-  for (std::size_t c = 0; c < candidates.size(); ++c) {
-    LinkTrainingParams params = link_training_params(with_candidate(given, candidates[c]), naming);
+  return cross_validate("roc_auc", candidates, folds.size(), report, [&](const json& candidate) {
+    LinkTrainingParams params = link_training_params(with_candidate(given, candidate), naming);
     params.training.log = log;
-    CandidateScores scores{.options = candidates[c]};
-    const Clock::time_point start = Clock::now();
-    for (std::size_t k = 0; k < folds.size(); ++k) {
+    return [&, params](std::size_t k) {
       const TrainedLinkModel trained = train_link_model(data, folds[k], params.network, params.scorer, params.training);
       if (!trained.test) throw ArgumentError("tune: fold " + std::to_string(k + 1) + " holds out no links to score");
-      scores.folds.push_back(trained.test->roc_auc);
-      if (report) report(c, k, scores.folds.back());
-    }
-    scores.seconds = seconds_since(start);
-    result.candidates.push_back(std::move(scores));
-  }
-  choose(result);
-  return result;
+      return trained.test->roc_auc;
+    };
+  });
 }
 
 }  // namespace edgewise

@@ -56,6 +56,14 @@ std::string join(const Range& items, std::string_view separator) {
   return text;
 }
 
+/// `text` without the blanks (spaces, tabs, line ends) around it.
+inline std::string_view trimmed(std::string_view text) {
+  constexpr std::string_view blanks = " \t\r\n\v\f";
+  const std::size_t begin = text.find_first_not_of(blanks);
+  if (begin == std::string_view::npos) return {};
+  return text.substr(begin, text.find_last_not_of(blanks) - begin + 1);
+}
+
 /// "a,b, c" -> {"a", "b", "c"}: the comma-separated items, spaces and tabs around each trimmed; blank
 /// items are dropped.
 inline std::vector<std::string> split_list(std::string_view text) {
