@@ -1,9 +1,7 @@
 #include "edgewise/splits/link_split.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 #include <system_error>
@@ -151,16 +149,17 @@ class LinkFileReader {
       : num_nodes_(num_nodes), lookup_(lookup), graph_links_(graph_links) {}
 
   // The pairs of `path`; `links`: whether they must be links of the graph, else must not be.
-  std::vector<NodePair> read(const std::string& path, bool links) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(path + ": cannot open for reading: " + std::generic_category().message(errno));
+  std::vector<NodePair> read(const std::string& path, bool links) { return parse(read_file(path), path, links); }
+
+  // The pairs of `text`, named `name` in errors.
+  std::vector<NodePair> parse(std::string_view text, const std::string& name, bool links) {
     std::vector<NodePair> pairs;
-    std::string text;
-    for (std::size_t line = 1; std::getline(in, text); ++line) {
-      const std::string_view entry = trimmed(text);
-      if (!entry.empty()) pairs.push_back(checked(entry, path, line, links));
+    for (std::size_t line = 1; !text.empty(); ++line) {
+      const std::size_t end = text.find('\n');
+      const std::string_view entry = trimmed(text.substr(0, end));
+      if (!entry.empty()) pairs.push_back(checked(entry, name, line, links));
+      text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
     }
-    if (in.bad()) throw Error(path + ": read error");
     return pairs;
   }
 
@@ -226,6 +225,11 @@ LinkSplit read_link_split(const std::string& dir, Index num_nodes, const NodeLoo
 
 std::vector<NodePair> read_node_pairs(const std::string& path, Index num_nodes, const NodeLookup& lookup) {
   return LinkFileReader(num_nodes, lookup, nullptr).read(path, true);
+}
+
+std::vector<NodePair> parse_node_pairs(std::string_view text, const std::string& name, Index num_nodes,
+                                       const NodeLookup& lookup) {
+  return LinkFileReader(num_nodes, lookup, nullptr).parse(text, name, true);
 }
 
 void write_link_split(const std::string& dir, const LinkSplit& split, bool overwrite, const NodeNamer& name) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@
 #include "edgewise/core/checksum.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/graph/positional.hpp"
+#include "edgewise/splits/link_split.hpp"
 #include "edgewise/io/edge_list.hpp"
 #include "edgewise/io/node_features.hpp"
 #include "edgewise/io/node_labels.hpp"
@@ -224,6 +226,16 @@ inline void graph_store(std::string_view input) {
   }
 }
 
+// A file of node pairs (predict --pairs, a link split's files), nodes named by integers below 1000.
+inline void node_pairs(std::string_view input) {
+  const NodeLookup lookup = [](std::string_view name) -> Index {
+    Index node = -1;
+    const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), node);
+    return error == std::errc() && end == name.data() + name.size() && node < 1000 ? node : -1;
+  };
+  parse_node_pairs(input, "fuzz.pairs", 1000, lookup);
+}
+
 // A .npy file read from memory, its first rows copied out as float32.
 inline void npy(std::string_view input) {
   const NpyMatrix matrix = NpyMatrix::from_bytes(input, "fuzz.npy");
@@ -251,6 +263,7 @@ inline const std::vector<Target>& targets() {
       {"model_file", model_file},
       {"graph_store", graph_store},
       {"npy", npy},
+      {"node_pairs", node_pairs},
   };
   return all;
 }

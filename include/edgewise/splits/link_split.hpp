@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -106,6 +107,9 @@ LinkSplit read_link_split(const std::string& dir, Index num_nodes, const NodeLoo
 /// given: not ordered, and repeats kept): pairs to score. Throws ParseError naming the file, line and
 /// pair for an unknown node or a node paired with itself; Error when the file cannot be read.
 std::vector<NodePair> read_node_pairs(const std::string& path, Index num_nodes, const NodeLookup& lookup);
+/// The same from the text of such a file, named `name` in errors.
+std::vector<NodePair> parse_node_pairs(std::string_view text, const std::string& name, Index num_nodes,
+                                       const NodeLookup& lookup);
 
 /// Writes the five files read_link_split reads, each pair as `name` names its nodes, tab-separated,
 /// creating dir if needed. An existing file with other contents is replaced only when overwrite is
