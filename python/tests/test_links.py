@@ -34,9 +34,15 @@ def test_trains_on_a_networkx_graph_and_scores_held_out_links() -> None:
     assert test["roc_auc"] > 0.8
     inside, across = model.predict_pairs(graph, [[0, 1], [0, 99]])
     assert inside > across  # the same community against another
+    assert model.embed(graph).shape == (100, 16)
+
+
+def test_the_dot_scorer_scores_the_embeddings_dot_product() -> None:
+    network = planted_partition()
+    graph = edgewise.NodeGraph.from_networkx(network, features=community_features(network))
+    model = edgewise.LinkModel.train(graph, verbose=False, scorer="dot", **FAST)
     embeddings = model.embed(graph)
-    assert embeddings.shape == (100, 16)
-    assert np.isclose(inside, embeddings[0] @ embeddings[1], rtol=1e-5)
+    assert np.isclose(model.predict_pairs(graph, [[0, 1]])[0], embeddings[0] @ embeddings[1], rtol=1e-5)
 
 
 def test_recommends_partners_that_are_no_link_yet() -> None:

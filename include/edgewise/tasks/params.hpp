@@ -44,7 +44,7 @@ struct NodeTrainingParams {
 /// What a link predictor's training asks for. Defaults are those of `edgewise train --task link`.
 struct LinkTrainingParams {
   NodeClassifierOptions network = default_link_encoder();  ///< the encoder, its width from `width`
-  PairScorer scorer = PairScorer::dot;  ///< how a pair's embeddings become the logit of a link
+  PairScorer scorer = kDefaultPairScorer;  ///< how a pair's embeddings become the logit of a link
   LinkTrainingOptions training = {};  ///< epochs, learning rate, weight decay, non-links, patience, seed
   std::string split = "random";       ///< a split specification (split_spec.hpp)
   std::string split_sizes = "0.85,0.05,0.1";  ///< train, validation and test fractions of the links

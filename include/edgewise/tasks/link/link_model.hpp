@@ -40,10 +40,15 @@ inline constexpr std::string_view kLinkModelKind = "link-prediction";
 /// (LinkTrainingOptions); docs/defaults.md has the validation runs that chose them.
 NodeClassifierOptions default_link_encoder();
 
+/// The scorer a link model trains unless told otherwise: the MLP on the embeddings' element-wise
+/// product, which cross-validation inside the training links of four graphs chose over their dot
+/// product (docs/defaults.md).
+inline constexpr PairScorer kDefaultPairScorer = PairScorer::mlp;
+
 /// Members left out of a designated initializer take their defaults.
 struct LinkModelConfig {
   NodeClassifierOptions network = default_link_encoder();  ///< in_dim is set from input; classes: the embedding width
-  PairScorer scorer = PairScorer::dot;  ///< how a pair's embeddings become the logit of a link
+  PairScorer scorer = kDefaultPairScorer;  ///< how a pair's embeddings become the logit of a link
   NodeInputOptions input = {};          ///< input.features.dim must be known before training; undirected
   std::vector<std::string> nodes = {};  ///< the training graph's node names by id; set by fit
 };

@@ -5,7 +5,7 @@
 ///   const std::vector<NodePair> links = graph_links(data);
 ///   const LinkSplit split = make_link_split(parse_link_split("random", parse_split_fractions("0.85,0.05,0.1")),
 ///                                           data, links, seed);
-///   TrainedLinkModel trained = train_link_model(data, split, default_link_encoder(), PairScorer::dot, {});
+///   TrainedLinkModel trained = train_link_model(data, split, default_link_encoder(), kDefaultPairScorer, {});
 ///   trained.model.set_training_summary(link_training_summary(trained, data, "edges.txt", "random"));
 #pragma once
 
