@@ -15,6 +15,7 @@ namespace {
 
 using detail::kNaN;
 using detail::ValidationScores;
+using detail::sparse_copy_if_sparse;
 
 void check_pairs(const Matrix<float>& embeddings, std::span<const NodePair> pairs) {
   for (const auto& [a, b] : pairs)
@@ -47,6 +48,7 @@ class LinkTrainer {
         params_(params),
         graph_(graph),
         features_(features),
+        sparse_features_(sparse_copy_if_sparse(features)),
         split_(split),
         train_links_(split.train),
         sampling_(options.non_links),
@@ -55,7 +57,7 @@ class LinkTrainer {
 
   double step(Index epoch) {
     params_.zero_grad();
-    const Matrix<float>& embeddings = encoder_.forward(graph_, features_, Mode::train(steps_.dropout_rng));
+    const Matrix<float>& embeddings = forward(Mode::train(steps_.dropout_rng));
     const std::vector<NodePair> non_links =
         epoch_non_links(split_, graph_.num_nodes(), train_links_, sampling_, seed_, epoch);
     const double loss = link_loss(scorer_, dembeddings_, embeddings, split_.train, non_links);
@@ -68,7 +70,7 @@ class LinkTrainer {
   ValidationScores score(LinkEpochReport& report) {
     report.val_roc_auc = kNaN;
     if (split_.val.empty()) return {};
-    const Matrix<float>& embeddings = encoder_.forward(graph_, features_, Mode::inference());
+    const Matrix<float>& embeddings = forward(Mode::inference());
     const std::vector<float> links = scorer_.scores(embeddings, split_.val);
     report.val_roc_auc = link_metrics(links, scorer_.scores(embeddings, split_.val_negatives)).roc_auc;
     return {.measured = true, .value = report.val_roc_auc, .loss = kNaN};
@@ -78,11 +80,17 @@ class LinkTrainer {
   void restore(const TrainingState& state) { steps_.restore(state); }
 
  private:
+  const Matrix<float>& forward(Mode mode) {
+    return sparse_features_ ? encoder_.forward(graph_, *sparse_features_, mode)
+                            : encoder_.forward(graph_, features_, mode);
+  }
+
   NodeClassifier<float>& encoder_;
   LinkScorer& scorer_;
   Parameters<float>& params_;
   const Graph& graph_;
   ConstRowsRef<float> features_;
+  std::optional<SparseMatrix<float>> sparse_features_;  // the features again when mostly zeros
   const LinkSplit& split_;
   LinkSet train_links_;  // what training non-links must not be
   NonLinkSampling sampling_;
@@ -224,6 +232,8 @@ std::vector<ScoredNode> recommend_links(LinkScorer& scorer, const Matrix<float>&
 }
 
 Matrix<float> node_embeddings(NodeClassifier<float>& encoder, const Graph& graph, const ConstRowsRef<float>& features) {
+  if (const std::optional<SparseMatrix<float>> sparse = sparse_copy_if_sparse(features))
+    return encoder.forward(graph, *sparse, Mode::inference());
   return encoder.forward(graph, features, Mode::inference());
 }
 

@@ -111,7 +111,7 @@ json tuning_preset(std::string_view task, std::string_view name) {
   if (name != "small") throw ArgumentError("preset: expected small, got '" + std::string(name) + "'");
   if (task == "link")
     return json::array({json::object(),
-                        {{"scorer", "mlp"}},
+                        {{"scorer", "dot"}},
                         {{"non-links", "degree"}},
                         {{"dropout", 0.2}},
                         {{"hidden", 256}},
