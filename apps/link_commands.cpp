@@ -22,7 +22,6 @@ NodeNamer namer_of(const NodeGraph& data) {
   return [&data](Index node) { return std::string(data.nodes.name(node)); };
 }
 
-
 void log_links_summary(const Logger& log, const NodeGraph& data, Index links) {
   std::ostringstream out;
   out << data.nodes.size() << " nodes, " << links << " links (undirected, self-loops left out); features ["

@@ -45,7 +45,10 @@ TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split,
   log.normal("best epoch " + std::to_string(result.best_epoch) + " of " + std::to_string(result.epochs_run) +
              " (validation ROC-AUC " + score_text(result.best_val_roc_auc, 4) + "); " + score_text(epoch_ms, 1) +
              " ms an epoch");
+  if (split.val.empty())
+    log.normal("warning: no validation links, so no epoch was judged: the model keeps the last epoch's weights");
   std::optional<LinkMetrics> test;
+  if (split.test.empty()) log.normal("warning: no test links, so the model was not tested");
   if (!split.test.empty()) {
     test = model.evaluate(with_edges(data, split.train), split.test, split.test_negatives);
     log.normal("test: " + std::to_string(split.test.size()) + " links against " +
