@@ -1,5 +1,5 @@
 // `edgewise embed`: the node representations of a saved node classifier (before its output layer) or
-// link predictor (the embeddings whose dot products score pairs).
+// link predictor (the embeddings from which its scorer scores pairs).
 #include <fstream>
 #include <memory>
 #include <variant>
@@ -27,7 +27,7 @@ void add_embed_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand("embed", "Write the node embeddings of a node classification or link model");
   command->footer(
       "Writes TSV with a header: node id, then the node's embedding h0, h1, ...: a node classifier's final hidden "
-      "representation (the input of the output layer), or a link predictor's output, whose dot products score pairs");
+      "representation (the input of the output layer), or a link predictor's output, from which its scorer scores pairs");
   command->add_option("--model", args->model,
                       "Model written by 'edgewise train --task node' or 'edgewise train --task link'")
       ->required()

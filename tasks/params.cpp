@@ -472,7 +472,7 @@ const std::vector<TrainingParam<LinkTrainingParams>>& link_params() {
        .set = [](P& p, const json& v) { p.training.weight_decay = v; }, .get = [](const P& p) -> json { return p.training.weight_decay; }}),
       encoder_row<P>(s.patience, {.help = "Stop after this many epochs without a better validation ROC-AUC", .tunable = true}),
       encoder_row<P>(s.seed, {}),
-      {.name = "embedding-dim", .type = T::integer, .help = "Width of a node's embedding, the encoder's output, whose dot products score pairs", .check = at_least(1), .tunable = true,
+      {.name = "embedding-dim", .type = T::integer, .help = "Width of a node's embedding, the encoder's output, from which the scorer scores pairs", .check = at_least(1), .tunable = true,
        .set = [](P& p, const json& v) { p.network.classes = v; }, .get = [](const P& p) -> json { return p.network.classes; }},
       {.name = "scorer", .type = T::text, .help = "How a pair's embeddings become the logit of a link: dot, their dot product; mlp, an MLP (one hidden layer as wide as an embedding, ReLU) on their element-wise product", .tunable = true,
        .set = [](P& p, const json& v) { p.scorer = value_named(kPairScorerNames, v.get<std::string>(), "scorer"); }, .get = [](const P& p) -> json { return std::string(name_of(kPairScorerNames, p.scorer)); }, .choices = names_in(kPairScorerNames)},

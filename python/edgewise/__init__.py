@@ -690,8 +690,9 @@ class NodeModel(_Model):
 
 
 class LinkModel(_Model):
-    """A trained link predictor: attention layers whose node embeddings score a pair of nodes by
-    their dot product (the logit of a link), and how its graph was read, as one model file. Train
+    """A trained link predictor: attention layers that embed the nodes, a scorer that turns a pair's
+    embeddings into the logit of a link (an MLP on their product, or their dot product), and how its
+    graph was read, as one model file. Train
     with :meth:`train` (the defaults are those of ``edgewise train --task link``) or open a file
     with :meth:`load`. Nodes are rows of a :class:`NodeGraph`: ``graph.node_ids[row]`` names them."""
 
@@ -749,7 +750,7 @@ class LinkModel(_Model):
         return list(zip(partners, scores))
 
     def embed(self, graph: NodeGraph) -> np.ndarray:
-        """Each node's embedding [N, embedding_dim], whose dot products score pairs."""
+        """Each node's embedding [N, embedding_dim], from which the scorer scores pairs."""
         return self._handle._embed(graph._handle)
 
     def evaluate(self, graph: NodeGraph, links: Any, non_links: Any) -> dict[str, float]:

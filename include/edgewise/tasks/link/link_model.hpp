@@ -1,7 +1,8 @@
 /// \file
 /// A trained link predictor as one object: how its graph files are read and featurized, the node
-/// encoder whose embeddings' dot products score pairs, and the training graph's node names. Saved to
-/// and loaded from one model file, so that prediction reads a graph exactly as training did.
+/// encoder, the scorer that turns two embeddings into the logit of a link, and the training graph's
+/// node names. Saved to and loaded from one model file, so that prediction reads a graph exactly as
+/// training did.
 ///
 ///   NodeGraph data = read_node_graph({.edges = "edges.txt", .features = "features.txt"},
 ///                                    {.features = {.format = FeatureFormat::sparse}});
