@@ -18,9 +18,10 @@ using LinkHandle = ModelHandle<LinkModel>;
 
 // The node index pairs of an [M, 2] integer array.
 std::vector<NodePair> pair_list(const py::handle& pairs, Index nodes, const std::string& what) {
-  const std::vector<Index> flat = index_vector(py::array::ensure(pairs).attr("reshape")(-1), what);
-  if (flat.size() % 2 != 0 || py::array::ensure(pairs).ndim() != 2)
+  const py::array array = py::array::ensure(pairs);
+  if (!array || array.ndim() != 2 || array.shape(1) != 2)
     throw py::value_error(what + ": expected an [M, 2] array of node indices");
+  const std::vector<Index> flat = index_vector(array.attr("reshape")(-1), what);
   std::vector<NodePair> listed;
   for (std::size_t i = 0; i < flat.size(); i += 2) {
     for (const Index node : {flat[i], flat[i + 1]})

@@ -98,8 +98,9 @@ def test_refuses_what_it_cannot_score() -> None:
         model.predict_pairs(graph, [[0, 100]])
     with pytest.raises(ValueError, match="a node paired with itself"):
         model.predict_pairs(graph, [[3, 3]])
-    with pytest.raises(ValueError, match=r"expected an \[M, 2\] array"):
-        model.predict_pairs(graph, [0, 1, 2])
+    for wrong in ([0, 1, 2], [[0, 1, 2], [3, 4, 5]]):
+        with pytest.raises(ValueError, match=r"expected an \[M, 2\] array"):
+            model.predict_pairs(graph, wrong)
     with pytest.raises(TypeError, match="unknown option 'readout'"):
         edgewise.LinkModel.train(graph, verbose=False, readout="sum")
     with pytest.raises(ValueError, match="split_sizes"):
