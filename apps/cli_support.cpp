@@ -53,6 +53,14 @@ void check_output_path(const std::string& path, bool force) {
 
 Overwrite overwrite_for(bool force) { return force ? Overwrite::allow : Overwrite::refuse; }
 
+void write_output(const std::string& path, const std::string& text, bool force) {
+  if (path.empty()) {
+    std::cout << text;
+  } else {
+    write_file_atomically(path, text, overwrite_for(force));
+  }
+}
+
 void add_checkpoint_options(CLI::App& command, CheckpointArgs& args) {
   command.add_option("--checkpoint-every", args.every,
                      "Write a checkpoint (weights, optimizer, random and early-stopping state) every N epochs")

@@ -37,6 +37,10 @@ void check_output_path(const std::string& path, bool force);
 // appeared while the command ran.
 Overwrite overwrite_for(bool force);
 
+// Writes `text` to `path` atomically as overwrite_for(force) allows, or to standard output when
+// `path` is empty.
+void write_output(const std::string& path, const std::string& text, bool force);
+
 // --checkpoint-every, --checkpoint and --resume of `train`.
 struct CheckpointArgs {
   Index every = 0;

@@ -55,14 +55,6 @@ NodeGraph read_for(const LinkModel& model, const NodeRunArgs& args) {
   return data;
 }
 
-void write_output(const std::string& path, const std::string& text, bool force) {
-  if (path.empty()) {
-    std::cout << text;
-  } else {
-    write_file_atomically(path, text, overwrite_for(force));
-  }
-}
-
 // The nodes named on the command line, then those of the file, one a line.
 std::vector<Index> listed_nodes(const RecommendArgs& args, const NodeGraph& data) {
   std::vector<Index> nodes;

@@ -178,14 +178,6 @@ struct NodeTestScores {
   ClassUncertaintyScores probabilities;
 };
 
-void write_output(const std::string& path, const std::string& text, bool force) {
-  if (path.empty()) {
-    std::cout << text;
-  } else {
-    write_file_atomically(path, text, overwrite_for(force));
-  }
-}
-
 // One row per node of `order`: the node's name, `first` (if any), then the values.
 template <typename Order, typename NameOf>
 std::string node_table(const Order& order, NameOf&& name_of, const std::string& header, const Matrix<float>& values,
