@@ -109,9 +109,9 @@ void train_links(const LinkTrainArgs& args) {
 
   TrainedLinkModel trained =
       train_link_model(data, split, args.params.network, args.params.scorer, args.params.training);
-  trained.model.set_training_summary(link_training_summary(
-      trained, data, "edges " + args.graph.files.edges.string(),
-      (spec.kind == SplitKind::random ? "random " + args.params.split_sizes : spec.text) + ": " + sizes));
+  trained.model.set_training_summary(link_training_summary(trained, static_cast<Index>(links.size()),
+                                                          "edges " + args.graph.files.edges.string(),
+                                                          describe_link_split(spec) + ": " + sizes));
   trained.model.save(args.out, overwrite_for(args.force));
   log.normal("saved " + args.out);
   if (!args.plot.empty()) {

@@ -37,9 +37,9 @@ std::vector<NodePair> pair_list(const py::handle& pairs, Index nodes, const std:
 // The split of `split`: None or "random" (split_sizes' fractions), or a folder of pair files.
 LinkSplit link_split(const py::object& split, const NodeGraph& data, const std::vector<NodePair>& links,
                      const LinkTrainingParams& params, std::string& description) {
-  description = split.is_none() ? params.split : split.cast<std::string>();
-  const SplitSpec spec = parse_link_split(description, parse_split_fractions(params.split_sizes, "split_sizes"), "split");
-  if (spec.kind == SplitKind::random) description += " " + params.split_sizes;
+  const SplitSpec spec = parse_link_split(split.is_none() ? params.split : split.cast<std::string>(),
+                                          parse_split_fractions(params.split_sizes, "split_sizes"), "split");
+  description = describe_link_split(spec);
   return make_link_split(spec, data, links, params.training.seed);
 }
 
@@ -57,7 +57,8 @@ std::unique_ptr<LinkHandle> train(const NodeGraph& data, const py::object& split
       train_link_model(data, split, params.network, params.scorer, params.training,
                        [](const LinkEpochReport&) { check_interrupt(); });
   trained.model.set_training_summary(link_training_summary(
-      trained, data, "Python: a graph of " + std::to_string(data.nodes.size()) + " nodes", split_name));
+      trained, static_cast<Index>(links.size()), "Python: a graph of " + std::to_string(data.nodes.size()) + " nodes",
+      split_name));
   return std::make_unique<LinkHandle>(std::move(trained.model));
 }
 

@@ -104,6 +104,10 @@ SplitSpec parse_link_split(std::string_view text, const SplitFractions& sizes, s
   return folder_spec(text);
 }
 
+std::string describe_link_split(const SplitSpec& spec) {
+  return spec.kind == SplitKind::random ? "random " + spec.fractions.text : spec.text;
+}
+
 std::string describe_molecule_split(const SplitSpec& spec, TaskType type, std::uint64_t seed) {
   switch (spec.kind) {
     case SplitKind::random:

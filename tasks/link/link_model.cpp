@@ -44,10 +44,17 @@ LinkModelConfig completed(LinkModelConfig config) {
   return config;
 }
 
-void check_node(Index node, Index nodes) {
-  if (node < 0 || node >= nodes)
-    throw ArgumentError("link prediction: node " + std::to_string(node) + " is not one of the graph's " +
-                        std::to_string(nodes) + " nodes");
+// Throws ArgumentError unless the graph's edges are the training links, both ways, and its self-loops.
+void check_training_graph(const NodeGraph& graph, const LinkSplit& split) {
+  const Index nodes = graph.nodes.size();
+  const Index expected = graph.input.self_loops_only
+                             ? nodes
+                             : 2 * static_cast<Index>(split.train.size()) + (graph.input.add_self_loops ? nodes : 0);
+  if (graph.graph.num_edges() != expected)
+    throw ArgumentError("link training: the graph has " + std::to_string(graph.graph.num_edges()) +
+                        " edges, where the " + std::to_string(split.train.size()) +
+                        " training links alone make " + std::to_string(expected) +
+                        "; train on with_edges(graph, split.train), without the held-out links");
 }
 
 }  // namespace
@@ -107,13 +114,14 @@ void LinkModel::check_features(const NodeGraph& graph) const {
                         " wide, the model's " + std::to_string(config_.network.in_dim));
 }
 
-LinkTrainingResult LinkModel::fit(const NodeGraph& data, const LinkSplit& split, const LinkTrainingOptions& options,
+LinkTrainingResult LinkModel::fit(const NodeGraph& training_graph, const LinkSplit& split,
+                                  const LinkTrainingOptions& options,
                                   const std::function<void(const LinkEpochReport&)>& on_epoch) {
-  check_features(data);
-  const NodeGraph seen = with_edges(data, split.train);
-  LinkTrainingResult result =
-      train_link_predictor(*encoder_, *scorer_, *params_, seen.graph, seen.features, split, options, on_epoch);
-  config_.nodes = data.nodes.names();
+  check_features(training_graph);
+  check_training_graph(training_graph, split);
+  LinkTrainingResult result = train_link_predictor(*encoder_, *scorer_, *params_, training_graph.graph,
+                                                   training_graph.features, split, options, on_epoch);
+  config_.nodes = training_graph.nodes.names();
   return result;
 }
 
@@ -123,10 +131,6 @@ Matrix<float> LinkModel::embed(const NodeGraph& graph) const {
 }
 
 std::vector<float> LinkModel::score_pairs(const NodeGraph& graph, std::span<const NodePair> pairs) const {
-  for (const auto& [a, b] : pairs) {
-    check_node(a, graph.nodes.size());
-    check_node(b, graph.nodes.size());
-  }
   return scorer_->scores(embed(graph), pairs);
 }
 
@@ -139,7 +143,6 @@ LinkMetrics LinkModel::evaluate(const NodeGraph& graph, std::span<const NodePair
 
 std::vector<std::vector<ScoredNode>> LinkModel::recommend(const NodeGraph& graph, std::span<const Index> nodes,
                                                           Index k) const {
-  for (const Index node : nodes) check_node(node, graph.nodes.size());
   const Matrix<float> embeddings = embed(graph);
   const std::vector<NodePair> links = graph_links(graph);
   const LinkSet known(links);

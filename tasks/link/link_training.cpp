@@ -40,7 +40,8 @@ TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split,
   model.initialize(training.seed);
   log.normal("model: " + std::to_string(model.num_parameters()) + " parameters, embeddings " +
              std::to_string(model.embedding_dim()) + " wide");
-  LinkTrainingResult result = model.fit(data, split, training, on_epoch);
+  const NodeGraph training_graph = with_edges(data, split.train);
+  LinkTrainingResult result = model.fit(training_graph, split, training, on_epoch);
   const double epoch_ms = result.history.empty() ? 0 : 1000 * result.history.back().seconds / result.epochs_run;
   log.normal("best epoch " + std::to_string(result.best_epoch) + " of " + std::to_string(result.epochs_run) +
              " (validation ROC-AUC " + score_text(result.best_val_roc_auc, 4) + "); " + score_text(epoch_ms, 1) +
@@ -48,9 +49,10 @@ TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split,
   if (split.val.empty())
     log.normal("warning: no validation links, so no epoch was judged: the model keeps the last epoch's weights");
   std::optional<LinkMetrics> test;
-  if (split.test.empty()) log.normal("warning: no test links, so the model was not tested");
-  if (!split.test.empty()) {
-    test = model.evaluate(with_edges(data, split.train), split.test, split.test_negatives);
+  if (split.test.empty()) {
+    log.normal("warning: no test links, so the model was not tested");
+  } else {
+    test = model.evaluate(training_graph, split.test, split.test_negatives);
     log.normal("test: " + std::to_string(split.test.size()) + " links against " +
                std::to_string(split.test_negatives.size()) + " non-links, " + link_metrics_text(*test));
   }
@@ -58,10 +60,10 @@ TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split,
   return {std::move(model), std::move(result), training, test};
 }
 
-TrainingSummary link_training_summary(const TrainedLinkModel& trained, const NodeGraph& data,
-                                      const std::string& data_name, const std::string& split) {
+TrainingSummary link_training_summary(const TrainedLinkModel& trained, Index links, const std::string& data_name,
+                                      const std::string& split) {
   TrainingSummary summary{.data = data_name,
-                          .examples = static_cast<Index>(graph_links(data).size()),
+                          .examples = links,
                           .split = split,
                           .seed = trained.options.seed,
                           .max_epochs = trained.options.epochs,

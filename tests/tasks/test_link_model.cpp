@@ -13,6 +13,7 @@
 #include "edgewise/datasets/sbm.hpp"
 #include "edgewise/tasks/link/link_training.hpp"
 #include "edgewise/tasks/model.hpp"
+#include "support/thrown.hpp"
 
 namespace edgewise {
 namespace {
@@ -91,7 +92,8 @@ TEST_F(LinkModelTest, TrainsOnTheTrainingLinksAndScoresHeldOutOnes) {
     const LinkMetrics again = trained.model.evaluate(with_edges(data, split.train), split.test, split.test_negatives);
     EXPECT_EQ(again.roc_auc, trained.test->roc_auc);
 
-    trained.model.set_training_summary(link_training_summary(trained, data, "planted", "random"));
+    trained.model.set_training_summary(
+        link_training_summary(trained, static_cast<Index>(links.size()), "planted", "random"));
     trained.model.save(path("links.ew"));
     AnyModel loaded = load_any_model(path("links.ew"));
     ASSERT_TRUE(std::holds_alternative<LinkModel>(loaded));
@@ -133,6 +135,16 @@ TEST_F(LinkModelTest, RefusesDirectedGraphsAndFeaturesOfAnotherWidth) {
   four_wide.features = {.format = FeatureFormat::dense, .dim = 4};
   LinkModel model({.network = small_encoder(), .input = four_wide});
   EXPECT_THROW(model.embed(planted_partition()), ArgumentError);
+}
+
+TEST_F(LinkModelTest, FitRefusesAGraphThatStillHoldsTheHeldOutLinks) {
+  const NodeGraph data = planted_partition();
+  const LinkSplit split = split_links(graph_links(data), 200, 0.8, 0.1, 5);
+  LinkModel model({.network = small_encoder(), .input = data.input});
+  model.initialize(0);
+  const std::string error = testing::argument_error_of([&] { model.fit(data, split, {.epochs = 1, .log = kQuiet}); });
+  EXPECT_NE(error.find("without the held-out links"), std::string::npos) << error;
+  EXPECT_EQ(model.fit(with_edges(data, split.train), split, {.epochs = 1, .log = kQuiet}).epochs_run, 1);
 }
 
 TEST_F(LinkModelTest, ReadsASplitFolderAgainstTheGraph) {

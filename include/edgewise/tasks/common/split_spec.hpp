@@ -62,6 +62,10 @@ SplitSpec parse_node_split(std::string_view text, std::string_view option = "--s
 /// ArgumentError naming `option` and the value for anything else.
 SplitSpec parse_link_split(std::string_view text, const SplitFractions& sizes, std::string_view option = "--split");
 
+/// How a model file's training summary names the link split: "random 0.85,0.05,0.1", or the folder
+/// as given.
+std::string describe_link_split(const SplitSpec& spec);
+
 /// How a model file's training summary names the molecule split: "random 0.8,0.1,0.1",
 /// "scaffold (class-balanced, seed 3) 0.8,0.1,0.1", or the folder as given.
 std::string describe_molecule_split(const SplitSpec& spec, TaskType type, std::uint64_t seed);

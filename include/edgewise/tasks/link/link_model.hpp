@@ -9,7 +9,7 @@
 ///   const LinkSplit split = split_links(graph_links(data), data.nodes.size(), 0.85, 0.05, seed);
 ///   LinkModel model({.input = data.input});
 ///   model.initialize(seed);
-///   model.fit(data, split, {});
+///   model.fit(with_edges(data, split.train), split, {});  // the graph without its held-out links
 ///   model.save("cora-links.ew");
 ///
 ///   LinkModel loaded = LinkModel::load("cora-links.ew");
@@ -90,10 +90,12 @@ class LinkModel final : public Model {
   /// training graph was read.
   NodeGraph read_graph(const NodeGraphFiles& files) const;
 
-  /// Trains on split.train's links of data (train_link_predictor), the encoder seeing a graph of those
-  /// links alone (with_edges), and records data's node names. Throws what train_link_predictor throws,
-  /// and ArgumentError when data's features do not have the model's width.
-  LinkTrainingResult fit(const NodeGraph& data, const LinkSplit& split, const LinkTrainingOptions& options,
+  /// Trains on split.train's links (train_link_predictor) and records the graph's node names.
+  /// training_graph: the graph of those links alone, with_edges(graph, split.train), which is all the
+  /// encoder sees. Throws what train_link_predictor throws, and ArgumentError when training_graph's
+  /// features do not have the model's width or its edges are not split.train's (both ways) and its
+  /// self-loops, as when the held-out links were left in it.
+  LinkTrainingResult fit(const NodeGraph& training_graph, const LinkSplit& split, const LinkTrainingOptions& options,
                          const std::function<void(const LinkEpochReport&)>& on_epoch = {});
 
   /// Every node's embedding, [N, embedding width], on the graph as given.

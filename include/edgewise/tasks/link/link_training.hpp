@@ -6,7 +6,7 @@
 ///   const LinkSplit split = make_link_split(parse_link_split("random", parse_split_fractions("0.85,0.05,0.1")),
 ///                                           data, links, seed);
 ///   TrainedLinkModel trained = train_link_model(data, split, default_link_encoder(), kDefaultPairScorer, {});
-///   trained.model.set_training_summary(link_training_summary(trained, data, "edges.txt", "random"));
+///   trained.model.set_training_summary(link_training_summary(trained, links.size(), "edges.txt", "random"));
 #pragma once
 
 #include <cstdint>
@@ -38,17 +38,18 @@ struct TrainedLinkModel {
 };
 
 /// Builds a link model of `network` and `scorer` for data's input, initializes it from training.seed, trains it
-/// on split.train (LinkModel::fit), stopping early on split.val, and scores split.test. Logs on
+/// on split.train (LinkModel::fit on the graph of those links, with_edges), stopping early on
+/// split.val, and scores split.test on the same graph. Logs on
 /// training.log the parameter count, the best epoch and the test figures. on_epoch runs after every
 /// epoch on the calling thread and may throw to stop training.
 TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split, const NodeClassifierOptions& network,
                                   PairScorer scorer, const LinkTrainingOptions& training,
                                   const std::function<void(const LinkEpochReport&)>& on_epoch = {});
 
-/// The model file's record of the training: the data (named `data_name`) and its links, the split
-/// (described by `split`), seed, epochs, best validation and test figures.
-TrainingSummary link_training_summary(const TrainedLinkModel& trained, const NodeGraph& data,
-                                      const std::string& data_name, const std::string& split);
+/// The model file's record of the training: the data (named `data_name`) and its number of links,
+/// the split (described by `split`), seed, epochs, best validation and test figures.
+TrainingSummary link_training_summary(const TrainedLinkModel& trained, Index links, const std::string& data_name,
+                                      const std::string& split);
 
 /// "ROC-AUC 0.931, average precision 0.925, Hits@50 0.612, MRR 0.083", as logs and reports print them.
 std::string link_metrics_text(const LinkMetrics& metrics);
