@@ -101,7 +101,7 @@ TaskOptionGroups add_train_options(CLI::App& command, SharedTrainArgs& shared, M
   CLI::Option_group* link_group = command.add_option_group("Link prediction (--task link)");
   // In the order of the molecule table, then of the node table, then of the link table's own.
   std::vector<std::string> names;
-  for (const std::string& task : {"molecule", "node", "link"})
+  for (const char* task : {"molecule", "node", "link"})
     for (const std::string& name : training_option_names(task))
       if (tasks_reading(name).size() > 1 && std::ranges::find(names, name) == names.end()) names.push_back(name);
   for (const std::string& name : names) {

@@ -42,13 +42,12 @@ std::vector<NodePair> epoch_non_links(const LinkSplit& split, Index nodes, LinkS
 class LinkTrainer {
  public:
   LinkTrainer(NodeClassifier<float>& encoder, LinkScorer& scorer, Parameters<float>& params, const Graph& graph,
-              const ConstRowsRef<float>& features, const LinkSplit& split, const LinkTrainingOptions& options)
+              const EncoderInput& input, const LinkSplit& split, const LinkTrainingOptions& options)
       : encoder_(encoder),
         scorer_(scorer),
         params_(params),
         graph_(graph),
-        features_(features),
-        sparse_features_(sparse_copy_if_sparse(features)),
+        input_(input),
         split_(split),
         train_links_(split.train),
         sampling_(options.non_links),
@@ -57,7 +56,7 @@ class LinkTrainer {
 
   double step(Index epoch) {
     params_.zero_grad();
-    const Matrix<float>& embeddings = forward(Mode::train(steps_.dropout_rng));
+    const Matrix<float>& embeddings = input_.forward(encoder_, graph_, Mode::train(steps_.dropout_rng));
     const std::vector<NodePair> non_links =
         epoch_non_links(split_, graph_.num_nodes(), train_links_, sampling_, seed_, epoch);
     const double loss = link_loss(scorer_, dembeddings_, embeddings, split_.train, non_links);
@@ -70,7 +69,7 @@ class LinkTrainer {
   ValidationScores score(LinkEpochReport& report) {
     report.val_roc_auc = kNaN;
     if (split_.val.empty()) return {};
-    const Matrix<float>& embeddings = forward(Mode::inference());
+    const Matrix<float>& embeddings = input_.forward(encoder_, graph_, Mode::inference());
     const std::vector<float> links = scorer_.scores(embeddings, split_.val);
     report.val_roc_auc = link_metrics(links, scorer_.scores(embeddings, split_.val_negatives)).roc_auc;
     return {.measured = true, .value = report.val_roc_auc, .loss = kNaN};
@@ -80,17 +79,11 @@ class LinkTrainer {
   void restore(const TrainingState& state) { steps_.restore(state); }
 
  private:
-  const Matrix<float>& forward(Mode mode) {
-    return sparse_features_ ? encoder_.forward(graph_, *sparse_features_, mode)
-                            : encoder_.forward(graph_, features_, mode);
-  }
-
   NodeClassifier<float>& encoder_;
   LinkScorer& scorer_;
   Parameters<float>& params_;
   const Graph& graph_;
-  ConstRowsRef<float> features_;
-  std::optional<SparseMatrix<float>> sparse_features_;  // the features again when mostly zeros
+  const EncoderInput& input_;
   const LinkSplit& split_;
   LinkSet train_links_;  // what training non-links must not be
   NonLinkSampling sampling_;
@@ -192,7 +185,7 @@ LinkMetrics link_metrics(std::span<const float> link_scores, std::span<const flo
     scores(links + i, 0) = non_link_scores[static_cast<std::size_t>(i)], labels(links + i, 0) = 0;
   const ClassificationMetrics ranked = classification_metrics(scores, labels);
   LinkMetrics metrics{
-      .roc_auc = ranked.roc_auc, .average_precision = ranked.pr_auc, .hits_k = hits_k, .hits = 1, .mrr = 0};
+      .roc_auc = ranked.roc_auc, .average_precision = ranked.pr_auc, .hits_k = hits_k, .hits = kNaN, .mrr = 0};
   std::vector<float> descending(non_link_scores.begin(), non_link_scores.end());
   std::ranges::sort(descending, std::greater<>());
   if (hits_k <= non_links) {
@@ -231,10 +224,36 @@ std::vector<ScoredNode> recommend_links(LinkScorer& scorer, const Matrix<float>&
   return candidates;
 }
 
-Matrix<float> node_embeddings(NodeClassifier<float>& encoder, const Graph& graph, const ConstRowsRef<float>& features) {
-  if (const std::optional<SparseMatrix<float>> sparse = sparse_copy_if_sparse(features))
-    return encoder.forward(graph, *sparse, Mode::inference());
-  return encoder.forward(graph, features, Mode::inference());
+namespace {
+
+// [features | I]: each row's nonzero features, then a 1 in its own id's column.
+SparseMatrix<float> with_identity_columns(const ConstRowsRef<float>& features) {
+  const Index rows = features.rows(), cols = features.cols();
+  SparseMatrix<float> input(rows, cols + rows);
+  Eigen::VectorX<Index> row_nonzeros = (features.array() != 0.0f).rowwise().count().cast<Index>();
+  input.reserve((row_nonzeros.array() + 1).matrix());
+  for (Index row = 0; row < rows; ++row) {
+    for (Index col = 0; col < cols; ++col)
+      if (features(row, col) != 0.0f) input.insert(row, col) = features(row, col);
+    input.insert(row, cols + row) = 1.0f;
+  }
+  input.makeCompressed();
+  return input;
+}
+
+}  // namespace
+
+EncoderInput::EncoderInput(const ConstRowsRef<float>& features, bool identity)
+    : features_(features),
+      identity_(identity),
+      sparse_(identity ? std::optional(with_identity_columns(features)) : sparse_copy_if_sparse(features)) {}
+
+const Matrix<float>& EncoderInput::forward(NodeClassifier<float>& encoder, const Graph& graph, Mode mode) const {
+  return sparse_ ? encoder.forward(graph, *sparse_, mode) : encoder.forward(graph, features_, mode);
+}
+
+Matrix<float> node_embeddings(NodeClassifier<float>& encoder, const Graph& graph, const EncoderInput& input) {
+  return input.forward(encoder, graph, Mode::inference());
 }
 
 std::string link_epoch_line(const LinkEpochReport& report) {
@@ -246,17 +265,17 @@ std::string link_epoch_line(const LinkEpochReport& report) {
 }
 
 LinkTrainingResult train_link_predictor(NodeClassifier<float>& encoder, LinkScorer& scorer, Parameters<float>& params,
-                                        const Graph& graph, const ConstRowsRef<float>& features,
-                                        const LinkSplit& split, const LinkTrainingOptions& options,
+                                        const Graph& graph, const EncoderInput& input, const LinkSplit& split,
+                                        const LinkTrainingOptions& options,
                                         const std::function<void(const LinkEpochReport&)>& on_epoch) {
   if (split.train.empty()) throw ArgumentError("link training: the split leaves no training links");
   if (options.epochs < 1 || options.patience < 1)
     throw ArgumentError("link training needs at least 1 epoch and a patience of at least 1");
-  if (features.rows() != graph.num_nodes() || features.cols() != encoder.options().in_dim)
-    throw ArgumentError("link training: features are [" + std::to_string(features.rows()) + ", " +
-                        std::to_string(features.cols()) + "] for a graph of " + std::to_string(graph.num_nodes()) +
+  if (input.rows() != graph.num_nodes() || input.cols() != encoder.options().in_dim)
+    throw ArgumentError("link training: the input is [" + std::to_string(input.rows()) + ", " +
+                        std::to_string(input.cols()) + "] for a graph of " + std::to_string(graph.num_nodes()) +
                         " nodes and an encoder of " + std::to_string(encoder.options().in_dim) + " inputs");
-  LinkTrainer trainer(encoder, scorer, params, graph, features, split, options);
+  LinkTrainer trainer(encoder, scorer, params, graph, input, split, options);
   const detail::EpochSettings settings{
       .epochs = options.epochs,
       .stopping = {.larger_better = true, .with_loss = false, .ties_count = false, .patience = options.patience},

@@ -478,6 +478,8 @@ const std::vector<TrainingParam<LinkTrainingParams>>& link_params() {
        .set = [](P& p, const json& v) { p.scorer = value_named(kPairScorerNames, v.get<std::string>(), "scorer"); }, .get = [](const P& p) -> json { return std::string(name_of(kPairScorerNames, p.scorer)); }, .choices = names_in(kPairScorerNames)},
       {.name = "non-links", .type = T::text, .help = "How training draws its non-links, as many as the training links each epoch: uniform, pairs of nodes drawn uniformly; degree, nodes drawn in proportion to their links (harder non-links)", .tunable = true,
        .set = [](P& p, const json& v) { p.training.non_links = value_named(kNonLinkSamplingNames, v.get<std::string>(), "non-links"); }, .get = [](const P& p) -> json { return std::string(name_of(kNonLinkSamplingNames, p.training.non_links)); }, .choices = names_in(kNonLinkSamplingNames)},
+      {.name = "identity-features", .type = T::flag, .help = "Also give the encoder each node's one-hot id, so that every node learns a vector of its own (as PyTorch Geometric's link example gives a graph without features); the model then scores the nodes of its training graph only", .tunable = true,
+       .set = [](P& p, const json& v) { p.identity_features = v; }, .get = [](const P& p) -> json { return p.identity_features; }},
   };
   return table;
 }

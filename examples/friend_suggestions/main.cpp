@@ -27,8 +27,10 @@ int run() {
   const edgewise::LinkSplit split = edgewise::split_links(kFriendships, kMembers, 0.8, 0.1, /*seed=*/0);
   const edgewise::Graph seen =
       edgewise::Graph::from_pairs(kMembers, split.train, {.add_self_loops = true, .symmetrize = true});
-  // Nothing is known about the members but their friendships: each gets a one-hot identity.
-  const edgewise::Matrix<float> features = edgewise::Matrix<float>::Identity(kMembers, kMembers);
+  // Nothing is known about the members but their friendships: no features, and each member a
+  // one-hot identity, so that the encoder learns a vector for each.
+  const edgewise::Matrix<float> no_features(kMembers, 0);
+  const edgewise::EncoderInput input(no_features, /*identity=*/true);
 
   edgewise::Parameters<float> params;
   edgewise::NodeClassifierOptions options;
@@ -46,9 +48,9 @@ int run() {
   training.non_links = edgewise::NonLinkSampling::degree;
   training.log.level = edgewise::LogLevel::quiet;
   const edgewise::LinkTrainingResult result =
-      edgewise::train_link_predictor(encoder, scorer, params, seen, features, split, training);
+      edgewise::train_link_predictor(encoder, scorer, params, seen, input, split, training);
 
-  const edgewise::Matrix<float> z = edgewise::node_embeddings(encoder, seen, features);
+  const edgewise::Matrix<float> z = edgewise::node_embeddings(encoder, seen, input);
   const std::vector<float> friends = scorer.scores(z, split.test);
   const edgewise::LinkMetrics test = edgewise::link_metrics(friends, scorer.scores(z, split.test_negatives), 3);
   std::printf("best epoch %lld of %zu; the %zu held-out friendships against as many non-friends: ROC-AUC %.3f, "

@@ -756,7 +756,8 @@ class LinkModel(_Model):
     def evaluate(self, graph: NodeGraph, links: Any, non_links: Any) -> dict[str, float]:
         """How well the embeddings of graph tell links from non-links ([M, 2] node rows each):
         "roc_auc", "average_precision", "hits@50" (the fraction of links scoring above the 50th
-        highest non-link) and "mrr" (mean reciprocal rank of each link among the non-links)."""
+        highest non-link; NaN with fewer than 50 non-links) and "mrr" (mean reciprocal rank of each
+        link among the non-links)."""
         return self._handle._evaluate(graph._handle, np.asarray(links), np.asarray(non_links))
 
     @property

@@ -54,7 +54,7 @@ std::unique_ptr<LinkHandle> train(const NodeGraph& data, const py::object& split
   params.training.log = python_log(verbose);
   py::gil_scoped_release release;
   TrainedLinkModel trained =
-      train_link_model(data, split, params.network, params.scorer, params.training,
+      train_link_model(data, split, params.model(), params.training,
                        [](const LinkEpochReport&) { check_interrupt(); });
   trained.model.set_training_summary(link_training_summary(
       trained, static_cast<Index>(links.size()), "Python: a graph of " + std::to_string(data.nodes.size()) + " nodes",

@@ -10,11 +10,17 @@
 namespace edgewise {
 namespace {
 
+// The features' width, and a column per node with identity features.
+Index input_width(const LinkModelConfig& config) {
+  return config.input.features.dim + (config.identity_features ? static_cast<Index>(config.nodes.size()) : 0);
+}
+
 nlohmann::json config_json(const LinkModelConfig& config) {
   return {{"kind", kLinkModelKind},
           {"network", config.network},
           {"scorer", name_of(kPairScorerNames, config.scorer)},
           {"input", config.input},
+          {"identity_features", config.identity_features},
           {"nodes", config.nodes}};
 }
 
@@ -26,21 +32,25 @@ LinkModelConfig config_from_json(const nlohmann::json& j, const std::string& pat
     j.at("network").get_to(config.network);
     config.scorer = value_named(kPairScorerNames, j.at("scorer").get<std::string>(), "scorer");
     j.at("input").get_to(config.input);
+    config.identity_features = j.value("identity_features", false);  // absent from files written before it
     j.at("nodes").get_to(config.nodes);
   } catch (const std::exception& e) {
     throw ModelFormatError(path + ": invalid model configuration: " + e.what());
   }
-  if (config.network.in_dim != config.input.features.dim || config.input.directed)
+  if (config.network.in_dim != input_width(config) || config.input.directed)
     throw ModelFormatError(path + ": the encoder's input width does not match its features, or the graph is directed");
   return config;
 }
 
 // The encoder's input width follows from the features.
 LinkModelConfig completed(LinkModelConfig config) {
-  if (config.input.features.dim <= 0) throw ArgumentError("a link model needs the dimension of its features");
+  if (config.input.features.dim < 0 || (config.input.features.dim == 0 && !config.identity_features))
+    throw ArgumentError("a link model needs the dimension of its features");
+  if (config.identity_features && config.nodes.empty())
+    throw ArgumentError("a link model with identity features needs the nodes of its training graph");
   if (config.input.directed)
     throw ArgumentError("link prediction reads a graph as undirected: a link joins two nodes both ways");
-  config.network.in_dim = config.input.features.dim;
+  config.network.in_dim = input_width(config);
   return config;
 }
 
@@ -108,26 +118,30 @@ NodeGraph LinkModel::read_graph(const NodeGraphFiles& files) const {
   return read_node_graph(graph_files, config_.input);
 }
 
-void LinkModel::check_features(const NodeGraph& graph) const {
-  if (graph.features.cols() != config_.network.in_dim)
+EncoderInput LinkModel::encoder_input(const NodeGraph& graph) const {
+  if (graph.features.cols() != config_.input.features.dim)
     throw ArgumentError("link prediction: the graph's features are " + std::to_string(graph.features.cols()) +
-                        " wide, the model's " + std::to_string(config_.network.in_dim));
+                        " wide, the model's " + std::to_string(config_.input.features.dim));
+  if (config_.identity_features && graph.nodes.names() != config_.nodes)
+    throw ArgumentError("link prediction: the model reads node ids as features, so it scores the " +
+                        std::to_string(config_.nodes.size()) + " nodes of its training graph only, in their order; "
+                        "this graph has " + std::to_string(graph.nodes.size()) + " nodes, not the same");
+  return EncoderInput(graph.features, config_.identity_features);
 }
 
 LinkTrainingResult LinkModel::fit(const NodeGraph& training_graph, const LinkSplit& split,
                                   const LinkTrainingOptions& options,
                                   const std::function<void(const LinkEpochReport&)>& on_epoch) {
-  check_features(training_graph);
+  const EncoderInput input = encoder_input(training_graph);
   check_training_graph(training_graph, split);
-  LinkTrainingResult result = train_link_predictor(*encoder_, *scorer_, *params_, training_graph.graph,
-                                                   training_graph.features, split, options, on_epoch);
+  LinkTrainingResult result =
+      train_link_predictor(*encoder_, *scorer_, *params_, training_graph.graph, input, split, options, on_epoch);
   config_.nodes = training_graph.nodes.names();
   return result;
 }
 
 Matrix<float> LinkModel::embed(const NodeGraph& graph) const {
-  check_features(graph);
-  return node_embeddings(*encoder_, graph.graph, graph.features);
+  return node_embeddings(*encoder_, graph.graph, encoder_input(graph));
 }
 
 std::vector<float> LinkModel::score_pairs(const NodeGraph& graph, std::span<const NodePair> pairs) const {
@@ -157,6 +171,7 @@ ModelDescription LinkModel::describe() const {
   return {.title = "link prediction model (train --task link)",
           .facts = {{"task type", "link prediction, a score for each pair of nodes"},
                     {"embedding width", embedding_dim()},
+                    {"identity features", config_.identity_features ? "yes, a learned vector for each node" : "no"},
                     {"training graph", std::to_string(config_.nodes.size()) + " nodes"},
                     {"parameters", num_parameters()}},
           .sections = {{"encoder", config.at("network")},

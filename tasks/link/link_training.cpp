@@ -1,7 +1,6 @@
 #include "edgewise/tasks/link/link_training.hpp"
 
 #include <cmath>
-#include <cstdio>
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/log.hpp"
@@ -26,17 +25,18 @@ LinkSplit make_link_split(const SplitSpec& spec, const NodeGraph& data, std::spa
 }
 
 std::string link_metrics_text(const LinkMetrics& metrics) {
-  char text[160];
-  std::snprintf(text, sizeof text, "ROC-AUC %.4f, average precision %.4f, Hits@%lld %.4f, MRR %.4f", metrics.roc_auc,
-                metrics.average_precision, static_cast<long long>(metrics.hits_k), metrics.hits, metrics.mrr);
-  return text;
+  return "ROC-AUC " + score_text(metrics.roc_auc, 4) + ", average precision " +
+         score_text(metrics.average_precision, 4) + ", Hits@" + std::to_string(metrics.hits_k) + " " +
+         score_text(metrics.hits, 4) + ", MRR " + score_text(metrics.mrr, 4);
 }
 
-TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split, const NodeClassifierOptions& network,
-                                  PairScorer scorer, const LinkTrainingOptions& training,
+TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split, LinkModelConfig config,
+                                  const LinkTrainingOptions& training,
                                   const std::function<void(const LinkEpochReport&)>& on_epoch) {
   const Logger log(training.log);
-  LinkModel model({.network = network, .scorer = scorer, .input = data.input});
+  config.input = data.input;
+  config.nodes = data.nodes.names();
+  LinkModel model(std::move(config));
   model.initialize(training.seed);
   log.normal("model: " + std::to_string(model.num_parameters()) + " parameters, embeddings " +
              std::to_string(model.embedding_dim()) + " wide");

@@ -82,7 +82,7 @@ TEST_F(LinkModelTest, TrainsOnTheTrainingLinksAndScoresHeldOutOnes) {
                                           links, 0);
   for (const PairScorer scorer : {PairScorer::dot, PairScorer::mlp}) {
     TrainedLinkModel trained =
-        train_link_model(data, split, small_encoder(), scorer, {.epochs = 100, .seed = 1, .log = kQuiet});
+        train_link_model(data, split, {.network = small_encoder(), .scorer = scorer}, {.epochs = 100, .seed = 1, .log = kQuiet});
     ASSERT_TRUE(trained.test.has_value());
     std::printf("planted partition, link model (%s): test %s\n", scorer == PairScorer::dot ? "dot" : "mlp",
                 link_metrics_text(*trained.test).c_str());
@@ -104,6 +104,27 @@ TEST_F(LinkModelTest, TrainsOnTheTrainingLinksAndScoresHeldOutOnes) {
     EXPECT_EQ(model.training_summary()->metrics.back().first, "test mrr");
     EXPECT_THROW(model.score_pairs(data, std::vector<NodePair>{{0, 200}}), ArgumentError);
   }
+}
+
+TEST_F(LinkModelTest, IdentityFeaturesTieTheModelToItsTrainingNodes) {
+  const NodeGraph data = planted_partition();
+  const LinkSplit split = split_links(graph_links(data), 200, 0.85, 0.05, 0);
+  TrainedLinkModel trained = train_link_model(data, split, {.network = small_encoder(), .identity_features = true},
+                                              {.epochs = 100, .seed = 1, .log = kQuiet});
+  ASSERT_TRUE(trained.test.has_value());
+  EXPECT_GE(trained.test->roc_auc, 0.8);
+  EXPECT_EQ(trained.model.config().network.in_dim, 8 + 200);  // the features, then a column per node
+  trained.model.save(path("identity.ew"));
+  const LinkModel loaded = LinkModel::load(path("identity.ew"));
+  EXPECT_TRUE(loaded.config().identity_features);
+  EXPECT_EQ(loaded.score_pairs(data, split.test), trained.model.score_pairs(data, split.test));
+
+  // Another graph's node 0 is not the node whose vector the model learned.
+  const SbmGraph other = stochastic_block_model({.nodes = 150, .feature_dim = 8, .seed = 4});
+  const std::string error =
+      testing::argument_error_of([&] { loaded.embed(make_node_graph(other.graph, other.features)); });
+  EXPECT_NE(error.find("nodes of its training graph only"), std::string::npos) << error;
+  EXPECT_THROW(LinkModel({.input = data.input, .identity_features = true}), ArgumentError);  // which nodes?
 }
 
 TEST_F(LinkModelTest, RecommendsNodesThatAreNoLinkYet) {

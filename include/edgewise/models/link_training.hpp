@@ -11,14 +11,16 @@
 ///   encoder.reset_parameters(rng);
 ///   scorer.reset_parameters(rng);
 ///   Graph seen = Graph::from_pairs(N, split.train, {.symmetrize = true, .add_self_loops = true});
-///   train_link_predictor(encoder, scorer, params, seen, features, split, {});
-///   const Matrix<float> z = node_embeddings(encoder, seen, features);
+///   const EncoderInput input(features);  // or EncoderInput(features, true): a learned vector per node too
+///   train_link_predictor(encoder, scorer, params, seen, input, split, {});
+///   const Matrix<float> z = node_embeddings(encoder, seen, input);
 ///   LinkMetrics test = link_metrics(scorer.scores(z, split.test), scorer.scores(z, split.test_negatives));
 #pragma once
 
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -86,7 +88,7 @@ struct LinkMetrics {
   double average_precision = 0;  ///< scikit-learn's average_precision_score, links the positives
   Index hits_k = 0;              ///< the K of hits
   /// Hits at K as OGB reports it: the fraction of links that score above the K-th highest non-link
-  /// score (1 with fewer than K non-links).
+  /// score; NaN with fewer than K non-links, where every link would count as a hit.
   double hits = 0;
   /// Mean over links of 1 / rank, the rank among the non-links 1 + those scoring higher + half those
   /// scoring the same (OGB's mean reciprocal rank, against one shared set of non-links).
@@ -110,8 +112,30 @@ struct ScoredNode {
 std::vector<ScoredNode> recommend_links(LinkScorer& scorer, const Matrix<float>& embeddings, Index node, Index k,
                                         const LinkSet& known);
 
+/// What the encoder reads for each node: its feature row and, with identity features, its one-hot
+/// id, a column per node, through which every node learns a vector of its own (the first layer's
+/// weights in that column), as PyTorch Geometric's link example gives a graph without features. A
+/// model with identity features knows only the nodes it was trained on, by their ids. The rows are
+/// read as a sparse matrix when mostly zeros, as node training reads them; with identity features
+/// always. Refers to `features`, which must outlive it.
+class EncoderInput {
+ public:
+  explicit EncoderInput(const ConstRowsRef<float>& features, bool identity = false);
+  /// The nodes, one row each.
+  Index rows() const { return features_.rows(); }
+  /// The encoder's input width: the features', and one per node with identity features.
+  Index cols() const { return identity_ ? features_.cols() + features_.rows() : features_.cols(); }
+  /// The encoder's output on `graph` for these rows.
+  const Matrix<float>& forward(NodeClassifier<float>& encoder, const Graph& graph, Mode mode) const;
+
+ private:
+  ConstRowsRef<float> features_;
+  bool identity_;
+  std::optional<SparseMatrix<float>> sparse_;  // the rows again when mostly zeros, ids appended
+};
+
 /// Every node's embedding: the encoder's output rows in inference mode, [N, encoder's classes].
-Matrix<float> node_embeddings(NodeClassifier<float>& encoder, const Graph& graph, const ConstRowsRef<float>& features);
+Matrix<float> node_embeddings(NodeClassifier<float>& encoder, const Graph& graph, const EncoderInput& input);
 
 /// How training draws its non-links.
 enum class NonLinkSampling {
@@ -158,12 +182,12 @@ struct LinkTrainingResult {
 /// Adam step on link_loss against as many non-links of the training links, drawn as options say
 /// from a stream of (seed, epoch), then the validation links scored against split.val_negatives;
 /// keeps the weights of the epoch of the best validation ROC-AUC (the last without validation
-/// links). graph: the graph the encoder sees, built from split.train alone; features [graph's N,
-/// in_dim]. Throws ArgumentError without training links or on inputs that do not fit,
+/// links). graph: the graph the encoder sees, built from split.train alone; input: a row per node of
+/// the graph, in_dim wide. Throws ArgumentError without training links or on inputs that do not fit,
 /// DivergenceError when a step's loss or gradient is not finite.
 LinkTrainingResult train_link_predictor(NodeClassifier<float>& encoder, LinkScorer& scorer, Parameters<float>& params,
-                                        const Graph& graph, const ConstRowsRef<float>& features,
-                                        const LinkSplit& split, const LinkTrainingOptions& options,
+                                        const Graph& graph, const EncoderInput& input, const LinkSplit& split,
+                                        const LinkTrainingOptions& options,
                                         const std::function<void(const LinkEpochReport&)>& on_epoch = {});
 
 }  // namespace edgewise

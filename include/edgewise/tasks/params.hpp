@@ -45,10 +45,15 @@ struct NodeTrainingParams {
 struct LinkTrainingParams {
   NodeClassifierOptions network = default_link_encoder();  ///< the encoder, its width from `width`
   PairScorer scorer = kDefaultPairScorer;  ///< how a pair's embeddings become the logit of a link
+  bool identity_features = false;  ///< LinkModelConfig::identity_features
   LinkTrainingOptions training = {};  ///< epochs, learning rate, weight decay, non-links, patience, seed
   std::string split = "random";       ///< a split specification (split_spec.hpp)
   std::string split_sizes = "0.85,0.05,0.1";  ///< train, validation and test fractions of the links
   GivenWidth width = {};              ///< hidden and head-dim where given
+  /// The model these make, for train_link_model.
+  LinkModelConfig model() const {
+    return {.network = network, .scorer = scorer, .identity_features = identity_features};
+  }
 };
 
 /// How a front end names options in its messages.

@@ -51,6 +51,9 @@ struct LinkModelConfig {
   NodeClassifierOptions network = default_link_encoder();  ///< in_dim is set from input; classes: the embedding width
   PairScorer scorer = kDefaultPairScorer;  ///< how a pair's embeddings become the logit of a link
   NodeInputOptions input = {};          ///< input.features.dim must be known before training; undirected
+  /// The encoder also reads each node's one-hot id (EncoderInput), which ties the model to the
+  /// nodes of its training graph: `nodes` must then name them before training.
+  bool identity_features = false;
   std::vector<std::string> nodes = {};  ///< the training graph's node names by id; set by fit
 };
 
@@ -63,7 +66,8 @@ std::vector<NodePair> graph_links(const NodeGraph& data);
 /// holds the state of its last forward); its own loops run in parallel.
 class LinkModel final : public Model {
  public:
-  /// Throws ArgumentError for a directed input, features whose width is unknown, or bad network options.
+  /// Throws ArgumentError for a directed input, features whose width is unknown, identity features
+  /// without the nodes, or bad network options.
   explicit LinkModel(LinkModelConfig config);
   /// Movable, not copyable.
   /// @{
@@ -93,12 +97,14 @@ class LinkModel final : public Model {
   /// Trains on split.train's links (train_link_predictor) and records the graph's node names.
   /// training_graph: the graph of those links alone, with_edges(graph, split.train), which is all the
   /// encoder sees. Throws what train_link_predictor throws, and ArgumentError when training_graph's
-  /// features do not have the model's width or its edges are not split.train's (both ways) and its
-  /// self-loops, as when the held-out links were left in it.
+  /// features do not have the model's width (or, with identity features, its nodes are not the
+  /// configuration's) or its edges are not split.train's (both ways) and its self-loops, as when the
+  /// held-out links were left in it.
   LinkTrainingResult fit(const NodeGraph& training_graph, const LinkSplit& split, const LinkTrainingOptions& options,
                          const std::function<void(const LinkEpochReport&)>& on_epoch = {});
 
-  /// Every node's embedding, [N, embedding width], on the graph as given.
+  /// Every node's embedding, [N, embedding width], on the graph as given; with identity features, a
+  /// graph of the training graph's nodes, in the same order.
   Matrix<float> embed(const NodeGraph& graph) const;
   /// The logit of a link for each pair, the scorer's on the embeddings of `graph`. Throws
   /// ArgumentError for a node outside the graph.
@@ -118,7 +124,7 @@ class LinkModel final : public Model {
   Index num_parameters() const override { return params_->size(); }
 
  private:
-  void check_features(const NodeGraph& graph) const;
+  EncoderInput encoder_input(const NodeGraph& graph) const;
 
   LinkModelConfig config_;
   std::unique_ptr<Parameters<float>> params_;

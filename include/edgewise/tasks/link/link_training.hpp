@@ -5,7 +5,7 @@
 ///   const std::vector<NodePair> links = graph_links(data);
 ///   const LinkSplit split = make_link_split(parse_link_split("random", parse_split_fractions("0.85,0.05,0.1")),
 ///                                           data, links, seed);
-///   TrainedLinkModel trained = train_link_model(data, split, default_link_encoder(), kDefaultPairScorer, {});
+///   TrainedLinkModel trained = train_link_model(data, split, {}, {});  // the default model and training
 ///   trained.model.set_training_summary(link_training_summary(trained, links.size(), "edges.txt", "random"));
 #pragma once
 
@@ -37,13 +37,14 @@ struct TrainedLinkModel {
   std::optional<LinkMetrics> test;
 };
 
-/// Builds a link model of `network` and `scorer` for data's input, initializes it from training.seed, trains it
+/// Builds a link model of `config` (its encoder, scorer and identity features; the input options and
+/// nodes are data's), initializes it from training.seed, trains it
 /// on split.train (LinkModel::fit on the graph of those links, with_edges), stopping early on
 /// split.val, and scores split.test on the same graph. Logs on
 /// training.log the parameter count, the best epoch and the test figures. on_epoch runs after every
 /// epoch on the calling thread and may throw to stop training.
-TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split, const NodeClassifierOptions& network,
-                                  PairScorer scorer, const LinkTrainingOptions& training,
+TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split, LinkModelConfig config,
+                                  const LinkTrainingOptions& training,
                                   const std::function<void(const LinkEpochReport&)>& on_epoch = {});
 
 /// The model file's record of the training: the data (named `data_name`) and its number of links,
