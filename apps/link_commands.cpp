@@ -108,7 +108,7 @@ void train_links(const LinkTrainArgs& args) {
   log.normal("split " + sizes + ", each of validation and test against as many non-links");
 
   TrainedLinkModel trained =
-      train_link_model(data, split, args.params.model(), args.params.training);
+      train_link_model(data, split, args.params.model(data), args.params.training);
   trained.model.set_training_summary(link_training_summary(trained, static_cast<Index>(links.size()),
                                                           "edges " + args.graph.files.edges.string(),
                                                           describe_link_split(spec) + ": " + sizes));

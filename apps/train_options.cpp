@@ -25,14 +25,14 @@ std::string upper(std::string text) {
 }
 
 // Registers one option of the tables in `group`, its value going to given[name]; `defaults` shows
-// the defaults in its help. A flag on by default also takes --no-<name>.
+// the defaults in its help. A flag that may be on by default (on, or by a rule) also takes --no-<name>.
 template <typename Param>
 void add_param(CLI::Option_group& group, const Param& param, const std::string& help, const std::string& defaults,
                nlohmann::json& given) {
   const std::string& name = param.name;
   if (param.type == ParamType::flag) {
-    const bool on = param.default_text() == "on";
-    group.add_flag_function((on ? "--" + name + ",!--no-" : "--") + name,
+    const bool may_be_on = param.default_text() != "off";
+    group.add_flag_function((may_be_on ? "--" + name + ",!--no-" : "--") + name,
                             [&given, name](std::int64_t count) { given[name] = count > 0; }, help + defaults);
     return;
   }

@@ -463,8 +463,8 @@ const std::vector<TrainingParam<LinkTrainingParams>>& link_params() {
       encoder_row<P>(s.hidden, {.tunable = true}),
       encoder_row<P>(s.head_dim, {.tunable = true}),
       encoder_row<P>(s.score, {.tunable = true}),
-      bind<P>(s.dropout, {.help = "Dropout on the input of every attention layer and on its values", .tunable = true,
-       .set = [](P& p, const json& v) { p.network.dropout = p.network.value_dropout = v; }, .get = [](const P& p) -> json { return p.network.dropout; }}),
+      bind<P>(s.dropout, {.help = "Dropout on the input of every attention layer and on its values", .rule = "0.2 with identity features, else 0", .tunable = true,
+       .set = [](P& p, const json& v) { p.dropout = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.dropout); }}),
       bind<P>(s.attention_dropout, {.tunable = true,
        .set = [](P& p, const json& v) { p.network.attention_dropout = v; }, .get = [](const P& p) -> json { return p.network.attention_dropout; }}),
       encoder_row<P>(s.lr, {.help = "Learning rate, Adam's", .tunable = true}),
@@ -478,8 +478,8 @@ const std::vector<TrainingParam<LinkTrainingParams>>& link_params() {
        .set = [](P& p, const json& v) { p.scorer = value_named(kPairScorerNames, v.get<std::string>(), "scorer"); }, .get = [](const P& p) -> json { return std::string(name_of(kPairScorerNames, p.scorer)); }, .choices = names_in(kPairScorerNames)},
       {.name = "non-links", .type = T::text, .help = "How training draws its non-links, as many as the training links each epoch: uniform, pairs of nodes drawn uniformly; degree, nodes drawn in proportion to their links (harder non-links)", .tunable = true,
        .set = [](P& p, const json& v) { p.training.non_links = value_named(kNonLinkSamplingNames, v.get<std::string>(), "non-links"); }, .get = [](const P& p) -> json { return std::string(name_of(kNonLinkSamplingNames, p.training.non_links)); }, .choices = names_in(kNonLinkSamplingNames)},
-      {.name = "identity-features", .type = T::flag, .help = "Also give the encoder each node's one-hot id, so that every node learns a vector of its own (as PyTorch Geometric's link example gives a graph without features); the model then scores the nodes of its training graph only", .tunable = true,
-       .set = [](P& p, const json& v) { p.identity_features = v; }, .get = [](const P& p) -> json { return p.identity_features; }},
+      {.name = "identity-features", .type = T::flag, .help = "Also give the encoder each node's one-hot id, so that every node learns a vector of its own (as PyTorch Geometric's link example gives a graph without features); the model then scores the nodes of its training graph only", .rule = "on for a graph without given features (structural ones) of at most " + std::to_string(kMostIdentityFeatureNodes) + " nodes, else off", .tunable = true,
+       .set = [](P& p, const json& v) { p.identity_features = optional_of<bool>(v); }, .get = [](const P& p) { return json_of(p.identity_features); }},
   };
   return table;
 }
@@ -508,6 +508,13 @@ NodeTrainingParams node_training_params(const json& given, const ParamNaming& na
   if (const std::optional<Index> width = given_width(params.width, params.network.heads, width_names(names)))
     params.network.head_dim = *width / params.network.heads;
   return params;
+}
+
+LinkModelConfig LinkTrainingParams::model(const NodeGraph& data) const {
+  LinkModelConfig config{.network = network, .scorer = scorer};
+  config.identity_features = identity_features.value_or(default_identity_features(data));
+  config.network.dropout = config.network.value_dropout = dropout.value_or(config.identity_features ? 0.2 : 0.0);
+  return config;
 }
 
 LinkTrainingParams link_training_params(const json& given, const ParamNaming& naming) {

@@ -227,7 +227,7 @@ TuningResult tune_links(const NodeGraph& data, const std::vector<LinkSplit>& fol
     LinkTrainingParams params = link_training_params(with_candidate(given, candidate), naming);
     params.training.log = log;
     return [&, params](std::size_t k) {
-      const TrainedLinkModel trained = train_link_model(data, folds[k], params.model(), params.training);
+      const TrainedLinkModel trained = train_link_model(data, folds[k], params.model(data), params.training);
       if (!trained.test) throw ArgumentError("tune: fold " + std::to_string(k + 1) + " holds out no links to score");
       return trained.test->roc_auc;
     };

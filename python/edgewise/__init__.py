@@ -811,6 +811,7 @@ def tune(
     targets: Any = None,
     *,
     graph: NodeGraph | None = None,
+    task: str = "node",
     grid: list[dict[str, Any]] | dict[str, list[Any]] | None = None,
     preset: str | None = None,
     folds: int = 5,
@@ -819,15 +820,17 @@ def tune(
 ) -> dict[str, Any]:
     """Chooses training options by K-fold cross-validation inside the split's training and validation
     rows (its test rows are never read), as ``edgewise tune`` does: of a molecule model, or with
-    graph= of a node classifier (``--task node``: the accuracy on the held-out labelled nodes).
+    graph= of a node classifier (``--task node``: the accuracy on the held-out labelled nodes), or
+    with graph= and task="link" of a link predictor (the ROC-AUC of the held-out links against
+    fresh non-links).
 
     grid: a list of candidates (dicts of training options, e.g. ``{"hidden": 64}``), or a dict of
     option value lists whose every combination is a candidate; or preset="small" (one change at a
     time from the defaults). folds: from 4, the fastest candidate whose paired t value against the
     best mean is under 2 in size is chosen; with 2 or 3, the best mean. The other arguments (the
     data, the split and the options every candidate shares) are those of
-    :meth:`MoleculeModel.train` or, with graph=, :meth:`NodeModel.train`; verbose prints each
-    fold's metric.
+    :meth:`MoleculeModel.train` or, with graph=, :meth:`NodeModel.train` or :meth:`LinkModel.train`;
+    verbose prints each fold's metric.
 
     Returns a dict: "options" (the chosen candidate's, for ``MoleculeModel.train(**options)``),
     "chosen" and "best" (indices of candidates), "metric", and "candidates" (each its "options",
@@ -842,6 +845,11 @@ def tune(
             raise ValueError("give either graph, or smiles and targets, not both")
         split = arguments.pop("split", None)
         _with_threads(arguments.pop("threads", None))
+        if task == "link":
+            sizes = arguments.pop("split_sizes", None)
+            return dict(json.loads(_edgewise.LinkModel._tune(graph._handle, split, sizes, verbose, arguments, tuning)))
+        if task != "node":
+            raise ValueError(f'task: expected "node" or "link" with graph=, got {task!r}')
         return dict(json.loads(_edgewise.NodeModel._tune(graph._handle, split, verbose, arguments, tuning)))
     bound = inspect.signature(MoleculeModel.train).bind(smiles, targets, verbose=verbose, **arguments)
     bound.apply_defaults()

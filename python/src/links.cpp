@@ -8,6 +8,7 @@
 #include "bindings.hpp"
 #include "edgewise/core/interrupt.hpp"
 #include "edgewise/tasks/link/link_training.hpp"
+#include "edgewise/tasks/tuning.hpp"
 #include "params.hpp"
 #include "support.hpp"
 
@@ -43,10 +44,16 @@ LinkSplit link_split(const py::object& split, const NodeGraph& data, const std::
   return make_link_split(spec, data, links, params.training.seed);
 }
 
-std::unique_ptr<LinkHandle> train(const NodeGraph& data, const py::object& split_given, std::optional<std::string> sizes,
-                                  bool verbose, const py::dict& keywords) {
+// The keywords as options, split_sizes among them when given.
+nlohmann::json given_options(const py::dict& keywords, const std::optional<std::string>& sizes) {
   nlohmann::json given = link_keywords(keywords);
   if (sizes) given["split-sizes"] = *sizes;
+  return given;
+}
+
+std::unique_ptr<LinkHandle> train(const NodeGraph& data, const py::object& split_given, std::optional<std::string> sizes,
+                                  bool verbose, const py::dict& keywords) {
+  const nlohmann::json given = given_options(keywords, sizes);
   LinkTrainingParams params = link_training_params(given, python_naming("LinkModel.train"));
   const std::vector<NodePair> links = graph_links(data);
   std::string split_name;
@@ -54,12 +61,40 @@ std::unique_ptr<LinkHandle> train(const NodeGraph& data, const py::object& split
   params.training.log = python_log(verbose);
   py::gil_scoped_release release;
   TrainedLinkModel trained =
-      train_link_model(data, split, params.model(), params.training,
+      train_link_model(data, split, params.model(data), params.training,
                        [](const LinkEpochReport&) { check_interrupt(); });
   trained.model.set_training_summary(link_training_summary(
       trained, static_cast<Index>(links.size()), "Python: a graph of " + std::to_string(data.nodes.size()) + " nodes",
       split_name));
   return std::make_unique<LinkHandle>(std::move(trained.model));
+}
+
+// Cross-validates `tuning`'s candidates (params.hpp's tuning_candidates) over the split's training
+// and validation links, as `edgewise tune --task link` does; the result as JSON text.
+std::string tune(const NodeGraph& data, const py::object& split_given, std::optional<std::string> sizes, bool verbose,
+                 const py::dict& keywords, const py::tuple& tuning) {
+  const ParamNaming naming = python_naming("edgewise.tune");
+  const nlohmann::json given = given_options(keywords, sizes);
+  const LinkTrainingParams params = link_training_params(given, naming);
+  const nlohmann::json candidates = tuning_candidates("link", tuning, given, naming);
+  const std::vector<NodePair> links = graph_links(data);
+  std::string split_name;
+  const LinkSplit split = link_split(split_given, data, links, params, split_name);
+  const std::vector<LinkSplit> folds =
+      link_tuning_folds(split, links, data.nodes.size(), tuning[2].cast<Index>(), params.training.seed);
+  const FoldReport report = fold_logger(candidates, folds.size(), "roc_auc", python_log(verbose));
+  std::optional<TuningResult> result;
+  {
+    const InterruptCheck interruptible(check_interrupt);
+    py::gil_scoped_release release;
+    result.emplace(tune_links(data, folds, given, candidates, python_log(false), report, naming));
+  }
+  return tuning_json(*result,
+                     {{"data", "Python: a graph of " + std::to_string(data.nodes.size()) + " nodes"},
+                      {"split", split_name},
+                      {"seed", params.training.seed},
+                      {"metric", "roc_auc"}},
+                     folds.size(), naming);
 }
 
 py::tuple recommend(LinkHandle& handle, const NodeGraph& data, const py::object& nodes, Index k) {
@@ -98,6 +133,7 @@ void bind_links(py::module_& m) {
   py::class_<LinkHandle> model_class(m, "LinkModel", "A trained link predictor (see edgewise.LinkModel)");
   bind_model_file(model_class);
   model_class.def_static("_train", &train)
+      .def_static("_tune", &tune)
       .def("_read_graph",
            [](const LinkHandle& handle, const std::string& edges, const std::string& features,
               std::optional<bool> header) {

@@ -108,3 +108,16 @@ def test_refuses_what_it_cannot_score() -> None:
     directed = edgewise.NodeGraph.from_networkx(nx.DiGraph(network), features=community_features(network))
     with pytest.raises(ValueError, match="undirected"):
         edgewise.LinkModel.train(directed, verbose=False, epochs=2)
+
+
+def test_a_graph_without_features_gets_identity_features_for_its_own_nodes_only() -> None:
+    network = planted_partition()
+    graph = edgewise.NodeGraph.from_networkx(network)  # structural features
+    model = edgewise.LinkModel.train(graph, verbose=False, **FAST)
+    assert model.describe()["facts"]["identity features"].startswith("yes")
+    assert model.test_metrics["roc_auc"] > 0.8
+    smaller = edgewise.NodeGraph.from_networkx(nx.planted_partition_graph(4, 20, 0.3, 0.01, seed=4))
+    with pytest.raises(ValueError, match="nodes of its training graph only"):
+        model.predict_pairs(smaller, [[0, 1]])
+    plain = edgewise.LinkModel.train(graph, verbose=False, identity_features=False, **FAST)
+    assert plain.describe()["facts"]["identity features"] == "no"

@@ -71,3 +71,20 @@ def test_tunes_node_classifiers_as_the_command_line_does(cli: str, data_folder: 
     assert [c["folds"] for c in record["candidates"]] == [c["folds"] for c in result["candidates"]]
     with pytest.raises(ValueError, match="give either graph, or smiles and targets"):
         edgewise.tune(SMILES, TARGETS, graph=graph, preset="small")
+
+
+def test_tunes_link_predictors_as_the_command_line_does(cli: str, data_folder: pathlib.Path,
+                                                         tmp_path: pathlib.Path) -> None:
+    edges = data_folder / "karate" / "edges.txt"
+    grid = [{"scorer": "dot"}, {"scorer": "mlp"}]
+    result = edgewise.tune(graph=edgewise.NodeGraph.read(edges), task="link", grid=grid, folds=2, epochs=5, threads=1)
+    assert result["metric"] == "roc_auc"
+    assert [c["options"] for c in result["candidates"]] == grid
+
+    (tmp_path / "grid.json").write_text(json.dumps(grid))
+    run_cli(cli, "tune", "--task", "link", "--edges", str(edges), "--grid", str(tmp_path / "grid.json"), "--folds", "2",
+            "--epochs", "5", "--threads", "1", "--out", str(tmp_path / "links.json"))
+    record = json.loads((tmp_path / "links.json").read_text())["cross_validation"]
+    assert [c["folds"] for c in record["candidates"]] == [c["folds"] for c in result["candidates"]]
+    with pytest.raises(ValueError, match='expected "node" or "link"'):
+        edgewise.tune(graph=edgewise.NodeGraph.read(edges), task="molecule", grid=grid)

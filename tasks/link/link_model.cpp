@@ -73,6 +73,10 @@ NodeClassifierOptions default_link_encoder() {
   return {.classes = 64, .layers = 2, .heads = 4, .head_dim = 32, .dropout = 0, .attention_dropout = 0, .value_dropout = 0};
 }
 
+bool default_identity_features(const NodeGraph& data) {
+  return data.input.features.format == FeatureFormat::structural && data.nodes.size() <= kMostIdentityFeatureNodes;
+}
+
 std::vector<NodePair> graph_links(const NodeGraph& data) {
   const InEdges edges = data.graph.in_edges();
   std::vector<NodePair> pairs;

@@ -39,10 +39,12 @@ TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split,
   LinkModel model(std::move(config));
   model.initialize(training.seed);
   log.normal("model: " + std::to_string(model.num_parameters()) + " parameters, embeddings " +
-             std::to_string(model.embedding_dim()) + " wide");
+             std::to_string(model.embedding_dim()) + " wide" +
+             (model.config().identity_features ? ", identity features (a learned vector for each node)" : ""));
   const NodeGraph training_graph = with_edges(data, split.train);
   LinkTrainingResult result = model.fit(training_graph, split, training, on_epoch);
-  const double epoch_ms = result.history.empty() ? 0 : 1000 * result.history.back().seconds / result.epochs_run;
+  const double epoch_ms =
+      result.history.empty() ? 0 : 1000 * result.history.back().seconds / static_cast<double>(result.epochs_run);
   log.normal("best epoch " + std::to_string(result.best_epoch) + " of " + std::to_string(result.epochs_run) +
              " (validation ROC-AUC " + score_text(result.best_val_roc_auc, 4) + "); " + score_text(epoch_ms, 1) +
              " ms an epoch");

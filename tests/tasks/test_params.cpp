@@ -69,5 +69,31 @@ TEST(ParamsTest, TunableOptionsAreThoseOfTheModelAndItsTraining) {
             "task: expected molecule (or graph, the same), node or link, got 'edges'");
 }
 
+// A link model of a graph without given features reads identity features and trains with dropout
+// 0.2, unless told otherwise; one of a graph with features does neither.
+TEST(ParamsTest, LinkDefaultsFollowFromTheGraphsFeatures) {
+  const std::vector<std::pair<Index, Index>> path = {{0, 1}, {1, 2}};
+  NodeGraph data = make_node_graph(Graph::from_pairs(3, path, {.add_self_loops = true, .symmetrize = true}),
+                                   Matrix<float>::Ones(3, 2));
+  const LinkTrainingParams defaults = link_training_params(json::object());
+  const LinkModelConfig featured = defaults.model(data);
+  EXPECT_FALSE(featured.identity_features);
+  EXPECT_EQ(featured.network.dropout, 0.0);
+  data.input.features.format = FeatureFormat::structural;
+  const LinkModelConfig structural = defaults.model(data);
+  EXPECT_TRUE(structural.identity_features);
+  EXPECT_EQ(structural.network.dropout, 0.2);
+  EXPECT_EQ(structural.network.value_dropout, 0.2);
+  const LinkModelConfig off = link_training_params({{"identity-features", false}}).model(data);
+  EXPECT_FALSE(off.identity_features);
+  EXPECT_EQ(off.network.dropout, 0.0);
+  EXPECT_EQ(link_training_params({{"dropout", 0.5}}).model(data).network.dropout, 0.5);
+
+  NodeGraph large = make_node_graph(Graph::from_pairs(kMostIdentityFeatureNodes + 1, {}, {.add_self_loops = true}),
+                                    Matrix<float>(kMostIdentityFeatureNodes + 1, 0));
+  large.input.features.format = FeatureFormat::structural;
+  EXPECT_FALSE(default_identity_features(large));  // their weights would take over 200 MB
+}
+
 }  // namespace
 }  // namespace edgewise

@@ -45,15 +45,14 @@ struct NodeTrainingParams {
 struct LinkTrainingParams {
   NodeClassifierOptions network = default_link_encoder();  ///< the encoder, its width from `width`
   PairScorer scorer = kDefaultPairScorer;  ///< how a pair's embeddings become the logit of a link
-  bool identity_features = false;  ///< LinkModelConfig::identity_features
+  std::optional<bool> identity_features;  ///< LinkModelConfig::identity_features; unset: default_identity_features
+  std::optional<double> dropout;  ///< of the encoder's inputs and values; unset: 0.2 with identity features, else 0
   LinkTrainingOptions training = {};  ///< epochs, learning rate, weight decay, non-links, patience, seed
   std::string split = "random";       ///< a split specification (split_spec.hpp)
   std::string split_sizes = "0.85,0.05,0.1";  ///< train, validation and test fractions of the links
   GivenWidth width = {};              ///< hidden and head-dim where given
-  /// The model these make, for train_link_model.
-  LinkModelConfig model() const {
-    return {.network = network, .scorer = scorer, .identity_features = identity_features};
-  }
+  /// The model these make for `data`, the unset options by their rules, for train_link_model.
+  LinkModelConfig model(const NodeGraph& data) const;
 };
 
 /// How a front end names options in its messages.

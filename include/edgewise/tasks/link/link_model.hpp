@@ -46,6 +46,15 @@ NodeClassifierOptions default_link_encoder();
 /// product (docs/defaults.md).
 inline constexpr PairScorer kDefaultPairScorer = PairScorer::mlp;
 
+/// The most nodes default_identity_features gives identity features: their weights, 128 a node in
+/// the default encoder, take about 2 KB a node with their gradient and Adam's moments.
+inline constexpr Index kMostIdentityFeatureNodes = 100'000;
+
+/// Whether a link model of `data` reads identity features unless told: when the graph has no given
+/// features (structural ones) and at most kMostIdentityFeatureNodes nodes. Cross-validation inside the
+/// training links chose them on the graphs without features, and not on those with (docs/defaults.md).
+bool default_identity_features(const NodeGraph& data);
+
 /// Members left out of a designated initializer take their defaults.
 struct LinkModelConfig {
   NodeClassifierOptions network = default_link_encoder();  ///< in_dim is set from input; classes: the embedding width
