@@ -209,19 +209,26 @@ std::vector<ScoredNode> recommend_links(LinkScorer& scorer, const Matrix<float>&
   if (node < 0 || node >= embeddings.rows() || k < 0)
     throw ArgumentError("recommend: node " + std::to_string(node) + " of " + std::to_string(embeddings.rows()) +
                         " embedded, and k " + std::to_string(k) + " (at least 0)");
-  std::vector<NodePair> pairs;
-  for (Index other = 0; other < embeddings.rows(); ++other)
-    if (other != node && !known.contains(node, other)) pairs.emplace_back(node, other);
-  const std::vector<float> scores = scorer.scores(embeddings, pairs);
-  std::vector<ScoredNode> candidates;
-  candidates.reserve(pairs.size());
-  for (std::size_t p = 0; p < pairs.size(); ++p) candidates.push_back({pairs[p].second, scores[p]});
-  const auto best = candidates.begin() + std::min(k, static_cast<Index>(candidates.size()));
-  std::partial_sort(candidates.begin(), best, candidates.end(), [](const ScoredNode& a, const ScoredNode& b) {
+  // Candidates are scored a chunk at a time, keeping the best k so far, so that the memory a node's
+  // suggestions take does not grow with the graph (the MLP scorer's products are a row a pair).
+  constexpr Index kChunk = Index{1} << 16;
+  const auto better = [](const ScoredNode& a, const ScoredNode& b) {
     return a.score != b.score ? a.score > b.score : a.node < b.node;
-  });
-  candidates.erase(best, candidates.end());
-  return candidates;
+  };
+  std::vector<ScoredNode> best;
+  std::vector<NodePair> pairs;
+  for (Index start = 0; start < embeddings.rows(); start += kChunk) {
+    pairs.clear();
+    for (Index other = start; other < std::min(start + kChunk, embeddings.rows()); ++other)
+      if (other != node && !known.contains(node, other)) pairs.emplace_back(node, other);
+    if (pairs.empty()) continue;
+    const std::vector<float> scores = scorer.scores(embeddings, pairs);
+    for (std::size_t p = 0; p < pairs.size(); ++p) best.push_back({pairs[p].second, scores[p]});
+    const auto kept = best.begin() + std::min(k, static_cast<Index>(best.size()));
+    std::partial_sort(best.begin(), kept, best.end(), better);
+    best.erase(kept, best.end());
+  }
+  return best;
 }
 
 namespace {

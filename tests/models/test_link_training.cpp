@@ -120,6 +120,22 @@ TEST(RecommendLinksTest, BestScoringNodesThatAreNoLinkYet) {
   EXPECT_THROW(recommend_links(dot, z, 6, 1, known), ArgumentError);
 }
 
+// Suggestions are scored a chunk of 65,536 candidates at a time: the best of every chunk compete.
+TEST(LinkTrainingTest, RecommendsAcrossChunksOfCandidates) {
+  constexpr Index kNodes = 70'000;
+  Matrix<float> z = Matrix<float>::Zero(kNodes, 2);
+  z(0, 0) = 1;
+  for (const Index node : {5, 65'536, 69'999}) z(node, 0) = static_cast<float>(node);  // in the first and the second chunk
+  Parameters<float> params;
+  LinkScorer dot(params, PairScorer::dot, 2);
+  const LinkSet known(std::vector<NodePair>{{0, 69'999}});
+  const std::vector<ScoredNode> top = recommend_links(dot, z, 0, 2, known);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].node, 65'536);
+  EXPECT_EQ(top[1].node, 5);
+  EXPECT_EQ(recommend_links(dot, z, 0, kNodes, known).size(), static_cast<std::size_t>(kNodes - 2));
+}
+
 // Four planted communities whose features tell them apart: 9 links in 10 lie inside a community,
 // against 1 non-link in 4, so telling communities apart alone gives a ROC-AUC of about 0.82 (0.9 *
 // 0.75 + half the ties); the links the encoder sees add the rest.

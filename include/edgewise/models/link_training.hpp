@@ -120,6 +120,7 @@ std::vector<ScoredNode> recommend_links(LinkScorer& scorer, const Matrix<float>&
 /// always. Refers to `features`, which must outlive it.
 class EncoderInput {
  public:
+  /// `features` [N, F], with `identity` followed by the N columns of the node ids.
   explicit EncoderInput(const ConstRowsRef<float>& features, bool identity = false);
   /// The nodes, one row each.
   Index rows() const { return features_.rows(); }
