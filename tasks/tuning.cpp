@@ -113,7 +113,7 @@ json tuning_preset(std::string_view task, std::string_view name) {
     return json::array({json::object(),
                         {{"scorer", "dot"}},
                         {{"non-links", "degree"}},
-                        {{"dropout", 0.2}},
+                        {{"identity-features", true}, {"dropout", 0.2}},
                         {{"hidden", 256}},
                         {{"embedding-dim", 32}}});
   if (task == "node")
