@@ -24,6 +24,21 @@ void check_pairs(const Matrix<float>& embeddings, std::span<const NodePair> pair
                           ") names a node beyond the " + std::to_string(embeddings.rows()) + " embedded");
 }
 
+// [features | I]: each row's nonzero features, then a 1 in its own id's column.
+SparseMatrix<float> with_identity_columns(const ConstRowsRef<float>& features) {
+  const Index rows = features.rows(), cols = features.cols();
+  SparseMatrix<float> input(rows, cols + rows);
+  Eigen::VectorX<Index> row_nonzeros = (features.array() != 0.0f).rowwise().count().cast<Index>();
+  input.reserve((row_nonzeros.array() + 1).matrix());
+  for (Index row = 0; row < rows; ++row) {
+    for (Index col = 0; col < cols; ++col)
+      if (features(row, col) != 0.0f) input.insert(row, col) = features(row, col);
+    input.insert(row, cols + row) = 1.0f;
+  }
+  input.makeCompressed();
+  return input;
+}
+
 // The non-links of epoch `epoch`, as many as the training links: a stream of their own for each
 // epoch, so that a resumed run draws the same ones without keeping a generator's state.
 std::vector<NodePair> epoch_non_links(const LinkSplit& split, Index nodes, LinkSet& known, NonLinkSampling sampling,
@@ -230,25 +245,6 @@ std::vector<ScoredNode> recommend_links(LinkScorer& scorer, const Matrix<float>&
   }
   return best;
 }
-
-namespace {
-
-// [features | I]: each row's nonzero features, then a 1 in its own id's column.
-SparseMatrix<float> with_identity_columns(const ConstRowsRef<float>& features) {
-  const Index rows = features.rows(), cols = features.cols();
-  SparseMatrix<float> input(rows, cols + rows);
-  Eigen::VectorX<Index> row_nonzeros = (features.array() != 0.0f).rowwise().count().cast<Index>();
-  input.reserve((row_nonzeros.array() + 1).matrix());
-  for (Index row = 0; row < rows; ++row) {
-    for (Index col = 0; col < cols; ++col)
-      if (features(row, col) != 0.0f) input.insert(row, col) = features(row, col);
-    input.insert(row, cols + row) = 1.0f;
-  }
-  input.makeCompressed();
-  return input;
-}
-
-}  // namespace
 
 EncoderInput::EncoderInput(const ConstRowsRef<float>& features, bool identity)
     : features_(features),
