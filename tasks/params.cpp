@@ -510,11 +510,31 @@ NodeTrainingParams node_training_params(const json& given, const ParamNaming& na
   return params;
 }
 
-LinkModelConfig LinkTrainingParams::model(const NodeGraph& data) const {
-  LinkModelConfig config{.network = network, .scorer = scorer};
+namespace {
+
+// Why default_identity_features decides as it does for `data`.
+std::string identity_reason(const NodeGraph& data) {
+  if (data.input.features.format != FeatureFormat::structural) return "a graph with given features";
+  if (default_identity_features(data)) return "a graph without given features";
+  return "a graph without given features, of over " + std::to_string(kMostIdentityFeatureNodes) + " nodes";
+}
+
+}  // namespace
+
+LinkModelPlan LinkTrainingParams::model(const NodeGraph& data) const {
+  LinkModelPlan plan{.config = {.network = network, .scorer = scorer}};
+  LinkModelConfig& config = plan.config;
   config.identity_features = identity_features.value_or(default_identity_features(data));
   config.network.dropout = config.network.value_dropout = dropout.value_or(config.identity_features ? 0.2 : 0.0);
-  return config;
+  std::vector<std::string> chosen;
+  if (!identity_features)
+    chosen.push_back(std::string("identity features ") + (config.identity_features ? "on" : "off") + " (" +
+                     identity_reason(data) + ")");
+  if (!dropout)
+    chosen.push_back("dropout " + param_text(config.network.dropout) + " (" +
+                     (config.identity_features ? "with" : "without") + " identity features)");
+  plan.defaults = join(chosen, ", ");
+  return plan;
 }
 
 LinkTrainingParams link_training_params(const json& given, const ParamNaming& naming) {

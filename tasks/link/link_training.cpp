@@ -30,10 +30,12 @@ std::string link_metrics_text(const LinkMetrics& metrics) {
          score_text(metrics.hits, 4) + ", MRR " + score_text(metrics.mrr, 4);
 }
 
-TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split, LinkModelConfig config,
+TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split, const LinkModelPlan& plan,
                                   const LinkTrainingOptions& training,
                                   const std::function<void(const LinkEpochReport&)>& on_epoch) {
   const Logger log(training.log);
+  if (!plan.defaults.empty()) log.normal("defaults: " + plan.defaults);
+  LinkModelConfig config = plan.config;
   config.input = data.input;
   config.nodes = data.nodes.names();
   LinkModel model(std::move(config));
@@ -59,7 +61,7 @@ TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split,
                std::to_string(split.test_negatives.size()) + " non-links, " + link_metrics_text(*test));
   }
   log.verbose("peak memory of the process after training: " + std::to_string(std::lround(peak_rss_mb())) + " MB");
-  return {std::move(model), std::move(result), training, test};
+  return {std::move(model), std::move(result), training, test, plan.defaults};
 }
 
 TrainingSummary link_training_summary(const TrainedLinkModel& trained, Index links, const std::string& data_name,
@@ -72,6 +74,7 @@ TrainingSummary link_training_summary(const TrainedLinkModel& trained, Index lin
                           .epochs_run = {trained.result.epochs_run},
                           .best_epochs = {trained.result.best_epoch},
                           .metrics = {{"validation roc_auc", trained.result.best_val_roc_auc}}};
+  if (!trained.defaults.empty()) summary.defaults = trained.defaults;
   if (trained.test) {
     const LinkMetrics& test = *trained.test;
     summary.metrics.insert(summary.metrics.end(), {{"test roc_auc", test.roc_auc},

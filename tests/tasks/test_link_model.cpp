@@ -82,7 +82,8 @@ TEST_F(LinkModelTest, TrainsOnTheTrainingLinksAndScoresHeldOutOnes) {
                                           links, 0);
   for (const PairScorer scorer : {PairScorer::dot, PairScorer::mlp}) {
     TrainedLinkModel trained =
-        train_link_model(data, split, {.network = small_encoder(), .scorer = scorer}, {.epochs = 100, .seed = 1, .log = kQuiet});
+        train_link_model(data, split, {.config = {.network = small_encoder(), .scorer = scorer}},
+                         {.epochs = 100, .seed = 1, .log = kQuiet});
     ASSERT_TRUE(trained.test.has_value());
     std::printf("planted partition, link model (%s): test %s\n", scorer == PairScorer::dot ? "dot" : "mlp",
                 link_metrics_text(*trained.test).c_str());
@@ -109,8 +110,9 @@ TEST_F(LinkModelTest, TrainsOnTheTrainingLinksAndScoresHeldOutOnes) {
 TEST_F(LinkModelTest, IdentityFeaturesTieTheModelToItsTrainingNodes) {
   const NodeGraph data = planted_partition();
   const LinkSplit split = split_links(graph_links(data), 200, 0.85, 0.05, 0);
-  TrainedLinkModel trained = train_link_model(data, split, {.network = small_encoder(), .identity_features = true},
-                                              {.epochs = 100, .seed = 1, .log = kQuiet});
+  TrainedLinkModel trained =
+      train_link_model(data, split, {.config = {.network = small_encoder(), .identity_features = true}},
+                       {.epochs = 100, .seed = 1, .log = kQuiet});
   ASSERT_TRUE(trained.test.has_value());
   EXPECT_GE(trained.test->roc_auc, 0.8);
   EXPECT_EQ(trained.model.config().network.in_dim, 8 + 200);  // the features, then a column per node

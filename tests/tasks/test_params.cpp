@@ -76,18 +76,25 @@ TEST(ParamsTest, LinkDefaultsFollowFromTheGraphsFeatures) {
   NodeGraph data = make_node_graph(Graph::from_pairs(3, path, {.add_self_loops = true, .symmetrize = true}),
                                    Matrix<float>::Ones(3, 2));
   const LinkTrainingParams defaults = link_training_params(json::object());
-  const LinkModelConfig featured = defaults.model(data);
-  EXPECT_FALSE(featured.identity_features);
-  EXPECT_EQ(featured.network.dropout, 0.0);
+  const LinkModelPlan featured = defaults.model(data);
+  EXPECT_FALSE(featured.config.identity_features);
+  EXPECT_EQ(featured.config.network.dropout, 0.0);
+  EXPECT_EQ(featured.defaults,
+            "identity features off (a graph with given features), dropout 0 (without identity features)");
   data.input.features.format = FeatureFormat::structural;
-  const LinkModelConfig structural = defaults.model(data);
-  EXPECT_TRUE(structural.identity_features);
-  EXPECT_EQ(structural.network.dropout, 0.2);
-  EXPECT_EQ(structural.network.value_dropout, 0.2);
-  const LinkModelConfig off = link_training_params({{"identity-features", false}}).model(data);
-  EXPECT_FALSE(off.identity_features);
-  EXPECT_EQ(off.network.dropout, 0.0);
-  EXPECT_EQ(link_training_params({{"dropout", 0.5}}).model(data).network.dropout, 0.5);
+  const LinkModelPlan structural = defaults.model(data);
+  EXPECT_TRUE(structural.config.identity_features);
+  EXPECT_EQ(structural.config.network.dropout, 0.2);
+  EXPECT_EQ(structural.config.network.value_dropout, 0.2);
+  EXPECT_EQ(structural.defaults,
+            "identity features on (a graph without given features), dropout 0.2 (with identity features)");
+  const LinkModelPlan off = link_training_params({{"identity-features", false}}).model(data);
+  EXPECT_FALSE(off.config.identity_features);
+  EXPECT_EQ(off.config.network.dropout, 0.0);
+  EXPECT_EQ(off.defaults, "dropout 0 (without identity features)");
+  const LinkModelPlan given = link_training_params({{"dropout", 0.5}, {"identity-features", true}}).model(data);
+  EXPECT_EQ(given.config.network.dropout, 0.5);
+  EXPECT_EQ(given.defaults, "");
 
   NodeGraph large = make_node_graph(Graph::from_pairs(kMostIdentityFeatureNodes + 1, {}, {.add_self_loops = true}),
                                     Matrix<float>(kMostIdentityFeatureNodes + 1, 0));

@@ -52,7 +52,7 @@ struct LinkTrainingParams {
   std::string split_sizes = "0.85,0.05,0.1";  ///< train, validation and test fractions of the links
   GivenWidth width = {};              ///< hidden and head-dim where given
   /// The model these make for `data`, the unset options by their rules, for train_link_model.
-  LinkModelConfig model(const NodeGraph& data) const;
+  LinkModelPlan model(const NodeGraph& data) const;
 };
 
 /// How a front end names options in its messages.

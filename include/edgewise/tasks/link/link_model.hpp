@@ -66,6 +66,14 @@ struct LinkModelConfig {
   std::vector<std::string> nodes = {};  ///< the training graph's node names by id; set by fit
 };
 
+/// A link model to train, and the defaults that the graph chose for it.
+struct LinkModelPlan {
+  LinkModelConfig config = {};  ///< the input options and nodes are the graph's, which train_link_model sets
+  /// The options the data decided and why, to log and record ("identity features on (a graph without
+  /// given features), dropout 0.2 (with identity features)"); empty when every one was given.
+  std::string defaults = {};
+};
+
 /// The distinct undirected links of data's graph, both directions of an edge one link, self-loops
 /// left out: the links a split divides.
 std::vector<NodePair> graph_links(const NodeGraph& data);

@@ -35,20 +35,22 @@ struct TrainedLinkModel {
   /// The test links against the test negatives, scored on the graph of the training links; absent
   /// without test links.
   std::optional<LinkMetrics> test;
+  std::string defaults;  ///< LinkModelPlan::defaults
 };
 
-/// Builds a link model of `config` (its encoder, scorer and identity features; the input options and
-/// nodes are data's), initializes it from training.seed, trains it
-/// on split.train (LinkModel::fit on the graph of those links, with_edges), stopping early on
-/// split.val, and scores split.test on the same graph. Logs on
-/// training.log the parameter count, the best epoch and the test figures. on_epoch runs after every
+/// Builds a link model of plan.config (its encoder, scorer and identity features; the input options
+/// and nodes are data's), initializes it from training.seed, trains it on split.train
+/// (LinkModel::fit on the graph of those links, with_edges), stopping early on split.val, and scores
+/// split.test on the same graph. Logs on training.log the defaults the data chose, the parameter
+/// count, the best epoch and the test figures. on_epoch runs after every
 /// epoch on the calling thread and may throw to stop training.
-TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split, LinkModelConfig config,
+TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split, const LinkModelPlan& plan,
                                   const LinkTrainingOptions& training,
                                   const std::function<void(const LinkEpochReport&)>& on_epoch = {});
 
 /// The model file's record of the training: the data (named `data_name`) and its number of links,
-/// the split (described by `split`), seed, epochs, best validation and test figures.
+/// the split (described by `split`), seed, epochs, best validation and test figures, and the
+/// defaults the data chose.
 TrainingSummary link_training_summary(const TrainedLinkModel& trained, Index links, const std::string& data_name,
                                       const std::string& split);
 
