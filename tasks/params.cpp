@@ -474,8 +474,8 @@ const std::vector<TrainingParam<LinkTrainingParams>>& link_params() {
       encoder_row<P>(s.seed, {}),
       {.name = "embedding-dim", .type = T::integer, .help = "Width of a node's embedding, the encoder's output, from which the scorer scores pairs", .check = at_least(1), .tunable = true,
        .set = [](P& p, const json& v) { p.network.classes = v; }, .get = [](const P& p) -> json { return p.network.classes; }},
-      {.name = "scorer", .type = T::text, .help = "How a pair's embeddings become the logit of a link: dot, their dot product; mlp, an MLP (one hidden layer as wide as an embedding, ReLU) on their element-wise product", .tunable = true,
-       .set = [](P& p, const json& v) { p.scorer = value_named(kPairScorerNames, v.get<std::string>(), "scorer"); }, .get = [](const P& p) -> json { return std::string(name_of(kPairScorerNames, p.scorer)); }, .choices = names_in(kPairScorerNames)},
+      {.name = "scorer", .type = T::text, .help = "How a pair's embeddings become the logit of a link: dot, their dot product; mlp, an MLP (one hidden layer as wide as an embedding, ReLU) on their element-wise product", .rule = "dot with identity features, else mlp", .tunable = true,
+       .set = [](P& p, const json& v) { p.scorer = value_named(kPairScorerNames, v.get<std::string>(), "scorer"); }, .get = [](const P& p) -> json { return p.scorer ? json(std::string(name_of(kPairScorerNames, *p.scorer))) : json(); }, .choices = names_in(kPairScorerNames)},
       {.name = "non-links", .type = T::text, .help = "How training draws its non-links, as many as the training links each epoch: uniform, pairs of nodes drawn uniformly; degree, nodes drawn in proportion to their links (harder non-links)", .tunable = true,
        .set = [](P& p, const json& v) { p.training.non_links = value_named(kNonLinkSamplingNames, v.get<std::string>(), "non-links"); }, .get = [](const P& p) -> json { return std::string(name_of(kNonLinkSamplingNames, p.training.non_links)); }, .choices = names_in(kNonLinkSamplingNames)},
       {.name = "identity-features", .type = T::flag, .help = "Also give the encoder each node's one-hot id, so that every node learns a vector of its own (as PyTorch Geometric's link example gives a graph without features); the model then scores the nodes of its training graph only", .rule = "on for a graph without given features (structural ones) of at most " + std::to_string(kMostIdentityFeatureNodes) + " nodes, else off", .tunable = true,
@@ -522,17 +522,18 @@ std::string identity_reason(const NodeGraph& data) {
 }  // namespace
 
 LinkModelPlan LinkTrainingParams::model(const NodeGraph& data) const {
-  LinkModelPlan plan{.config = {.network = network, .scorer = scorer}};
+  LinkModelPlan plan{.config = {.network = network}};
   LinkModelConfig& config = plan.config;
   config.identity_features = identity_features.value_or(default_identity_features(data));
   config.network.dropout = config.network.value_dropout = dropout.value_or(config.identity_features ? 0.2 : 0.0);
+  config.scorer = scorer.value_or(default_pair_scorer(config.identity_features));
+  const std::string because = std::string(" (") + (config.identity_features ? "with" : "without") + " identity features)";
   std::vector<std::string> chosen;
   if (!identity_features)
     chosen.push_back(std::string("identity features ") + (config.identity_features ? "on" : "off") + " (" +
                      identity_reason(data) + ")");
-  if (!dropout)
-    chosen.push_back("dropout " + param_text(config.network.dropout) + " (" +
-                     (config.identity_features ? "with" : "without") + " identity features)");
+  if (!dropout) chosen.push_back("dropout " + param_text(config.network.dropout) + because);
+  if (!scorer) chosen.push_back(std::string("scorer ") + std::string(name_of(kPairScorerNames, config.scorer)) + because);
   plan.defaults = join(chosen, ", ");
   return plan;
 }

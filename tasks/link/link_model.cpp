@@ -73,6 +73,10 @@ NodeClassifierOptions default_link_encoder() {
   return {.classes = 64, .layers = 2, .heads = 4, .head_dim = 32, .dropout = 0, .attention_dropout = 0, .value_dropout = 0};
 }
 
+PairScorer default_pair_scorer(bool identity_features) {
+  return identity_features ? PairScorer::dot : PairScorer::mlp;
+}
+
 bool default_identity_features(const NodeGraph& data) {
   return data.input.features.format == FeatureFormat::structural && data.nodes.size() <= kMostIdentityFeatureNodes;
 }

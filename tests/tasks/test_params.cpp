@@ -79,20 +79,24 @@ TEST(ParamsTest, LinkDefaultsFollowFromTheGraphsFeatures) {
   const LinkModelPlan featured = defaults.model(data);
   EXPECT_FALSE(featured.config.identity_features);
   EXPECT_EQ(featured.config.network.dropout, 0.0);
-  EXPECT_EQ(featured.defaults,
-            "identity features off (a graph with given features), dropout 0 (without identity features)");
+  EXPECT_EQ(featured.config.scorer, PairScorer::mlp);
+  EXPECT_EQ(featured.defaults, "identity features off (a graph with given features), dropout 0 (without identity "
+                               "features), scorer mlp (without identity features)");
   data.input.features.format = FeatureFormat::structural;
   const LinkModelPlan structural = defaults.model(data);
   EXPECT_TRUE(structural.config.identity_features);
   EXPECT_EQ(structural.config.network.dropout, 0.2);
   EXPECT_EQ(structural.config.network.value_dropout, 0.2);
-  EXPECT_EQ(structural.defaults,
-            "identity features on (a graph without given features), dropout 0.2 (with identity features)");
+  EXPECT_EQ(structural.config.scorer, PairScorer::dot);
+  EXPECT_EQ(structural.defaults, "identity features on (a graph without given features), dropout 0.2 (with identity "
+                                 "features), scorer dot (with identity features)");
   const LinkModelPlan off = link_training_params({{"identity-features", false}}).model(data);
   EXPECT_FALSE(off.config.identity_features);
   EXPECT_EQ(off.config.network.dropout, 0.0);
-  EXPECT_EQ(off.defaults, "dropout 0 (without identity features)");
-  const LinkModelPlan given = link_training_params({{"dropout", 0.5}, {"identity-features", true}}).model(data);
+  EXPECT_EQ(off.config.scorer, PairScorer::mlp);
+  EXPECT_EQ(off.defaults, "dropout 0 (without identity features), scorer mlp (without identity features)");
+  const LinkModelPlan given =
+      link_training_params({{"dropout", 0.5}, {"identity-features", true}, {"scorer", "mlp"}}).model(data);
   EXPECT_EQ(given.config.network.dropout, 0.5);
   EXPECT_EQ(given.defaults, "");
 

@@ -44,7 +44,7 @@ struct NodeTrainingParams {
 /// What a link predictor's training asks for. Defaults are those of `edgewise train --task link`.
 struct LinkTrainingParams {
   NodeClassifierOptions network = default_link_encoder();  ///< the encoder, its width from `width`
-  PairScorer scorer = kDefaultPairScorer;  ///< how a pair's embeddings become the logit of a link
+  std::optional<PairScorer> scorer;  ///< how a pair's embeddings become the logit of a link; unset: default_pair_scorer
   std::optional<bool> identity_features;  ///< LinkModelConfig::identity_features; unset: default_identity_features
   std::optional<double> dropout;  ///< of the encoder's inputs and values; unset: 0.2 with identity features, else 0
   LinkTrainingOptions training = {};  ///< epochs, learning rate, weight decay, non-links, patience, seed

@@ -41,10 +41,10 @@ inline constexpr std::string_view kLinkModelKind = "link-prediction";
 /// (LinkTrainingOptions); docs/defaults.md has the validation runs that chose them.
 NodeClassifierOptions default_link_encoder();
 
-/// The scorer a link model trains unless told otherwise: the MLP on the embeddings' element-wise
-/// product, which cross-validation inside the training links of four graphs chose over their dot
-/// product (docs/defaults.md).
-inline constexpr PairScorer kDefaultPairScorer = PairScorer::mlp;
+/// The scorer a link model trains unless told otherwise: the dot product of the embeddings with
+/// identity features, else the MLP on their element-wise product, as cross-validation inside the
+/// training links of several graphs chose (docs/defaults.md).
+PairScorer default_pair_scorer(bool identity_features);
 
 /// The most nodes default_identity_features gives identity features: their weights, 128 a node in
 /// the default encoder, take about 2 KB a node with their gradient and Adam's moments.
@@ -58,7 +58,7 @@ bool default_identity_features(const NodeGraph& data);
 /// Members left out of a designated initializer take their defaults.
 struct LinkModelConfig {
   NodeClassifierOptions network = default_link_encoder();  ///< in_dim is set from input; classes: the embedding width
-  PairScorer scorer = kDefaultPairScorer;  ///< how a pair's embeddings become the logit of a link
+  PairScorer scorer = PairScorer::mlp;  ///< how a pair's embeddings become the logit of a link
   NodeInputOptions input = {};          ///< input.features.dim must be known before training; undirected
   /// The encoder also reads each node's one-hot id (EncoderInput), which ties the model to the
   /// nodes of its training graph: `nodes` must then name them before training.
