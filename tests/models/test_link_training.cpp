@@ -196,6 +196,7 @@ TEST(LinkTrainingTest, IdentityFeaturesAreOneHotColumnsAfterTheFeatures) {
   const SbmGraph sbm = stochastic_block_model({.nodes = 30, .communities = 2, .feature_dim = 4, .seed = 2});
   Matrix<float> appended(30, 4 + 30);
   appended << sbm.features, Matrix<float>::Identity(30, 30);
+  // 15 % non-zeros: `dense` is read densely, so the sparse [features | I] is checked against the dense path.
   const EncoderInput identity(sbm.features, true), dense(appended);
   EXPECT_EQ(identity.cols(), 34);
   EXPECT_EQ(EncoderInput(sbm.features).cols(), 4);
