@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "bindings.hpp"
-#include "edgewise/core/interrupt.hpp"
 #include "edgewise/tasks/link/link_training.hpp"
 #include "edgewise/tasks/tuning.hpp"
 #include "params.hpp"
@@ -82,19 +81,13 @@ std::string tune(const NodeGraph& data, const py::object& split_given, std::opti
   const LinkSplit split = link_split(split_given, data, links, params, split_name);
   const std::vector<LinkSplit> folds =
       link_tuning_folds(split, links, data.nodes.size(), tuning[2].cast<Index>(), params.training.seed);
-  const FoldReport report = fold_logger(candidates, folds.size(), "roc_auc", python_log(verbose));
-  std::optional<TuningResult> result;
-  {
-    const InterruptCheck interruptible(check_interrupt);
-    py::gil_scoped_release release;
-    result.emplace(tune_links(data, folds, given, candidates, python_log(false), report, naming));
-  }
-  return tuning_json(*result,
-                     {{"data", "Python: a graph of " + std::to_string(data.nodes.size()) + " nodes"},
-                      {"split", split_name},
-                      {"seed", params.training.seed},
-                      {"metric", "roc_auc"}},
-                     folds.size(), naming);
+  const nlohmann::json run = {{"data", "Python: a graph of " + std::to_string(data.nodes.size()) + " nodes"},
+                              {"split", split_name},
+                              {"seed", params.training.seed},
+                              {"metric", "roc_auc"}};
+  return run_tuning(candidates, folds.size(), run, python_log(verbose), naming, [&](const FoldReport& report) {
+    return tune_links(data, folds, given, candidates, python_log(false), report, naming);
+  });
 }
 
 py::tuple recommend(LinkHandle& handle, const NodeGraph& data, const py::object& nodes, Index k) {

@@ -212,15 +212,10 @@ std::string tune(const MoleculeSource& source, const py::object& split, std::pai
     config.tasks = candidate_data.tasks;
     return candidate_data;
   };
-  const FoldReport report = fold_logger(candidates, folds.size(), metric, log);
-  std::optional<TuningResult> result;
-  {
-    const InterruptCheck interruptible(check_interrupt);
-    py::gil_scoped_release release;
-    result.emplace(tune_molecules(load, folds, given, candidates, metric, python_log(false), report, naming));
-  }
-  return tuning_json(*result, {{"data", source.name()}, {"split", split_name}, {"seed", plan.training.seed}, {"metric", metric}},
-                     folds.size(), naming);
+  const json run = {{"data", source.name()}, {"split", split_name}, {"seed", plan.training.seed}, {"metric", metric}};
+  return run_tuning(candidates, folds.size(), run, log, naming, [&](const FoldReport& report) {
+    return tune_molecules(load, folds, given, candidates, metric, python_log(false), report, naming);
+  });
 }
 
 // train's model, or with `tuning` (not None) tune's result.

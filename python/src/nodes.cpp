@@ -16,7 +16,6 @@
 #include "edgewise/tasks/node/node_training.hpp"
 #include "edgewise/tasks/common/split_spec.hpp"
 #include "params.hpp"
-#include "edgewise/core/interrupt.hpp"
 #include "support.hpp"
 
 namespace edgewise::python {
@@ -194,19 +193,13 @@ std::string tune(const NodeGraph& data, const py::object& split_given, bool verb
   std::string split_name;
   const Split split = node_split(split_given, data, params, split_name);
   const std::vector<Split> folds = tuning_folds(split, tuning[2].cast<Index>(), params.training.seed);
-  const FoldReport report = fold_logger(candidates, folds.size(), "accuracy", python_log(verbose));
-  std::optional<TuningResult> result;
-  {
-    const InterruptCheck interruptible(check_interrupt);
-    py::gil_scoped_release release;
-    result.emplace(tune_nodes(data, folds, given, candidates, python_log(false), report, naming));
-  }
-  return tuning_json(*result,
-                     {{"data", "Python: a graph of " + std::to_string(data.nodes.size()) + " nodes"},
-                      {"split", split_name},
-                      {"seed", params.training.seed},
-                      {"metric", "accuracy"}},
-                     folds.size(), naming);
+  const nlohmann::json run = {{"data", "Python: a graph of " + std::to_string(data.nodes.size()) + " nodes"},
+                              {"split", split_name},
+                              {"seed", params.training.seed},
+                              {"metric", "accuracy"}};
+  return run_tuning(candidates, folds.size(), run, python_log(verbose), naming, [&](const FoldReport& report) {
+    return tune_nodes(data, folds, given, candidates, python_log(false), report, naming);
+  });
 }
 
 py::dict evaluate(NodeHandle& handle, const NodeGraph& data, const py::object& nodes, std::optional<double> coverage) {

@@ -5,10 +5,13 @@
 #include <pybind11/pybind11.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "edgewise/core/interrupt.hpp"
 #include "edgewise/tasks/params.hpp"
 #include "edgewise/tasks/tuning.hpp"
+#include "support.hpp"
 
 namespace edgewise::python {
 
@@ -37,6 +40,22 @@ std::string tuning_json(const TuningResult& result, const nlohmann::json& run, s
 // Ctrl-C.
 FoldReport fold_logger(const nlohmann::json& candidates, std::size_t folds, const std::string& metric,
                        const LogSettings& log);
+
+// Runs a cross-validation, cross_validate(report) (tune_molecules, tune_nodes or tune_links), with
+// the GIL released and Ctrl-C checked, `report` logging each fold's metric through `log`; returns
+// tuning_json's text of its result, `run` naming the data, split, seed and metric.
+template <typename CrossValidate>
+std::string run_tuning(const nlohmann::json& candidates, std::size_t folds, const nlohmann::json& run,
+                       const LogSettings& log, const ParamNaming& naming, CrossValidate&& cross_validate) {
+  const FoldReport report = fold_logger(candidates, folds, run.at("metric").get<std::string>(), log);
+  std::optional<TuningResult> result;
+  {
+    const InterruptCheck interruptible(check_interrupt);
+    pybind11::gil_scoped_release release;
+    result.emplace(cross_validate(report));
+  }
+  return tuning_json(*result, run, folds, naming);
+}
 
 // Registers edgewise._edgewise.training_options(task).
 void bind_params(pybind11::module_& m);
