@@ -87,8 +87,56 @@ NodeGraph read_training_links(const LinkTrainArgs& args) {
 }
 
 std::vector<std::string> node_only_input_options() {
-  return {"--labels", "--label-column", "--id-column", "--mlp", "--graph"};
+  return {"--labels", "--label-column", "--id-column", "--mlp"};
 }
+
+namespace {
+
+void save_trained(TrainedLinkModel& trained, const LinkTrainArgs& args, Index links, const std::string& data,
+                  const std::string& split) {
+  const Logger log(args.params.training.log);
+  trained.model.set_training_summary(link_training_summary(trained, links, data, split));
+  trained.model.save(args.out, overwrite_for(args.force));
+  log.normal("saved " + args.out);
+  if (!args.plot.empty()) {
+    write_plot(args.plot, link_curve(trained.result, args.out), args.force);
+    log.normal("training curve: " + args.plot);
+  }
+}
+
+// The undirected links of a graph that holds each in both directions: its edges from a smaller node.
+Index links_of(InEdges edges) {
+  Index links = 0;
+  for (Index target = 0; target < edges.num_nodes(); ++target)
+    for (Index e = edges.offsets[target]; e < edges.offsets[target + 1]; ++e) links += edges.sources[e] < target ? 1 : 0;
+  return links;
+}
+
+// Training on a graph store's links, on sampled mini-batches.
+void train_links_on_store(const LinkTrainArgs& args) {
+  if (!args.graph.files.edges.empty() || !args.graph.files.features.empty())
+    throw ArgumentError("--graph reads the edges and features from the store; leave out --edges and --features");
+  if (!args.save_split.empty())
+    throw ArgumentError("--save-split: a graph store's links are split by a hash of each pair and the seed, which the "
+                        "same --seed and --split-sizes repeat; there are no split files to write");
+  const SplitSpec spec = parse_link_split(args.params.split, parse_split_fractions(args.params.split_sizes));
+  if (spec.kind != SplitKind::random)
+    throw ArgumentError("--split " + spec.text + ": a graph store's links are split at random (--split-sizes)");
+  const Logger log(args.params.training.log);
+  const GraphStore store = GraphStore::open(args.graph.graph);
+  if (const StorePart* part = store.part())
+    throw ArgumentError(args.graph.graph + " holds part " + std::to_string(part->part) + " of a cut graph; " +
+                        "link training reads the whole graph's store");
+  const Index links = links_of(store.in_edges());
+  log.normal(store.path().string() + ": " + std::to_string(store.num_nodes()) + " nodes, " + std::to_string(links) +
+             " links; features " + std::to_string(store.feature_dim()) + " wide");
+  TrainedLinkModel trained = train_link_model(store, spec.fractions, args.params.model(store), args.params.training,
+                                              args.params.sampling);
+  save_trained(trained, args, links, "graph store " + args.graph.graph,
+               "random by a hash of each pair: " + args.params.split_sizes);
+}
+
+}  // namespace
 
 void train_links(const LinkTrainArgs& args) {
   if (distributed::active())
@@ -97,6 +145,10 @@ void train_links(const LinkTrainArgs& args) {
     throw ArgumentError("--checkpoint-every and --resume apply to --task molecule and node; link training keeps none");
   check_output_path(args.out, args.force);
   if (!args.plot.empty()) check_plot_path(args.plot, args.out, args.force);
+  if (!args.graph.graph.empty()) return train_links_on_store(args);
+  if (args.params.sampling != LinkSamplingOptions{})
+    throw ArgumentError("--batch-size, --fanout and --links-per-epoch apply to link training on a graph store "
+                        "(--graph; `edgewise graph build` writes one)");
   const Logger log(args.params.training.log);
   const NodeGraph data = read_training_links(args);
   const std::vector<NodePair> links = graph_links(data);
@@ -106,18 +158,9 @@ void train_links(const LinkTrainArgs& args) {
   if (!args.save_split.empty()) write_link_split(args.save_split, split, args.force, namer_of(data));
   const std::string sizes = link_part_sizes(split);
   log.normal("split " + sizes + ", each of validation and test against as many non-links");
-
-  TrainedLinkModel trained =
-      train_link_model(data, split, args.params.model(data), args.params.training);
-  trained.model.set_training_summary(link_training_summary(trained, static_cast<Index>(links.size()),
-                                                          "edges " + args.graph.files.edges.string(),
-                                                          describe_link_split(spec) + ": " + sizes));
-  trained.model.save(args.out, overwrite_for(args.force));
-  log.normal("saved " + args.out);
-  if (!args.plot.empty()) {
-    write_plot(args.plot, link_curve(trained.result, args.out), args.force);
-    log.normal("training curve: " + args.plot);
-  }
+  TrainedLinkModel trained = train_link_model(data, split, args.params.model(data), args.params.training);
+  save_trained(trained, args, static_cast<Index>(links.size()), "edges " + args.graph.files.edges.string(),
+               describe_link_split(spec) + ": " + sizes);
 }
 
 void predict_links(const LinkModel& model, const LinkPredictArgs& args) {

@@ -1033,6 +1033,12 @@ std::uint64_t GraphStore::file_size() const { return mapping_->size; }
 Index GraphStore::num_nodes() const { return mapping_->num_nodes; }
 Index GraphStore::num_edges() const { return mapping_->num_edges; }
 InEdges GraphStore::in_edges() const { return mapping_->in_edges; }
+
+void GraphStore::release_edge_pages() const {
+  const InEdges& edges = mapping_->in_edges;
+  mapping_->file.dont_need(edges.offsets.data(), edges.offsets.size_bytes());
+  mapping_->file.dont_need(edges.sources.data(), edges.sources.size_bytes());
+}
 Index GraphStore::feature_dim() const { return mapping_->feature_dim; }
 
 std::optional<SparseFeatureRows> GraphStore::sparse_features() const {

@@ -87,4 +87,12 @@ void MappedFile::will_need() const {
   if (mapped_ && data_) ::madvise(const_cast<char*>(data_), size_, MADV_WILLNEED);
 }
 
+void MappedFile::dont_need(const void* begin, std::uint64_t bytes) const {
+  if (!mapped_ || bytes == 0) return;
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto first = (reinterpret_cast<std::uintptr_t>(begin) + page - 1) / page * page;
+  const auto last = (reinterpret_cast<std::uintptr_t>(begin) + bytes) / page * page;
+  if (first < last) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 }  // namespace edgewise::detail

@@ -29,6 +29,10 @@ class MappedFile {
   std::uint64_t size() const { return size_; }
   // Asks the kernel to read the whole file ahead, for a reader about to touch every page.
   void will_need() const;
+  // Lets the kernel take the whole pages of [begin, begin + bytes), a range of the mapping, out of
+  // this process's memory; they stay in the page cache and are read again when next touched.
+  // Nothing for a copy.
+  void dont_need(const void* begin, std::uint64_t bytes) const;
 
  private:
   void release() noexcept;

@@ -85,8 +85,8 @@ void LinkSet::insert(Index a, Index b) {
 namespace {
 
 // `count` pairs whose nodes draw_node draws, as draw_non_links describes.
-template <typename DrawNode>
-std::vector<NodePair> draw_pairs(Index count, LinkSet& excluded, DrawNode draw_node) {
+template <typename Excluded, typename DrawNode>
+std::vector<NodePair> draw_pairs(Index count, Excluded& excluded, DrawNode draw_node) {
   std::vector<NodePair> drawn;
   drawn.reserve(static_cast<std::size_t>(std::max<Index>(count, 0)));
   // A draw misses mostly on sparse graphs' few links; this many misses in a row means the pairs are
@@ -108,6 +108,23 @@ std::vector<NodePair> draw_pairs(Index count, LinkSet& excluded, DrawNode draw_n
   }
   return drawn;
 }
+
+// The links of a graph held as CSR, and the pairs drawn so far, as draw_pairs excludes them.
+class GraphLinksAndDrawn {
+ public:
+  explicit GraphLinksAndDrawn(InEdges graph) : graph_(graph) {}
+
+  bool contains(Index a, Index b) const {
+    if (drawn_.contains(key_of(a, b))) return true;
+    const auto first = graph_.sources.begin() + graph_.offsets[b], last = graph_.sources.begin() + graph_.offsets[b + 1];
+    return std::find(first, last, static_cast<NodeId>(a)) != last;
+  }
+  void insert(Index a, Index b) { drawn_.insert(key_of(a, b)); }
+
+ private:
+  InEdges graph_;
+  std::unordered_set<std::uint64_t> drawn_;
+};
 
 }  // namespace
 
@@ -137,6 +154,42 @@ LinkSplit split_links(std::span<const NodePair> links, Index num_nodes, double t
   LinkSet excluded(links);
   draw_negatives(split, num_nodes, excluded, seed);
   return split;
+}
+
+LinkPart hashed_link_part(Index a, Index b, double train_fraction, double val_fraction, std::uint64_t seed) {
+  const double u = SplitMix64(key_of(a, b) ^ (seed * 0x9E3779B97F4A7C15ULL) ^ 0x4C494E4B53504C54ULL).uniform();
+  return u < train_fraction ? LinkPart::train : u < train_fraction + val_fraction ? LinkPart::val : LinkPart::test;
+}
+
+std::vector<NodePair> sample_hashed_links(InEdges graph, LinkPart part, double train_fraction, double val_fraction,
+                                          std::uint64_t seed, Index count) {
+  check_split_fractions(train_fraction, val_fraction);
+  if (count < 0) throw ArgumentError("cannot sample " + std::to_string(count) + " links");
+  std::vector<NodePair> kept;
+  kept.reserve(static_cast<std::size_t>(count));
+  SplitMix64 rng(seed ^ 0x5245534552564F49ULL);
+  std::uint64_t seen = 0;
+  for (Index target = 0; target < graph.num_nodes(); ++target)
+    for (Index e = graph.offsets[target]; e < graph.offsets[target + 1]; ++e) {
+      const Index source = graph.sources[static_cast<std::size_t>(e)];
+      // Each link once: from its smaller node.
+      if (source >= target || hashed_link_part(source, target, train_fraction, val_fraction, seed) != part) continue;
+      if (static_cast<Index>(kept.size()) < count) {
+        kept.emplace_back(source, target);
+      } else if (const std::uint64_t slot = rng.below(seen + 1); slot < kept.size()) {
+        kept[slot] = {source, target};
+      }
+      ++seen;
+    }
+  return kept;
+}
+
+std::vector<NodePair> draw_non_links_of(InEdges graph, Index count, SplitMix64& rng) {
+  if (graph.num_nodes() < 2)
+    throw ArgumentError("cannot draw pairs of distinct nodes among " + std::to_string(graph.num_nodes()));
+  const auto nodes = static_cast<std::uint64_t>(graph.num_nodes());
+  GraphLinksAndDrawn excluded(graph);
+  return draw_pairs(count, excluded, [&] { return static_cast<Index>(rng.below(nodes)); });
 }
 
 namespace {

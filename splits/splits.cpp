@@ -26,15 +26,6 @@ namespace fs = std::filesystem;
 
 constexpr std::array<const char*, 3> kSplitFiles = {"train.txt", "val.txt", "test.txt"};
 
-void check_fractions(double train_fraction, double val_fraction) {
-  const auto in_unit_interval = [](double f) { return f >= 0.0 && f <= 1.0; };  // false for NaN
-  // The tolerance admits decimal fractions meant to sum to 1 whose binary sum rounds just above it.
-  if (in_unit_interval(train_fraction) && in_unit_interval(val_fraction) && train_fraction + val_fraction <= 1.0 + 1e-9)
-    return;
-  throw ArgumentError("split fractions must lie in [0, 1] and sum to at most 1; got train " +
-                      std::to_string(train_fraction) + " and validation " + std::to_string(val_fraction));
-}
-
 void check_count(Index n, std::string_view noun) {
   if (n < 0)
     throw ArgumentError("a split needs a " + std::string(noun) + " count of at least 0; got " + std::to_string(n));
@@ -212,6 +203,16 @@ void write_split_files(const std::string& dir, const Split& split, bool overwrit
 
 }  // namespace
 
+void check_split_fractions(double train_fraction, double val_fraction) {
+  const auto in_unit_interval = [](double f) { return f >= 0.0 && f <= 1.0; };  // false for NaN
+  // The tolerance admits decimal fractions meant to sum to 1 whose binary sum rounds just above it.
+  if (in_unit_interval(train_fraction) && in_unit_interval(val_fraction) && train_fraction + val_fraction <= 1.0 + 1e-9)
+    return;
+  throw ArgumentError("split fractions must lie in [0, 1] and sum to at most 1; got train " +
+                      std::to_string(train_fraction) + " and validation " + std::to_string(val_fraction));
+}
+
+
 std::string part_sizes(const Split& split) {
   return std::to_string(split.train.size()) + " / " + std::to_string(split.val.size()) + " / " +
          std::to_string(split.test.size()) + " (train / validation / test)";
@@ -219,7 +220,7 @@ std::string part_sizes(const Split& split) {
 
 Split random_split(Index n, double train_fraction, double val_fraction, std::uint64_t seed) {
   check_count(n, "row");
-  check_fractions(train_fraction, val_fraction);
+  check_split_fractions(train_fraction, val_fraction);
   const Index train_size = part_size(n, train_fraction);
   const Index train_val_size = std::min(n, part_size(n, train_fraction + val_fraction));
   return cut(shuffled_rows(n, seed), train_size, train_val_size - train_size);
@@ -254,7 +255,7 @@ std::vector<Split> cross_validation_folds(const std::vector<Index>& rows, Index 
 }
 
 Split group_split(const std::vector<std::string>& keys, double train_fraction, double val_fraction) {
-  check_fractions(train_fraction, val_fraction);
+  check_split_fractions(train_fraction, val_fraction);
   std::vector<std::vector<Index>> groups = groups_by_key(keys);
   std::ranges::stable_sort(groups, std::greater{}, &std::vector<Index>::size);
   const Index n = static_cast<Index>(keys.size());
@@ -307,7 +308,7 @@ std::vector<std::vector<Index>> balanced_group_order(const std::vector<std::vect
 
 Split class_balanced_group_split(const std::vector<std::string>& keys, const Matrix<float>& labels,
                                  double train_fraction, double val_fraction, std::uint64_t seed) {
-  check_fractions(train_fraction, val_fraction);
+  check_split_fractions(train_fraction, val_fraction);
   if (labels.rows() != static_cast<Index>(keys.size()))
     throw ArgumentError("class-balanced group split: " + std::to_string(keys.size()) + " keys but " +
                         std::to_string(labels.rows()) + " label rows");
@@ -371,7 +372,7 @@ Split per_class_split(std::span<const Index> labels, const PerClassSplitOptions&
 }
 
 Split stratified_split(std::span<const Index> labels, double train_fraction, double val_fraction, std::uint64_t seed) {
-  check_fractions(train_fraction, val_fraction);
+  check_split_fractions(train_fraction, val_fraction);
   SplitMix64 rng(seed);
   Split split;
   for (auto& nodes : nodes_by_class(labels)) {

@@ -478,6 +478,12 @@ const std::vector<TrainingParam<LinkTrainingParams>>& link_params() {
        .set = [](P& p, const json& v) { p.scorer = value_named(kPairScorerNames, v.get<std::string>(), "scorer"); }, .get = [](const P& p) -> json { return p.scorer ? json(std::string(name_of(kPairScorerNames, *p.scorer))) : json(); }, .choices = names_in(kPairScorerNames)},
       {.name = "non-links", .type = T::text, .help = "How training draws its non-links, as many as the training links each epoch: uniform, pairs of nodes drawn uniformly; degree, nodes drawn in proportion to their links (harder non-links)", .tunable = true,
        .set = [](P& p, const json& v) { p.training.non_links = value_named(kNonLinkSamplingNames, v.get<std::string>(), "non-links"); }, .get = [](const P& p) -> json { return std::string(name_of(kNonLinkSamplingNames, p.training.non_links)); }, .choices = names_in(kNonLinkSamplingNames)},
+      bind<P>(s.batch_size, {.help = "Training links a step of sampled mini-batches, each with a non-link: training on a graph store (--graph)",
+       .set = [](P& p, const json& v) { p.sampling.batch_size = v; }, .get = [](const P& p) -> json { return p.sampling.batch_size; }}),
+      {.name = "fanout", .type = T::integers, .help = "The in-neighbours sampled for each node of a mini-batch, one number per layer, the pairs' nodes first (-1: all): training on a graph store (--graph)", .rule = "15, then 10 for every further layer", .check = kFanouts,
+       .set = [](P& p, const json& v) { p.sampling.fanouts = v.get<std::vector<Index>>(); }, .get = [](const P& p) -> json { return p.sampling.fanouts; }},
+      {.name = "links-per-epoch", .type = T::integer, .help = "Training links drawn an epoch (uniformly, with replacement), at most all of them: training on a graph store (--graph)", .check = at_least(1),
+       .set = [](P& p, const json& v) { p.sampling.links_per_epoch = v; }, .get = [](const P& p) -> json { return p.sampling.links_per_epoch; }},
       {.name = "identity-features", .type = T::flag, .help = "Also give the encoder each node's one-hot id, so that every node learns a vector of its own (as PyTorch Geometric's link example gives a graph without features); the model then scores the nodes of its training graph only", .rule = "on for a graph without given features (structural ones) of at most " + std::to_string(kMostIdentityFeatureNodes) + " nodes, else off", .tunable = true,
        .set = [](P& p, const json& v) { p.identity_features = optional_of<bool>(v); }, .get = [](const P& p) { return json_of(p.identity_features); }},
   };
@@ -519,23 +525,37 @@ std::string identity_reason(const NodeGraph& data) {
   return "a graph without given features, of over " + std::to_string(kMostIdentityFeatureNodes) + " nodes";
 }
 
+// The plan of `params`, identity features by `identity_default` where not given, for `reason`.
+LinkModelPlan link_plan(const LinkTrainingParams& params, bool identity_default, const std::string& reason) {
+  LinkModelPlan plan{.config = {.network = params.network}};
+  LinkModelConfig& config = plan.config;
+  config.identity_features = params.identity_features.value_or(identity_default);
+  config.network.dropout = config.network.value_dropout = params.dropout.value_or(config.identity_features ? 0.2 : 0.0);
+  config.scorer = params.scorer.value_or(default_pair_scorer(config.identity_features));
+  const std::string because = std::string(" (") + (config.identity_features ? "with" : "without") + " identity features)";
+  std::vector<std::string> chosen;
+  if (!params.identity_features)
+    chosen.push_back(std::string("identity features ") + (config.identity_features ? "on" : "off") + " (" + reason + ")");
+  if (!params.dropout) chosen.push_back("dropout " + param_text(config.network.dropout) + because);
+  if (!params.scorer)
+    chosen.push_back(std::string("scorer ") + std::string(name_of(kPairScorerNames, config.scorer)) + because);
+  plan.defaults = join(chosen, ", ");
+  return plan;
+}
+
 }  // namespace
 
 LinkModelPlan LinkTrainingParams::model(const NodeGraph& data) const {
-  LinkModelPlan plan{.config = {.network = network}};
-  LinkModelConfig& config = plan.config;
-  config.identity_features = identity_features.value_or(default_identity_features(data));
-  config.network.dropout = config.network.value_dropout = dropout.value_or(config.identity_features ? 0.2 : 0.0);
-  config.scorer = scorer.value_or(default_pair_scorer(config.identity_features));
-  const std::string because = std::string(" (") + (config.identity_features ? "with" : "without") + " identity features)";
-  std::vector<std::string> chosen;
-  if (!identity_features)
-    chosen.push_back(std::string("identity features ") + (config.identity_features ? "on" : "off") + " (" +
-                     identity_reason(data) + ")");
-  if (!dropout) chosen.push_back("dropout " + param_text(config.network.dropout) + because);
-  if (!scorer) chosen.push_back(std::string("scorer ") + std::string(name_of(kPairScorerNames, config.scorer)) + because);
-  plan.defaults = join(chosen, ", ");
-  return plan;
+  if (sampling != LinkSamplingOptions{})
+    throw ArgumentError("batch-size, fanout and links-per-epoch apply to link training on a graph store, which "
+                        "samples mini-batches; a graph read from files trains full batch");
+  return link_plan(*this, default_identity_features(data), identity_reason(data));
+}
+
+LinkModelPlan LinkTrainingParams::model(const GraphStore&) const {
+  if (identity_features.value_or(false))
+    throw ArgumentError("identity features: sampled training on a graph store reads the stored features alone");
+  return link_plan(*this, false, "a graph store, trained on sampled mini-batches");
 }
 
 LinkTrainingParams link_training_params(const json& given, const ParamNaming& naming) {

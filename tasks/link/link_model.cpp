@@ -6,6 +6,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/names.hpp"
 #include "edgewise/models/node_training.hpp"
+#include "edgewise/models/sampled_link_training.hpp"
 
 namespace edgewise {
 namespace {
@@ -146,6 +147,20 @@ LinkTrainingResult LinkModel::fit(const NodeGraph& training_graph, const LinkSpl
       train_link_predictor(*encoder_, *scorer_, *params_, training_graph.graph, input, split, options, on_epoch);
   config_.nodes = training_graph.nodes.names();
   return result;
+}
+
+LinkTrainingResult LinkModel::fit_sampled(const LinkGraph& seen, const NodeSource& source, ScoredLinks validation,
+                                          const LinkTrainingOptions& options, const LinkSamplingOptions& sampling,
+                                          const std::function<void(const LinkEpochReport&)>& on_epoch) {
+  if (config_.identity_features)
+    throw ArgumentError("sampled link training reads the features alone: train without identity features");
+  return train_link_predictor_sampled(*encoder_, *scorer_, *params_, seen, source, validation, options, sampling,
+                                      on_epoch);
+}
+
+std::vector<float> LinkModel::score_pairs_sampled(const NodeSource& source, std::span<const NodePair> pairs,
+                                                  const LinkSamplingOptions& sampling, std::uint64_t seed) const {
+  return sampled_link_scores(*encoder_, *scorer_, source, pairs, sampling, seed);
 }
 
 Matrix<float> LinkModel::embed(const NodeGraph& graph) const {

@@ -6,6 +6,7 @@
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/memory.hpp"
 #include "edgewise/models/metrics.hpp"
+#include "edgewise/tasks/common/store_source.hpp"
 
 namespace edgewise {
 
@@ -30,38 +31,106 @@ std::string link_metrics_text(const LinkMetrics& metrics) {
          score_text(metrics.hits, 4) + ", MRR " + score_text(metrics.mrr, 4);
 }
 
-TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split, const LinkModelPlan& plan,
-                                  const LinkTrainingOptions& training,
-                                  const std::function<void(const LinkEpochReport&)>& on_epoch) {
+namespace {
+
+LinkModel initialized_model(const LinkModelPlan& plan, NodeInputOptions input, std::vector<std::string> nodes,
+                            const LinkTrainingOptions& training) {
   const Logger log(training.log);
   if (!plan.defaults.empty()) log.normal("defaults: " + plan.defaults);
   LinkModelConfig config = plan.config;
-  config.input = data.input;
-  config.nodes = data.nodes.names();
+  config.input = std::move(input);
+  config.nodes = std::move(nodes);
   LinkModel model(std::move(config));
   model.initialize(training.seed);
   log.normal("model: " + std::to_string(model.num_parameters()) + " parameters, embeddings " +
              std::to_string(model.embedding_dim()) + " wide" +
              (model.config().identity_features ? ", identity features (a learned vector for each node)" : ""));
-  const NodeGraph training_graph = with_edges(data, split.train);
-  LinkTrainingResult result = model.fit(training_graph, split, training, on_epoch);
+  return model;
+}
+
+void log_training(const Logger& log, const LinkTrainingResult& result, bool validated) {
   const double epoch_ms =
       result.history.empty() ? 0 : 1000 * result.history.back().seconds / static_cast<double>(result.epochs_run);
   log.normal("best epoch " + std::to_string(result.best_epoch) + " of " + std::to_string(result.epochs_run) +
              " (validation ROC-AUC " + score_text(result.best_val_roc_auc, 4) + "); " + score_text(epoch_ms, 1) +
              " ms an epoch");
-  if (split.val.empty())
+  if (!validated)
     log.normal("warning: no validation links, so no epoch was judged: the model keeps the last epoch's weights");
-  std::optional<LinkMetrics> test;
-  if (split.test.empty()) {
+}
+
+// The test links scored by `test_scores` against the non-links, or nothing (and a warning) without links.
+template <typename Score>
+std::optional<LinkMetrics> tested(const Logger& log, std::span<const NodePair> links,
+                                  std::span<const NodePair> non_links, Score&& test_scores) {
+  std::optional<LinkMetrics> metrics;
+  if (links.empty()) {
     log.normal("warning: no test links, so the model was not tested");
   } else {
-    test = model.evaluate(training_graph, split.test, split.test_negatives);
-    log.normal("test: " + std::to_string(split.test.size()) + " links against " +
-               std::to_string(split.test_negatives.size()) + " non-links, " + link_metrics_text(*test));
+    metrics = test_scores();
+    log.normal("test: " + std::to_string(links.size()) + " links against " + std::to_string(non_links.size()) +
+               " non-links, " + link_metrics_text(*metrics));
   }
   log.verbose("peak memory of the process after training: " + std::to_string(std::lround(peak_rss_mb())) + " MB");
+  return metrics;
+}
+
+// Links of `part` to score, up to kMostScoredStoreLinks, and as many non-links of the whole graph.
+std::pair<std::vector<NodePair>, std::vector<NodePair>> scored_store_links(InEdges graph, LinkPart part,
+                                                                            const SplitFractions& fractions,
+                                                                            std::uint64_t seed) {
+  std::vector<NodePair> links =
+      sample_hashed_links(graph, part, fractions.train, fractions.val, seed, kMostScoredStoreLinks);
+  SplitMix64 rng(seed ^ (0x4E45474154495645ULL + static_cast<std::uint64_t>(part)));
+  std::vector<NodePair> non_links = draw_non_links_of(graph, static_cast<Index>(links.size()), rng);
+  return {std::move(links), std::move(non_links)};
+}
+
+}  // namespace
+
+TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split, const LinkModelPlan& plan,
+                                  const LinkTrainingOptions& training,
+                                  const std::function<void(const LinkEpochReport&)>& on_epoch) {
+  const Logger log(training.log);
+  LinkModel model = initialized_model(plan, data.input, data.nodes.names(), training);
+  const NodeGraph training_graph = with_edges(data, split.train);
+  LinkTrainingResult result = model.fit(training_graph, split, training, on_epoch);
+  log_training(log, result, !split.val.empty());
+  std::optional<LinkMetrics> test = tested(log, split.test, split.test_negatives, [&] {
+    return model.evaluate(training_graph, split.test, split.test_negatives);
+  });
   return {std::move(model), std::move(result), training, test, plan.defaults};
+}
+
+TrainedLinkModel train_link_model(const GraphStore& store, const SplitFractions& fractions, const LinkModelPlan& plan,
+                                  const LinkTrainingOptions& training, const LinkSamplingOptions& sampling,
+                                  const std::function<void(const LinkEpochReport&)>& on_epoch) {
+  const Logger log(training.log);
+  const std::uint64_t seed = training.seed;
+  check_split_fractions(fractions.train, fractions.val);
+  const LinkGraph seen(store.in_edges(), [&](NodeId a, NodeId b) {
+    return hashed_link_part(a, b, fractions.train, fractions.val, seed) == LinkPart::train;
+  });
+  const auto [val, val_non_links] = scored_store_links(store.in_edges(), LinkPart::val, fractions, seed);
+  const auto [test, test_non_links] = scored_store_links(store.in_edges(), LinkPart::test, fractions, seed);
+  store.release_edge_pages();  // training reads its copy of the training links alone
+  log.normal("split by a hash of each pair: " + std::to_string(seen.num_links()) + " training links; " +
+             std::to_string(val.size()) + " validation and " + std::to_string(test.size()) +
+             " test links scored, each against as many non-links");
+  NodeInputOptions input = store.input();
+  input.features.dim = store.feature_dim();
+  LinkModel model = initialized_model(plan, input, {}, training);
+  NodeSource source = store_source(store);
+  source.in_edges = seen.in_edges();
+  LinkTrainingResult result = model.fit_sampled(seen, source, {val, val_non_links}, training, sampling, on_epoch);
+  log_training(log, result, !val.empty());
+  std::optional<LinkMetrics> metrics = tested(log, test, test_non_links, [&] {
+    std::vector<NodePair> pairs = test;
+    pairs.insert(pairs.end(), test_non_links.begin(), test_non_links.end());
+    const std::vector<float> scores = model.score_pairs_sampled(source, pairs, sampling, seed);
+    const auto link_scores = std::span(scores).first(test.size());
+    return link_metrics(link_scores, std::span(scores).subspan(test.size()));
+  });
+  return {std::move(model), std::move(result), training, metrics, plan.defaults};
 }
 
 TrainingSummary link_training_summary(const TrainedLinkModel& trained, Index links, const std::string& data_name,

@@ -80,6 +80,44 @@ TEST_F(CliLinkTest, TrainsThenScoresPairsRecommendsAndEmbeds) {
   EXPECT_NE(info.output.find("test roc_auc"), std::string::npos) << info.output;
 }
 
+TEST_F(CliLinkTest, TrainsOnAGraphStoreInSampledMiniBatches) {
+  const CliRun build = run_cli("graph build --node-ids string --edges " + path("edges.txt") + " --features " +
+                               path("features.txt") + " --out " + path("g.ewg"));
+  ASSERT_EQ(build.status, 0) << build.output;
+  const std::string train_on_store = "train --task link --graph " + path("g.ewg") +
+                                     " --split-sizes 0.6,0.2,0.2 --epochs 5 --embedding-dim 8 --batch-size 4 "
+                                     "--fanout 3,3 --out " + path("store.ew");
+  const CliRun train = run_cli(train_on_store + " -v");
+  ASSERT_EQ(train.status, 0) << train.output;
+  EXPECT_NE(train.output.find("12 nodes, 31 links"), std::string::npos) << train.output;
+  EXPECT_NE(train.output.find("split by a hash of each pair"), std::string::npos) << train.output;
+  EXPECT_NE(train.output.find("in batches of 4 with as many non-links, fan-out 3,3"), std::string::npos) << train.output;
+  EXPECT_NE(train.output.find("identity features off (a graph store"), std::string::npos) << train.output;
+  EXPECT_NE(train.output.find("test: "), std::string::npos) << train.output;
+  // The same seed splits and trains the same way.
+  const CliRun again = run_cli(train_on_store + " --force");
+  ASSERT_EQ(again.status, 0) << again.output;
+  const auto test_line = [](const std::string& output) {
+    const std::size_t start = output.find("test: ");
+    return output.substr(start, output.find('\n', start) - start);
+  };
+  EXPECT_EQ(test_line(again.output), test_line(train.output));
+  const CliRun info = run_cli("info " + path("store.ew"), 0);
+  EXPECT_NE(info.output.find("random by a hash of each pair"), std::string::npos) << info.output;
+
+  const auto expect_error = [&](const std::string& arguments, const std::string& message) {
+    const CliRun run = run_cli(arguments);
+    EXPECT_NE(run.status, 0) << arguments;
+    EXPECT_NE(run.output.find(message), std::string::npos) << arguments << "\n" << run.output;
+  };
+  expect_error(train_on_store + " --force --save-split " + path("split"), "there are no split files to write");
+  expect_error(train_on_store + " --force --identity-features", "reads the stored features alone");
+  expect_error(train_on_store + " --force --edges " + path("edges.txt"), "leave out --edges and --features");
+  std::filesystem::create_directories(path("split"));
+  for (const char* file : {"train.txt", "val.txt", "test.txt"}) write(std::string("split/") + file, "a1 a2\n");
+  expect_error(train_on_store + " --force --split " + path("split"), "a graph store's links are split at random");
+}
+
 TEST_F(CliLinkTest, NamesWhatItCannotUse) {
   const auto expect_error = [&](const std::string& arguments, const std::string& message) {
     const CliRun run = run_cli(arguments);
@@ -88,7 +126,7 @@ TEST_F(CliLinkTest, NamesWhatItCannotUse) {
   };
   expect_error(train_arguments() + " --labels " + path("edges.txt"), "--labels applies to --task node only");
   expect_error(train_arguments() + " --readout sum", "--readout applies to --task molecule only");
-  expect_error(train_arguments() + " --fanout 5", "--fanout applies to --task node only");
+  expect_error(train_arguments() + " --fanout 5,5", "apply to link training on a graph store (--graph");
   expect_error(train_arguments() + " --directed", "link prediction reads a graph as undirected");
   expect_error(train_arguments() + " --checkpoint-every 5", "link training keeps none");
   expect_error("train --task node --edges " + path("edges.txt") + " --embedding-dim 8 --out " + path("n.ew"),

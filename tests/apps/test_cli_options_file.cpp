@@ -45,7 +45,7 @@ TEST_F(CliOptionsFileTest, ARefusedValueNamesTheFileAndTheOption) {
 
   const CliRun other_task = train(R"({"fanout": "10,5"})");
   EXPECT_EQ(other_task.status, 1);
-  EXPECT_NE(other_task.output.find(path("options.json") + ": 'fanout' applies to --task node only"), std::string::npos)
+  EXPECT_NE(other_task.output.find(path("options.json") + ": 'fanout' applies to --task node and link only"), std::string::npos)
       << other_task.output;
 }
 

@@ -239,9 +239,14 @@ TEST_F(CliTuneTest, TunesLinkPredictorsOnTheTrainingAndValidationLinks) {
   const CliRun train = run_cli("train" + graph + " --epochs 2 --embedding-dim 8 --options " + path("links.json") +
                                " --out " + path("links.ew"));
   EXPECT_EQ(train.status, 0) << train.output;
-  const CliRun node_option = run_cli("tune" + graph + " --preset small --fanout 3 --out " + path("x.json"));
+  const CliRun node_option = run_cli("tune" + graph + " --preset small --output-heads 2 --out " + path("x.json"));
   EXPECT_EQ(node_option.status, 1);
-  EXPECT_NE(node_option.output.find("--fanout applies to --task node only"), std::string::npos) << node_option.output;
+  EXPECT_NE(node_option.output.find("--output-heads applies to --task node only"), std::string::npos)
+      << node_option.output;
+  const CliRun store_option = run_cli("tune" + graph + " --preset small --fanout 3,3 --out " + path("x.json"));
+  EXPECT_EQ(store_option.status, 1);
+  EXPECT_NE(store_option.output.find("apply to link training on a graph store"), std::string::npos)
+      << store_option.output;
 }
 
 TEST_F(CliTuneTest, RefusesGridsAndOptionFilesItCannotUse) {

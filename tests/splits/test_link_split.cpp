@@ -122,6 +122,55 @@ TEST(SplitLinksTest, RefusesWhatIsNoLinkOrLeavesNoNegatives) {
   EXPECT_THROW(split_links(complete, 5, 0.6, 0.2, 0), ArgumentError);
 }
 
+TEST(HashedLinkSplitTest, PutsBothDirectionsInOnePartAndEachPartTakesItsFraction) {
+  int parts[3] = {0, 0, 0};
+  for (Index a = 0; a < 300; ++a)
+    for (Index b = a + 1; b < 300; ++b) {
+      const LinkPart part = hashed_link_part(a, b, 0.7, 0.1, 5);
+      EXPECT_EQ(part, hashed_link_part(b, a, 0.7, 0.1, 5));
+      ++parts[static_cast<int>(part)];
+    }
+  const double pairs = 300.0 * 299 / 2;  // 44,850: a part's share is within 0.01 of its fraction
+  EXPECT_NEAR(parts[0] / pairs, 0.7, 0.01);
+  EXPECT_NEAR(parts[1] / pairs, 0.1, 0.01);
+  EXPECT_NEAR(parts[2] / pairs, 0.2, 0.01);
+  // Another seed, another split.
+  int moved = 0;
+  for (Index b = 1; b < 300; ++b) moved += hashed_link_part(0, b, 0.7, 0.1, 5) != hashed_link_part(0, b, 0.7, 0.1, 6);
+  EXPECT_GT(moved, 50);
+}
+
+TEST(HashedLinkSplitTest, SamplesLinksOfAPartAndNonLinksOfTheGraph) {
+  const std::vector<NodePair> links = ring_with_chords(400);
+  const Graph graph = Graph::from_pairs(400, links, {.add_self_loops = true, .symmetrize = true});
+  const std::vector<NodePair> val = sample_hashed_links(graph.in_edges(), LinkPart::val, 0.8, 0.1, 2, 1000);
+  const std::vector<NodePair> some = sample_hashed_links(graph.in_edges(), LinkPart::val, 0.8, 0.1, 2, 10);
+  const LinkSet all(links);
+  std::set<NodePair> distinct;
+  for (const auto& [a, b] : val) {
+    EXPECT_LT(a, b);
+    EXPECT_TRUE(all.contains(a, b));
+    EXPECT_EQ(hashed_link_part(a, b, 0.8, 0.1, 2), LinkPart::val);
+    distinct.emplace(a, b);
+  }
+  EXPECT_EQ(distinct.size(), val.size());
+  const auto in_val = std::ranges::count_if(
+      links, [](const NodePair& link) { return hashed_link_part(link.first, link.second, 0.8, 0.1, 2) == LinkPart::val; });
+  EXPECT_EQ(static_cast<std::ptrdiff_t>(val.size()), in_val);  // all of them: fewer than 1000
+  ASSERT_EQ(some.size(), 10U);
+  for (const NodePair& link : some) EXPECT_TRUE(distinct.contains(link));
+  EXPECT_THROW(sample_hashed_links(graph.in_edges(), LinkPart::val, 0.8, 0.3, 2, 10), ArgumentError);
+
+  SplitMix64 rng(3);
+  const std::vector<NodePair> non_links = draw_non_links_of(graph.in_edges(), 500, rng);
+  ASSERT_EQ(non_links.size(), 500U);
+  EXPECT_EQ(std::set<NodePair>(non_links.begin(), non_links.end()).size(), 500U);
+  for (const auto& [a, b] : non_links) {
+    EXPECT_LT(a, b);
+    EXPECT_FALSE(all.contains(a, b));
+  }
+}
+
 class LinkSplitFilesTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -149,6 +149,10 @@ class GraphStore {
   /// @}
   /// The graph's in-edges, viewing the mapped file.
   InEdges in_edges() const;
+  /// Lets the kernel take the mapped in-edges' pages out of this process's memory (they stay in the
+  /// page cache, and the views stay valid: a page is read again when next touched), for a caller that
+  /// has copied what it needs of them, as link training copies the training links.
+  void release_edge_pages() const;
 
   /// Width of the feature rows.
   Index feature_dim() const;

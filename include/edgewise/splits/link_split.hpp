@@ -21,6 +21,7 @@
 
 #include "edgewise/core/random.hpp"
 #include "edgewise/core/tensor.hpp"
+#include "edgewise/graph/graph.hpp"
 #include "edgewise/splits/splits.hpp"
 
 namespace edgewise {
@@ -86,6 +87,28 @@ std::vector<NodePair> draw_degree_weighted_non_links(Index count, std::span<cons
 /// refuses, a link whose node is not below num_nodes, or too few non-links.
 LinkSplit split_links(std::span<const NodePair> links, Index num_nodes, double train_fraction, double val_fraction,
                       std::uint64_t seed);
+
+/// A part of a link split.
+enum class LinkPart { train, val, test };
+
+/// The part of link {a, b} when a graph's links are split by a hash of the pair and the seed instead
+/// of a shuffle: the same for both directions, each part taking its fraction of the links on
+/// average, and nothing held. A graph store's tens of millions of links are split this way
+/// (sampled link training), where a shuffled copy of them would outweigh the graph.
+LinkPart hashed_link_part(Index a, Index b, double train_fraction, double val_fraction, std::uint64_t seed);
+
+/// Up to `count` of the links that hashed_link_part puts in `part`, each link of `graph` (held in
+/// both directions) considered once and drawn uniformly by one seeded pass of reservoir sampling,
+/// the smaller node first: validation or test links to score. Throws ArgumentError for fractions
+/// random_split refuses or a negative count.
+std::vector<NodePair> sample_hashed_links(InEdges graph, LinkPart part, double train_fraction, double val_fraction,
+                                          std::uint64_t seed, Index count);
+
+/// `count` pairs of distinct nodes drawn uniformly from `rng` that are no link of `graph` (each
+/// candidate checked against the in-edges of one of its nodes) and none twice, smaller node first:
+/// non-links to score against links of a graph held only as CSR. Throws ArgumentError as
+/// draw_non_links does.
+std::vector<NodePair> draw_non_links_of(InEdges graph, Index count, SplitMix64& rng);
 
 /// The files of a link split's folder, in LinkSplit's order: train.txt, val.txt, test.txt,
 /// val_negatives.txt, test_negatives.txt.

@@ -30,6 +30,10 @@ struct Split {
 /// The part sizes for logs and training summaries: "902 / 113 / 113 (train / validation / test)".
 std::string part_sizes(const Split& split);
 
+/// Throws ArgumentError unless both fractions lie in [0, 1] and sum to at most 1 (give or take
+/// rounding): the check of every split by fractions.
+void check_split_fractions(double train_fraction, double val_fraction);
+
 /// A uniform shuffle of 0 .. n-1 (Fisher–Yates with SplitMix64(seed)) cut into train = floor(n *
 /// train_fraction), val = floor(n * (train_fraction + val_fraction)) - train and test = the rest, each
 /// part in shuffled order: the part sizes of Chemprop's random split (902 / 113 / 113 for 1128 rows).

@@ -51,8 +51,13 @@ struct LinkTrainingParams {
   std::string split = "random";       ///< a split specification (split_spec.hpp)
   std::string split_sizes = "0.85,0.05,0.1";  ///< train, validation and test fractions of the links
   GivenWidth width = {};              ///< hidden and head-dim where given
-  /// The model these make for `data`, the unset options by their rules, for train_link_model.
+  LinkSamplingOptions sampling = {};  ///< sampled mini-batches, for a graph store
+  /// The model these make for `data`, the unset options by their rules, for train_link_model. Throws
+  /// ArgumentError when `sampling` is not the default: a graph read from files trains full batch.
   LinkModelPlan model(const NodeGraph& data) const;
+  /// The model these make for sampled training on `store`: identity features off unless given, which
+  /// is an error (sampled batches read the stored features alone).
+  LinkModelPlan model(const GraphStore& store) const;
 };
 
 /// How a front end names options in its messages.

@@ -29,6 +29,7 @@
 #include "edgewise/io/node_graph.hpp"
 #include "edgewise/models/link_training.hpp"
 #include "edgewise/models/model_file.hpp"
+#include "edgewise/models/sampled_link_training.hpp"
 #include "edgewise/tasks/common/model.hpp"
 
 namespace edgewise {
@@ -119,6 +120,17 @@ class LinkModel final : public Model {
   /// held-out links were left in it.
   LinkTrainingResult fit(const NodeGraph& training_graph, const LinkSplit& split, const LinkTrainingOptions& options,
                          const std::function<void(const LinkEpochReport&)>& on_epoch = {});
+
+  /// Trains on sampled mini-batches of a graph too large to run whole (train_link_predictor_sampled):
+  /// seen holds the training links alone, source its in-edges and every node's features. Throws
+  /// what that throws, and ArgumentError for a model with identity features, which sampled batches
+  /// do not read, or features of another width.
+  LinkTrainingResult fit_sampled(const LinkGraph& seen, const NodeSource& source, ScoredLinks validation,
+                                 const LinkTrainingOptions& options, const LinkSamplingOptions& sampling,
+                                 const std::function<void(const LinkEpochReport&)>& on_epoch = {});
+  /// The logit of a link for each pair, on blocks sampled around its nodes (sampled_link_scores).
+  std::vector<float> score_pairs_sampled(const NodeSource& source, std::span<const NodePair> pairs,
+                                         const LinkSamplingOptions& sampling, std::uint64_t seed) const;
 
   /// Every node's embedding, [N, embedding width], on the graph as given; with identity features, a
   /// graph of the training graph's nodes, in the same order.

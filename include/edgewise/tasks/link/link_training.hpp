@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 
+#include "edgewise/io/graph_store.hpp"
 #include "edgewise/tasks/common/split_spec.hpp"
 #include "edgewise/tasks/link/link_model.hpp"
 
@@ -46,6 +47,20 @@ struct TrainedLinkModel {
 /// epoch on the calling thread and may throw to stop training.
 TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split, const LinkModelPlan& plan,
                                   const LinkTrainingOptions& training,
+                                  const std::function<void(const LinkEpochReport&)>& on_epoch = {});
+
+/// Links of each part that training on a graph store scores at most: the validation links after
+/// every epoch, the test links at the end, each against as many non-links.
+inline constexpr Index kMostScoredStoreLinks = Index{1} << 16;
+
+/// Trains a link predictor on a graph store too large to run whole, on sampled mini-batches
+/// (LinkModel::fit_sampled). The links are split by hashed_link_part in `fractions` and
+/// training.seed; the encoder sees the training links alone (a LinkGraph). Up to
+/// kMostScoredStoreLinks validation and test links are drawn from their parts (sample_hashed_links)
+/// and scored on sampled blocks against as many non-links of the whole graph (draw_non_links_of).
+/// The model records no node names: it has no identity features. Logs as the other overload does.
+TrainedLinkModel train_link_model(const GraphStore& store, const SplitFractions& fractions, const LinkModelPlan& plan,
+                                  const LinkTrainingOptions& training, const LinkSamplingOptions& sampling,
                                   const std::function<void(const LinkEpochReport&)>& on_epoch = {});
 
 /// The model file's record of the training: the data (named `data_name`) and its number of links,
