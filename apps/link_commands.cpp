@@ -47,12 +47,36 @@ Plot link_curve(const LinkTrainingResult& result, const std::string& out) {
 }
 
 NodeGraph read_for(const LinkModel& model, const NodeRunArgs& args) {
-  if (!args.graph.empty()) throw ArgumentError("--graph: link models read their graph from --edges and --features");
+  if (!args.graph.empty()) throw ArgumentError("--graph: recommend reads its graph from --edges and --features");
   if (args.files.edges.empty()) throw ArgumentError("--edges is required for a link prediction model");
   check_graph_reading(model.config().input, args.input);
   NodeGraph data = model.read_graph(args.files);
   report_guessed_headers(data.guessed_headers);
   return data;
+}
+
+// The graph a link model scores, read from files or a graph store: its nodes' names and embeddings.
+struct ScoredGraph {
+  std::optional<NodeGraph> files;
+  std::optional<GraphStore> store;
+
+  Index nodes() const { return files ? files->nodes.size() : store->num_nodes(); }
+  std::string name(Index node) const { return files ? std::string(files->nodes.name(node)) : store->node_name(node); }
+  NodeLookup lookup() const {
+    if (files) return lookup_in(*files);
+    return node_lookup(store->num_nodes(), store->named_by_id(), [this](Index node) { return store->node_name(node); });
+  }
+  Matrix<float> embeddings(const LinkModel& model) const { return files ? model.embed(*files) : model.embed(*store); }
+  std::vector<float> scores(const LinkModel& model, std::span<const NodePair> pairs) const {
+    return files ? model.score_pairs(*files, pairs) : model.score_pairs(*store, pairs);
+  }
+};
+
+ScoredGraph scored_graph(const LinkModel& model, const NodeRunArgs& args) {
+  if (args.graph.empty()) return {read_for(model, args), std::nullopt};
+  if (!args.files.edges.empty() || !args.files.features.empty())
+    throw ArgumentError("--graph reads the edges and features from the store; leave out --edges and --features");
+  return {std::nullopt, GraphStore::open(args.graph)};
 }
 
 // The nodes named on the command line, then those of the file, one a line.
@@ -166,27 +190,27 @@ void train_links(const LinkTrainArgs& args) {
 void predict_links(const LinkModel& model, const LinkPredictArgs& args) {
   if (args.pairs.empty()) throw ArgumentError("--pairs is required for a link prediction model: the pairs to score");
   if (!args.graph.out.empty()) check_output_path(args.graph.out, args.graph.force);
-  const NodeGraph data = read_for(model, args.graph);
-  const std::vector<NodePair> pairs = read_node_pairs(args.pairs, data.nodes.size(), lookup_in(data));
-  const std::vector<float> scores = model.score_pairs(data, pairs);
+  const ScoredGraph graph = scored_graph(model, args.graph);
+  const std::vector<NodePair> pairs = read_node_pairs(args.pairs, graph.nodes(), graph.lookup());
+  const std::vector<float> scores = graph.scores(model, pairs);
   std::ostringstream out;
   out << "node_a\tnode_b\tscore\tprobability\n";
   for (std::size_t i = 0; i < pairs.size(); ++i)
-    out << data.nodes.name(pairs[i].first) << '\t' << data.nodes.name(pairs[i].second) << '\t'
+    out << graph.name(pairs[i].first) << '\t' << graph.name(pairs[i].second) << '\t'
         << format_value(scores[i]) << '\t' << format_value(1 / (1 + std::exp(-scores[i]))) << '\n';
   write_output(args.graph.out, out.str(), args.graph.force);
 }
 
 void embed_links(const LinkModel& model, const NodeRunArgs& args) {
   check_output_path(args.out, args.force);
-  const NodeGraph data = read_for(model, args);
-  const Matrix<float> embeddings = model.embed(data);
+  const ScoredGraph graph = scored_graph(model, args);
+  const Matrix<float> embeddings = graph.embeddings(model);
   std::ostringstream out;
   out << "node";
   for (Index column = 0; column < embeddings.cols(); ++column) out << "\th" << column;
   out << '\n';
   for (Index node = 0; node < embeddings.rows(); ++node) {
-    out << data.nodes.name(node);
+    out << graph.name(node);
     for (Index column = 0; column < embeddings.cols(); ++column) out << '\t' << format_value(embeddings(node, column));
     out << '\n';
   }

@@ -45,22 +45,6 @@ std::vector<Index> labeled_nodes(std::span<const Index> labels) {
   return labeled;
 }
 
-// Finds nodes by name: by value for nodes named by their ids, else through an index built once.
-NodeLookup node_lookup(Index nodes, bool named_by_id, const std::function<std::string(Index)>& name_of) {
-  if (named_by_id)
-    return [nodes](std::string_view name) -> Index {
-      Index id = -1;
-      const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), id);
-      return error == std::errc() && end == name.data() + name.size() && id < nodes ? id : -1;
-    };
-  auto ids = std::make_shared<std::unordered_map<std::string, Index>>();
-  for (Index node = 0; node < nodes; ++node) ids->emplace(name_of(node), node);
-  return [ids](std::string_view name) {
-    const auto found = ids->find(std::string(name));
-    return found == ids->end() ? Index{-1} : found->second;
-  };
-}
-
 // Without --feature-format: structural without --features, musae-json for a .json file, else sparse.
 FeatureFormat default_feature_format(const std::filesystem::path& features) {
   if (features.empty()) return FeatureFormat::structural;
@@ -236,6 +220,21 @@ void check_recorded(const std::string& option, const std::string& given, const s
 }
 
 }  // namespace
+
+NodeLookup node_lookup(Index nodes, bool named_by_id, const std::function<std::string(Index)>& name_of) {
+  if (named_by_id)
+    return [nodes](std::string_view name) -> Index {
+      Index id = -1;
+      const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), id);
+      return error == std::errc() && end == name.data() + name.size() && id < nodes ? id : -1;
+    };
+  auto ids = std::make_shared<std::unordered_map<std::string, Index>>();
+  for (Index node = 0; node < nodes; ++node) ids->emplace(name_of(node), node);
+  return [ids](std::string_view name) {
+    const auto found = ids->find(std::string(name));
+    return found == ids->end() ? Index{-1} : found->second;
+  };
+}
 
 void check_graph_reading(const NodeInputOptions& recorded, const NodeInputArgs& given) {
   std::string format(feature_format_name(recorded.features.format));

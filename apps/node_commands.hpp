@@ -37,6 +37,9 @@ struct NodeTrainArgs {
   bool force = false;
 };
 
+// Finds nodes by name: by value for nodes named by their ids, else through an index built once.
+NodeLookup node_lookup(Index nodes, bool named_by_id, const std::function<std::string(Index)>& name_of);
+
 // Registers the input options of `train` that only --task node reads in their own group of
 // `command` (train_options.hpp adds the training options). Returns the group.
 CLI::Option_group* add_node_train_options(CLI::App& command, NodeTrainArgs& args);

@@ -7,6 +7,7 @@
 #include "edgewise/core/names.hpp"
 #include "edgewise/models/node_training.hpp"
 #include "edgewise/models/sampled_link_training.hpp"
+#include "edgewise/tasks/common/store_source.hpp"
 
 namespace edgewise {
 namespace {
@@ -167,8 +168,22 @@ Matrix<float> LinkModel::embed(const NodeGraph& graph) const {
   return node_embeddings(*encoder_, graph.graph, encoder_input(graph));
 }
 
+Matrix<float> LinkModel::embed(const GraphStore& store) const {
+  if (config_.identity_features)
+    throw ArgumentError(store.path().string() + ": the model reads node ids as features; score its training graph's "
+                        "files instead of a store");
+  if (store.feature_dim() != config_.input.features.dim || store.input().features.format != config_.input.features.format)
+    throw ArgumentError(store.path().string() + ": its features were made otherwise than the model's training graph's; "
+                        "build the store with the options the model was trained with");
+  return layerwise_logits(*encoder_, store_source(store));
+}
+
 std::vector<float> LinkModel::score_pairs(const NodeGraph& graph, std::span<const NodePair> pairs) const {
   return scorer_->scores(embed(graph), pairs);
+}
+
+std::vector<float> LinkModel::score_pairs(const GraphStore& store, std::span<const NodePair> pairs) const {
+  return scorer_->scores(embed(store), pairs);
 }
 
 LinkMetrics LinkModel::evaluate(const NodeGraph& graph, std::span<const NodePair> links,

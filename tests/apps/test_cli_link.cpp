@@ -3,6 +3,7 @@
 // guard them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -105,6 +106,16 @@ TEST_F(CliLinkTest, TrainsOnAGraphStoreInSampledMiniBatches) {
   const CliRun info = run_cli("info " + path("store.ew"), 0);
   EXPECT_NE(info.output.find("random by a hash of each pair"), std::string::npos) << info.output;
 
+  // Its pairs are scored, and its nodes embedded, on the store, exactly.
+  const std::string store_model = " --model " + path("store.ew") + " --graph " + path("g.ewg");
+  write("pairs.txt", "a1 a2\nb3 a4\n");
+  const CliRun predict = run_cli("predict" + store_model + " --pairs " + path("pairs.txt") + " --out " + path("s.tsv"));
+  ASSERT_EQ(predict.status, 0) << predict.output;
+  EXPECT_NE(read("s.tsv").find("\na1\ta2\t"), std::string::npos) << read("s.tsv");
+  ASSERT_EQ(run_cli("embed" + store_model + " --out " + path("z.tsv")).status, 0);
+  const std::string embeddings = read("z.tsv");
+  EXPECT_EQ(std::count(embeddings.begin(), embeddings.end(), '\n'), 13) << embeddings;
+
   const auto expect_error = [&](const std::string& arguments, const std::string& message) {
     const CliRun run = run_cli(arguments);
     EXPECT_NE(run.status, 0) << arguments;
@@ -116,6 +127,7 @@ TEST_F(CliLinkTest, TrainsOnAGraphStoreInSampledMiniBatches) {
   std::filesystem::create_directories(path("split"));
   for (const char* file : {"train.txt", "val.txt", "test.txt"}) write(std::string("split/") + file, "a1 a2\n");
   expect_error(train_on_store + " --force --split " + path("split"), "a graph store's links are split at random");
+  expect_error("recommend" + store_model + " --nodes a1", "recommend reads its graph from --edges and --features");
 }
 
 TEST_F(CliLinkTest, NamesWhatItCannotUse) {

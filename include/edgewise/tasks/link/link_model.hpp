@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "edgewise/io/graph_store.hpp"
 #include "edgewise/io/node_graph.hpp"
 #include "edgewise/models/link_training.hpp"
 #include "edgewise/models/model_file.hpp"
@@ -135,9 +136,15 @@ class LinkModel final : public Model {
   /// Every node's embedding, [N, embedding width], on the graph as given; with identity features, a
   /// graph of the training graph's nodes, in the same order.
   Matrix<float> embed(const NodeGraph& graph) const;
+  /// Every node's embedding in a graph store, exactly, one layer at a time over all nodes
+  /// (layerwise_logits): for graphs too large to run whole. Throws ArgumentError for a model with
+  /// identity features, or a store whose features were made otherwise than the training graph's.
+  Matrix<float> embed(const GraphStore& store) const;
   /// The logit of a link for each pair, the scorer's on the embeddings of `graph`. Throws
   /// ArgumentError for a node outside the graph.
   std::vector<float> score_pairs(const NodeGraph& graph, std::span<const NodePair> pairs) const;
+  /// The same on a graph store's embeddings (embed(store)).
+  std::vector<float> score_pairs(const GraphStore& store, std::span<const NodePair> pairs) const;
   /// How well `graph`'s embeddings tell `links` from `non_links` (link_metrics).
   LinkMetrics evaluate(const NodeGraph& graph, std::span<const NodePair> links, std::span<const NodePair> non_links,
                        Index hits_k = 50) const;
