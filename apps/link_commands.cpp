@@ -1,6 +1,7 @@
 #include "link_commands.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -8,6 +9,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/names.hpp"
 #include "edgewise/distributed/processes.hpp"
+#include "edgewise/io/csv.hpp"
 #include "edgewise/tasks/link/link_training.hpp"
 #include "plot.hpp"
 
@@ -77,6 +79,35 @@ ScoredGraph scored_graph(const LinkModel& model, const NodeRunArgs& args) {
   if (!args.files.edges.empty() || !args.files.features.empty())
     throw ArgumentError("--graph reads the edges and features from the store; leave out --edges and --features");
   return {std::nullopt, GraphStore::open(args.graph)};
+}
+
+// The pairs of a CSV file: the first two fields of each record, quoted or not. A first record that
+// does not name two nodes is a header, reported.
+std::vector<NodePair> read_csv_pairs(const std::string& path, const ScoredGraph& graph) {
+  CsvOptions options;
+  options.has_header = false;
+  const CsvTable table = read_csv(path, options);
+  if (table.num_rows() > 0 && table.num_columns() < 2)
+    throw ParseError(path, table.line_numbers.front(), table.rows.front().front(), "expected two node names a record");
+  const NodeLookup lookup = graph.lookup();
+  std::vector<NodePair> pairs;
+  for (std::size_t row = 0; row < table.num_rows(); ++row) {
+    const std::vector<std::string>& fields = table.rows[row];
+    const std::string_view a = trimmed(fields[0]), b = trimmed(fields[1]);
+    if (row == 0 && (lookup(a) < 0 || lookup(b) < 0)) {
+      std::cerr << "edgewise: note: " << path << ":" << table.line_numbers[row] << " ('" << fields[0] << ","
+                << fields[1] << "') read as a header: it does not name two nodes of the graph\n";
+      continue;
+    }
+    pairs.push_back(named_pair(a, b, path, table.line_numbers[row], graph.nodes(), lookup));
+  }
+  return pairs;
+}
+
+// The pairs of --pairs: a CSV table for a .csv file, else two names a line separated by blanks.
+std::vector<NodePair> read_pairs(const std::string& path, const ScoredGraph& graph) {
+  if (std::filesystem::path(path).extension() == ".csv") return read_csv_pairs(path, graph);
+  return read_node_pairs(path, graph.nodes(), graph.lookup());
 }
 
 // The nodes named on the command line, then those of the file, one a line.
@@ -191,7 +222,7 @@ void predict_links(const LinkModel& model, const LinkPredictArgs& args) {
   if (args.pairs.empty()) throw ArgumentError("--pairs is required for a link prediction model: the pairs to score");
   if (!args.graph.out.empty()) check_output_path(args.graph.out, args.graph.force);
   const ScoredGraph graph = scored_graph(model, args.graph);
-  const std::vector<NodePair> pairs = read_node_pairs(args.pairs, graph.nodes(), graph.lookup());
+  const std::vector<NodePair> pairs = read_pairs(args.pairs, graph);
   const std::vector<float> scores = graph.scores(model, pairs);
   std::ostringstream out;
   out << "node_a\tnode_b\tscore\tprobability\n";

@@ -90,7 +90,8 @@ void add_predict_command(CLI::App& app) {
   command->add_option("--out", args->out, "File to write (default: standard output)");
   command->add_flag("--force", args->force, "Replace an existing --out file");
   command->add_option("--pairs", args->pairs,
-                      "Link prediction models: the node pairs to score, two node ids a line")
+                      "Link prediction models: the node pairs to score, two node ids a line separated by blanks, or a "
+                      "CSV table (a .csv file) whose first two fields name the pair")
       ->check(CLI::ExistingFile);
   add_threads_option(*command, args->threads);
   const CLI::Option_group* node_options = add_node_graph_options(*command, args->nodes, false);

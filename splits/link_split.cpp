@@ -216,13 +216,11 @@ class LinkFileReader {
     return pairs;
   }
 
- private:
-  NodePair checked(std::string_view entry, const std::string& path, std::size_t line, bool links) {
-    const std::size_t gap = entry.find_first_of(" \t");
-    if (gap == std::string_view::npos)
-      throw ParseError(path, line, std::string(entry), "expected two node names separated by blanks");
-    const Index a = node(entry.substr(0, gap), entry, path, line);
-    const Index b = node(trimmed(entry.substr(gap)), entry, path, line);
+  // The pair of nodes named a and b, given as `entry` on line `line` of `path`.
+  NodePair checked(std::string_view a_name, std::string_view b_name, std::string_view entry, const std::string& path,
+                   std::size_t line, bool links) {
+    const Index a = node(a_name, entry, path, line);
+    const Index b = node(b_name, entry, path, line);
     const auto fail = [&](const std::string& reason) { throw ParseError(path, line, std::string(entry), reason); };
     if (a == b) fail("a node paired with itself");
     if (graph_links_ == nullptr) return {a, b};
@@ -231,6 +229,14 @@ class LinkFileReader {
     const auto [listed, added] = listed_.try_emplace(std::minmax(a, b), path + ":" + std::to_string(line));
     if (!added) fail("already listed at " + listed->second);
     return std::minmax(a, b);
+  }
+
+ private:
+  NodePair checked(std::string_view entry, const std::string& path, std::size_t line, bool links) {
+    const std::size_t gap = entry.find_first_of(" \t");
+    if (gap == std::string_view::npos)
+      throw ParseError(path, line, std::string(entry), "expected two node names separated by blanks");
+    return checked(entry.substr(0, gap), trimmed(entry.substr(gap)), entry, path, line, links);
   }
 
   Index node(std::string_view name, std::string_view entry, const std::string& path, std::size_t line) const {
@@ -278,6 +284,12 @@ LinkSplit read_link_split(const std::string& dir, Index num_nodes, const NodeLoo
 
 std::vector<NodePair> read_node_pairs(const std::string& path, Index num_nodes, const NodeLookup& lookup) {
   return LinkFileReader(num_nodes, lookup, nullptr).read(path, true);
+}
+
+NodePair named_pair(std::string_view a, std::string_view b, const std::string& path, std::size_t line,
+                    Index num_nodes, const NodeLookup& lookup) {
+  const std::string entry = std::string(a) + "," + std::string(b);
+  return LinkFileReader(num_nodes, lookup, nullptr).checked(a, b, entry, path, line, true);
 }
 
 std::vector<NodePair> parse_node_pairs(std::string_view text, const std::string& name, Index num_nodes,

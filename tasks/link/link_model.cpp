@@ -210,7 +210,8 @@ ModelDescription LinkModel::describe() const {
           .facts = {{"task type", "link prediction, a score for each pair of nodes"},
                     {"embedding width", embedding_dim()},
                     {"identity features", config_.identity_features ? "yes, a learned vector for each node" : "no"},
-                    {"training graph", std::to_string(config_.nodes.size()) + " nodes"},
+                    {"training graph", config_.nodes.empty() ? std::string("a graph store, its nodes not recorded")
+                                                             : std::to_string(config_.nodes.size()) + " nodes"},
                     {"parameters", num_parameters()}},
           .sections = {{"encoder", config.at("network")},
                        {"scorer", {{"kind", config.at("scorer")}}},

@@ -67,6 +67,17 @@ TEST_F(CliLinkTest, TrainsThenScoresPairsRecommendsAndEmbeds) {
   EXPECT_NE(scores.find("\na1\ta2\t"), std::string::npos) << scores;
   EXPECT_NE(scores.find("\nb3\ta4\t"), std::string::npos) << scores;
 
+  // A CSV table of pairs, with a header and a quoted field, scores the same.
+  write("pairs.csv", "node_a,node_b\n\"a1\",a2\r\nb3,a4\n");
+  const CliRun csv = run_cli("predict" + graph() + " --pairs " + path("pairs.csv") + " --out " + path("c.tsv"));
+  ASSERT_EQ(csv.status, 0) << csv.output;
+  EXPECT_NE(csv.output.find("pairs.csv:1 ('node_a,node_b') read as a header"), std::string::npos) << csv.output;
+  EXPECT_EQ(read("c.tsv"), scores);
+  write("pairs.csv", "a1,a2\nb3,zz\n");
+  const CliRun unknown = run_cli("predict" + graph() + " --pairs " + path("pairs.csv"));
+  EXPECT_NE(unknown.status, 0);
+  EXPECT_NE(unknown.output.find("pairs.csv:2: unknown node 'zz' ('b3,zz')"), std::string::npos) << unknown.output;
+
   const CliRun recommend = run_cli("recommend" + graph() + " --nodes a1,b2 --k 3");
   ASSERT_EQ(recommend.status, 0) << recommend.output;
   EXPECT_NE(recommend.output.find("node\trank\tsuggested\tscore\na1\t1\t"), std::string::npos) << recommend.output;

@@ -134,6 +134,12 @@ std::vector<NodePair> read_node_pairs(const std::string& path, Index num_nodes, 
 std::vector<NodePair> parse_node_pairs(std::string_view text, const std::string& name, Index num_nodes,
                                        const NodeLookup& lookup);
 
+/// The pair of the nodes named `a` and `b`, each found by `lookup`, as given on line `line` of the
+/// file `path` (a table of pairs, say): as read_node_pairs reads a line's pair. Throws ParseError
+/// naming the file, line and pair for an unknown node or a node paired with itself.
+NodePair named_pair(std::string_view a, std::string_view b, const std::string& path, std::size_t line,
+                    Index num_nodes, const NodeLookup& lookup);
+
 /// Writes the five files read_link_split reads, each pair as `name` names its nodes, tab-separated,
 /// creating dir if needed. An existing file with other contents is replaced only when overwrite is
 /// set; otherwise Error is thrown before any file is written.
