@@ -49,7 +49,6 @@ Plot link_curve(const LinkTrainingResult& result, const std::string& out) {
 }
 
 NodeGraph read_for(const LinkModel& model, const NodeRunArgs& args) {
-  if (!args.graph.empty()) throw ArgumentError("--graph: recommend reads its graph from --edges and --features");
   if (args.files.edges.empty()) throw ArgumentError("--edges is required for a link prediction model");
   check_graph_reading(model.config().input, args.input);
   NodeGraph data = model.read_graph(args.files);
@@ -71,6 +70,9 @@ struct ScoredGraph {
   Matrix<float> embeddings(const LinkModel& model) const { return files ? model.embed(*files) : model.embed(*store); }
   std::vector<float> scores(const LinkModel& model, std::span<const NodePair> pairs) const {
     return files ? model.score_pairs(*files, pairs) : model.score_pairs(*store, pairs);
+  }
+  std::vector<std::vector<ScoredNode>> recommend(const LinkModel& model, std::span<const Index> nodes, Index k) const {
+    return files ? model.recommend(*files, nodes, k) : model.recommend(*store, nodes, k);
   }
 };
 
@@ -111,12 +113,14 @@ std::vector<NodePair> read_pairs(const std::string& path, const ScoredGraph& gra
 }
 
 // The nodes named on the command line, then those of the file, one a line.
-std::vector<Index> listed_nodes(const RecommendArgs& args, const NodeGraph& data) {
+std::vector<Index> listed_nodes(const RecommendArgs& args, const ScoredGraph& graph) {
+  const NodeLookup lookup = graph.lookup();
+  const std::string source = args.graph.graph.empty() ? args.graph.files.edges.string() : args.graph.graph;
   std::vector<Index> nodes;
   for (const std::string& name : args.nodes) {
-    const std::optional<Index> node = data.nodes.find(name);
-    if (!node) throw ArgumentError("--nodes: '" + name + "' is not a node of " + args.graph.files.edges.string());
-    nodes.push_back(*node);
+    const Index node = lookup(name);
+    if (node < 0) throw ArgumentError("--nodes: '" + name + "' is not a node of " + source);
+    nodes.push_back(node);
   }
   if (args.nodes_file.empty()) return nodes;
   std::ifstream in(args.nodes_file, std::ios::binary);
@@ -125,9 +129,9 @@ std::vector<Index> listed_nodes(const RecommendArgs& args, const NodeGraph& data
   for (std::size_t line = 1; std::getline(in, text); ++line) {
     const std::string name(trimmed(text));
     if (name.empty()) continue;
-    const std::optional<Index> node = data.nodes.find(name);
-    if (!node) throw ParseError(args.nodes_file, line, name, "not a node of " + args.graph.files.edges.string());
-    nodes.push_back(*node);
+    const Index node = lookup(name);
+    if (node < 0) throw ParseError(args.nodes_file, line, name, "not a node of " + source);
+    nodes.push_back(node);
   }
   return nodes;
 }
@@ -253,14 +257,14 @@ void embed_links(const LinkModel& model, const NodeRunArgs& args) {
 void recommend_links(const LinkModel& model, const RecommendArgs& args) {
   if (args.nodes.empty() && args.nodes_file.empty()) throw ArgumentError("give --nodes or --nodes-file");
   if (!args.graph.out.empty()) check_output_path(args.graph.out, args.graph.force);
-  const NodeGraph data = read_for(model, args.graph);
-  const std::vector<Index> nodes = listed_nodes(args, data);
-  const std::vector<std::vector<ScoredNode>> suggestions = model.recommend(data, nodes, args.k);
+  const ScoredGraph graph = scored_graph(model, args.graph);
+  const std::vector<Index> nodes = listed_nodes(args, graph);
+  const std::vector<std::vector<ScoredNode>> suggestions = graph.recommend(model, nodes, args.k);
   std::ostringstream out;
   out << "node\trank\tsuggested\tscore\n";
   for (std::size_t i = 0; i < nodes.size(); ++i)
     for (std::size_t rank = 0; rank < suggestions[i].size(); ++rank)
-      out << data.nodes.name(nodes[i]) << '\t' << rank + 1 << '\t' << data.nodes.name(suggestions[i][rank].node)
+      out << graph.name(nodes[i]) << '\t' << rank + 1 << '\t' << graph.name(suggestions[i][rank].node)
           << '\t' << format_value(suggestions[i][rank].score) << '\n';
   write_output(args.graph.out, out.str(), args.graph.force);
 }

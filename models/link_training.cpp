@@ -220,7 +220,7 @@ LinkMetrics link_metrics(std::span<const float> link_scores, std::span<const flo
 }
 
 std::vector<ScoredNode> recommend_links(LinkScorer& scorer, const Matrix<float>& embeddings, Index node, Index k,
-                                        const LinkSet& known) {
+                                        std::span<const NodeId> partners) {
   if (node < 0 || node >= embeddings.rows() || k < 0)
     throw ArgumentError("recommend: node " + std::to_string(node) + " of " + std::to_string(embeddings.rows()) +
                         " embedded, and k " + std::to_string(k) + " (at least 0)");
@@ -230,12 +230,14 @@ std::vector<ScoredNode> recommend_links(LinkScorer& scorer, const Matrix<float>&
   const auto better = [](const ScoredNode& a, const ScoredNode& b) {
     return a.score != b.score ? a.score > b.score : a.node < b.node;
   };
+  std::vector<NodeId> linked(partners.begin(), partners.end());
+  std::ranges::sort(linked);
   std::vector<ScoredNode> best;
   std::vector<NodePair> pairs;
   for (Index start = 0; start < embeddings.rows(); start += kChunk) {
     pairs.clear();
     for (Index other = start; other < std::min(start + kChunk, embeddings.rows()); ++other)
-      if (other != node && !known.contains(node, other)) pairs.emplace_back(node, other);
+      if (other != node && !std::ranges::binary_search(linked, static_cast<NodeId>(other))) pairs.emplace_back(node, other);
     if (pairs.empty()) continue;
     const std::vector<float> scores = scorer.scores(embeddings, pairs);
     for (std::size_t p = 0; p < pairs.size(); ++p) best.push_back({pairs[p].second, scores[p]});

@@ -59,10 +59,12 @@ int run() {
               test.average_precision);
 
   // Suggestions leave out the friendships already known, the held-out ones included.
-  const edgewise::LinkSet known(kFriendships);
   for (const edgewise::Index member : {0, 33}) {
+    std::vector<edgewise::NodeId> friends;
+    for (const auto& [a, b] : kFriendships)
+      if (a == member || b == member) friends.push_back(static_cast<edgewise::NodeId>(a == member ? b : a));
     std::printf("new friends for member %lld:", static_cast<long long>(member));
-    for (const edgewise::ScoredNode& suggested : edgewise::recommend_links(scorer, z, member, 3, known))
+    for (const edgewise::ScoredNode& suggested : edgewise::recommend_links(scorer, z, member, 3, friends))
       std::printf(" %lld (score %.2f)", static_cast<long long>(suggested.node), suggested.score);
     std::printf("\n");
   }

@@ -193,15 +193,33 @@ LinkMetrics LinkModel::evaluate(const NodeGraph& graph, std::span<const NodePair
   return link_metrics(link_scores, scorer_->scores(embeddings, non_links), hits_k);
 }
 
-std::vector<std::vector<ScoredNode>> LinkModel::recommend(const NodeGraph& graph, std::span<const Index> nodes,
-                                                          Index k) const {
-  const Matrix<float> embeddings = embed(graph);
-  const std::vector<NodePair> links = graph_links(graph);
-  const LinkSet known(links);
+namespace {
+
+// Each node's suggestions among the embedded nodes, its partners in `graph` (undirected) left out.
+std::vector<std::vector<ScoredNode>> suggestions_of(LinkScorer& scorer, const Matrix<float>& embeddings,
+                                                    InEdges graph, std::span<const Index> nodes, Index k) {
   std::vector<std::vector<ScoredNode>> suggestions;
   suggestions.reserve(nodes.size());
-  for (const Index node : nodes) suggestions.push_back(recommend_links(*scorer_, embeddings, node, k, known));
+  for (const Index node : nodes) {
+    if (node < 0 || node >= graph.num_nodes())
+      throw ArgumentError("recommend: node " + std::to_string(node) + " of " + std::to_string(graph.num_nodes()));
+    const auto partners = graph.sources.subspan(static_cast<std::size_t>(graph.offsets[node]),
+                                                static_cast<std::size_t>(graph.offsets[node + 1] - graph.offsets[node]));
+    suggestions.push_back(recommend_links(scorer, embeddings, node, k, partners));
+  }
   return suggestions;
+}
+
+}  // namespace
+
+std::vector<std::vector<ScoredNode>> LinkModel::recommend(const NodeGraph& graph, std::span<const Index> nodes,
+                                                          Index k) const {
+  return suggestions_of(*scorer_, embed(graph), graph.graph.in_edges(), nodes, k);
+}
+
+std::vector<std::vector<ScoredNode>> LinkModel::recommend(const GraphStore& store, std::span<const Index> nodes,
+                                                          Index k) const {
+  return suggestions_of(*scorer_, embed(store), store.in_edges(), nodes, k);
 }
 
 ModelDescription LinkModel::describe() const {

@@ -126,6 +126,9 @@ TEST_F(CliLinkTest, TrainsOnAGraphStoreInSampledMiniBatches) {
   ASSERT_EQ(run_cli("embed" + store_model + " --out " + path("z.tsv")).status, 0);
   const std::string embeddings = read("z.tsv");
   EXPECT_EQ(std::count(embeddings.begin(), embeddings.end(), '\n'), 13) << embeddings;
+  const CliRun recommend = run_cli("recommend" + store_model + " --nodes a1 --k 2");
+  ASSERT_EQ(recommend.status, 0) << recommend.output;
+  EXPECT_NE(recommend.output.find("node\trank\tsuggested\tscore\na1\t1\tb"), std::string::npos) << recommend.output;
 
   const auto expect_error = [&](const std::string& arguments, const std::string& message) {
     const CliRun run = run_cli(arguments);
@@ -138,7 +141,7 @@ TEST_F(CliLinkTest, TrainsOnAGraphStoreInSampledMiniBatches) {
   std::filesystem::create_directories(path("split"));
   for (const char* file : {"train.txt", "val.txt", "test.txt"}) write(std::string("split/") + file, "a1 a2\n");
   expect_error(train_on_store + " --force --split " + path("split"), "a graph store's links are split at random");
-  expect_error("recommend" + store_model + " --nodes a1", "recommend reads its graph from --edges and --features");
+  expect_error("recommend" + store_model + " --nodes zz", "--nodes: 'zz' is not a node of " + path("g.ewg"));
 }
 
 TEST_F(CliLinkTest, NamesWhatItCannotUse) {

@@ -108,7 +108,7 @@ TEST(RecommendLinksTest, BestScoringNodesThatAreNoLinkYet) {
   // 0 (the smaller first), node 4 scores -1.
   Matrix<float> z(6, 2);
   z << 1, 0, 2, 0, 1, 0, 0, 1, -1, 0, 0, -1;
-  const LinkSet known(std::vector<NodePair>{{0, 1}});
+  const std::vector<NodeId> known = {1};
   LinkScorer dot = dot_scorer(2);
   const std::vector<ScoredNode> top = recommend_links(dot, z, 0, 3, known);
   ASSERT_EQ(top.size(), 3u);
@@ -128,7 +128,7 @@ TEST(LinkTrainingTest, RecommendsAcrossChunksOfCandidates) {
   for (const Index node : {5, 65'536, 69'999}) z(node, 0) = static_cast<float>(node);  // in the first and the second chunk
   Parameters<float> params;
   LinkScorer dot(params, PairScorer::dot, 2);
-  const LinkSet known(std::vector<NodePair>{{0, 69'999}});
+  const std::vector<NodeId> known = {69'999, 0};
   const std::vector<ScoredNode> top = recommend_links(dot, z, 0, 2, known);
   ASSERT_EQ(top.size(), 2u);
   EXPECT_EQ(top[0].node, 65'536);

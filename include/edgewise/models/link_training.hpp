@@ -106,11 +106,11 @@ struct ScoredNode {
 };
 
 /// The `k` nodes whose link with `node` `scorer` scores highest (embeddings [N, D]), best first (ties:
-/// the smaller node), leaving out `node` itself and the nodes `known` links it to: suggestions of new
-/// partners. Fewer when fewer nodes are left. Throws ArgumentError for a node outside [0, N) or a
-/// negative k.
+/// the smaller node), leaving out `node` itself and its `partners`, the nodes it is linked to already
+/// (its in-neighbours in an undirected graph's CSR): suggestions of new partners. Fewer when fewer
+/// nodes are left. Throws ArgumentError for a node outside [0, N) or a negative k.
 std::vector<ScoredNode> recommend_links(LinkScorer& scorer, const Matrix<float>& embeddings, Index node, Index k,
-                                        const LinkSet& known);
+                                        std::span<const NodeId> partners);
 
 /// What the encoder reads for each node: its feature row and, with identity features, its one-hot
 /// id, a column per node, through which every node learns a vector of its own (the first layer's

@@ -151,6 +151,8 @@ class LinkModel final : public Model {
   /// For each of `nodes`, the `k` nodes it has no link with in `graph` whose link with it scores
   /// highest, best first (recommend_links). Throws ArgumentError for a node outside the graph.
   std::vector<std::vector<ScoredNode>> recommend(const NodeGraph& graph, std::span<const Index> nodes, Index k) const;
+  /// The same on a graph store's embeddings (embed(store)) and links.
+  std::vector<std::vector<ScoredNode>> recommend(const GraphStore& store, std::span<const Index> nodes, Index k) const;
 
   /// The configuration, with the node names set by fit() or load().
   const LinkModelConfig& config() const { return config_; }
