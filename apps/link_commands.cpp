@@ -37,15 +37,16 @@ std::string link_part_sizes(const LinkSplit& split) {
          std::to_string(split.test.size()) + " links (train / validation / test)";
 }
 
-// The training loss above the validation ROC-AUC.
-Plot link_curve(const LinkTrainingResult& result, const std::string& out) {
-  PlotSeries loss{"train loss", {}}, auc{"validation ROC-AUC", {}};
+// The training loss above the validation figure that judged the epochs.
+Plot link_curve(const LinkTrainingResult& result, LinkMetric metric, const std::string& out) {
+  const std::string title(link_metric_title(metric));
+  PlotSeries loss{"train loss", {}}, validation{"validation " + title, {}};
   for (const LinkEpochReport& report : result.history) {
     loss.values.push_back(report.train_loss);
-    auc.values.push_back(report.val_roc_auc);
+    validation.values.push_back(report.val_score);
   }
   return {"Training of " + out,
-          {{"binary cross-entropy loss", {std::move(loss)}}, {"ROC-AUC", {std::move(auc)}}}};
+          {{"binary cross-entropy loss", {std::move(loss)}}, {title, {std::move(validation)}}}};
 }
 
 NodeGraph read_for(const LinkModel& model, const NodeRunArgs& args) {
@@ -158,7 +159,7 @@ void save_trained(TrainedLinkModel& trained, const LinkTrainArgs& args, Index li
   trained.model.save(args.out, overwrite_for(args.force));
   log.normal("saved " + args.out);
   if (!args.plot.empty()) {
-    write_plot(args.plot, link_curve(trained.result, args.out), args.force);
+    write_plot(args.plot, link_curve(trained.result, trained.options.metric, args.out), args.force);
     log.normal("training curve: " + args.plot);
   }
 }

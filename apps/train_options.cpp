@@ -25,10 +25,11 @@ std::string upper(std::string text) {
 }
 
 // Registers one option of the tables in `group`, its value going to given[name]; `defaults` shows
-// the defaults in its help. A flag that may be on by default (on, or by a rule) also takes --no-<name>.
+// the defaults in its help, and `choices`, where given, are the values it takes (those of every task
+// that reads it). A flag that may be on by default (on, or by a rule) also takes --no-<name>.
 template <typename Param>
 void add_param(CLI::Option_group& group, const Param& param, const std::string& help, const std::string& defaults,
-               nlohmann::json& given) {
+               const std::vector<std::string>& choices, nlohmann::json& given) {
   const std::string& name = param.name;
   if (param.type == ParamType::flag) {
     const bool may_be_on = param.default_text() != "off";
@@ -50,7 +51,7 @@ void add_param(CLI::Option_group& group, const Param& param, const std::string& 
     option->expected(1);
   }
   option->type_name(upper(to_string(param.type)));
-  if (!param.choices.empty()) option->check(CLI::IsMember(param.choices));
+  if (!choices.empty()) option->check(CLI::IsMember(choices));
 }
 
 }  // namespace
@@ -63,6 +64,22 @@ struct SharedOption {
   const TrainingParam<NodeTrainingParams>* node = nullptr;
   const TrainingParam<LinkTrainingParams>* link = nullptr;
 };
+
+// The values any task takes, in the order the tables list them; none where a task takes any.
+std::vector<std::string> shared_choices(const SharedOption& option) {
+  std::vector<std::string> choices;
+  bool open = false;
+  const auto add = [&](const auto* row) {
+    if (row == nullptr) return;
+    open = open || row->choices.empty();
+    for (const std::string& choice : row->choices)
+      if (std::ranges::find(choices, choice) == choices.end()) choices.push_back(choice);
+  };
+  add(option.molecule);
+  add(option.node);
+  add(option.link);
+  return open ? std::vector<std::string>{} : choices;
+}
 
 // Each row's help and default, by task; one help where every task gives the same.
 std::pair<std::string, std::string> shared_help(const SharedOption& option) {
@@ -88,7 +105,7 @@ template <typename Params>
 void add_own_options(CLI::Option_group& group, const std::vector<TrainingParam<Params>>& table, nlohmann::json& given) {
   for (const TrainingParam<Params>& param : table)
     if (tasks_reading(param.name).size() == 1)
-      add_param(group, param, param.help, " (default: " + param.default_text() + ")", given);
+      add_param(group, param, param.help, " (default: " + param.default_text() + ")", param.choices, given);
 }
 
 }  // namespace
@@ -108,10 +125,11 @@ TaskOptionGroups add_train_options(CLI::App& command, SharedTrainArgs& shared, M
     const SharedOption option{find_param(molecule_params(), name), find_param(node_params(), name),
                               find_param(link_params(), name)};
     const auto [help, defaults] = shared_help(option);
+    const std::vector<std::string> choices = shared_choices(option);
     if (option.molecule != nullptr) {
-      add_param(*several, *option.molecule, help, defaults, shared.given);
+      add_param(*several, *option.molecule, help, defaults, choices, shared.given);
     } else {
-      add_param(*several, *option.node, help, defaults, shared.given);
+      add_param(*several, *option.node, help, defaults, choices, shared.given);
     }
   }
   add_own_options(*molecule_group, molecule_params(), shared.given);

@@ -150,12 +150,12 @@ TuningResult tune_link_candidates(TuneArgs& args, const nlohmann::json& candidat
                       params.training.seed);
   const std::vector<LinkSplit> folds =
       link_tuning_folds(split, graph, data.nodes.size(), args.folds, params.training.seed);
+  const std::string metric(name_of(kLinkMetricNames, params.training.metric));
   print_folds_header(split.train.size() + split.val.size(), "links", args, split.test.size(), candidates.size(),
-                     "roc_auc");
+                     metric);
   run = {{"data", args.nodes.files.edges.string()}, {"split", params.split}, {"seed", params.training.seed},
-         {"metric", "roc_auc"}};
-  return tune_links(data, folds, args.shared.given, candidates, args.log,
-                    fold_printer(candidates, folds.size(), "roc_auc"));
+         {"metric", metric}};
+  return tune_links(data, folds, args.shared.given, candidates, args.log, fold_printer(candidates, folds.size(), metric));
 }
 
 TuningResult tune_candidates(TuneArgs& args, const nlohmann::json& candidates, nlohmann::json& run) {

@@ -83,7 +83,9 @@ inline std::string epoch_text(const EpochReport& report, const EpochSettings& se
   return epoch_line(report, settings.epochs, std::string(settings.metric));
 }
 inline std::string epoch_text(const NodeEpochReport& report, const EpochSettings&) { return node_epoch_line(report); }
-inline std::string epoch_text(const LinkEpochReport& report, const EpochSettings&) { return link_epoch_line(report); }
+inline std::string epoch_text(const LinkEpochReport& report, const EpochSettings& settings) {
+  return link_epoch_line(report, settings.metric);
+}
 
 /// Runs the trainer's epochs from the first after checkpoints.resume (else 1) until settings.epochs or
 /// early stopping; calls on_epoch after each, then checkpoints.save when one is due (not after the epoch

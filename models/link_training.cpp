@@ -66,6 +66,7 @@ class LinkTrainer {
         split_(split),
         train_links_(split.train),
         sampling_(options.non_links),
+        metric_(options.metric),
         seed_(options.seed),
         steps_(params, options) {}
 
@@ -82,12 +83,12 @@ class LinkTrainer {
   }
 
   ValidationScores score(LinkEpochReport& report) {
-    report.val_roc_auc = kNaN;
+    report.val_score = kNaN;
     if (split_.val.empty()) return {};
     const Matrix<float>& embeddings = input_.forward(encoder_, graph_, Mode::inference());
     const std::vector<float> links = scorer_.scores(embeddings, split_.val);
-    report.val_roc_auc = link_metrics(links, scorer_.scores(embeddings, split_.val_negatives)).roc_auc;
-    return {.measured = true, .value = report.val_roc_auc, .loss = kNaN};
+    report.val_score = link_metric_value(link_metrics(links, scorer_.scores(embeddings, split_.val_negatives)), metric_);
+    return {.measured = true, .value = report.val_score, .loss = kNaN};
   }
 
   void save(TrainingState& state) const { steps_.save(state); }
@@ -102,6 +103,7 @@ class LinkTrainer {
   const LinkSplit& split_;
   LinkSet train_links_;  // what training non-links must not be
   NonLinkSampling sampling_;
+  LinkMetric metric_;
   std::uint64_t seed_;
   detail::StepState steps_;
   Matrix<float> dembeddings_;
@@ -261,12 +263,48 @@ Matrix<float> node_embeddings(NodeClassifier<float>& encoder, const Graph& graph
   return input.forward(encoder, graph, Mode::inference());
 }
 
-std::string link_epoch_line(const LinkEpochReport& report) {
-  char line[120];
-  std::snprintf(line, sizeof line, "epoch %4lld  loss %.4f  val auc %s%s  %.1f s", static_cast<long long>(report.epoch),
-                report.train_loss, score_text(report.val_roc_auc, 4).c_str(), report.improved ? " *" : "  ",
-                report.seconds);
+double link_metric_value(const LinkMetrics& metrics, LinkMetric metric) {
+  switch (metric) {
+    case LinkMetric::average_precision: return metrics.average_precision;
+    case LinkMetric::hits: return metrics.hits;
+    case LinkMetric::mrr: return metrics.mrr;
+    case LinkMetric::roc_auc: break;
+  }
+  return metrics.roc_auc;
+}
+
+std::string_view validation_label(LinkMetric metric) {
+  switch (metric) {
+    case LinkMetric::average_precision: return "val ap";
+    case LinkMetric::hits: return "val hits@50";
+    case LinkMetric::mrr: return "val mrr";
+    case LinkMetric::roc_auc: break;
+  }
+  return "val auc";
+}
+
+std::string_view link_metric_title(LinkMetric metric) {
+  switch (metric) {
+    case LinkMetric::average_precision: return "average precision";
+    case LinkMetric::hits: return "Hits@50";
+    case LinkMetric::mrr: return "MRR";
+    case LinkMetric::roc_auc: break;
+  }
+  return "ROC-AUC";
+}
+
+std::string link_epoch_line(const LinkEpochReport& report, std::string_view label) {
+  char line[128];
+  std::snprintf(line, sizeof line, "epoch %4lld  loss %.4f  %.*s %s%s  %.1f s", static_cast<long long>(report.epoch),
+                report.train_loss, static_cast<int>(label.size()), label.data(), score_text(report.val_score, 4).c_str(),
+                report.improved ? " *" : "  ", report.seconds);
   return line;
+}
+
+void check_validation_metric(LinkMetric metric, std::size_t non_links) {
+  if (metric == LinkMetric::hits && non_links > 0 && non_links < 50)
+    throw ArgumentError("link training: hits@50 judges epochs by the 50th best of the validation non-links, and there "
+                        "are " + std::to_string(non_links) + "; choose another metric or more validation links");
 }
 
 LinkTrainingResult train_link_predictor(NodeClassifier<float>& encoder, LinkScorer& scorer, Parameters<float>& params,
@@ -280,16 +318,17 @@ LinkTrainingResult train_link_predictor(NodeClassifier<float>& encoder, LinkScor
     throw ArgumentError("link training: the input is [" + std::to_string(input.rows()) + ", " +
                         std::to_string(input.cols()) + "] for a graph of " + std::to_string(graph.num_nodes()) +
                         " nodes and an encoder of " + std::to_string(encoder.options().in_dim) + " inputs");
+  check_validation_metric(options.metric, split.val_negatives.size());
   LinkTrainer trainer(encoder, scorer, params, graph, input, split, options);
   const detail::EpochSettings settings{
       .epochs = options.epochs,
       .stopping = {.larger_better = true, .with_loss = false, .ties_count = false, .patience = options.patience},
       .log = options.log,
       .setup = "link training: " + std::to_string(split.train.size()) + " training links, as many non-links an epoch",
-      .metric = "val auc",
-      .judged_by = "in validation ROC-AUC"};
+      .metric = validation_label(options.metric),
+      .judged_by = "in validation " + std::string(link_metric_title(options.metric))};
   LinkTrainingResult result;
-  result.best_val_roc_auc = detail::run_epochs(trainer, params, settings, {}, result, on_epoch).value;
+  result.best_val_score = detail::run_epochs(trainer, params, settings, {}, result, on_epoch).value;
   return result;
 }
 

@@ -115,6 +115,7 @@ class SampledLinkTrainer {
         batch_size_(sampling.batch_size),
         links_per_epoch_(std::min(sampling.links_per_epoch, seen.num_links())),
         non_links_(options.non_links),
+        metric_(options.metric),
         seed_(options.seed),
         batches_(source, fanouts_of(encoder, sampling)),
         steps_(params, options) {
@@ -143,14 +144,14 @@ class SampledLinkTrainer {
   }
 
   detail::ValidationScores score(LinkEpochReport& report) {
-    report.val_roc_auc = kNaN;
+    report.val_score = kNaN;
     if (validation_links_ == 0) return {};
     // The same draws every epoch, so that epochs are compared on the same neighbourhoods.
     const std::vector<float> scores =
         score_in_batches(encoder_, scorer_, batches_, validation_pairs_, 2 * batch_size_, seed_);
     const auto links = std::span(scores).first(static_cast<std::size_t>(validation_links_));
-    report.val_roc_auc = link_metrics(links, std::span(scores).subspan(links.size())).roc_auc;
-    return {.measured = true, .value = report.val_roc_auc, .loss = kNaN};
+    report.val_score = link_metric_value(link_metrics(links, std::span(scores).subspan(links.size())), metric_);
+    return {.measured = true, .value = report.val_score, .loss = kNaN};
   }
 
   void save(TrainingState& state) const { steps_.save(state); }
@@ -191,6 +192,7 @@ class SampledLinkTrainer {
   Index validation_links_;
   Index batch_size_, links_per_epoch_;
   NonLinkSampling non_links_;
+  LinkMetric metric_;
   std::uint64_t seed_;
   PairBatches batches_;
   detail::StepState steps_;
@@ -212,6 +214,7 @@ LinkTrainingResult train_link_predictor_sampled(NodeClassifier<float>& encoder, 
                         std::to_string(source.in_edges.num_nodes()) + " nodes, an encoder of " +
                         std::to_string(encoder.options().in_dim) + " inputs and a graph of " +
                         std::to_string(seen.num_nodes()) + " nodes");
+  check_validation_metric(options.metric, validation.non_links.size());
   SampledLinkTrainer trainer(encoder, scorer, params, seen, source, validation, options, sampling);
   const Index per_epoch = std::min(sampling.links_per_epoch, seen.num_links());
   const detail::EpochSettings settings{
@@ -221,10 +224,10 @@ LinkTrainingResult train_link_predictor_sampled(NodeClassifier<float>& encoder, 
       .setup = "sampled link training: " + std::to_string(seen.num_links()) + " training links, " +
                std::to_string(per_epoch) + " drawn an epoch in batches of " + std::to_string(sampling.batch_size) +
                " with as many non-links, fan-out " + join(fanouts_of(encoder, sampling), ","),
-      .metric = "val auc",
-      .judged_by = "in validation ROC-AUC"};
+      .metric = validation_label(options.metric),
+      .judged_by = "in validation " + std::string(link_metric_title(options.metric))};
   LinkTrainingResult result;
-  result.best_val_roc_auc = detail::run_epochs(trainer, params, settings, {}, result, on_epoch).value;
+  result.best_val_score = detail::run_epochs(trainer, params, settings, {}, result, on_epoch).value;
   return result;
 }
 

@@ -223,13 +223,15 @@ std::vector<LinkSplit> link_tuning_folds(const LinkSplit& split, std::span<const
 TuningResult tune_links(const NodeGraph& data, const std::vector<LinkSplit>& folds, const json& given,
                         const json& candidates, const LogSettings& log, const FoldReport& report,
                         const ParamNaming& naming) {
-  return cross_validate("roc_auc", candidates, folds.size(), report, [&](const json& candidate) {
+  const LinkMetric metric = link_training_params(given, naming).training.metric;
+  return cross_validate(std::string(name_of(kLinkMetricNames, metric)), candidates, folds.size(), report,
+                        [&](const json& candidate) {
     LinkTrainingParams params = link_training_params(with_candidate(given, candidate), naming);
     params.training.log = log;
     return [&, params](std::size_t k) {
       const TrainedLinkModel trained = train_link_model(data, folds[k], params.model(data), params.training);
       if (!trained.test) throw ArgumentError("tune: fold " + std::to_string(k + 1) + " holds out no links to score");
-      return trained.test->roc_auc;
+      return link_metric_value(*trained.test, metric);
     };
   });
 }

@@ -48,11 +48,12 @@ LinkModel initialized_model(const LinkModelPlan& plan, NodeInputOptions input, s
   return model;
 }
 
-void log_training(const Logger& log, const LinkTrainingResult& result, bool validated) {
+void log_training(const Logger& log, const LinkTrainingResult& result, LinkMetric metric, bool validated) {
   const double epoch_ms =
       result.history.empty() ? 0 : 1000 * result.history.back().seconds / static_cast<double>(result.epochs_run);
   log.normal("best epoch " + std::to_string(result.best_epoch) + " of " + std::to_string(result.epochs_run) +
-             " (validation ROC-AUC " + score_text(result.best_val_roc_auc, 4) + "); " + score_text(epoch_ms, 1) +
+             " (validation " + std::string(link_metric_title(metric)) + " " + score_text(result.best_val_score, 4) +
+             "); " + score_text(epoch_ms, 1) +
              " ms an epoch");
   if (!validated)
     log.normal("warning: no validation links, so no epoch was judged: the model keeps the last epoch's weights");
@@ -94,7 +95,7 @@ TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split,
   LinkModel model = initialized_model(plan, data.input, data.nodes.names(), training);
   const NodeGraph training_graph = with_edges(data, split.train);
   LinkTrainingResult result = model.fit(training_graph, split, training, on_epoch);
-  log_training(log, result, !split.val.empty());
+  log_training(log, result, training.metric, !split.val.empty());
   std::optional<LinkMetrics> test = tested(log, split.test, split.test_negatives, [&] {
     return model.evaluate(training_graph, split.test, split.test_negatives);
   });
@@ -122,7 +123,7 @@ TrainedLinkModel train_link_model(const GraphStore& store, const SplitFractions&
   NodeSource source = store_source(store);
   source.in_edges = seen.in_edges();
   LinkTrainingResult result = model.fit_sampled(seen, source, {val, val_non_links}, training, sampling, on_epoch);
-  log_training(log, result, !val.empty());
+  log_training(log, result, training.metric, !val.empty());
   std::optional<LinkMetrics> metrics = tested(log, test, test_non_links, [&] {
     std::vector<NodePair> pairs = test;
     pairs.insert(pairs.end(), test_non_links.begin(), test_non_links.end());
@@ -142,7 +143,8 @@ TrainingSummary link_training_summary(const TrainedLinkModel& trained, Index lin
                           .max_epochs = trained.options.epochs,
                           .epochs_run = {trained.result.epochs_run},
                           .best_epochs = {trained.result.best_epoch},
-                          .metrics = {{"validation roc_auc", trained.result.best_val_roc_auc}}};
+                          .metrics = {{"validation " + std::string(name_of(kLinkMetricNames, trained.options.metric)),
+                                       trained.result.best_val_score}}};
   if (!trained.defaults.empty()) summary.defaults = trained.defaults;
   if (trained.test) {
     const LinkMetrics& test = *trained.test;

@@ -164,7 +164,7 @@ TEST(LinkTrainingTest, PredictsHeldOutLinksOfAPlantedPartition) {
                 kind == PairScorer::dot ? "dot" : "mlp", test.roc_auc, test.average_precision,
                 static_cast<long long>(result.best_epoch), result.history.size());
     EXPECT_GE(test.roc_auc, 0.8);
-    EXPECT_GE(result.best_val_roc_auc, 0.8);
+    EXPECT_GE(result.best_val_score, 0.8);
     EXPECT_LT(result.history.back().train_loss, result.history.front().train_loss);
   }
 
@@ -189,6 +189,40 @@ TEST(LinkTrainingTest, RefusesASplitWithoutTrainingLinks) {
   NodeClassifier<float> encoder(params, {.in_dim = 4, .classes = 8});
   LinkScorer dot(params, PairScorer::dot, 8);
   EXPECT_THROW(train_link_predictor(encoder, dot, params, sbm.graph, EncoderInput(sbm.features), LinkSplit{}, {}),
+               ArgumentError);
+}
+
+// Another validation metric judges the epochs: the best epoch's figure is the validation Hits@50 of
+// the weights kept, and each epoch line names it.
+TEST(LinkTrainingTest, KeepsTheEpochOfTheBestValidationFigureOfTheMetricChosen) {
+  const SbmGraph sbm = stochastic_block_model(
+      {.nodes = 300, .communities = 4, .p_in = 0.15, .p_out = 0.005, .feature_dim = 8, .feature_noise = 1.0,
+       .add_self_loops = true, .seed = 3});
+  const LinkSplit split = split_links(sbm.edges, 300, 0.7, 0.2, 0);
+  ASSERT_GE(split.val_negatives.size(), 50u);
+  const Graph seen = Graph::from_pairs(300, split.train, {.add_self_loops = true, .symmetrize = true});
+  Parameters<float> params;
+  NodeClassifier<float> encoder(params, {.in_dim = 8, .classes = 16, .layers = 2, .heads = 2, .head_dim = 8,
+                                         .output_heads = 1, .dropout = 0, .attention_dropout = 0, .value_dropout = 0});
+  LinkScorer dot(params, PairScorer::dot, 16);
+  SplitMix64 rng(1);
+  encoder.reset_parameters(rng);
+  const EncoderInput input(sbm.features);
+  std::vector<std::string> lines;
+  const LinkTrainingResult result = train_link_predictor(
+      encoder, dot, params, seen, input, split, {.epochs = 20, .metric = LinkMetric::hits, .log = kQuiet},
+      [&](const LinkEpochReport& report) { lines.push_back(link_epoch_line(report, validation_label(LinkMetric::hits))); });
+  const Matrix<float> z = node_embeddings(encoder, seen, input);
+  const LinkMetrics kept = link_metrics(link_scores(z, split.val), link_scores(z, split.val_negatives));
+  EXPECT_NEAR(result.best_val_score, kept.hits, 1e-9);
+  for (const LinkEpochReport& report : result.history) EXPECT_LE(report.val_score, result.best_val_score);
+  EXPECT_NE(lines.front().find("val hits@50 "), std::string::npos) << lines.front();
+
+  // Hits@50 needs 50 validation non-links.
+  LinkSplit small = split;
+  small.val.resize(10);
+  small.val_negatives.resize(10);
+  EXPECT_THROW(train_link_predictor(encoder, dot, params, seen, input, small, {.metric = LinkMetric::hits}),
                ArgumentError);
 }
 

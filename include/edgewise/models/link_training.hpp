@@ -148,12 +148,40 @@ enum class NonLinkSampling {
 inline constexpr std::pair<NonLinkSampling, std::string_view> kNonLinkSamplingNames[] = {
     {NonLinkSampling::uniform, "uniform"}, {NonLinkSampling::degree, "degree"}};
 
+/// A figure of LinkMetrics, as validation judges epochs by it.
+enum class LinkMetric {
+  roc_auc,            ///< LinkMetrics::roc_auc
+  average_precision,  ///< LinkMetrics::average_precision
+  hits,               ///< LinkMetrics::hits, at K = 50
+  mrr,                ///< LinkMetrics::mrr
+};
+
+/// The names of the link metrics, as options, logs and model files write them.
+inline constexpr std::pair<LinkMetric, std::string_view> kLinkMetricNames[] = {
+    {LinkMetric::roc_auc, "roc_auc"}, {LinkMetric::average_precision, "average_precision"},
+    {LinkMetric::hits, "hits@50"}, {LinkMetric::mrr, "mrr"}};
+
+/// The figure of `metrics` that `metric` names.
+double link_metric_value(const LinkMetrics& metrics, LinkMetric metric);
+
+/// The short name an epoch line gives `metric`'s validation figure: "val auc", "val ap", "val hits@50", "val mrr".
+std::string_view validation_label(LinkMetric metric);
+
+/// `metric` as messages name it: "ROC-AUC", "average precision", "Hits@50", "MRR".
+std::string_view link_metric_title(LinkMetric metric);
+
+/// Throws ArgumentError when `metric` cannot judge epochs on `non_links` validation non-links:
+/// Hits@50 with 1 to 49 of them.
+void check_validation_metric(LinkMetric metric, std::size_t non_links);
+
 /// How train_link_predictor trains.
 struct LinkTrainingOptions {
   Index epochs = 300;            ///< full-batch steps at most
   double learning_rate = 0.01;   ///< Adam's
   double weight_decay = 0;       ///< Adam's L2 term
-  Index patience = 50;           ///< epochs without a better validation ROC-AUC before stopping
+  Index patience = 50;           ///< epochs without a better validation figure before stopping
+  /// The validation figure that chooses the epoch kept. Hits@50 needs at least 50 validation non-links.
+  LinkMetric metric = LinkMetric::roc_auc;
   NonLinkSampling non_links = NonLinkSampling::uniform;  ///< how each epoch's non-links are drawn
   std::uint64_t seed = 0;        ///< of the training non-links and the dropout masks
   LogSettings log = {};          ///< normal: a line an epoch; verbose: also why training stopped
@@ -163,20 +191,21 @@ struct LinkTrainingOptions {
 struct LinkEpochReport {
   Index epoch = 0;          ///< 1-based
   double train_loss = 0;    ///< of the step, with dropout, against that epoch's non-links
-  double val_roc_auc = 0;   ///< after the step; NaN without validation links
+  double val_score = 0;     ///< the validation figure of options.metric after the step; NaN without validation links
   double seconds = 0;       ///< since training started
   bool improved = false;    ///< whether this epoch's weights are kept for now
 };
 
-/// One line of the epoch log: "epoch   12  loss 0.5123  val auc 0.912 *  0.4 s".
-std::string link_epoch_line(const LinkEpochReport& report);
+/// One line of the epoch log: "epoch   12  loss 0.5123  val auc 0.912 *  0.4 s", the figure named by
+/// `label` (validation_label).
+std::string link_epoch_line(const LinkEpochReport& report, std::string_view label = "val auc");
 
 /// The outcome of train_link_predictor.
 struct LinkTrainingResult {
   std::vector<LinkEpochReport> history;  ///< one report an epoch run
   Index epochs_run = 0;  ///< epochs trained, the last included
   Index best_epoch = 0;  ///< whose weights the encoder keeps
-  double best_val_roc_auc = std::numeric_limits<double>::quiet_NaN();  ///< NaN without validation links
+  double best_val_score = std::numeric_limits<double>::quiet_NaN();  ///< of options.metric; NaN without validation links
 };
 
 /// Trains `encoder` and `scorer` (their parameters in params) on split.train's links: each epoch one

@@ -107,7 +107,8 @@ std::vector<LinkSplit> link_tuning_folds(const LinkSplit& split, std::span<const
 
 /// Cross-validates link predictors on `data`: for each candidate, the options `given` with the
 /// candidate's (link_training_params), one model trained on each fold's training links (the encoder
-/// seeing those alone) and the ROC-AUC of its held-out links against their non-links.
+/// seeing those alone) and the figure of its held-out links against their non-links that the given
+/// options' metric names (ROC-AUC unless given), which also chooses each model's epoch.
 TuningResult tune_links(const NodeGraph& data, const std::vector<LinkSplit>& folds, const nlohmann::json& given,
                         const nlohmann::json& candidates, const LogSettings& log, const FoldReport& report = {},
                         const ParamNaming& naming = {.task = "--task link"});
