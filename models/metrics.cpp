@@ -225,9 +225,10 @@ ClassificationMetrics classification_metrics(const Matrix<Scalar>& scores, const
 
 bool larger_is_better(std::string_view metric) {
   if (metric == "rmse" || metric == "mae") return false;
-  if (metric == "r2" || metric == "roc_auc" || metric == "pr_auc" || metric == "accuracy") return true;
+  for (const std::string_view larger : {"r2", "roc_auc", "pr_auc", "accuracy", "average_precision", "hits@50", "mrr"})
+    if (metric == larger) return true;
   throw ArgumentError("unknown metric '" + std::string(metric) +
-                      "'; expected rmse, mae, r2, roc_auc, pr_auc or accuracy");
+                      "'; expected rmse, mae, r2, roc_auc, pr_auc, accuracy, average_precision, hits@50 or mrr");
 }
 
 MetricValue main_metric(const RegressionMetrics& metrics, std::string_view metric) {

@@ -233,6 +233,12 @@ TEST_F(CliTuneTest, TunesLinkPredictorsOnTheTrainingAndValidationLinks) {
                             "roc_auc on each held-out fold"),
             std::string::npos)
       << run.output;
+  // Another metric scores the folds, and chooses each model's epoch.
+  const CliRun by_mrr = run_cli("tune" + graph + " --grid " + path("grid.json") + " --folds 2 --epochs 5 --embedding-dim 8 "
+                                "--metric mrr --out " + path("mrr.json"));
+  ASSERT_EQ(by_mrr.status, 0) << by_mrr.output;
+  EXPECT_NE(by_mrr.output.find("2 candidates, mrr on each held-out fold"), std::string::npos) << by_mrr.output;
+  EXPECT_EQ(json("mrr.json")["cross_validation"]["metric"], "mrr");
   const nlohmann::json file = json("links.json");
   EXPECT_EQ(file["task"], "link");
   EXPECT_EQ(file["cross_validation"]["candidates"][1]["folds"].size(), 2u);

@@ -84,8 +84,9 @@ struct MetricValue {
   bool larger_is_better = false;  ///< Its direction: true for AUCs, accuracy and r2.
 };
 
-/// Whether a larger value of the named metric ("rmse", "mae", "r2", "roc_auc", "pr_auc",
-/// "accuracy") is better. Throws ArgumentError on any other name.
+/// Whether a larger value of the named metric ("rmse", "mae", "r2", "roc_auc", "pr_auc", "accuracy",
+/// and link prediction's "average_precision", "hits@50" and "mrr") is better. Throws ArgumentError on
+/// any other name.
 bool larger_is_better(std::string_view metric);
 
 /// The mean over tasks of the named metric. Throws ArgumentError on a name that is not a metric of
