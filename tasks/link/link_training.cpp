@@ -75,15 +75,17 @@ std::optional<LinkMetrics> tested(const Logger& log, std::span<const NodePair> l
   return metrics;
 }
 
+// Links of a part to score, and as many non-links.
+struct PartToScore {
+  std::vector<NodePair> links, non_links;
+};
+
 // Links of `part` to score, up to kMostScoredStoreLinks, and as many non-links of the whole graph.
-std::pair<std::vector<NodePair>, std::vector<NodePair>> scored_store_links(InEdges graph, LinkPart part,
-                                                                            const SplitFractions& fractions,
-                                                                            std::uint64_t seed) {
-  std::vector<NodePair> links =
-      sample_hashed_links(graph, part, fractions.train, fractions.val, seed, kMostScoredStoreLinks);
+PartToScore scored_store_links(InEdges graph, LinkPart part, const SplitFractions& fractions, std::uint64_t seed) {
+  PartToScore scored{sample_hashed_links(graph, part, fractions.train, fractions.val, seed, kMostScoredStoreLinks), {}};
   SplitMix64 rng(seed ^ (0x4E45474154495645ULL + static_cast<std::uint64_t>(part)));
-  std::vector<NodePair> non_links = draw_non_links_of(graph, static_cast<Index>(links.size()), rng);
-  return {std::move(links), std::move(non_links)};
+  scored.non_links = draw_non_links_of(graph, static_cast<Index>(scored.links.size()), rng);
+  return scored;
 }
 
 }  // namespace
@@ -111,25 +113,26 @@ TrainedLinkModel train_link_model(const GraphStore& store, const SplitFractions&
   const LinkGraph seen(store.in_edges(), [&](NodeId a, NodeId b) {
     return hashed_link_part(a, b, fractions.train, fractions.val, seed) == LinkPart::train;
   });
-  const auto [val, val_non_links] = scored_store_links(store.in_edges(), LinkPart::val, fractions, seed);
-  const auto [test, test_non_links] = scored_store_links(store.in_edges(), LinkPart::test, fractions, seed);
+  const PartToScore val = scored_store_links(store.in_edges(), LinkPart::val, fractions, seed);
+  const PartToScore test = scored_store_links(store.in_edges(), LinkPart::test, fractions, seed);
   store.release_edge_pages();  // training reads its copy of the training links alone
   log.normal("split by a hash of each pair: " + std::to_string(seen.num_links()) + " training links; " +
-             std::to_string(val.size()) + " validation and " + std::to_string(test.size()) +
+             std::to_string(val.links.size()) + " validation and " + std::to_string(test.links.size()) +
              " test links scored, each against as many non-links");
   NodeInputOptions input = store.input();
   input.features.dim = store.feature_dim();
   LinkModel model = initialized_model(plan, input, {}, training);
   NodeSource source = store_source(store);
   source.in_edges = seen.in_edges();
-  LinkTrainingResult result = model.fit_sampled(seen, source, {val, val_non_links}, training, sampling, on_epoch);
-  log_training(log, result, training.metric, !val.empty());
-  std::optional<LinkMetrics> metrics = tested(log, test, test_non_links, [&] {
-    std::vector<NodePair> pairs = test;
-    pairs.insert(pairs.end(), test_non_links.begin(), test_non_links.end());
+  LinkTrainingResult result =
+      model.fit_sampled(seen, source, {val.links, val.non_links}, training, sampling, on_epoch);
+  log_training(log, result, training.metric, !val.links.empty());
+  std::optional<LinkMetrics> metrics = tested(log, test.links, test.non_links, [&] {
+    std::vector<NodePair> pairs = test.links;
+    pairs.insert(pairs.end(), test.non_links.begin(), test.non_links.end());
     const std::vector<float> scores = model.score_pairs_sampled(source, pairs, sampling, seed);
-    const auto link_scores = std::span(scores).first(test.size());
-    return link_metrics(link_scores, std::span(scores).subspan(test.size()));
+    const auto link_scores = std::span(scores).first(test.links.size());
+    return link_metrics(link_scores, std::span(scores).subspan(test.links.size()));
   });
   return {std::move(model), std::move(result), training, metrics, plan.defaults};
 }
