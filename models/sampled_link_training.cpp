@@ -163,25 +163,8 @@ class SampledLinkTrainer {
     SplitMix64 rng(derived_seed(seed_, kTrainPairs, epoch, static_cast<std::uint64_t>(b)));
     const Index count = std::min(batch_size_, links_per_epoch_ - b * batch_size_);
     for (Index i = 0; i < count; ++i) batch.add(batch.links, seen_.draw_link(rng));
-    const auto nodes = static_cast<std::uint64_t>(seen_.num_nodes());
-    const auto draw_node = [&] {
-      return non_links_ == NonLinkSampling::degree ? seen_.draw_linked_node(rng)
-                                                   : static_cast<NodeId>(rng.below(nodes));
-    };
-    // A draw misses mostly on the few links of a sparse graph; this many misses in a row means the
-    // graph is nearly complete.
-    constexpr Index kMaxMisses = 1000;
-    for (Index drawn = 0, misses = 0; drawn < count;) {
-      const NodeId a = draw_node(), c = draw_node();
-      if (a == c || seen_.linked(a, c)) {
-        if (++misses == kMaxMisses)
-          throw ArgumentError("sampled link training: cannot draw pairs that are no link; the graph is nearly complete");
-        continue;
-      }
-      misses = 0;
-      batch.add(batch.non_links, {std::min(a, c), std::max(a, c)});
-      ++drawn;
-    }
+    for (const NodePair& non_link : draw_step_non_links(seen_, count, non_links_ == NonLinkSampling::degree, rng))
+      batch.add(batch.non_links, non_link);
   }
 
   NodeClassifier<float>& encoder_;

@@ -192,6 +192,23 @@ std::vector<NodePair> draw_non_links_of(InEdges graph, Index count, SplitMix64& 
   return draw_pairs(count, excluded, [&] { return static_cast<Index>(rng.below(nodes)); });
 }
 
+std::vector<NodePair> draw_step_non_links(const LinkGraph& graph, Index count, bool by_degree, SplitMix64& rng) {
+  if (graph.num_nodes() < 2)
+    throw ArgumentError("cannot draw pairs of distinct nodes among " + std::to_string(graph.num_nodes()));
+  // The graph's links alone are excluded: what was drawn may be drawn again.
+  struct LinksOf {
+    const LinkGraph& graph;
+    bool contains(Index a, Index b) const {
+      return graph.linked(static_cast<NodeId>(a), static_cast<NodeId>(b));
+    }
+    void insert(Index, Index) {}
+  } excluded{graph};
+  const auto nodes = static_cast<std::uint64_t>(graph.num_nodes());
+  return draw_pairs(count, excluded, [&]() -> Index {
+    return by_degree ? graph.draw_linked_node(rng) : static_cast<Index>(rng.below(nodes));
+  });
+}
+
 namespace {
 
 // Reads files of node pairs; for a split folder (with the graph's links), checks each pair against

@@ -171,6 +171,28 @@ TEST(HashedLinkSplitTest, SamplesLinksOfAPartAndNonLinksOfTheGraph) {
   }
 }
 
+TEST(HashedLinkSplitTest, StepNonLinksAreNoLinksAndByDegreeLeaveOutNodesWithoutLinks) {
+  // A ring of 40 with chords among nodes 0 .. 39 of 60: nodes 40 .. 59 have no links.
+  const Graph graph = Graph::from_pairs(60, ring_with_chords(40), {.add_self_loops = true, .symmetrize = true});
+  const LinkGraph seen(graph.in_edges(), [](NodeId, NodeId) { return true; });
+  SplitMix64 rng(5);
+  const std::vector<NodePair> uniform = draw_step_non_links(seen, 500, false, rng);
+  const std::vector<NodePair> by_degree = draw_step_non_links(seen, 500, true, rng);
+  ASSERT_EQ(uniform.size(), 500U);
+  ASSERT_EQ(by_degree.size(), 500U);
+  bool reached_unlinked = false;
+  for (const auto& [a, b] : uniform) {
+    EXPECT_LT(a, b);
+    EXPECT_FALSE(seen.linked(static_cast<NodeId>(a), static_cast<NodeId>(b)));
+    reached_unlinked = reached_unlinked || b >= 40;
+  }
+  EXPECT_TRUE(reached_unlinked);
+  for (const auto& [a, b] : by_degree) {
+    EXPECT_FALSE(seen.linked(static_cast<NodeId>(a), static_cast<NodeId>(b)));
+    EXPECT_LT(b, 40);
+  }
+}
+
 class LinkSplitFilesTest : public ::testing::Test {
  protected:
   void SetUp() override {

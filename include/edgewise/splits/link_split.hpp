@@ -22,6 +22,7 @@
 #include "edgewise/core/random.hpp"
 #include "edgewise/core/tensor.hpp"
 #include "edgewise/graph/graph.hpp"
+#include "edgewise/graph/link_graph.hpp"
 #include "edgewise/splits/splits.hpp"
 
 namespace edgewise {
@@ -109,6 +110,11 @@ std::vector<NodePair> sample_hashed_links(InEdges graph, LinkPart part, double t
 /// non-links to score against links of a graph held only as CSR. Throws ArgumentError as
 /// draw_non_links does.
 std::vector<NodePair> draw_non_links_of(InEdges graph, Index count, SplitMix64& rng);
+
+/// `count` pairs of distinct nodes that are no link of `graph`, each node drawn from `rng` uniformly
+/// or, with `by_degree`, in proportion to its links; smaller node first, and a pair may come twice:
+/// the non-links of one step of sampled link training. Throws ArgumentError as draw_non_links does.
+std::vector<NodePair> draw_step_non_links(const LinkGraph& graph, Index count, bool by_degree, SplitMix64& rng);
 
 /// The files of a link split's folder, in LinkSplit's order: train.txt, val.txt, test.txt,
 /// val_negatives.txt, test_negatives.txt.
