@@ -85,7 +85,8 @@ ScoredGraph scored_graph(const LinkModel& model, const NodeRunArgs& args) {
 }
 
 // The pairs of a CSV file: the first two fields of each record, quoted or not. A first record that
-// does not name two nodes is a header, reported.
+// names no node at all is a header, reported; one that names a single node is a pair with an
+// unknown node, an error.
 std::vector<NodePair> read_csv_pairs(const std::string& path, const ScoredGraph& graph) {
   CsvOptions options;
   options.has_header = false;
@@ -97,9 +98,9 @@ std::vector<NodePair> read_csv_pairs(const std::string& path, const ScoredGraph&
   for (std::size_t row = 0; row < table.num_rows(); ++row) {
     const std::vector<std::string>& fields = table.rows[row];
     const std::string_view a = trimmed(fields[0]), b = trimmed(fields[1]);
-    if (row == 0 && (lookup(a) < 0 || lookup(b) < 0)) {
+    if (row == 0 && lookup(a) < 0 && lookup(b) < 0) {
       std::cerr << "edgewise: note: " << path << ":" << table.line_numbers[row] << " ('" << fields[0] << ","
-                << fields[1] << "') read as a header: it does not name two nodes of the graph\n";
+                << fields[1] << "') read as a header: it names no node of the graph\n";
       continue;
     }
     pairs.push_back(named_pair(a, b, path, table.line_numbers[row], graph.nodes(), lookup));

@@ -119,6 +119,11 @@ TrainedLinkModel train_link_model(const GraphStore& store, const SplitFractions&
   log.normal("split by a hash of each pair: " + std::to_string(seen.num_links()) + " training links; " +
              std::to_string(val.links.size()) + " validation and " + std::to_string(test.links.size()) +
              " test links scored, each against as many non-links");
+  if (store.input().features.format == FeatureFormat::structural)
+    log.normal("warning: the store's structural features were computed from all of its links, the held-out ones "
+               "included, so those reach the encoder through the degree and random-walk columns and the "
+               "validation and test figures are optimistic; edge files (--edges) compute them from the training "
+               "links alone");
   NodeInputOptions input = store.input();
   input.features.dim = store.feature_dim();
   LinkModel model = initialized_model(plan, input, {}, training);

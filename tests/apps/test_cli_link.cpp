@@ -77,6 +77,11 @@ TEST_F(CliLinkTest, TrainsThenScoresPairsRecommendsAndEmbeds) {
   const CliRun unknown = run_cli("predict" + graph() + " --pairs " + path("pairs.csv"));
   EXPECT_NE(unknown.status, 0);
   EXPECT_NE(unknown.output.find("pairs.csv:2: unknown node 'zz' ('b3,zz')"), std::string::npos) << unknown.output;
+  // A first record naming one node is a pair with a typo, not a header.
+  write("pairs.csv", "a1,zz\nb3,a4\n");
+  const CliRun first = run_cli("predict" + graph() + " --pairs " + path("pairs.csv"));
+  EXPECT_NE(first.status, 0);
+  EXPECT_NE(first.output.find("pairs.csv:1: unknown node 'zz' ('a1,zz')"), std::string::npos) << first.output;
 
   const CliRun recommend = run_cli("recommend" + graph() + " --nodes a1,b2 --k 3");
   ASSERT_EQ(recommend.status, 0) << recommend.output;
@@ -106,6 +111,14 @@ TEST_F(CliLinkTest, TrainsOnAGraphStoreInSampledMiniBatches) {
   EXPECT_NE(train.output.find("in batches of 4 with as many non-links, fan-out 3,3"), std::string::npos) << train.output;
   EXPECT_NE(train.output.find("identity features off (a graph store"), std::string::npos) << train.output;
   EXPECT_NE(train.output.find("test: "), std::string::npos) << train.output;
+  EXPECT_EQ(train.output.find("structural features were computed from all of its links"), std::string::npos);
+  // Without given features, the store's structural columns saw every link: training says so.
+  ASSERT_EQ(run_cli("graph build --node-ids string --edges " + path("edges.txt") + " --out " + path("s.ewg")).status, 0);
+  const CliRun structural = run_cli("train --task link --graph " + path("s.ewg") + " --epochs 2 --embedding-dim 8 --out " +
+                                    path("s.ew"));
+  ASSERT_EQ(structural.status, 0) << structural.output;
+  EXPECT_NE(structural.output.find("structural features were computed from all of its links"), std::string::npos)
+      << structural.output;
   // The same seed splits and trains the same way.
   const CliRun again = run_cli(train_on_store + " --force");
   ASSERT_EQ(again.status, 0) << again.output;
