@@ -15,6 +15,7 @@
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
+#include "edgewise/core/products.hpp"
 #include "edgewise/distributed/processes.hpp"
 #include "edgewise/tasks/common/model.hpp"
 
@@ -39,6 +40,21 @@ void add_threads_option(CLI::App& command, int& threads) {
 
 void apply_threads(int threads) {
   if (threads > 0) set_num_threads(threads);
+}
+
+void add_precision_option(CLI::App& command, std::string& precision) {
+  command
+      .add_option("--precision", precision,
+                  "Arithmetic of the matrix products: float32, or bf16 (operands rounded to bfloat16, float32 sums; "
+                  "about 1.5x the speed on CPUs with AVX-512 BF16, float32 on others)")
+      ->check(CLI::IsMember({"float32", "bf16"}));
+}
+
+void apply_precision(const std::string& precision) {
+  if (precision.empty()) return;
+  set_precision(parse_precision(precision));
+  if (precision == "bf16" && !bf16_available())
+    std::cerr << "note: this CPU has no AVX-512 BF16; --precision bf16 runs float32\n";
 }
 
 void check_output_path(const std::string& path, bool force) {

@@ -17,6 +17,7 @@ namespace {
 struct EmbedArgs {
   std::string model;
   int threads = 0;
+  std::string precision;
   NodeRunArgs nodes;
 };
 
@@ -36,8 +37,10 @@ void add_embed_command(CLI::App& app) {
   command->add_option("--out", args->nodes.out, "TSV file to write")->required();
   command->add_flag("--force", args->nodes.force, "Replace an existing --out file");
   add_threads_option(*command, args->threads);
+  add_precision_option(*command, args->precision);
   command->callback([args] {
     apply_threads(args->threads);
+    apply_precision(args->precision);
     std::visit(Overloaded{[&](const MoleculeModel&) {
                             throw ArgumentError("embed: " + args->model +
                                                 " is a molecule model; embed takes models of graphs' nodes");

@@ -14,6 +14,7 @@ namespace {
 struct EvalArgs {
   std::string model;
   int threads = 0;
+  std::string precision;
   MoleculeInput molecules;
   double coverage = kDefaultCoverage;
   std::string plot;
@@ -22,13 +23,14 @@ struct EvalArgs {
 
 void run(const CLI::App& command, const CLI::Option_group& node_options, EvalArgs& args) {
   apply_threads(args.threads);
+  apply_precision(args.precision);
   std::visit(Overloaded{[&](const MoleculeModel& model) {
                           reject_given(node_options.get_options(), "applies to models of graphs, and " +
                                                                        args.model + " is not one");
                           eval_molecules(model, args.molecules, args.coverage, args.plot);
                         },
                         [&](const NodeModel& model) {
-                          reject_given(options_except(command, {"--help", "--model", "--threads", "--coverage"}),
+                          reject_given(options_except(command, {"--help", "--model", "--threads", "--precision", "--coverage"}),
                                        "applies to molecule models, and " + args.model +
                                            " is a node classification model");
                           if (command.count("--coverage") > 0) args.nodes.coverage = args.coverage;
@@ -66,6 +68,7 @@ void add_eval_command(CLI::App& app) {
                       "Molecule models trained with --uncertainty: draw the calibration (observed against expected "
                       "coverage, error against standard deviation) to this SVG file");
   add_threads_option(*command, args->threads);
+  add_precision_option(*command, args->precision);
   const CLI::Option_group* node_options = add_node_graph_options(*command, args->nodes, true);
   command->callback([args, command, node_options] { run(*command, *node_options, *args); });
 }

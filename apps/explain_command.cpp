@@ -17,6 +17,7 @@ struct ExplainArgs {
   std::string out;
   bool force = false;
   int threads = 0;
+  std::string precision;
 };
 
 std::string title(const MoleculeModel& model, const std::string& smiles, const MoleculeGraph& graph) {
@@ -32,6 +33,7 @@ std::string title(const MoleculeModel& model, const std::string& smiles, const M
 
 void run(const ExplainArgs& args) {
   apply_threads(args.threads);
+  apply_precision(args.precision);
   check_output_path(args.out, args.force);
   const MoleculeModel model = MoleculeModel::load(args.model);
   const SmilesResult parsed = parse_smiles(args.smiles, smiles_options(model.config().featurizer));
@@ -56,6 +58,7 @@ void add_explain_command(CLI::App& app) {
   command->add_option("--out", args->out, "SVG file to write")->required();
   command->add_flag("--force", args->force, "Replace an existing --out file");
   add_threads_option(*command, args->threads);
+  add_precision_option(*command, args->precision);
   command->callback([args] { run(*args); });
 }
 

@@ -20,6 +20,7 @@ struct PredictArgs {
   std::string out;
   bool force = false;
   int threads = 0;
+  std::string precision;
   MoleculePredictArgs molecules;
   NodeRunArgs nodes;
   std::string pairs;
@@ -38,7 +39,7 @@ void predict_with(const NodeModel& model, const CLI::App& command, PredictArgs& 
   if (distributed::active())
     throw ArgumentError("predict: " + args.model + " is a node classification model, whose prediction runs as one "
                         "process; only molecule models divide their work among the processes mpirun starts");
-  reject_given(options_except(command, {"--help", "--model", "--out", "--force", "--threads", "--coverage"}),
+  reject_given(options_except(command, {"--help", "--model", "--out", "--force", "--threads", "--precision", "--coverage"}),
                "applies to other models, and " + args.model + " is a node classification model");
   args.nodes.out = args.out;
   args.nodes.force = args.force;
@@ -47,7 +48,7 @@ void predict_with(const NodeModel& model, const CLI::App& command, PredictArgs& 
 }
 
 void predict_with(const LinkModel& model, const CLI::App& command, PredictArgs& args) {
-  reject_given(options_except(command, {"--help", "--model", "--out", "--force", "--threads", "--pairs"}),
+  reject_given(options_except(command, {"--help", "--model", "--out", "--force", "--threads", "--precision", "--pairs"}),
                "applies to other models, and " + args.model + " is a link prediction model");
   args.nodes.out = args.out;
   args.nodes.force = args.force;
@@ -56,6 +57,7 @@ void predict_with(const LinkModel& model, const CLI::App& command, PredictArgs& 
 
 void run(const CLI::App& command, const CLI::Option_group& node_options, PredictArgs& args) {
   apply_threads(args.threads);
+  apply_precision(args.precision);
   std::visit(Overloaded{[&](const MoleculeModel& model) { predict_with(model, node_options, args); },
                         [&](const NodeModel& model) { predict_with(model, command, args); },
                         [&](const LinkModel& model) { predict_with(model, command, args); }},
@@ -94,6 +96,7 @@ void add_predict_command(CLI::App& app) {
                       "CSV table (a .csv file) whose first two fields name the pair")
       ->check(CLI::ExistingFile);
   add_threads_option(*command, args->threads);
+  add_precision_option(*command, args->precision);
   const CLI::Option_group* node_options = add_node_graph_options(*command, args->nodes, false);
   command->callback([args, command, node_options] { run(*command, *node_options, *args); });
 }

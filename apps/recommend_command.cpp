@@ -12,6 +12,7 @@ namespace {
 struct RecommendCommandArgs {
   std::string model;
   int threads = 0;
+  std::string precision;
   RecommendArgs recommend;
 };
 
@@ -36,8 +37,10 @@ void add_recommend_command(CLI::App& app) {
   command->add_option("--out", args->recommend.graph.out, "File to write (default: standard output)");
   command->add_flag("--force", args->recommend.graph.force, "Replace an existing --out file");
   add_threads_option(*command, args->threads);
+  add_precision_option(*command, args->precision);
   command->callback([args] {
     apply_threads(args->threads);
+    apply_precision(args->precision);
     recommend_links(LinkModel::load(args->model), args->recommend);
   });
 }

@@ -21,6 +21,7 @@ struct TrainArgs {
   std::string task;
   std::string options_file;
   int threads = 0;
+  std::string precision;
   bool quiet = false;
   bool verbose = false;
   SharedTrainArgs shared;
@@ -31,6 +32,7 @@ struct TrainArgs {
 
 void run(CLI::App& command, const TaskOptionGroups& task_options, TrainArgs& args) {
   apply_threads(args.threads);
+  apply_precision(args.precision);
   if (!args.options_file.empty())
     add_options(args.shared.given, file_options(command, read_options_file(args.options_file, args.task),
                                                 args.options_file, args.task));
@@ -75,6 +77,7 @@ void add_train_command(CLI::App& app) {
                       "(--task molecule), node ids as the edge list writes them (--task node), or pairs of them "
                       "(--task link, with val_negatives.txt and test_negatives.txt), as --split reads them");
   add_threads_option(*command, args->threads);
+  add_precision_option(*command, args->precision);
   add_checkpoint_options(*command, args->shared.checkpoints);
   add_log_options(*command, args->quiet, args->verbose);
   const TaskOptionGroups task_options = add_train_options(*command, args->shared, args->molecules, args->nodes);

@@ -28,6 +28,7 @@ struct TuneArgs {
   Index folds = 5;
   std::string out;
   int threads = 0;
+  std::string precision;
   LogSettings log;  // of each training: quiet
 };
 
@@ -166,6 +167,7 @@ TuningResult tune_candidates(TuneArgs& args, const nlohmann::json& candidates, n
 
 void run(CLI::App& command, const TaskOptionGroups& task_options, TuneArgs& args) {
   apply_threads(args.threads);
+  apply_precision(args.precision);
   reject_other_task_options(task_options, args.task);
   check_output_path(args.out, args.shared.force);
   args.log = console_log(true, false);
@@ -202,6 +204,7 @@ void add_tune_command(CLI::App& app) {
   command->add_option("--out", args->out, "Options file to write (JSON; edgewise train --options reads it)")->required();
   command->add_flag("--force", args->shared.force, "Replace existing --out and --skipped-list files");
   add_threads_option(*command, args->threads);
+  add_precision_option(*command, args->precision);
   const TaskOptionGroups task_options = add_train_options(*command, args->shared, args->base, args->nodes);
   command->callback([args, command, task_options] { run(*command, task_options, *args); });
 }

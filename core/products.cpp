@@ -2,9 +2,36 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
+#include <string>
 #include <utility>
 #include <vector>
+
+#include "products_bf16.hpp"
+
+namespace edgewise {
+namespace {
+std::atomic<Precision> chosen_precision = Precision::float32;
+}  // namespace
+
+void set_precision(Precision precision) { chosen_precision = precision; }
+
+Precision precision() {
+  return chosen_precision == Precision::bf16 && bf16_available() ? Precision::bf16 : Precision::float32;
+}
+
+bool bf16_available() { return detail::cpu_has_bf16(); }
+
+std::string_view precision_name(Precision precision) { return precision == Precision::bf16 ? "bf16" : "float32"; }
+
+Precision parse_precision(std::string_view name) {
+  if (name == "float32") return Precision::float32;
+  if (name == "bf16") return Precision::bf16;
+  throw ArgumentError("precision '" + std::string(name) + "': expected float32 or bf16");
+}
+
+}  // namespace edgewise
 
 namespace edgewise::detail {
 namespace {
@@ -196,8 +223,16 @@ void multiply_floats(float* dst, Index dst_row_stride, const FloatMatrixView& lh
       }
     return;
   }
+  const Index block = row_block(rows, lhs.cols, cols);
+  if (precision() == Precision::bf16) {
+    const Bf16Rhs packed = pack_bf16_rhs(rhs);
+    parallel_for_blocks(rows, block, [&](Index begin, Index end) {
+      multiply_rows_bf16(dst, dst_row_stride, lhs, packed, cols, begin, end, mode, start_row);
+    });
+    return;
+  }
   const PackedRhs packed = pack_rhs(rhs);
-  parallel_for_blocks(rows, row_block(rows, lhs.cols, cols), [&](Index begin, Index end) {
+  parallel_for_blocks(rows, block, [&](Index begin, Index end) {
     multiply_rows(dst, dst_row_stride, lhs, packed, cols, begin, end, mode, start_row);
   });
 }

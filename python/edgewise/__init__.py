@@ -29,7 +29,15 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _edgewise
-from ._edgewise import GraphAttention, num_threads, set_num_threads, training_options
+from ._edgewise import (
+    GraphAttention,
+    bf16_available,
+    num_threads,
+    precision,
+    set_num_threads,
+    set_precision,
+    training_options,
+)
 
 __version__: str = _edgewise.__version__
 
@@ -39,8 +47,11 @@ __all__ = [
     "MoleculeModel",
     "NodeGraph",
     "NodeModel",
+    "bf16_available",
     "num_threads",
+    "precision",
     "set_num_threads",
+    "set_precision",
     "training_options",
     "tune",
     "__version__",

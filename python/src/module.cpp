@@ -12,6 +12,7 @@
 #include "bindings.hpp"
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
+#include "edgewise/core/products.hpp"
 #include "edgewise/version.hpp"
 
 namespace py = pybind11;
@@ -82,6 +83,15 @@ PYBIND11_MODULE(_edgewise, m) {
   m.def("set_num_threads", &edgewise::set_num_threads, py::arg("threads"),
         "Threads every parallel loop of edgewise uses from now on.");
   m.def("num_threads", &edgewise::num_threads, "Threads the parallel loops use.");
+  m.def(
+      "set_precision", [](const std::string& name) { edgewise::set_precision(edgewise::parse_precision(name)); },
+      py::arg("precision"),
+      "Arithmetic of every matrix product from now on: 'float32', or 'bf16' (operands rounded to bfloat16, "
+      "float32 sums), which runs float32 on a CPU without AVX-512 BF16.");
+  m.def(
+      "precision", [] { return std::string(edgewise::precision_name(edgewise::precision())); },
+      "The arithmetic matrix products run at: 'float32' or 'bf16'.");
+  m.def("bf16_available", &edgewise::bf16_available, "Whether this CPU runs bf16 products (AVX-512 BF16).");
   edgewise::python::bind_molecules(m);
   edgewise::python::bind_nodes(m);
   edgewise::python::bind_links(m);

@@ -58,3 +58,29 @@ def test_bad_inputs_are_refused() -> None:
         layer.forward(np.array([[0], [7]]), np.zeros((2, 3), dtype=np.float32))
     with pytest.raises(ValueError):
         edgewise.GraphAttention(3, score="nonsense")
+
+
+def test_bf16_products_round_the_operands_and_float32_restores_the_bits() -> None:
+    rng = np.random.default_rng(8)
+    n = 40
+    edge_index = np.array([[i, (i + d) % n] for i in range(n) for d in range(4)], dtype=np.int64).T
+    x = rng.normal(size=(n, 32)).astype(np.float32)
+    layer = edgewise.GraphAttention(32, heads=4, head_dim=16, seed=3)
+    expected, _ = dense_reference(layer, edge_index, x, 4, 16)
+    float32 = layer.forward(edge_index, x).copy()
+    assert edgewise.precision() == "float32"
+    try:
+        edgewise.set_precision("bf16")
+        if not edgewise.bf16_available():
+            assert edgewise.precision() == "float32"
+            pytest.skip("this CPU has no AVX-512 BF16, so bf16 products run float32")
+        assert edgewise.precision() == "bf16"
+        bf16 = layer.forward(edge_index, x).copy()
+        assert not np.array_equal(bf16, float32)
+        # bfloat16 keeps 8 bits of each operand: about 0.4 % of each product
+        assert bf16 == pytest.approx(expected, rel=0.05, abs=0.02)
+    finally:
+        edgewise.set_precision("float32")
+    assert np.array_equal(layer.forward(edge_index, x), float32)
+    with pytest.raises(ValueError, match="expected float32 or bf16"):
+        edgewise.set_precision("fp16")

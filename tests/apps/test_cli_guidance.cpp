@@ -155,4 +155,12 @@ TEST_F(CliGuidanceTest, EveryCommandThatComputesTakesThreads) {
   }
 }
 
+TEST_F(CliGuidanceTest, EveryCommandThatRunsAModelTakesPrecision) {
+  for (const char* command : {"train", "tune", "predict", "eval", "embed", "explain", "recommend"}) {
+    const CliRun help = run_cli(std::string(command) + " --help", 0);
+    EXPECT_EQ(help.status, 0) << command << ": " << help.output;
+    EXPECT_TRUE(has(help, "--precision")) << command << ": " << help.output;
+  }
+}
+
 }  // namespace

@@ -1,11 +1,14 @@
 // The options of `train` that both tasks read: one meaning each, so that --hidden and --head-dim
 // set the same width for a molecule model and a node classifier, and the options of one task are
-// refused for the other.
+// refused for the other. --precision chooses the arithmetic of the products for both.
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <utility>
 
+#include "edgewise/core/products.hpp"
 #include "support/cli.hpp"
 
 namespace {
@@ -37,6 +40,11 @@ class CliTrainOptionsTest : public edgewise::testing::CliTest {
   std::string node_training(const std::string& options, const std::string& out) const {
     return "train --task node --edges " + path("edges.txt") + " --labels " + path("labels.txt") +
            " --split stratified:0.5,0.25,0.25 --epochs 3 --quiet " + options + " --out " + path(out);
+  }
+
+  std::string bytes_of(const std::string& name) const {
+    std::ifstream in(path(name), std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   }
 
   void expect_error(const std::string& arguments, const std::string& message) const {
@@ -85,6 +93,22 @@ TEST_F(CliTrainOptionsTest, HelpGivesTheDefaultsOfEveryTaskReadingAnOption) {
       << help.output;
   EXPECT_NE(help.output.find("(--task molecule: 0.8,0.1,0.1; --task link: 0.85,0.05,0.1)"), std::string::npos)
       << help.output;
+}
+
+// float32 is what runs without the option, to the bit; bf16 trains other weights where the CPU has
+// it, and says it runs float32 where not.
+TEST_F(CliTrainOptionsTest, PrecisionFloat32IsTheDefaultAndBf16TrainsOtherWeights) {
+  for (const auto& [options, name] : {std::pair{"", "plain.ew"}, {"--precision float32", "float32.ew"},
+                                      {"--precision bf16", "bf16.ew"}}) {
+    const CliRun run = run_cli(molecule_training(options, name));
+    ASSERT_EQ(run.status, 0) << options << ": " << run.output;
+    EXPECT_EQ(run.output.find("no AVX-512 BF16") != std::string::npos, !edgewise::bf16_available()) << run.output;
+  }
+  EXPECT_EQ(bytes_of("float32.ew"), bytes_of("plain.ew"));
+  EXPECT_EQ(bytes_of("bf16.ew") != bytes_of("plain.ew"), edgewise::bf16_available());
+  const CliRun refused = run_cli(molecule_training("--precision fp16", "x.ew"));
+  EXPECT_NE(refused.status, 0);
+  EXPECT_NE(refused.output.find("--precision: fp16 not in {float32,bf16}"), std::string::npos) << refused.output;
 }
 
 }  // namespace

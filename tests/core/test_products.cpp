@@ -7,9 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -218,6 +220,124 @@ TEST_F(ProductTest, SparseRowsAreCutLikeDenseOnes) {
     expect_close(product, Matrix<double>(dense.cast<double>() * w.cast<double>()), dense.cols());
     expect_bits_of_one_thread(product, threads, first);
   }
+}
+
+// bf16 products: each operand rounded to bfloat16, then summed in float32.
+
+// x rounded to the nearer of the two bfloat16 values around it, ties to the one with an even last
+// bit: written apart from the kernel's bit arithmetic so that the two check each other.
+float bf16_rounded(float x) {
+  const auto bits = std::bit_cast<std::uint32_t>(x);
+  const float below = std::bit_cast<float>(bits & 0xFFFF0000u);  // toward zero
+  const float above = std::bit_cast<float>((bits & 0xFFFF0000u) + 0x10000u);
+  const double to_below = std::abs(double(x) - double(below)), to_above = std::abs(double(above) - double(x));
+  if (to_below != to_above) return to_below < to_above ? below : above;
+  return (bits & 0x10000u) == 0 ? below : above;
+}
+
+Matrix<double> rounded_to_bf16(const Matrix<float>& m) {
+  return m.unaryExpr([](float x) { return double(bf16_rounded(x)); });
+}
+
+class Bf16ProductTest : public ProductTest {
+ protected:
+  void SetUp() override {
+    if (!bf16_available()) GTEST_SKIP() << "this CPU has no AVX-512 BF16, so bf16 products run the float32 kernel";
+    set_precision(Precision::bf16);
+  }
+  void TearDown() override {
+    set_precision(Precision::float32);
+    ProductTest::TearDown();
+  }
+};
+
+TEST(PrecisionTest, NamesReadBackAndOthersAreRefused) {
+  for (const Precision p : {Precision::float32, Precision::bf16}) EXPECT_EQ(parse_precision(precision_name(p)), p);
+  EXPECT_THROW(parse_precision("fp16"), ArgumentError);
+  EXPECT_EQ(precision(), Precision::float32) << "float32 unless set";
+}
+
+// Within float32 rounding of the exact product of the rounded operands, and so far from the exact
+// product of the unrounded ones (bfloat16 keeps 8 bits), at rows, inner dimensions and columns
+// around the tiles, pairs, depth blocks and vector widths; a transposed lhs and rhs (a weight
+// gradient's x^T, dx = dy W^T); a block of a wider matrix as dst, whose other columns stay as they were.
+TEST_F(Bf16ProductTest, OperandsAreRoundedToBf16AndSummedInFloat32) {
+  for (const Index rows : {1, 6, 7, 13})
+    for (const Index depth : {0, 1, 2, 3, 257, 600})
+      for (const Index cols : {1, 15, 16, 17, 64, 65, 100})
+        for (const bool transposed : {false, true}) {
+          SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(depth) + " x " + std::to_string(cols) +
+                       (transposed ? ", operands transposed" : ""));
+          const Matrix<float> lhs = random_matrix(rows, depth, 21), rhs = random_matrix(depth, cols, 22);
+          const Matrix<float> lhs_t = lhs.transpose(), rhs_t = rhs.transpose();
+          const Matrix<float> outside = random_matrix(rows, cols + 3, 23);
+          Matrix<float> assigned = outside, added = outside;
+          if (transposed) {
+            multiply(assigned.leftCols(cols), lhs_t.transpose(), rhs_t.transpose());
+            multiply(added.leftCols(cols), lhs_t.transpose(), rhs_t.transpose(), Product::add);
+          } else {
+            multiply(assigned.leftCols(cols), lhs, rhs);
+            multiply(added.leftCols(cols), lhs, rhs, Product::add);
+          }
+          const Matrix<double> exact = rounded_to_bf16(lhs) * rounded_to_bf16(rhs);
+          expect_close(Matrix<float>(assigned.leftCols(cols)), exact, depth);
+          expect_close(Matrix<float>(added.leftCols(cols)),
+                       Matrix<double>(exact + outside.leftCols(cols).cast<double>()), depth);
+          EXPECT_TRUE(assigned.rightCols(3) == outside.rightCols(3)) << "wrote outside its block";
+          EXPECT_TRUE(added.rightCols(3) == outside.rightCols(3)) << "wrote outside its block";
+          if (depth >= 257) {
+            const Matrix<double> unrounded = lhs.cast<double>() * rhs.cast<double>();
+            EXPECT_GT((assigned.leftCols(cols).cast<double>() - unrounded).cwiseAbs().maxCoeff(), 1e-6 * double(depth))
+                << "the operands were not rounded: the float32 kernel ran";
+          }
+        }
+}
+
+TEST_F(Bf16ProductTest, EveryThreadCountGivesTheSameBits) {
+  for (const Shape& shape : kShapes) {
+    SCOPED_TRACE(std::to_string(shape.rows) + " x " + std::to_string(shape.depth) + " x " +
+                 std::to_string(shape.cols));
+    const Matrix<float> lhs = random_matrix(shape.rows, shape.depth, 24), rhs = random_matrix(shape.depth, shape.cols, 25);
+    const Matrix<float> bias = random_matrix(1, shape.cols, 26);
+    Matrix<float> first, first_biased;
+    for (const int threads : {1, 2, 3}) {
+      set_num_threads(threads);
+      Matrix<float> product, biased;
+      multiply(product, lhs, rhs);
+      multiply_from_bias(biased, lhs, rhs, bias.row(0));
+      expect_close(product, Matrix<double>(rounded_to_bf16(lhs) * rounded_to_bf16(rhs)), shape.depth);
+      expect_bits_of_one_thread(product, threads, first);
+      expect_bits_of_one_thread(biased, threads, first_biased);
+    }
+  }
+}
+
+// Rounding must not turn a NaN into a number (its payload's carry would reach the sign bit), nor
+// an infinity, nor a float beyond bfloat16's largest finite value, into anything but an infinity.
+TEST_F(Bf16ProductTest, NaNsAndInfinitiesSurvive) {
+  Matrix<float> lhs = Matrix<float>::Ones(3, 4);
+  lhs(0, 1) = std::bit_cast<float>(0x7FFFFFFFu);  // the NaN with every payload bit set
+  lhs(1, 2) = std::numeric_limits<float>::infinity();
+  lhs(2, 3) = std::numeric_limits<float>::max();  // rounds up past bfloat16's largest value
+  const Matrix<float> ones = Matrix<float>::Ones(4, 2);
+  Matrix<float> product;
+  multiply(product, lhs, ones);
+  EXPECT_TRUE(std::isnan(product(0, 0)) && std::isnan(product(0, 1)));
+  EXPECT_EQ(product(1, 0), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(product(2, 1), std::numeric_limits<float>::infinity());
+}
+
+TEST_F(Bf16ProductTest, Float32AgainGivesTheFloat32KernelsBits) {
+  const Matrix<float> lhs = random_matrix(50, 70, 27), rhs = random_matrix(70, 33, 28);
+  Matrix<float> bf16_product;
+  multiply(bf16_product, lhs, rhs);
+  EXPECT_EQ(precision(), Precision::bf16);
+  set_precision(Precision::float32);
+  Matrix<float> float_product;
+  multiply(float_product, lhs, rhs);
+  for (Index i = 0; i < lhs.rows(); ++i)
+    for (Index j = 0; j < rhs.cols(); ++j) ASSERT_EQ(float_product(i, j), in_order_sum(lhs, rhs, i, j, 0.0f));
+  EXPECT_FALSE(same_bits(bf16_product, float_product));
 }
 
 }  // namespace

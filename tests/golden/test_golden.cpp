@@ -4,6 +4,8 @@
 // a run with the next run of the same code. The tolerance covers the float rounding of other
 // instruction sets (the sanitizer build is not compiled for this machine's); a deliberate change of
 // the numbers is committed with files rewritten by running this test with EDGEWISE_UPDATE_GOLDEN=1.
+// The same runs with bf16 products must stay within a tolerance that bfloat16's 8-bit operands
+// leave, of the same files.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "edgewise/core/parallel.hpp"
+#include "edgewise/core/products.hpp"
 #include "edgewise/datasets/sbm.hpp"
 #include "edgewise/chem/molecule_dataset.hpp"
 #include "edgewise/tasks/molecule/molecule_model.hpp"
@@ -23,8 +26,9 @@ namespace edgewise {
 namespace {
 
 constexpr int kGoldenVersion = 1;
-// Relative to max(1, |golden value|).
+// Relative to max(1, |golden value|): float32 products, and bf16 ones (which stay within 0.34 % here).
 constexpr double kTolerance = 1e-3;
+constexpr double kBf16Tolerance = 1e-2;
 
 struct GoldenRun {
   std::vector<double> losses;                    // per epoch
@@ -48,18 +52,21 @@ void write_golden(const std::string& name, const std::string& what, const Golden
   std::ofstream(golden_path(name)) << file.dump(1) << '\n';
 }
 
-void expect_close(const std::string& what, const std::vector<double>& actual, const nlohmann::json& golden) {
+void expect_close(const std::string& what, const std::vector<double>& actual, const nlohmann::json& golden,
+                  double tolerance) {
   ASSERT_EQ(actual.size(), golden.size()) << what;
   for (std::size_t i = 0; i < actual.size(); ++i) {
     const double expected = golden[i].get<double>();
-    EXPECT_NEAR(actual[i], expected, kTolerance * std::max(1.0, std::abs(expected))) << what << " [" << i << "]";
+    EXPECT_NEAR(actual[i], expected, tolerance * std::max(1.0, std::abs(expected))) << what << " [" << i << "]";
   }
 }
 
-// Compares `run` with the golden file `name`; under EDGEWISE_UPDATE_GOLDEN=1 the file is rewritten
-// first, and the comparison then checks what was written.
+// Compares `run` with the golden file `name`; under EDGEWISE_UPDATE_GOLDEN=1 a float32 run rewrites
+// the file first, and the comparison then checks what was written.
 void check_golden(const std::string& name, const std::string& what, const GoldenRun& run) {
-  if (const char* update = std::getenv("EDGEWISE_UPDATE_GOLDEN"); update != nullptr && std::string(update) == "1")
+  const bool bf16 = precision() == Precision::bf16;
+  if (const char* update = std::getenv("EDGEWISE_UPDATE_GOLDEN");
+      update != nullptr && std::string(update) == "1" && !bf16)
     write_golden(name, what, run);
   std::ifstream in(golden_path(name));
   ASSERT_TRUE(in) << "no golden file " << golden_path(name) << " (write it with EDGEWISE_UPDATE_GOLDEN=1)";
@@ -67,17 +74,28 @@ void check_golden(const std::string& name, const std::string& what, const Golden
   ASSERT_EQ(golden.at("format"), "edgewise golden");
   ASSERT_EQ(golden.at("version"), kGoldenVersion);
   ASSERT_EQ(golden.at("case"), what) << "the file was written for another case";
-  expect_close("loss", run.losses, golden.at("losses"));
+  const double tolerance = bf16 ? kBf16Tolerance : kTolerance;
+  expect_close("loss", run.losses, golden.at("losses"), tolerance);
   const nlohmann::json& predictions = golden.at("predictions");
   ASSERT_EQ(run.predictions.size(), predictions.size());
   for (std::size_t i = 0; i < run.predictions.size(); ++i)
-    expect_close("prediction " + std::to_string(i), run.predictions[i], predictions[i]);
+    expect_close("prediction " + std::to_string(i), run.predictions[i], predictions[i], tolerance);
 }
 
-class GoldenTest : public ::testing::Test {
+// Each case runs with float32 products, and again with bf16 ones where the CPU has them.
+class GoldenTest : public ::testing::TestWithParam<Precision> {
  protected:
-  void SetUp() override { set_num_threads(1); }
+  void SetUp() override {
+    if (GetParam() == Precision::bf16 && !bf16_available())
+      GTEST_SKIP() << "this CPU has no AVX-512 BF16, so bf16 products run the float32 kernel";
+    set_num_threads(1);
+    set_precision(GetParam());
+  }
+  void TearDown() override { set_precision(Precision::float32); }
 };
+
+INSTANTIATE_TEST_SUITE_P(Precisions, GoldenTest, ::testing::Values(Precision::float32, Precision::bf16),
+                         [](const auto& precision_param) { return std::string(precision_name(precision_param.param)); });
 
 // Twelve ESOL molecules with their log-solubility.
 constexpr const char* kMolecules =
@@ -95,7 +113,7 @@ constexpr const char* kMolecules =
     "CCC(C)CO,-0.47\n"
     "N#Cc1ccccc1,-1.00\n";
 
-TEST_F(GoldenTest, MoleculeModel) {
+TEST_P(GoldenTest, MoleculeModel) {
   MoleculeModelConfig config = default_molecule_config();  // descriptors and Crippen features included
   config.network.hidden = 16;
   config.network.layers = 2;
@@ -123,7 +141,7 @@ TEST_F(GoldenTest, MoleculeModel) {
                run);
 }
 
-TEST_F(GoldenTest, NodeModel) {
+TEST_P(GoldenTest, NodeModel) {
   const SbmGraph sbm = stochastic_block_model({.nodes = 60, .communities = 3, .p_in = 0.2, .p_out = 0.02,
                                                .feature_dim = 8, .feature_noise = 1.0, .seed = 0});
   const NodeGraph data = make_node_graph(sbm.graph, sbm.features, {.classes = sbm.labels, .class_names = {"a", "b", "c"}});

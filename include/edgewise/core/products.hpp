@@ -12,9 +12,15 @@
 /// - all others (double, a sparse lhs, a destination whose rows are not contiguous) cut into blocks
 ///   fixed by the shapes alone, each block a one-thread Eigen product: any number of threads runs
 ///   the same blocks and sums them in the same order.
+///
+/// Dense float products run at a precision set for the whole process (set_precision): float32, or
+/// bf16, whose operands are rounded to bfloat16 and summed in float32 at twice the multiply-adds per
+/// instruction, where the CPU has AVX-512 BF16 (as PyTorch's autocast and oneDNN do on CPUs). Either
+/// way an element's bits do not depend on the thread count.
 #pragma once
 
 #include <algorithm>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -32,6 +38,29 @@ inline constexpr Index kProductDepthBlock = 256;
 /// Partial sums of a product cut along its inner dimension: block b goes to sum b mod 16, so that
 /// the memory they take does not grow with the inner dimension.
 inline constexpr Index kProductPartialSums = 16;
+
+/// The arithmetic of dense float products.
+enum class Precision {
+  float32,  ///< float operands and sums
+  bf16,     ///< operands rounded to bfloat16 (to nearest, ties to even), float32 sums
+};
+
+/// Sets the precision of every dense float product from now on, for the whole process, as
+/// set_num_threads() sets the threads. bf16 runs float32 on a CPU without AVX-512 BF16.
+void set_precision(Precision precision);
+
+/// The precision dense float products run at: the one set (float32 unless set), or float32 where
+/// the CPU cannot run bf16.
+Precision precision();
+
+/// Whether this CPU runs bf16 products (AVX-512 BF16).
+bool bf16_available();
+
+/// "float32" or "bf16".
+std::string_view precision_name(Precision precision);
+
+/// The precision of that name; ArgumentError naming the choices otherwise.
+Precision parse_precision(std::string_view name);
 
 /// Whether multiply() overwrites its destination or adds to it.
 enum class Product { assign, add };
@@ -66,7 +95,7 @@ FloatMatrixView view_of(const T& m) {
 }
 
 /// dst = lhs * rhs (Product::add: dst += lhs * rhs) for a dst whose rows, dst_row_stride apart, are
-/// contiguous: each element summed over the inner dimension in order, rows cut among threads. With
+/// contiguous, at precision(): each element summed over the inner dimension in order, rows cut among threads. With
 /// Product::assign, a start_row (rhs.cols floats) starts every row's sums in place of zeros.
 void multiply_floats(float* dst, Index dst_row_stride, const FloatMatrixView& lhs, const FloatMatrixView& rhs,
                      Product mode, const float* start_row = nullptr);

@@ -1,0 +1,234 @@
+#include "products_bf16.hpp"
+
+#include "edgewise/core/parallel.hpp"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <utility>
+#include <vector>
+
+// The kernel's functions are compiled for AVX-512 BF16 whatever the rest of the build targets, and
+// run only after cpu_has_bf16() said yes.
+#define EDGEWISE_BF16_TARGET __attribute__((target("avx512f,avx512bf16")))
+
+namespace edgewise::detail {
+namespace {
+
+constexpr Index kLanes = 16;  // floats in an AVX-512 vector, and bf16 pairs in one
+// A tile of 6 rows x 4 vectors: 24 accumulators, 4 rhs vectors and a broadcast lhs pair fit the 32
+// vector registers, as in the float32 kernel.
+constexpr int kTileVectors = 4;
+constexpr int kTileRows = 6;
+// Inner-dimension entries per pass, even so that a pass ends between two pairs. A pass ends by
+// storing the tile's float sums and the next one starts by loading them, which keeps their order.
+constexpr Index kDepthBlock = 256;
+
+// x rounded to bfloat16 (to nearest, ties to even) in the high 16 bits, the low 16 zero; a NaN stays
+// a (quiet) NaN instead of rounding into the sign bit. The scalar twin of pairs_of below.
+std::uint32_t bf16_high(float x) {
+  const auto bits = std::bit_cast<std::uint32_t>(x);
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return (bits | 0x00400000u) & 0xFFFF0000u;
+  return (bits + 0x7FFFu + ((bits >> 16) & 1u)) & 0xFFFF0000u;
+}
+
+// Two floats as the bfloat16 pair VDPBF16PS multiplies: `first` in the low half.
+std::uint32_t bf16_pair(float first, float second) { return (bf16_high(first) >> 16) | bf16_high(second); }
+
+EDGEWISE_BF16_TARGET __m512i bf16_high(__m512 x) {
+  const __m512i bits = _mm512_castps_si512(x);
+  const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+  __m512i rounded = _mm512_add_epi32(bits, _mm512_add_epi32(_mm512_set1_epi32(0x7FFF), odd));
+  const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+  rounded = _mm512_mask_or_epi32(rounded, nan, bits, _mm512_set1_epi32(0x00400000));
+  return _mm512_and_si512(rounded, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)));
+}
+
+// The first `count` (at most 16) floats at `from`, the other lanes zero. A whole vector is a plain
+// load: a masked one keeps this core's prefetcher from streaming a large matrix in.
+EDGEWISE_BF16_TARGET __m512 load(const float* from, Index count) {
+  if (count == kLanes) return _mm512_loadu_ps(from);
+  return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << count) - 1u), from);
+}
+
+// The first `count` (at most 16) floats at `first` and at `second` as bf16 pairs, lane j holding
+// (first[j], second[j]); second null: zeros. Lanes past count are zero.
+EDGEWISE_BF16_TARGET __m512i pairs_of(const float* first, const float* second, Index count) {
+  const __m512i low = _mm512_srli_epi32(bf16_high(load(first, count)), 16);
+  if (second == nullptr) return low;
+  return _mm512_or_si512(low, bf16_high(load(second, count)));
+}
+
+// 2 * count (at most 32) consecutive floats as `count` bf16 pairs, in order.
+EDGEWISE_BF16_TARGET void consecutive_pairs(const float* from, Index floats, std::uint32_t* to) {
+  const Index low_count = std::min<Index>(floats, kLanes), high_count = floats - low_count;
+  const __m256i low = _mm512_cvtepi32_epi16(_mm512_srli_epi32(bf16_high(load(from, low_count)), 16));
+  const __m256i high = _mm512_cvtepi32_epi16(_mm512_srli_epi32(bf16_high(load(from + kLanes, high_count)), 16));
+  const __m512i words = _mm512_inserti64x4(_mm512_castsi256_si512(low), high, 1);
+  _mm512_mask_storeu_epi32(to, static_cast<__mmask16>((1u << ((floats + 1) / 2)) - 1u), words);
+}
+
+// One pass of one tile: `pairs` pairs of each lhs row times `pairs` rows of the packed rhs panel.
+struct Bf16Tile {
+  const std::uint32_t* lhs;  // pair q of the tile's row r at lhs[r * lhs_row_step + q * lhs_pair_step]
+  Index lhs_row_step, lhs_pair_step;
+  const std::uint32_t* rhs;  // the panel's first column; rows rhs_width apart
+  Index rhs_width;
+  float* dst;
+  Index dst_row_stride;
+  Index pairs;
+  Index last_width;        // columns of dst in the tile's last vector
+  bool accumulate;         // start from dst, else from start_row
+  const float* start_row;  // the panel's columns of the row every sum starts from; null: zeros
+};
+
+template <int Rows, int Vectors>
+EDGEWISE_BF16_TARGET void bf16_tile(const Bf16Tile& t) {
+  const auto last = static_cast<__mmask16>((1u << t.last_width) - 1u);
+  const auto mask = [&](int v) { return v + 1 == Vectors ? last : static_cast<__mmask16>(0xFFFF); };
+  __m512 sums[Rows][Vectors];
+  for (int r = 0; r < Rows; ++r)
+    for (int v = 0; v < Vectors; ++v) {
+      if (t.accumulate) {
+        sums[r][v] = _mm512_maskz_loadu_ps(mask(v), t.dst + r * t.dst_row_stride + v * kLanes);
+      } else {
+        sums[r][v] = t.start_row != nullptr ? _mm512_maskz_loadu_ps(mask(v), t.start_row + v * kLanes)
+                                            : _mm512_setzero_ps();
+      }
+    }
+  for (Index q = 0; q < t.pairs; ++q) {
+    __m512bh rhs_row[Vectors];
+    for (int v = 0; v < Vectors; ++v)
+      rhs_row[v] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(t.rhs + q * t.rhs_width + v * kLanes));
+    const std::uint32_t* lhs = t.lhs + q * t.lhs_pair_step;
+    for (int r = 0; r < Rows; ++r) {
+      const auto x = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(lhs[r * t.lhs_row_step])));
+      for (int v = 0; v < Vectors; ++v) sums[r][v] = _mm512_dpbf16_ps(sums[r][v], x, rhs_row[v]);
+    }
+  }
+  for (int r = 0; r < Rows; ++r)
+    for (int v = 0; v < Vectors; ++v) _mm512_mask_storeu_ps(t.dst + r * t.dst_row_stride + v * kLanes, mask(v), sums[r][v]);
+}
+
+using Bf16Kernel = void (*)(const Bf16Tile&);
+
+template <int Rows, int... Vectors>
+constexpr std::array<Bf16Kernel, sizeof...(Vectors)> tiles_of_rows(std::integer_sequence<int, Vectors...>) {
+  return {&bf16_tile<Rows, Vectors + 1>...};
+}
+
+template <int... Rows>
+constexpr auto tile_table(std::integer_sequence<int, Rows...>) {
+  return std::array{tiles_of_rows<Rows + 1>(std::make_integer_sequence<int, kTileVectors>())...};
+}
+
+// kTiles[rows - 1][vectors - 1]: the tile kernel for that many rows and vectors.
+constexpr auto kTiles = tile_table(std::make_integer_sequence<int, kTileRows>());
+
+// Rows [begin, end) of lhs over inner entries [first, first + depth) as bf16 pairs (the last pair's
+// second half zero when depth is odd), laid out for reading them fast: a row's pairs side by side
+// where its floats are, else (the transpose of a row-major matrix, x^T in a weight gradient) one
+// pair of every row side by side. Returns {row step, pair step}.
+EDGEWISE_BF16_TARGET std::pair<Index, Index> pack_lhs(const FloatMatrixView& lhs, Index begin, Index end, Index first, Index depth,
+                                 std::uint32_t* to) {
+  const Index rows = end - begin, pairs = (depth + 1) / 2;
+  const auto at = [&](Index r, Index p) { return lhs.data + r * lhs.row_stride + p * lhs.col_stride; };
+  if (lhs.col_stride == 1) {
+    for (Index r = begin; r < end; ++r)
+      for (Index p = 0; p < depth; p += 2 * kLanes)
+        consecutive_pairs(at(r, first + p), std::min(2 * kLanes, depth - p), to + (r - begin) * pairs + p / 2);
+    return {pairs, 1};
+  }
+  if (lhs.row_stride == 1) {
+    for (Index q = 0; q < pairs; ++q) {
+      const Index p = first + 2 * q;
+      for (Index r = begin; r < end; r += kLanes) {
+        const Index count = std::min(kLanes, end - r);
+        const __m512i words = pairs_of(at(r, p), 2 * q + 1 < depth ? at(r, p + 1) : nullptr, count);
+        _mm512_mask_storeu_epi32(to + q * rows + (r - begin), static_cast<__mmask16>((1u << count) - 1u), words);
+      }
+    }
+    return {1, rows};
+  }
+  for (Index r = begin; r < end; ++r)
+    for (Index q = 0; q < pairs; ++q)
+      to[(r - begin) * pairs + q] = bf16_pair(*at(r, first + 2 * q), 2 * q + 1 < depth ? *at(r, first + 2 * q + 1) : 0.0f);
+  return {pairs, 1};
+}
+
+}  // namespace
+
+bool cpu_has_bf16() {
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
+  return has;
+}
+
+namespace {
+
+// Pairs [begin, end) of the packed rhs.
+EDGEWISE_BF16_TARGET void pack_rhs_pairs(const FloatMatrixView& rhs, Index width, Index begin, Index end,
+                                         std::uint32_t* to) {
+  for (Index q = begin; q < end; ++q) {
+    const float* first = rhs.data + 2 * q * rhs.row_stride;
+    const float* second = 2 * q + 1 < rhs.rows ? first + rhs.row_stride : nullptr;
+    std::uint32_t* row = to + q * width;
+    if (rhs.col_stride == 1) {  // whole vectors, the padding included
+      for (Index j = 0; j < rhs.cols; j += kLanes)
+        _mm512_storeu_si512(row + j, pairs_of(first + j, second == nullptr ? nullptr : second + j,
+                                              std::min(kLanes, rhs.cols - j)));
+    } else {
+      for (Index j = 0; j < rhs.cols; ++j)
+        row[j] = bf16_pair(first[j * rhs.col_stride], second == nullptr ? 0.0f : second[j * rhs.col_stride]);
+      std::fill(row + rhs.cols, row + width, 0u);
+    }
+  }
+}
+
+// Pairs per block of a packed rhs cut among threads: a deep rhs (dy of a weight gradient, over all
+// the rows of a batch) is packed by every thread.
+constexpr Index kRhsPairBlock = 64;
+
+}  // namespace
+
+Bf16Rhs pack_bf16_rhs(const FloatMatrixView& rhs) {
+  thread_local std::vector<std::uint32_t> packed;
+  const Index width = (rhs.cols + kLanes - 1) / kLanes * kLanes, pairs = (rhs.rows + 1) / 2;
+  packed.resize(static_cast<std::size_t>(pairs * width));
+  std::uint32_t* to = packed.data();
+  parallel_for_blocks(pairs, kRhsPairBlock, [&](Index begin, Index end) { pack_rhs_pairs(rhs, width, begin, end, to); });
+  return {to, width};
+}
+
+void multiply_rows_bf16(float* dst, Index dst_row_stride, const FloatMatrixView& lhs, const Bf16Rhs& rhs, Index cols,
+                        Index begin, Index end, Product mode, const float* start_row) {
+  constexpr Index panel = kTileVectors * kLanes;
+  thread_local std::vector<std::uint32_t> packed_lhs;
+  for (Index depth_begin = 0; depth_begin < lhs.cols; depth_begin += kDepthBlock) {
+    const Index depth = std::min(kDepthBlock, lhs.cols - depth_begin);
+    Bf16Tile t{};
+    t.pairs = (depth + 1) / 2;
+    packed_lhs.resize(static_cast<std::size_t>((end - begin) * t.pairs));
+    const auto [row_step, pair_step] = pack_lhs(lhs, begin, end, depth_begin, depth, packed_lhs.data());
+    t.lhs_row_step = row_step;
+    t.lhs_pair_step = pair_step;
+    t.rhs_width = rhs.width;
+    t.dst_row_stride = dst_row_stride;
+    t.accumulate = mode == Product::add || depth_begin > 0;
+    for (Index col = 0; col < cols; col += panel) {
+      const Index width = std::min(panel, cols - col);
+      const Index vectors = (width + kLanes - 1) / kLanes;
+      t.last_width = width - (vectors - 1) * kLanes;
+      t.rhs = rhs.words + depth_begin / 2 * rhs.width + col;
+      t.start_row = start_row != nullptr ? start_row + col : nullptr;
+      for (Index row = begin; row < end; row += kTileRows) {
+        t.lhs = packed_lhs.data() + (row - begin) * row_step;
+        t.dst = dst + row * dst_row_stride + col;
+        kTiles[static_cast<std::size_t>(std::min<Index>(kTileRows, end - row) - 1)][static_cast<std::size_t>(vectors - 1)](t);
+      }
+    }
+  }
+}
+
+}  // namespace edgewise::detail
