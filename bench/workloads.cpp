@@ -29,6 +29,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/memory.hpp"
 #include "edgewise/core/parallel.hpp"
+#include "edgewise/core/products.hpp"
 #include "edgewise/datasets/rmat.hpp"
 #include "edgewise/datasets/uniform.hpp"
 #include "edgewise/graph/sampling.hpp"
@@ -59,6 +60,7 @@ struct AttentionBenchOptions : WorkloadOptions {
   Index head_dim = 16;
   Index out_dim = 64;
   std::string score = "scaled_dot";
+  std::string precision = "float32";
 };
 
 struct GatherOptions : WorkloadOptions {
@@ -106,6 +108,7 @@ GraphAttentionOptions layer_options(const AttentionBenchOptions& options) {
 
 void run_attention_bench(const AttentionBenchOptions& options) {
   set_num_threads(options.threads);
+  set_precision(parse_precision(options.precision));
   const Clock::time_point setup_start = Clock::now();
   const UniformWorkload workload = uniform_random_workload(options.nodes, options.edges, options.in_dim);
   const double setup_ms = elapsed_ms(setup_start);
@@ -134,6 +137,7 @@ void run_attention_bench(const AttentionBenchOptions& options) {
       {"head_dim", options.head_dim},
       {"out_dim", layer.out_dim()},
       {"score", options.score},
+      {"precision", precision_name(precision())},
       {"threads", num_threads()},
       {"warmup", options.warmup},
       {"runs", options.runs},
@@ -236,6 +240,9 @@ void add_attention_command(CLI::App& app) {
   command->add_option("--score", options->score, "Score function")
       ->capture_default_str()
       ->check(CLI::IsMember(score_function_names()));
+  command->add_option("--precision", options->precision, "Arithmetic of the matrix products")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"float32", "bf16"}));
   command->callback([options] { run_attention_bench(*options); });
 }
 

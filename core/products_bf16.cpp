@@ -12,7 +12,7 @@
 
 // The kernel's functions are compiled for AVX-512 BF16 whatever the rest of the build targets, and
 // run only after cpu_has_bf16() said yes.
-#define EDGEWISE_BF16_TARGET __attribute__((target("avx512f,avx512bf16")))
+#define EDGEWISE_BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512bf16")))
 
 namespace edgewise::detail {
 namespace {
@@ -27,7 +27,8 @@ constexpr int kTileRows = 6;
 constexpr Index kDepthBlock = 256;
 
 // x rounded to bfloat16 (to nearest, ties to even) in the high 16 bits, the low 16 zero; a NaN stays
-// a (quiet) NaN instead of rounding into the sign bit. The scalar twin of pairs_of below.
+// a (quiet) NaN instead of rounding into the sign bit: for operands at strides the vector packing
+// below does not read.
 std::uint32_t bf16_high(float x) {
   const auto bits = std::bit_cast<std::uint32_t>(x);
   if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return (bits | 0x00400000u) & 0xFFFF0000u;
@@ -37,15 +38,6 @@ std::uint32_t bf16_high(float x) {
 // Two floats as the bfloat16 pair VDPBF16PS multiplies: `first` in the low half.
 std::uint32_t bf16_pair(float first, float second) { return (bf16_high(first) >> 16) | bf16_high(second); }
 
-EDGEWISE_BF16_TARGET __m512i bf16_high(__m512 x) {
-  const __m512i bits = _mm512_castps_si512(x);
-  const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
-  __m512i rounded = _mm512_add_epi32(bits, _mm512_add_epi32(_mm512_set1_epi32(0x7FFF), odd));
-  const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-  rounded = _mm512_mask_or_epi32(rounded, nan, bits, _mm512_set1_epi32(0x00400000));
-  return _mm512_and_si512(rounded, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)));
-}
-
 // The first `count` (at most 16) floats at `from`, the other lanes zero. A whole vector is a plain
 // load: a masked one keeps this core's prefetcher from streaming a large matrix in.
 EDGEWISE_BF16_TARGET __m512 load(const float* from, Index count) {
@@ -53,20 +45,26 @@ EDGEWISE_BF16_TARGET __m512 load(const float* from, Index count) {
   return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << count) - 1u), from);
 }
 
+// 32 bfloat16s, low's 16 then high's, each rounded as bf16_high rounds (VCVTNE2PS2BF16 also flushes
+// subnormals to zero, which VDPBF16PS would read as zero anyway).
+EDGEWISE_BF16_TARGET __m512i bf16_halves(__m512 low, __m512 high) {
+  return reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(high, low));
+}
+
 // The first `count` (at most 16) floats at `first` and at `second` as bf16 pairs, lane j holding
 // (first[j], second[j]); second null: zeros. Lanes past count are zero.
 EDGEWISE_BF16_TARGET __m512i pairs_of(const float* first, const float* second, Index count) {
-  const __m512i low = _mm512_srli_epi32(bf16_high(load(first, count)), 16);
-  if (second == nullptr) return low;
-  return _mm512_or_si512(low, bf16_high(load(second, count)));
+  alignas(64) static constexpr std::uint16_t kInterleave[32] = {0,  16, 1,  17, 2,  18, 3,  19, 4,  20, 5,
+                                                                21, 6,  22, 7,  23, 8,  24, 9,  25, 10, 26,
+                                                                11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+  const __m512i halves = bf16_halves(load(first, count), second == nullptr ? _mm512_setzero_ps() : load(second, count));
+  return _mm512_permutexvar_epi16(_mm512_load_si512(kInterleave), halves);
 }
 
-// 2 * count (at most 32) consecutive floats as `count` bf16 pairs, in order.
+// `floats` (at most 32) consecutive floats as (floats + 1) / 2 bf16 pairs, in order.
 EDGEWISE_BF16_TARGET void consecutive_pairs(const float* from, Index floats, std::uint32_t* to) {
   const Index low_count = std::min<Index>(floats, kLanes), high_count = floats - low_count;
-  const __m256i low = _mm512_cvtepi32_epi16(_mm512_srli_epi32(bf16_high(load(from, low_count)), 16));
-  const __m256i high = _mm512_cvtepi32_epi16(_mm512_srli_epi32(bf16_high(load(from + kLanes, high_count)), 16));
-  const __m512i words = _mm512_inserti64x4(_mm512_castsi256_si512(low), high, 1);
+  const __m512i words = bf16_halves(load(from, low_count), load(from + kLanes, high_count));
   _mm512_mask_storeu_epi32(to, static_cast<__mmask16>((1u << ((floats + 1) / 2)) - 1u), words);
 }
 
@@ -161,7 +159,8 @@ EDGEWISE_BF16_TARGET std::pair<Index, Index> pack_lhs(const FloatMatrixView& lhs
 }  // namespace
 
 bool cpu_has_bf16() {
-  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512bf16");
   return has;
 }
 

@@ -8,7 +8,7 @@
 
 namespace edgewise::detail {
 
-/// Whether this CPU runs the bf16 kernel (AVX-512 F and BF16, checked once at run time).
+/// Whether this CPU runs the bf16 kernel (AVX-512 F, BW and BF16, checked once at run time).
 bool cpu_has_bf16();
 
 /// rhs rounded to bfloat16, two inner-dimension rows to a 32-bit word: word (q, j) holds rhs(2q, j)

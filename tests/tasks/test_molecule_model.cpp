@@ -18,6 +18,7 @@
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
+#include "edgewise/core/products.hpp"
 #include "edgewise/tasks/molecule/molecule_model.hpp"
 #include "edgewise/tasks/molecule/molecule_training.hpp"
 #include "edgewise/models/metrics.hpp"
@@ -177,23 +178,27 @@ TEST(MoleculeModelTest, SameSeedGivesTheSameModel) {
 }
 
 // Batches of 100 molecules, about 1,450 atoms: the projections are cut into row blocks and the
-// weight gradients along the atoms.
+// weight gradients along the atoms. At either precision of the products (bf16 where the CPU has it).
 TEST(MoleculeModelTest, EveryThreadCountTrainsTheSameModel) {
   std::vector<std::pair<std::string, float>> molecules;
   for (int copy = 0; copy < 5; ++copy) molecules.insert(molecules.end(), kMolecules.begin(), kMolecules.end());
-  Matrix<float> at_one_thread;
-  for (const int threads : {1, 2, 3}) {
-    set_num_threads(threads);
-    MoleculeModel model(small_config());
-    model.initialize(3);
-    const Featurized data = featurize_all(model, molecules);
-    TrainingOptions options = quick_training(3);
-    options.batch_size = 100;
-    model.fit(data.set, {}, options);
-    const Matrix<float> predictions = model.predict(data.set.molecules);
-    if (threads == 1) at_one_thread = predictions;
-    EXPECT_EQ(predictions, at_one_thread) << threads << " threads";
+  for (const Precision precision : {Precision::float32, Precision::bf16}) {
+    set_precision(precision);
+    Matrix<float> at_one_thread;
+    for (const int threads : {1, 2, 3}) {
+      set_num_threads(threads);
+      MoleculeModel model(small_config());
+      model.initialize(3);
+      const Featurized data = featurize_all(model, molecules);
+      TrainingOptions options = quick_training(3);
+      options.batch_size = 100;
+      model.fit(data.set, {}, options);
+      const Matrix<float> predictions = model.predict(data.set.molecules);
+      if (threads == 1) at_one_thread = predictions;
+      EXPECT_EQ(predictions, at_one_thread) << precision_name(edgewise::precision()) << ", " << threads << " threads";
+    }
   }
+  set_precision(Precision::float32);
   set_num_threads(0);
 }
 
