@@ -82,32 +82,42 @@ struct Bf16Tile {
   const float* start_row;  // the panel's columns of the row every sum starts from; null: zeros
 };
 
+// The loops over rows and vectors are unrolled so that the sums stay in registers throughout.
 template <int Rows, int Vectors>
 EDGEWISE_BF16_TARGET void bf16_tile(const Bf16Tile& t) {
-  const auto last = static_cast<__mmask16>((1u << t.last_width) - 1u);
-  const auto mask = [&](int v) { return v + 1 == Vectors ? last : static_cast<__mmask16>(0xFFFF); };
+  __mmask16 masks[Vectors];
+#pragma GCC unroll 4
+  for (int v = 0; v < Vectors; ++v)
+    masks[v] = v + 1 == Vectors ? static_cast<__mmask16>((1u << t.last_width) - 1u) : static_cast<__mmask16>(0xFFFF);
   __m512 sums[Rows][Vectors];
+#pragma GCC unroll 6
   for (int r = 0; r < Rows; ++r)
+#pragma GCC unroll 4
     for (int v = 0; v < Vectors; ++v) {
       if (t.accumulate) {
-        sums[r][v] = _mm512_maskz_loadu_ps(mask(v), t.dst + r * t.dst_row_stride + v * kLanes);
+        sums[r][v] = _mm512_maskz_loadu_ps(masks[v], t.dst + r * t.dst_row_stride + v * kLanes);
       } else {
-        sums[r][v] = t.start_row != nullptr ? _mm512_maskz_loadu_ps(mask(v), t.start_row + v * kLanes)
+        sums[r][v] = t.start_row != nullptr ? _mm512_maskz_loadu_ps(masks[v], t.start_row + v * kLanes)
                                             : _mm512_setzero_ps();
       }
     }
   for (Index q = 0; q < t.pairs; ++q) {
     __m512bh rhs_row[Vectors];
+#pragma GCC unroll 4
     for (int v = 0; v < Vectors; ++v)
       rhs_row[v] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(t.rhs + q * t.rhs_width + v * kLanes));
     const std::uint32_t* lhs = t.lhs + q * t.lhs_pair_step;
+#pragma GCC unroll 6
     for (int r = 0; r < Rows; ++r) {
       const auto x = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(lhs[r * t.lhs_row_step])));
+#pragma GCC unroll 4
       for (int v = 0; v < Vectors; ++v) sums[r][v] = _mm512_dpbf16_ps(sums[r][v], x, rhs_row[v]);
     }
   }
+#pragma GCC unroll 6
   for (int r = 0; r < Rows; ++r)
-    for (int v = 0; v < Vectors; ++v) _mm512_mask_storeu_ps(t.dst + r * t.dst_row_stride + v * kLanes, mask(v), sums[r][v]);
+#pragma GCC unroll 4
+    for (int v = 0; v < Vectors; ++v) _mm512_mask_storeu_ps(t.dst + r * t.dst_row_stride + v * kLanes, masks[v], sums[r][v]);
 }
 
 using Bf16Kernel = void (*)(const Bf16Tile&);
