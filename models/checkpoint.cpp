@@ -48,6 +48,14 @@ nlohmann::json state_json(const TrainingState& state, const nlohmann::json& run)
           {"run", run}};
 }
 
+// The state's JSON, naming the products' precision where it is not float32 (so that float32
+// checkpoints stay as they were).
+nlohmann::json state_json_at_precision(const TrainingState& state, const nlohmann::json& run) {
+  nlohmann::json j = state_json(state, run);
+  if (precision() != Precision::float32) j["precision"] = precision_name(precision());
+  return j;
+}
+
 void read_state(const nlohmann::json& j, Checkpoint& checkpoint) {
   TrainingState& state = checkpoint.state;
   get_integer_to(j.at("epoch"), state.epoch);
@@ -62,6 +70,7 @@ void read_state(const nlohmann::json& j, Checkpoint& checkpoint) {
   get_integer_to(j.at("dropout_rng"), state.dropout_rng);
   get_integer_to(j.at("order"), state.order);
   checkpoint.run = j.at("run");
+  if (j.contains("precision")) checkpoint.precision = parse_precision(j.at("precision").get<std::string>());
 }
 
 std::string joined(const std::string& prefix, const std::string& key) { return prefix.empty() ? key : prefix + "." + key; }
@@ -102,7 +111,7 @@ void save_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
   add_vector(tensors, kAdamV, state.optimizer.v);
   add_vector(tensors, kBestWeights, state.best_weights);
   save_model(path, checkpoint.config, tensors, Overwrite::allow,
-             {{kStateKey, state_json(state, checkpoint.run).dump()}});
+             {{kStateKey, state_json_at_precision(state, checkpoint.run).dump()}});
 }
 
 Checkpoint load_checkpoint(const std::string& path) {
@@ -138,6 +147,13 @@ Checkpoint load_checkpoint(const std::string& path) {
 
 void check_same_run(const std::string& path, const nlohmann::json& saved, const nlohmann::json& current) {
   compare(path, "", saved, current);
+}
+
+void check_same_precision(const std::string& path, const Checkpoint& checkpoint) {
+  if (checkpoint.precision == precision()) return;
+  throw ArgumentError(path + ": the checkpoint was written with " + std::string(precision_name(checkpoint.precision)) +
+                      " products and this run computes in " + std::string(precision_name(precision())) +
+                      " (resume with --precision " + std::string(precision_name(checkpoint.precision)) + ")");
 }
 
 void fingerprint(Sha256& digest, const ConstRowsRef<float>& values) {

@@ -301,6 +301,7 @@ Checkpoint MoleculeModel::resume(const std::string& path, const nlohmann::json& 
       checkpoint.run.is_object() ? checkpoint.run.value("identity", nlohmann::json()) : nlohmann::json();
   check_same_run(path, {{"model", checkpoint.config}, {"run", saved_identity}},
                  {{"model", config_json(config_)}, {"run", identity}});
+  check_same_precision(path, checkpoint);
   const auto members = static_cast<Index>(members_.size());
   for (Index k = 0; k < members; ++k)
     restore_parameters(members_[static_cast<std::size_t>(k)]->params, checkpoint.weights, path,

@@ -307,6 +307,7 @@ TrainingCheckpoints NodeModel::checkpoint_hooks(const CheckpointOptions& checkpo
     resumed = load_checkpoint(checkpoints.resume);
     check_same_run(checkpoints.resume, {{"model", resumed->config}, {"run", resumed->run}},
                    {{"model", config_json(config_)}, {"run", identity}});
+    check_same_precision(checkpoints.resume, *resumed);
     restore_parameters(*params_, resumed->weights, checkpoints.resume);
     hooks.resume = &resumed->state;
   }

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "edgewise/core/products.hpp"
 #include "edgewise/datasets/sbm.hpp"
 #include "support/cli.hpp"
 
@@ -171,6 +172,28 @@ TEST_F(CliResumeTest, ACheckpointIsOnlyContinuedByItsOwnRun) {
                                    " --checkpoint " + path("model.ew.ckpt"));
   EXPECT_NE(overwrite.status, 0);
   EXPECT_NE(overwrite.output.find("pass --force"), std::string::npos) << overwrite.output;
+}
+
+// A checkpoint written with bf16 products continues only with bf16 products, and one written with
+// float32 only with float32, for both tasks.
+TEST_F(CliResumeTest, ACheckpointIsOnlyContinuedAtItsPrecision) {
+  if (!edgewise::bf16_available()) GTEST_SKIP() << "this CPU has no AVX-512 BF16, so every run computes in float32";
+  for (const std::string& training : {node_training(10), molecule_training(10)}) {
+    const std::string bf16 = training + " --checkpoint-every 5 --precision bf16 --force --out " + path("bf16.ew");
+    const std::string float32 = training + " --checkpoint-every 5 --force --out " + path("float32.ew");
+    ASSERT_EQ(run_cli(bf16).status, 0);
+    ASSERT_EQ(run_cli(float32).status, 0);
+    const CliRun changed = run_cli(training + " --force --out " + path("bf16.ew") + " --resume " + path("bf16.ew.ckpt"));
+    EXPECT_NE(changed.status, 0);
+    EXPECT_NE(changed.output.find("written with bf16 products and this run computes in float32 (resume with "
+                                  "--precision bf16)"),
+              std::string::npos)
+        << changed.output;
+    const CliRun to_bf16 = run_cli(float32 + " --precision bf16 --resume " + path("float32.ew.ckpt"));
+    EXPECT_NE(to_bf16.status, 0);
+    EXPECT_NE(to_bf16.output.find("written with float32 products"), std::string::npos) << to_bf16.output;
+    EXPECT_EQ(run_cli(bf16 + " --resume " + path("bf16.ew.ckpt")).status, 0);
+  }
 }
 
 TEST_F(CliResumeTest, DivergenceStopsWithoutAModelAndKeepsTheLastCheckpoint) {

@@ -17,6 +17,7 @@
 #include "edgewise/core/checksum.hpp"
 #include "edgewise/graph/graph.hpp"
 #include "edgewise/models/model_file.hpp"
+#include "edgewise/core/products.hpp"
 #include "edgewise/models/training_state.hpp"
 
 namespace edgewise {
@@ -38,6 +39,7 @@ struct Checkpoint {
   Parameters<float> weights;   ///< At the end of state.epoch.
   TrainingState state;         ///< The training loop's state after that epoch.
   nlohmann::json run;          ///< The writer's identification of the run and its progress.
+  Precision precision = Precision::float32;  ///< Of the products that trained it (precision() when saved).
 };
 
 /// Writes atomically, like save_model.
@@ -50,6 +52,10 @@ Checkpoint load_checkpoint(const std::string& path);
 /// "training.learning_rate") where `saved` and `current` differ, with both values: a checkpoint is
 /// only continued by the run that wrote it.
 void check_same_run(const std::string& path, const nlohmann::json& saved, const nlohmann::json& current);
+
+/// Throws ArgumentError unless products run at the precision that wrote the checkpoint: a run that
+/// changed it would not end with the model an uninterrupted run writes.
+void check_same_precision(const std::string& path, const Checkpoint& checkpoint);
 
 /// Feeds a matrix's shape and values to a digest, for the data fingerprints checkpoints are matched by.
 void fingerprint(Sha256& digest, const ConstRowsRef<float>& values);
