@@ -45,8 +45,8 @@ void apply_threads(int threads) {
 void add_precision_option(CLI::App& command, std::string& precision) {
   command
       .add_option("--precision", precision,
-                  "Arithmetic of the matrix products: float32, or bf16 (operands rounded to bfloat16, float32 sums; "
-                  "about 1.5x the speed on CPUs with AVX-512 BF16, float32 on others)")
+                  "Arithmetic of the matrix products: float32, or bf16 (operands rounded to bfloat16, float32 sums: "
+                  "the products up to twice as fast on CPUs with AVX-512 BF16; float32 on other CPUs)")
       ->check(CLI::IsMember({"float32", "bf16"}));
 }
 

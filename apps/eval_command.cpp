@@ -30,7 +30,8 @@ void run(const CLI::App& command, const CLI::Option_group& node_options, EvalArg
                           eval_molecules(model, args.molecules, args.coverage, args.plot);
                         },
                         [&](const NodeModel& model) {
-                          reject_given(options_except(command, {"--help", "--model", "--threads", "--precision", "--coverage"}),
+                          reject_given(options_except(command,
+                                                      {"--help", "--model", "--threads", "--precision", "--coverage"}),
                                        "applies to molecule models, and " + args.model +
                                            " is a node classification model");
                           if (command.count("--coverage") > 0) args.nodes.coverage = args.coverage;

@@ -39,7 +39,8 @@ void predict_with(const NodeModel& model, const CLI::App& command, PredictArgs& 
   if (distributed::active())
     throw ArgumentError("predict: " + args.model + " is a node classification model, whose prediction runs as one "
                         "process; only molecule models divide their work among the processes mpirun starts");
-  reject_given(options_except(command, {"--help", "--model", "--out", "--force", "--threads", "--precision", "--coverage"}),
+  reject_given(options_except(command,
+                              {"--help", "--model", "--out", "--force", "--threads", "--precision", "--coverage"}),
                "applies to other models, and " + args.model + " is a node classification model");
   args.nodes.out = args.out;
   args.nodes.force = args.force;
@@ -48,7 +49,8 @@ void predict_with(const NodeModel& model, const CLI::App& command, PredictArgs& 
 }
 
 void predict_with(const LinkModel& model, const CLI::App& command, PredictArgs& args) {
-  reject_given(options_except(command, {"--help", "--model", "--out", "--force", "--threads", "--precision", "--pairs"}),
+  reject_given(options_except(command,
+                              {"--help", "--model", "--out", "--force", "--threads", "--precision", "--pairs"}),
                "applies to other models, and " + args.model + " is a link prediction model");
   args.nodes.out = args.out;
   args.nodes.force = args.force;

@@ -117,7 +117,8 @@ EDGEWISE_BF16_TARGET void bf16_tile(const Bf16Tile& t) {
 #pragma GCC unroll 6
   for (int r = 0; r < Rows; ++r)
 #pragma GCC unroll 4
-    for (int v = 0; v < Vectors; ++v) _mm512_mask_storeu_ps(t.dst + r * t.dst_row_stride + v * kLanes, masks[v], sums[r][v]);
+    for (int v = 0; v < Vectors; ++v)
+      _mm512_mask_storeu_ps(t.dst + r * t.dst_row_stride + v * kLanes, masks[v], sums[r][v]);
 }
 
 using Bf16Kernel = void (*)(const Bf16Tile&);
@@ -139,8 +140,8 @@ constexpr auto kTiles = tile_table(std::make_integer_sequence<int, kTileRows>())
 // second half zero when depth is odd), laid out for reading them fast: a row's pairs side by side
 // where its floats are, else (the transpose of a row-major matrix, x^T in a weight gradient) one
 // pair of every row side by side. Returns {row step, pair step}.
-EDGEWISE_BF16_TARGET std::pair<Index, Index> pack_lhs(const FloatMatrixView& lhs, Index begin, Index end, Index first, Index depth,
-                                 std::uint32_t* to) {
+EDGEWISE_BF16_TARGET std::pair<Index, Index> pack_lhs(const FloatMatrixView& lhs, Index begin, Index end,
+                                                      Index first, Index depth, std::uint32_t* to) {
   const Index rows = end - begin, pairs = (depth + 1) / 2;
   const auto at = [&](Index r, Index p) { return lhs.data + r * lhs.row_stride + p * lhs.col_stride; };
   if (lhs.col_stride == 1) {
@@ -162,7 +163,8 @@ EDGEWISE_BF16_TARGET std::pair<Index, Index> pack_lhs(const FloatMatrixView& lhs
   }
   for (Index r = begin; r < end; ++r)
     for (Index q = 0; q < pairs; ++q)
-      to[(r - begin) * pairs + q] = bf16_pair(*at(r, first + 2 * q), 2 * q + 1 < depth ? *at(r, first + 2 * q + 1) : 0.0f);
+      to[(r - begin) * pairs + q] =
+          bf16_pair(*at(r, first + 2 * q), 2 * q + 1 < depth ? *at(r, first + 2 * q + 1) : 0.0f);
   return {pairs, 1};
 }
 
@@ -206,7 +208,8 @@ Bf16Rhs pack_bf16_rhs(const FloatMatrixView& rhs) {
   const Index width = (rhs.cols + kLanes - 1) / kLanes * kLanes, pairs = (rhs.rows + 1) / 2;
   packed.resize(static_cast<std::size_t>(pairs * width));
   std::uint32_t* to = packed.data();
-  parallel_for_blocks(pairs, kRhsPairBlock, [&](Index begin, Index end) { pack_rhs_pairs(rhs, width, begin, end, to); });
+  parallel_for_blocks(pairs, kRhsPairBlock,
+                      [&](Index begin, Index end) { pack_rhs_pairs(rhs, width, begin, end, to); });
   return {to, width};
 }
 
