@@ -32,26 +32,22 @@ Vector<float> vector_of(const Parameters<float>& tensors, const std::string& nam
   return tensors.value(handle).reshaped();
 }
 
+// The state's JSON. It names the products' precision where it is not float32, so that float32
+// checkpoints stay as they were.
 nlohmann::json state_json(const TrainingState& state, const nlohmann::json& run) {
-  return {{"checkpoint_version", kCheckpointVersion},
-          {"epoch", state.epoch},
-          {"steps", state.optimizer.steps},
-          {"best_epoch", state.best_epoch},
-          {"best_validation", number_or_null(state.best_validation)},
-          {"best_loss", number_or_null(state.best_loss)},
-          {"progress_accuracy", number_or_null(state.progress_accuracy)},
-          {"progress_loss", number_or_null(state.progress_loss)},
-          {"last_progress", state.last_progress},
-          {"shuffle_rng", state.shuffle_rng},
-          {"dropout_rng", state.dropout_rng},
-          {"order", state.order},
-          {"run", run}};
-}
-
-// The state's JSON, naming the products' precision where it is not float32 (so that float32
-// checkpoints stay as they were).
-nlohmann::json state_json_at_precision(const TrainingState& state, const nlohmann::json& run) {
-  nlohmann::json j = state_json(state, run);
+  nlohmann::json j = {{"checkpoint_version", kCheckpointVersion},
+                      {"epoch", state.epoch},
+                      {"steps", state.optimizer.steps},
+                      {"best_epoch", state.best_epoch},
+                      {"best_validation", number_or_null(state.best_validation)},
+                      {"best_loss", number_or_null(state.best_loss)},
+                      {"progress_accuracy", number_or_null(state.progress_accuracy)},
+                      {"progress_loss", number_or_null(state.progress_loss)},
+                      {"last_progress", state.last_progress},
+                      {"shuffle_rng", state.shuffle_rng},
+                      {"dropout_rng", state.dropout_rng},
+                      {"order", state.order},
+                      {"run", run}};
   if (precision() != Precision::float32) j["precision"] = precision_name(precision());
   return j;
 }
@@ -111,7 +107,7 @@ void save_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
   add_vector(tensors, kAdamV, state.optimizer.v);
   add_vector(tensors, kBestWeights, state.best_weights);
   save_model(path, checkpoint.config, tensors, Overwrite::allow,
-             {{kStateKey, state_json_at_precision(state, checkpoint.run).dump()}});
+             {{kStateKey, state_json(state, checkpoint.run).dump()}});
 }
 
 Checkpoint load_checkpoint(const std::string& path) {
