@@ -232,7 +232,7 @@ const Matrix<Scalar>& GraphAttention<Scalar>::project_and_attend(const Graph& gr
     aggregate_forward(rows_of(aggregated_), graph, alpha, aggregated_values(), options_.heads, options_.head_dim);
   }
   combine_heads_and_project();
-  return output_;
+  return output();
 }
 
 // The per-node terms some scores are made of: a_src . z and a_dst . z (additive), q_i^T W_h (bilinear).
@@ -395,6 +395,10 @@ void GraphAttention<Scalar>::apply_value_dropout(RowView<Scalar> out, RowView<co
 template <typename Scalar>
 void GraphAttention<Scalar>::combine_heads_and_project() {
   const Index h = options_.heads, d = options_.head_dim, targets = graph_->num_targets();
+  if (output_in_place()) {
+    if (options_.bias) add_to_rows(aggregated_, aggregated_, params_.value(b_out_).row(0));
+    return;
+  }
   if (options_.concat_heads) {
     project_combined(aggregated_.topRows(targets));
     return;
@@ -433,9 +437,9 @@ const Matrix<Scalar>& GraphAttention<Scalar>::backward(const Matrix<Scalar>& dy)
 template <typename Scalar>
 void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
   EDGEWISE_CHECK(graph_ != nullptr && (x_.has_value() || sparse_x_ != nullptr));
-  if (dy.rows() != output_.rows() || dy.cols() != output_.cols())
+  if (dy.rows() != output().rows() || dy.cols() != output().cols())
     throw ArgumentError("GraphAttention: output gradient has the wrong shape");
-  backward_output(dy);
+  const Matrix<Scalar>& daggregated = backward_output(dy);
 
   // Through the aggregation and the normalization: d(scores) per edge (in dalpha_) and d(values) per
   // source node.
@@ -447,11 +451,11 @@ void GraphAttention<Scalar>::backward_parameters(const Matrix<Scalar>& dy) {
   if (fused_) {
     alpha_.resize(g.num_edges(), h);
     softmax_attend_backward(dalpha_.data(), dvalues, alpha_.data(), g, scores_.data(), node_sum_.data(),
-                            aggregated_values(), read_rows(daggregated_), h, d);
+                            aggregated_values(), read_rows(daggregated), h, d);
   } else {
     const bool dropout = keep_.size() > 0;
     aggregate_backward(dalpha_.data(), dvalues, g, dropout ? alpha_used_.data() : alpha_.data(), aggregated_values(),
-                       read_rows(daggregated_), h, d);
+                       read_rows(daggregated), h, d);
     if (dropout) multiply_elements(dalpha_, dalpha_, keep_);
     backward_normalization();
   }
@@ -516,11 +520,12 @@ void GraphAttention<Scalar>::add_sparse_weight_gradient(const SparseMatrix<Scala
   });
 }
 
-// d(aggregated) of the targets' rows, from dy: [T, out_dim()]. The rows of other nodes stay unset, as
-// no edge leads into them.
+// d(aggregated) of the targets' rows, from dy: [T, out_dim()]: dy itself when the output was the
+// aggregate, else daggregated_, whose rows of other nodes stay unset, as no edge leads into them.
 template <typename Scalar>
-void GraphAttention<Scalar>::backward_output(const Matrix<Scalar>& dy) {
+const Matrix<Scalar>& GraphAttention<Scalar>::backward_output(const Matrix<Scalar>& dy) {
   if (options_.bias) add_row_sums(params_.grad(b_out_).row(0), dy);
+  if (output_in_place()) return dy;
   const Index targets = dy.rows();
   daggregated_.resize(graph_->num_nodes(), width());
   if (options_.concat_heads) {
@@ -530,7 +535,7 @@ void GraphAttention<Scalar>::backward_output(const Matrix<Scalar>& dy) {
     } else {
       copy_rows(daggregated_.topRows(targets), dy);
     }
-    return;
+    return daggregated_;
   }
   const Matrix<Scalar>* dcombined = &dy;
   if (options_.output_projection) {
@@ -544,6 +549,7 @@ void GraphAttention<Scalar>::backward_output(const Matrix<Scalar>& dy) {
     const auto share = dcombined->middleRows(begin, end - begin) / static_cast<Scalar>(h);
     for (Index head = 0; head < h; ++head) daggregated_.block(begin, head * d, end - begin, d) = share;
   });
+  return daggregated_;
 }
 
 template <typename Scalar>

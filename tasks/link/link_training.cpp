@@ -96,6 +96,7 @@ TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split,
   const Logger log(training.log);
   LinkModel model = initialized_model(plan, data.input, data.nodes.names(), training);
   const NodeGraph training_graph = with_edges(data, split.train);
+  return_freed_memory();
   LinkTrainingResult result = model.fit(training_graph, split, training, on_epoch);
   log_training(log, result, training.metric, !split.val.empty());
   std::optional<LinkMetrics> test = tested(log, split.test, split.test_negatives, [&] {

@@ -146,11 +146,17 @@ class GraphAttention {
   void normalize_relu(Mode mode);
   void drop_values(Mode mode);
   void apply_value_dropout(RowView<Scalar> out, RowView<const Scalar> in) const;
+  // Whether the output is the aggregate itself (plus the bias), made in place instead of copied:
+  // heads concatenated, no W^O, and a row of output for every node (not a sampled block's targets).
+  bool output_in_place() const {
+    return options_.concat_heads && !options_.output_projection && graph_->num_targets() == graph_->num_nodes();
+  }
+  const Matrix<Scalar>& output() const { return output_in_place() ? aggregated_ : output_; }
   void combine_heads_and_project();
   template <typename Combined>
   void project_combined(const Combined& combined);
 
-  void backward_output(const Matrix<Scalar>& dy);
+  const Matrix<Scalar>& backward_output(const Matrix<Scalar>& dy);
   void add_attention_vector_gradients();
   void add_sparse_weight_gradient(const SparseMatrix<Scalar>& x);
   void backward_normalization();
@@ -189,9 +195,9 @@ class GraphAttention {
   std::uint64_t value_key_ = 0;        // the value-dropout stream of the last forward
   std::vector<std::int32_t> value_ids_;  // its Mode::node_ids; empty: row r is node r
   Matrix<Scalar> values_used_;  // [N, H*d] values after value dropout, when values_dropped_
-  Matrix<Scalar> aggregated_;   // [N, H*d], of which the targets' rows are set
+  Matrix<Scalar> aggregated_;   // [N, H*d], of which the targets' rows are set; output_in_place(): the output
   Matrix<Scalar> combined_;     // [T, combined_dim()]
-  Matrix<Scalar> output_;       // [T, out_dim()]
+  Matrix<Scalar> output_;       // [T, out_dim()], unless output_in_place()
 
   // Backward buffers.
   Matrix<Scalar> dcombined_;     // heads averaged: [T, d]
