@@ -172,16 +172,19 @@ NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& o
   return data;
 }
 
+Matrix<float> structural_feature_rows(const Graph& graph, const NodeInputOptions& input) {
+  NodeFeatures features = structural_features_of(graph, input);
+  if (input.normalize_rows) normalize_rows(features.values);
+  return std::move(features.values);
+}
+
 NodeGraph with_edges(const NodeGraph& data, std::span<const std::pair<Index, Index>> edges) {
   NodeGraph seen = data;
   seen.graph = Graph::from_pairs(data.nodes.size(), edges,
                                  {.add_self_loops = data.input.add_self_loops, .symmetrize = !data.input.directed});
   seen.edge_list_edges = static_cast<Index>(edges.size());
-  if (data.input.features.format == FeatureFormat::structural) {
-    NodeFeatures features = structural_features_of(seen.graph, data.input);
-    if (data.input.normalize_rows) normalize_rows(features.values);
-    seen.features = std::move(features.values);
-  }
+  if (data.input.features.format == FeatureFormat::structural)
+    seen.features = structural_feature_rows(seen.graph, data.input);
   if (data.input.self_loops_only) seen.graph = Graph::from_pairs(data.nodes.size(), {}, {.add_self_loops = true});
   return seen;
 }

@@ -283,7 +283,11 @@ void check_sampled_inputs(const NodeClassifier<float>& model, const NodeSource& 
 }  // namespace
 
 NodeSource node_source(const Graph& graph, const ConstRowsRef<float>& features, bool self_loops) {
-  NodeSource source{.in_edges = graph.in_edges(),
+  return node_source(graph.in_edges(), features, self_loops);
+}
+
+NodeSource node_source(InEdges in_edges, const ConstRowsRef<float>& features, bool self_loops) {
+  NodeSource source{.in_edges = in_edges,
                     .feature_dim = features.cols(),
                     .gather_features = [features](std::span<const NodeId> nodes, float* out) {
                       gather_rows(features, nodes, out);

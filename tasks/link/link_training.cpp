@@ -1,11 +1,15 @@
 #include "edgewise/tasks/link/link_training.hpp"
 
 #include <cmath>
+#include <optional>
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/log.hpp"
 #include "edgewise/core/memory.hpp"
+#include "edgewise/graph/link_graph.hpp"
+#include "edgewise/io/node_graph.hpp"
 #include "edgewise/models/metrics.hpp"
+#include "edgewise/models/sampled_training.hpp"
 #include "edgewise/tasks/common/store_source.hpp"
 
 namespace edgewise {
@@ -120,15 +124,20 @@ TrainedLinkModel train_link_model(const GraphStore& store, const SplitFractions&
   log.normal("split by a hash of each pair: " + std::to_string(seen.num_links()) + " training links; " +
              std::to_string(val.links.size()) + " validation and " + std::to_string(test.links.size()) +
              " test links scored, each against as many non-links");
-  if (store.input().features.format == FeatureFormat::structural)
-    log.normal("warning: the store's structural features were computed from all of its links, the held-out ones "
-               "included, so those reach the encoder through the degree and random-walk columns and the "
-               "validation and test figures are optimistic; edge files (--edges) compute them from the training "
-               "links alone");
+  // The store's structural columns saw every link, the held-out ones included: computed again from
+  // the training links, as with_edges does for edge files, they carry none of those to the encoder.
+  std::optional<Matrix<float>> training_features;
+  if (store.input().features.format == FeatureFormat::structural) {
+    training_features = structural_feature_rows(Graph::from_in_edges(seen.in_edges()), store.input());
+    EDGEWISE_CHECK(training_features->cols() == store.feature_dim());
+    log.verbose("structural features computed again from the training links alone");
+    return_freed_memory();  // the copy of the graph the columns were computed on
+  }
   NodeInputOptions input = store.input();
   input.features.dim = store.feature_dim();
   LinkModel model = initialized_model(plan, input, {}, training);
-  NodeSource source = store_source(store);
+  NodeSource source = training_features ? node_source(seen.in_edges(), *training_features, input.add_self_loops)
+                                        : store_source(store);
   source.in_edges = seen.in_edges();
   LinkTrainingResult result =
       model.fit_sampled(seen, source, {val.links, val.non_links}, training, sampling, on_epoch);

@@ -98,6 +98,11 @@ NodeTables read_node_tables(const NodeGraphFiles& files, const NodeInputOptions&
 /// no file with another), for self_loops_only without add_self_loops, and what the readers throw.
 NodeGraph read_node_graph(const NodeGraphFiles& files, const NodeInputOptions& options);
 
+/// The structural features a graph of `input`'s options gets from `graph`'s links alone, [N,
+/// input.features.dim], row-normalized where input says: what reading the graph computes, for a graph
+/// that holds some of its links only (the training links of link prediction).
+Matrix<float> structural_feature_rows(const Graph& graph, const NodeInputOptions& input);
+
 /// The same nodes, names, labels and input options as `data`, with a graph of `edges` alone: both
 /// directions of each pair, and self-loops as data.input says. Structural features are computed
 /// again from that graph, so that nothing of the edges left out reaches them; features read from a

@@ -50,6 +50,8 @@ struct NodeSource {
 /// A NodeSource viewing `graph` and `features` [N, feature_dim], whose rows must outlive it; features
 /// mostly of zeros are also copied as sparse rows, which batches gather.
 NodeSource node_source(const Graph& graph, const ConstRowsRef<float>& features, bool self_loops = true);
+/// The same over CSR viewed elsewhere (a LinkGraph, a graph store).
+NodeSource node_source(InEdges in_edges, const ConstRowsRef<float>& features, bool self_loops = true);
 
 /// Settings of sampled training and layer-wise inference.
 struct SamplingOptions {

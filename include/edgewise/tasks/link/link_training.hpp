@@ -58,9 +58,10 @@ inline constexpr Index kMostScoredStoreLinks = Index{1} << 16;
 /// training.seed; the encoder sees the training links alone (a LinkGraph). Up to
 /// kMostScoredStoreLinks validation and test links are drawn from their parts (sample_hashed_links)
 /// and scored on sampled blocks against as many non-links of the whole graph (draw_non_links_of).
-/// The model records no node names: it has no identity features. Logs as the other overload does,
-/// and warns that a store's structural features, computed from all of its links, let the held-out
-/// links reach the encoder.
+/// The model records no node names: it has no identity features. A store's structural features,
+/// computed from all of its links, are computed again from the training links for training and
+/// scoring (a copy of their graph for the time it takes), so that no held-out link reaches the
+/// encoder. Logs as the other overload does.
 TrainedLinkModel train_link_model(const GraphStore& store, const SplitFractions& fractions, const LinkModelPlan& plan,
                                   const LinkTrainingOptions& training, const LinkSamplingOptions& sampling,
                                   const std::function<void(const LinkEpochReport&)>& on_epoch = {});
