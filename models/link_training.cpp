@@ -122,13 +122,13 @@ std::vector<float> link_scores(const Matrix<float>& embeddings, std::span<const 
 LinkScorer::LinkScorer(Parameters<float>& params, PairScorer kind, Index embedding_dim)
     : kind_(kind), dim_(embedding_dim) {
   if (embedding_dim < 1) throw ArgumentError("link scorer: embeddings of width " + std::to_string(embedding_dim));
-  if (kind != PairScorer::mlp) return;
+  if (kind == PairScorer::dot) return;
   hidden_ = std::make_unique<Linear<float>>(params, "scorer.hidden", embedding_dim, embedding_dim);
   output_ = std::make_unique<Linear<float>>(params, "scorer.output", embedding_dim, 1);
 }
 
 void LinkScorer::reset_parameters(SplitMix64& rng) {
-  if (kind_ != PairScorer::mlp) return;
+  if (kind_ == PairScorer::dot) return;
   hidden_->reset_parameters(rng);
   output_->reset_parameters(rng);
 }
@@ -147,19 +147,22 @@ std::vector<float> LinkScorer::scores(const Matrix<float>& embeddings, std::span
         embeddings.row(pairs[p].first).cwiseProduct(embeddings.row(pairs[p].second));
   activations_ = hidden_->forward(products_).cwiseMax(0.0f);
   const Matrix<float>& logits = output_->forward(activations_);
-  return {logits.data(), logits.data() + logits.size()};
+  std::vector<float> scores(logits.data(), logits.data() + logits.size());
+  if (kind_ == PairScorer::dot_mlp)
+    for (std::size_t p = 0; p < pairs.size(); ++p) scores[p] += products_.row(static_cast<Index>(p)).sum();
+  return scores;
 }
 
 void LinkScorer::backward(std::span<const float> dscores, Matrix<float>& dembeddings) {
   const Matrix<float>& z = *embeddings_;
-  if (kind_ == PairScorer::dot) {
+  if (kind_ != PairScorer::mlp) {
     for (std::size_t p = 0; p < pairs_.size(); ++p) {
       const auto [a, b] = pairs_[p];
       dembeddings.row(a) += dscores[p] * z.row(b);
       dembeddings.row(b) += dscores[p] * z.row(a);
     }
-    return;
   }
+  if (kind_ == PairScorer::dot) return;
   dscores_ = Eigen::Map<const Matrix<float>>(dscores.data(), static_cast<Index>(dscores.size()), 1);
   dactivations_ = output_->backward(dscores_);
   dactivations_ = (activations_.array() > 0).select(dactivations_, 0.0f);

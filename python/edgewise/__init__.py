@@ -702,8 +702,8 @@ class NodeModel(_Model):
 
 class LinkModel(_Model):
     """A trained link predictor: attention layers that embed the nodes, a scorer that turns a pair's
-    embeddings into the logit of a link (an MLP on their product, or their dot product), and how its
-    graph was read, as one model file. Train
+    embeddings into the logit of a link (an MLP on their product, their dot product, or the two
+    summed), and how its graph was read, as one model file. Train
     with :meth:`train` (the defaults are those of ``edgewise train --task link``) or open a file
     with :meth:`load`. Nodes are rows of a :class:`NodeGraph`: ``graph.node_ids[row]`` names them."""
 

@@ -68,7 +68,7 @@ TEST(LinkLossTest, GradientMatchesCentralDifferences) {
   Matrix<float> z(6, 4);
   for (Index i = 0; i < z.size(); ++i) z.data()[i] = static_cast<float>(rng.normal() * 0.7);
   const std::vector<NodePair> links = {{0, 1}, {2, 3}, {1, 4}}, non_links = {{0, 5}, {3, 4}, {1, 2}, {0, 3}};
-  for (const PairScorer kind : {PairScorer::dot, PairScorer::mlp}) {
+  for (const PairScorer kind : {PairScorer::dot, PairScorer::mlp, PairScorer::dot_mlp}) {
     Parameters<float> params;
     LinkScorer scorer(params, kind, 4);
     scorer.reset_parameters(rng);
@@ -82,7 +82,7 @@ TEST(LinkLossTest, GradientMatchesCentralDifferences) {
                                "embedding");
     expect_central_differences(scorer, z, {params.values().data(), static_cast<std::size_t>(params.size())}, dweights,
                                links, non_links, "scorer weight");
-    EXPECT_EQ(params.size(), kind == PairScorer::mlp ? 4 * 4 + 4 + 4 + 1 : 0);
+    EXPECT_EQ(params.size(), kind == PairScorer::dot ? 0 : 4 * 4 + 4 + 4 + 1);
   }
 }
 

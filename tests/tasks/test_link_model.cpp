@@ -80,12 +80,12 @@ TEST_F(LinkModelTest, TrainsOnTheTrainingLinksAndScoresHeldOutOnes) {
   const std::vector<NodePair> links = graph_links(data);
   const LinkSplit split = make_link_split(parse_link_split("random", parse_split_fractions("0.85,0.05,0.1")), data,
                                           links, 0);
-  for (const PairScorer scorer : {PairScorer::dot, PairScorer::mlp}) {
+  for (const PairScorer scorer : {PairScorer::dot, PairScorer::mlp, PairScorer::dot_mlp}) {
     TrainedLinkModel trained =
         train_link_model(data, split, {.config = {.network = small_encoder(), .scorer = scorer}},
                          {.epochs = 100, .seed = 1, .log = kQuiet});
     ASSERT_TRUE(trained.test.has_value());
-    std::printf("planted partition, link model (%s): test %s\n", scorer == PairScorer::dot ? "dot" : "mlp",
+    std::printf("planted partition, link model (%s): test %s\n", name_of(kPairScorerNames, scorer).data(),
                 link_metrics_text(*trained.test).c_str());
     EXPECT_GE(trained.test->roc_auc, 0.8);
     EXPECT_EQ(trained.model.config().nodes.size(), 200u);

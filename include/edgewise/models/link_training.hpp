@@ -1,10 +1,10 @@
 /// \file
 /// Link prediction on one graph: a node encoder (a NodeClassifier whose output rows are the nodes'
 /// embeddings) and a scorer that turns a pair of embeddings into the logit of the pair being linked
-/// (their dot product, or an MLP on their element-wise product), trained by binary cross-entropy on
-/// the training links against as many pairs that are no link, drawn afresh every epoch (the graph
-/// auto-encoder of Kipf and Welling 2016, with attention layers as the encoder). The encoder sees
-/// only the training links (splits/link_split.hpp).
+/// (their dot product, an MLP on their element-wise product, or the two summed), trained by binary
+/// cross-entropy on the training links against as many pairs that are no link, drawn afresh every
+/// epoch (the graph auto-encoder of Kipf and Welling 2016, with attention layers as the encoder).
+/// The encoder sees only the training links (splits/link_split.hpp).
 ///
 ///   NodeClassifier<float> encoder(params, {.in_dim = F, .classes = 64, ...});  // 64-wide embeddings
 ///   LinkScorer scorer(params, PairScorer::dot, 64);
@@ -42,11 +42,12 @@ std::vector<float> link_scores(const Matrix<float>& embeddings, std::span<const 
 enum class PairScorer {
   dot,  ///< their dot product
   mlp,  ///< w2ᵀ relu(W1 (z_a ⊙ z_b) + b1) + b2, an MLP on their element-wise product, as wide as an embedding
+  dot_mlp,  ///< the two summed: the dot product, and the MLP learning what it leaves out
 };
 
 /// The names of the pair scorers, as options and model files write them.
-inline constexpr std::pair<PairScorer, std::string_view> kPairScorerNames[] = {{PairScorer::dot, "dot"},
-                                                                               {PairScorer::mlp, "mlp"}};
+inline constexpr std::pair<PairScorer, std::string_view> kPairScorerNames[] = {
+    {PairScorer::dot, "dot"}, {PairScorer::mlp, "mlp"}, {PairScorer::dot_mlp, "dot_mlp"}};
 
 /// Scores pairs of node embeddings [N, D] as `kind` says. The MLP's weights are registered in the
 /// parameters given (which must outlive the scorer) and train with the encoder's; the dot product
