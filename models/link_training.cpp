@@ -155,22 +155,25 @@ std::vector<float> LinkScorer::scores(const Matrix<float>& embeddings, std::span
 
 void LinkScorer::backward(std::span<const float> dscores, Matrix<float>& dembeddings) {
   const Matrix<float>& z = *embeddings_;
-  if (kind_ != PairScorer::mlp) {
+  if (kind_ == PairScorer::dot) {
     for (std::size_t p = 0; p < pairs_.size(); ++p) {
       const auto [a, b] = pairs_[p];
       dembeddings.row(a) += dscores[p] * z.row(b);
       dembeddings.row(b) += dscores[p] * z.row(a);
     }
+    return;
   }
-  if (kind_ == PairScorer::dot) return;
   dscores_ = Eigen::Map<const Matrix<float>>(dscores.data(), static_cast<Index>(dscores.size()), 1);
   dactivations_ = output_->backward(dscores_);
   dactivations_ = (activations_.array() > 0).select(dactivations_, 0.0f);
   const Matrix<float>& dproducts = hidden_->backward(dactivations_);
   for (std::size_t p = 0; p < pairs_.size(); ++p) {
     const auto [a, b] = pairs_[p];
-    dembeddings.row(a) += dproducts.row(static_cast<Index>(p)).cwiseProduct(z.row(b));
-    dembeddings.row(b) += dproducts.row(static_cast<Index>(p)).cwiseProduct(z.row(a));
+    // dot_mlp: the dot product is the products' sum, whose gradient by each of them is the score's.
+    const float dsum = kind_ == PairScorer::dot_mlp ? dscores[p] : 0.0f;
+    const auto dproduct = (dproducts.row(static_cast<Index>(p)).array() + dsum).matrix();
+    dembeddings.row(a) += dproduct.cwiseProduct(z.row(b));
+    dembeddings.row(b) += dproduct.cwiseProduct(z.row(a));
   }
 }
 
