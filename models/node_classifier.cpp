@@ -168,8 +168,10 @@ const Matrix<Scalar>& NodeClassifier<Scalar>::forward(const Graph& graph, const 
                                                       Mode mode) {
   check_features(graph, features.rows(), features.cols());
   if (hidden_layers_.empty()) {
-    dense_features_ = features.toDense();
-    return forward_rest(graph, dense_features_, mode);
+    // One layer projects the sparse rows as they are: a dense copy costs a row of every node's
+    // features (a row of every node, with identity features) and its product.
+    hidden_ = nullptr;
+    return output_.forward(graph, output_dropout_.forward(features, mode), nullptr, mode);
   }
   return forward_rest(graph, with_halo(0, hidden_layers_.front()->forward(graph, features, mode)), mode);
 }
@@ -206,8 +208,11 @@ const Matrix<Scalar>* NodeClassifier<Scalar>::with_halo_gradients(std::size_t la
 
 template <typename Scalar>
 void NodeClassifier<Scalar>::backward(const Matrix<Scalar>& dlogits) {
+  if (hidden_layers_.empty()) {  // the input is the features, which get no gradient
+    output_.backward_parameters(dlogits);
+    return;
+  }
   const Matrix<Scalar>& dinput = output_.backward(dlogits);
-  if (hidden_layers_.empty()) return;
   const Matrix<Scalar>* dh = &output_dropout_.backward(dinput);
   for (std::size_t l = hidden_layers_.size(); l-- > 0;)
     dh = hidden_layers_[l]->backward(*with_halo_gradients(l, dh), l > 0);

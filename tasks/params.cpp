@@ -458,12 +458,13 @@ const std::vector<TrainingParam<LinkTrainingParams>>& link_params() {
       {.name = "split-sizes", .type = T::text, .help = "Train, validation and test fractions of the links for a random split", .keyword = false,
        .set = [](P& p, const json& v) { p.split_sizes = v.get<std::string>(); }, .get = [](const P& p) -> json { return p.split_sizes; }},
       encoder_row<P>(s.epochs, {.tunable = true}),
-      encoder_row<P>(s.layers, {.help = "Attention layers, the embedding layer included", .tunable = true}),
+      bind<P>(s.layers, {.help = "Attention layers, the embedding layer included", .rule = "1 for a graph read with given features, without identity features, else 2", .tunable = true,
+       .set = [](P& p, const json& v) { p.layers = optional_of<Index>(v); }, .get = [](const P& p) { return json_of(p.layers); }}),
       encoder_row<P>(s.heads, {.tunable = true}),
       encoder_row<P>(s.hidden, {.tunable = true}),
       encoder_row<P>(s.head_dim, {.tunable = true}),
       encoder_row<P>(s.score, {.tunable = true}),
-      bind<P>(s.dropout, {.help = "Dropout on the input of every attention layer and on its values", .rule = "0.2 with identity features, else 0", .tunable = true,
+      bind<P>(s.dropout, {.help = "Dropout on the input of every attention layer and on its values", .rule = "0.2 with identity features, 0.5 with one layer on given features, else 0", .tunable = true,
        .set = [](P& p, const json& v) { p.dropout = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.dropout); }}),
       bind<P>(s.attention_dropout, {.tunable = true,
        .set = [](P& p, const json& v) { p.network.attention_dropout = v; }, .get = [](const P& p) -> json { return p.network.attention_dropout; }}),
@@ -528,17 +529,29 @@ std::string identity_reason(const NodeGraph& data) {
 }
 
 // The plan of `params`, identity features by `identity_default` where not given, for `reason`.
-LinkModelPlan link_plan(const LinkTrainingParams& params, bool identity_default, const std::string& reason) {
+// `given_features`: a graph read with features of its own, on which one layer with heavy dropout
+// generalizes best (defaults.md); graph stores keep two layers.
+LinkModelPlan link_plan(const LinkTrainingParams& params, bool identity_default, bool given_features,
+                        const std::string& reason) {
   LinkModelPlan plan{.config = {.network = params.network}};
   LinkModelConfig& config = plan.config;
   config.identity_features = params.identity_features.value_or(identity_default);
-  config.network.dropout = config.network.value_dropout = params.dropout.value_or(config.identity_features ? 0.2 : 0.0);
+  const bool on_features_alone = given_features && !config.identity_features;
+  config.network.layers = params.layers.value_or(default_link_layers(on_features_alone));
+  const bool one_layer_on_features = on_features_alone && config.network.layers == 1;
+  config.network.dropout = config.network.value_dropout =
+      params.dropout.value_or(default_link_dropout(config.identity_features, one_layer_on_features));
   config.scorer = params.scorer.value_or(default_pair_scorer(config.identity_features));
-  const std::string because = std::string(" (") + (config.identity_features ? "with" : "without") + " identity features)";
+  const std::string because = config.identity_features ? " (with identity features)"
+                              : on_features_alone      ? " (given features, without identity features)"
+                                                       : " (without identity features)";
   std::vector<std::string> chosen;
   if (!params.identity_features)
     chosen.push_back(std::string("identity features ") + (config.identity_features ? "on" : "off") + " (" + reason + ")");
-  if (!params.dropout) chosen.push_back("dropout " + param_text(config.network.dropout) + because);
+  if (!params.layers) chosen.push_back("layers " + std::to_string(config.network.layers) + because);
+  if (!params.dropout)
+    chosen.push_back("dropout " + param_text(config.network.dropout) +
+                     (one_layer_on_features ? " (one layer on given features)" : because));
   if (!params.scorer)
     chosen.push_back(std::string("scorer ") + std::string(name_of(kPairScorerNames, config.scorer)) + because);
   plan.defaults = join(chosen, ", ");
@@ -551,13 +564,14 @@ LinkModelPlan LinkTrainingParams::model(const NodeGraph& data) const {
   if (sampling != LinkSamplingOptions{})
     throw ArgumentError("batch-size, fanout and links-per-epoch apply to link training on a graph store, which "
                         "samples mini-batches; a graph read from files trains full batch");
-  return link_plan(*this, default_identity_features(data), identity_reason(data));
+  return link_plan(*this, default_identity_features(data), data.input.features.format != FeatureFormat::structural,
+                   identity_reason(data));
 }
 
 LinkModelPlan LinkTrainingParams::model(const GraphStore&) const {
   if (identity_features.value_or(false))
     throw ArgumentError("identity features: sampled training on a graph store reads the stored features alone");
-  return link_plan(*this, false, "a graph store, trained on sampled mini-batches");
+  return link_plan(*this, false, false, "a graph store, trained on sampled mini-batches");
 }
 
 LinkTrainingParams link_training_params(const json& given, const ParamNaming& naming) {

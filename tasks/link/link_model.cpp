@@ -75,6 +75,13 @@ NodeClassifierOptions default_link_encoder() {
   return {.classes = 64, .layers = 2, .heads = 4, .head_dim = 32, .dropout = 0, .attention_dropout = 0, .value_dropout = 0};
 }
 
+Index default_link_layers(bool on_given_features_alone) { return on_given_features_alone ? 1 : 2; }
+
+double default_link_dropout(bool identity_features, bool one_layer_on_given_features) {
+  if (identity_features) return 0.2;
+  return one_layer_on_given_features ? 0.5 : 0.0;
+}
+
 PairScorer default_pair_scorer(bool identity_features) {
   return identity_features ? PairScorer::dot : PairScorer::mlp;
 }

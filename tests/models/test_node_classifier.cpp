@@ -83,6 +83,28 @@ INSTANTIATE_TEST_SUITE_P(Configurations, NodeClassifierGradientTest,
                                   (std::get<1>(test.param) ? "_residual_layer_norm" : "_plain");
                          });
 
+// One layer reads the features directly and passes no gradient to them.
+TEST(NodeClassifierTest, OneLayerGradientsMatchFiniteDifferences) {
+  const Graph graph = small_graph();
+  NodeClassifierOptions options = small_options(ScoreFunction::additive, false);
+  options.layers = 1;
+  Parameters<double> params;
+  NodeClassifier<double> network(params, options);
+  SplitMix64 rng(7);
+  params.values() = random_matrix(params.size(), 1, rng).col(0);
+  const SparseMatrix<double> features = random_matrix(graph.num_nodes(), 5, rng).sparseView();
+  const Matrix<double> r = random_matrix(graph.num_nodes(), 3, rng);
+  const auto loss = [&] {
+    SplitMix64 dropout_rng(23);
+    return network.forward(graph, features, Mode::train(dropout_rng)).cwiseProduct(r).sum();
+  };
+  loss();
+  params.zero_grad();
+  network.backward(r);
+  const Vector<double> analytic = params.grads();
+  EXPECT_LT(gradient_error("parameters", params.values().data(), analytic.data(), params.size(), loss), 1e-5);
+}
+
 TEST(NodeClassifierTest, SparseFeaturesGiveTheDenseLogitsAndGradients) {
   const Graph graph = small_graph();
   for (const bool residual_and_norm : {false, true}) {

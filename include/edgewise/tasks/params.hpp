@@ -46,7 +46,8 @@ struct LinkTrainingParams {
   NodeClassifierOptions network = default_link_encoder();  ///< the encoder, its width from `width`
   std::optional<PairScorer> scorer;  ///< how a pair's embeddings become the logit of a link; unset: default_pair_scorer
   std::optional<bool> identity_features;  ///< LinkModelConfig::identity_features; unset: default_identity_features
-  std::optional<double> dropout;  ///< of the encoder's inputs and values; unset: 0.2 with identity features, else 0
+  std::optional<Index> layers;    ///< the encoder's attention layers; unset: default_link_layers
+  std::optional<double> dropout;  ///< of the encoder's inputs and values; unset: default_link_dropout
   LinkTrainingOptions training = {};  ///< epochs, learning rate, weight decay, non-links, patience, seed
   std::string split = "random";       ///< a split specification (split_spec.hpp)
   std::string split_sizes = "0.85,0.05,0.1";  ///< train, validation and test fractions of the links

@@ -38,10 +38,19 @@ namespace edgewise {
 /// The "kind" of a link model's configuration in its model file.
 inline constexpr std::string_view kLinkModelKind = "link-prediction";
 
-/// The encoder a link model trains unless told otherwise: 2 attention layers of 4 heads of 32, an
-/// output layer 64 wide (the embedding) and no dropout, whose weights' decay regularizes instead
-/// (LinkTrainingOptions); docs/defaults.md has the validation runs that chose them.
+/// The encoder a link model trains unless told otherwise: 2 attention layers of 4 heads of 32 and an
+/// output layer 64 wide (the embedding), without dropout; default_link_layers and
+/// default_link_dropout adapt it to the graph. docs/defaults.md has the validation runs that chose them.
 NodeClassifierOptions default_link_encoder();
+
+/// The encoder's attention layers unless told: 1 on a graph's given features alone (without identity
+/// features), where a second layer overfits, else 2, as cross-validation inside the training links
+/// of several graphs chose (docs/defaults.md).
+Index default_link_layers(bool on_given_features_alone);
+
+/// The encoder's dropout unless told: 0.2 with identity features, 0.5 for one layer on given
+/// features, else 0 (docs/defaults.md).
+double default_link_dropout(bool identity_features, bool one_layer_on_given_features);
 
 /// The scorer a link model trains unless told otherwise: the dot product of the embeddings with
 /// identity features, else the MLP on their element-wise product, as cross-validation inside the
