@@ -69,8 +69,9 @@ TEST(ParamsTest, TunableOptionsAreThoseOfTheModelAndItsTraining) {
             "task: expected molecule (or graph, the same), node or link, got 'edges'");
 }
 
-// A link model of a graph without given features reads identity features and trains with dropout
-// 0.2, unless told otherwise; one of a graph with features does neither.
+// A link model of a graph without given features reads identity features and trains two layers with
+// dropout 0.2, unless told otherwise; one of a graph with features trains one layer with dropout 0.5,
+// or, told to train two, no dropout.
 TEST(ParamsTest, LinkDefaultsFollowFromTheGraphsFeatures) {
   const std::vector<std::pair<Index, Index>> path = {{0, 1}, {1, 2}};
   NodeGraph data = make_node_graph(Graph::from_pairs(3, path, {.add_self_loops = true, .symmetrize = true}),
@@ -78,25 +79,36 @@ TEST(ParamsTest, LinkDefaultsFollowFromTheGraphsFeatures) {
   const LinkTrainingParams defaults = link_training_params(json::object());
   const LinkModelPlan featured = defaults.model(data);
   EXPECT_FALSE(featured.config.identity_features);
-  EXPECT_EQ(featured.config.network.dropout, 0.0);
+  EXPECT_EQ(featured.config.network.layers, 1);
+  EXPECT_EQ(featured.config.network.dropout, 0.5);
+  EXPECT_EQ(featured.config.network.value_dropout, 0.5);
   EXPECT_EQ(featured.config.scorer, PairScorer::mlp);
-  EXPECT_EQ(featured.defaults, "identity features off (a graph with given features), dropout 0 (without identity "
-                               "features), scorer mlp (without identity features)");
+  EXPECT_EQ(featured.defaults, "identity features off (a graph with given features), layers 1 (given features, "
+                               "without identity features), dropout 0.5 (one layer on given features), scorer mlp "
+                               "(given features, without identity features)");
+  const LinkModelPlan two_layers = link_training_params({{"layers", 2}}).model(data);
+  EXPECT_EQ(two_layers.config.network.layers, 2);
+  EXPECT_EQ(two_layers.config.network.dropout, 0.0);
   data.input.features.format = FeatureFormat::structural;
   const LinkModelPlan structural = defaults.model(data);
   EXPECT_TRUE(structural.config.identity_features);
+  EXPECT_EQ(structural.config.network.layers, 2);
   EXPECT_EQ(structural.config.network.dropout, 0.2);
   EXPECT_EQ(structural.config.network.value_dropout, 0.2);
   EXPECT_EQ(structural.config.scorer, PairScorer::dot);
-  EXPECT_EQ(structural.defaults, "identity features on (a graph without given features), dropout 0.2 (with identity "
-                                 "features), scorer dot (with identity features)");
+  EXPECT_EQ(structural.defaults, "identity features on (a graph without given features), layers 2 (with identity "
+                                 "features), dropout 0.2 (with identity features), scorer dot (with identity features)");
   const LinkModelPlan off = link_training_params({{"identity-features", false}}).model(data);
   EXPECT_FALSE(off.config.identity_features);
   EXPECT_EQ(off.config.network.dropout, 0.0);
   EXPECT_EQ(off.config.scorer, PairScorer::mlp);
-  EXPECT_EQ(off.defaults, "dropout 0 (without identity features), scorer mlp (without identity features)");
+  EXPECT_EQ(off.config.network.layers, 2);
+  EXPECT_EQ(off.defaults, "layers 2 (without identity features), dropout 0 (without identity features), scorer mlp "
+                          "(without identity features)");
   const LinkModelPlan given =
-      link_training_params({{"dropout", 0.5}, {"identity-features", true}, {"scorer", "mlp"}}).model(data);
+      link_training_params({{"layers", 3}, {"dropout", 0.5}, {"identity-features", true}, {"scorer", "mlp"}})
+          .model(data);
+  EXPECT_EQ(given.config.network.layers, 3);
   EXPECT_EQ(given.config.network.dropout, 0.5);
   EXPECT_EQ(given.defaults, "");
 
