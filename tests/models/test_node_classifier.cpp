@@ -48,30 +48,39 @@ NodeClassifierOptions small_options(ScoreFunction score, bool residual_and_norm)
   return o;
 }
 
-class NodeClassifierGradientTest : public ::testing::TestWithParam<std::tuple<ScoreFunction, bool>> {};
-
-TEST_P(NodeClassifierGradientTest, MatchesFiniteDifferences) {
-  const auto [score, residual_and_norm] = GetParam();
+// The relative error of a network's parameter gradients against central differences of
+// sum(logits * r), at random parameters (biases and LayerNorm's gamma and beta included) and
+// features, these given as a SparseMatrix when `sparse`.
+double gradient_error_of(const NodeClassifierOptions& options, std::uint64_t seed, bool sparse) {
   const Graph graph = small_graph();
   Parameters<double> params;
-  NodeClassifier<double> network(params, small_options(score, residual_and_norm));
-  SplitMix64 rng(5);
-  // Random values everywhere, biases and LayerNorm's gamma and beta included.
+  NodeClassifier<double> network(params, options);
+  SplitMix64 rng(seed);
   params.values() = random_matrix(params.size(), 1, rng).col(0);
   const Matrix<double> features = random_matrix(graph.num_nodes(), 5, rng);
+  const SparseMatrix<double> sparse_features = features.sparseView();
   const Matrix<double> r = random_matrix(graph.num_nodes(), 3, rng);
   // The same seed every call: the same dropout masks, so the loss is a smooth function.
   const auto loss = [&] {
     SplitMix64 dropout_rng(23);
-    return network.forward(graph, features, Mode::train(dropout_rng)).cwiseProduct(r).sum();
+    const Matrix<double>& logits = sparse ? network.forward(graph, sparse_features, Mode::train(dropout_rng))
+                                          : network.forward(graph, features, Mode::train(dropout_rng));
+    return logits.cwiseProduct(r).sum();
   };
   loss();
   params.zero_grad();
   network.backward(r);
   const Vector<double> analytic = params.grads();
+  return gradient_error("parameters", params.values().data(), analytic.data(), params.size(), loss);
+}
+
+class NodeClassifierGradientTest : public ::testing::TestWithParam<std::tuple<ScoreFunction, bool>> {};
+
+TEST_P(NodeClassifierGradientTest, MatchesFiniteDifferences) {
+  const auto [score, residual_and_norm] = GetParam();
   // Central differences at step 1e-6 carry about 1e-9 of rounding and truncation error: 1e-6 of the
   // 1e-3 floor of the relative error.
-  EXPECT_LT(gradient_error("parameters", params.values().data(), analytic.data(), params.size(), loss), 1e-5);
+  EXPECT_LT(gradient_error_of(small_options(score, residual_and_norm), 5, false), 1e-5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Configurations, NodeClassifierGradientTest,
@@ -83,26 +92,12 @@ INSTANTIATE_TEST_SUITE_P(Configurations, NodeClassifierGradientTest,
                                   (std::get<1>(test.param) ? "_residual_layer_norm" : "_plain");
                          });
 
-// One layer reads the features directly and passes no gradient to them.
+// One layer reads the features directly, sparse ones as they are, and passes them no gradient.
 TEST(NodeClassifierTest, OneLayerGradientsMatchFiniteDifferences) {
-  const Graph graph = small_graph();
   NodeClassifierOptions options = small_options(ScoreFunction::additive, false);
   options.layers = 1;
-  Parameters<double> params;
-  NodeClassifier<double> network(params, options);
-  SplitMix64 rng(7);
-  params.values() = random_matrix(params.size(), 1, rng).col(0);
-  const SparseMatrix<double> features = random_matrix(graph.num_nodes(), 5, rng).sparseView();
-  const Matrix<double> r = random_matrix(graph.num_nodes(), 3, rng);
-  const auto loss = [&] {
-    SplitMix64 dropout_rng(23);
-    return network.forward(graph, features, Mode::train(dropout_rng)).cwiseProduct(r).sum();
-  };
-  loss();
-  params.zero_grad();
-  network.backward(r);
-  const Vector<double> analytic = params.grads();
-  EXPECT_LT(gradient_error("parameters", params.values().data(), analytic.data(), params.size(), loss), 1e-5);
+  EXPECT_LT(gradient_error_of(options, 7, true), 1e-5);
+  EXPECT_LT(gradient_error_of(options, 7, false), 1e-5);
 }
 
 TEST(NodeClassifierTest, SparseFeaturesGiveTheDenseLogitsAndGradients) {
