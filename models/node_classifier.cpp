@@ -320,7 +320,9 @@ const Matrix<Scalar>& NodeClassifier<Scalar>::dense(const Features& features) {
 
 template <typename Scalar>
 const Matrix<Scalar>& NodeClassifier<Scalar>::hidden() const {
-  if (hidden_ == nullptr) throw ArgumentError("NodeClassifier: no hidden representation before the first forward");
+  if (hidden_ == nullptr)
+    throw ArgumentError("NodeClassifier: no hidden representation before the first forward, nor after one of a "
+                        "single layer on sparse features");
   return *hidden_;
 }
 

@@ -114,7 +114,8 @@ json tuning_preset(std::string_view task, std::string_view name) {
                         {{"scorer", "dot"}},
                         {{"non-links", "degree"}},
                         {{"identity-features", true}, {"dropout", 0.2}},
-                        {{"hidden", 256}},
+                        {{"layers", 2}, {"hidden", 256}},
+                        {{"score", "scaled_dot"}},
                         {{"embedding-dim", 32}}});
   if (task == "node")
     return json::array({json::object(),

@@ -122,7 +122,7 @@ class NodeClassifier {
 
   /// The input of the output layer in the last forward, before its dropout: [N, hidden_dim()], or
   /// the features themselves when layers == 1. Node embeddings. Throws ArgumentError before the
-  /// first forward.
+  /// first forward, and after a forward of one layer on sparse features (which makes no dense copy).
   const Matrix<Scalar>& hidden() const;
   /// Width of hidden(): heads * head_dim, or in_dim when layers == 1.
   Index hidden_dim() const { return options_.layers > 1 ? options_.heads * options_.head_dim : options_.in_dim; }
