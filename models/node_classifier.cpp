@@ -22,6 +22,7 @@ void to_json(nlohmann::json& j, const NodeClassifierOptions& o) {
        {"value_dropout", o.value_dropout},
        {"residual", o.residual},
        {"layer_norm", o.layer_norm}};
+  if (o.output_score) j["output_score"] = to_string(*o.output_score);  // absent: files stay as before it
 }
 
 void from_json(const nlohmann::json& j, NodeClassifierOptions& o) {
@@ -37,6 +38,8 @@ void from_json(const nlohmann::json& j, NodeClassifierOptions& o) {
   o.value_dropout = j.value("value_dropout", 0.0);  // absent from files written before it existed
   j.at("residual").get_to(o.residual);
   j.at("layer_norm").get_to(o.layer_norm);
+  o.output_score.reset();
+  if (j.contains("output_score")) o.output_score = parse_score_function(j.at("output_score").get<std::string>());
 }
 
 namespace {
@@ -51,15 +54,15 @@ const NodeClassifierOptions& checked(const NodeClassifierOptions& o) {
 }
 
 GraphAttentionOptions attention_options(const NodeClassifierOptions& o, Index in_dim, Index heads, Index head_dim,
-                                        bool concat_heads) {
+                                        bool output_layer) {
   GraphAttentionOptions a;
   a.in_dim = in_dim;
   a.heads = heads;
   a.head_dim = head_dim;
-  a.score = o.score;
+  a.score = output_layer ? o.output_score.value_or(o.score) : o.score;
   a.attention_dropout = o.attention_dropout;
   a.value_dropout = o.value_dropout;
-  a.concat_heads = concat_heads;
+  a.concat_heads = !output_layer;  // hidden layers concatenate their heads, the output layer averages them
   a.output_projection = false;
   return a;
 }
@@ -71,7 +74,7 @@ struct NodeClassifier<Scalar>::HiddenLayer {
   HiddenLayer(Parameters<Scalar>& params, Index index, const NodeClassifierOptions& o)
       : dropout(o.dropout),
         attention(params, "attention" + std::to_string(index),
-                  attention_options(o, index == 0 ? o.in_dim : o.heads * o.head_dim, o.heads, o.head_dim, true)),
+                  attention_options(o, index == 0 ? o.in_dim : o.heads * o.head_dim, o.heads, o.head_dim, false)),
         residual(o.residual && index > 0) {
     if (o.layer_norm) norm.emplace(params, "norm" + std::to_string(index), o.heads * o.head_dim);
   }
@@ -130,7 +133,7 @@ NodeClassifier<Scalar>::NodeClassifier(Parameters<Scalar>& params, const NodeCla
       }()),
       output_dropout_(options.dropout),
       output_(params, "attention" + std::to_string(options.layers - 1),
-              attention_options(options, hidden_dim(), options.output_heads, options.classes, false)) {}
+              attention_options(options, hidden_dim(), options.output_heads, options.classes, true)) {}
 
 template <typename Scalar>
 NodeClassifier<Scalar>::~NodeClassifier() = default;

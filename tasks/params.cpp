@@ -86,6 +86,8 @@ struct SharedParams {
                      "Width of a hidden layer, heads heads of head-dim each; give it or head-dim", at_least(1)};
   SharedParam head_dim{"head-dim", ParamType::integer, "Width of one head of a hidden layer", at_least(1)};
   SharedParam score{"score", ParamType::text, "Attention score function", {}, score_function_names()};
+  SharedParam output_score{"output-score", ParamType::text, "Attention score function of the output layer", {},
+                           score_function_names()};
   SharedParam dropout{"dropout", ParamType::number, {}, between(0, 0.95)};
   SharedParam attention_dropout{"attention-dropout", ParamType::number, "Dropout on attention weights", between(0, 0.95)};
   SharedParam lr{"lr", ParamType::number, {}, kPositive};
@@ -143,6 +145,7 @@ template <typename Value>
 json json_of(const std::optional<Value>& value) {
   return value ? json(*value) : json();
 }
+json json_of(const std::optional<ScoreFunction>& score) { return score ? json(to_string(*score)) : json(); }
 
 bool has_type(ParamType type, const json& value) {
   switch (type) {
@@ -436,6 +439,8 @@ const std::vector<TrainingParam<NodeTrainingParams>>& node_params() {
       encoder_row<P>(s.seed, {}),
       {.name = "output-heads", .type = T::integer, .help = "Heads of the output layer, averaged", .check = at_least(1), .tunable = true,
        .set = [](P& p, const json& v) { p.network.output_heads = v; }, .get = [](const P& p) -> json { return p.network.output_heads; }},
+      bind<P>(s.output_score, {.rule = "the score", .tunable = true,
+       .set = [](P& p, const json& v) { p.network.output_score = parse_score_function(v.get<std::string>()); }, .get = [](const P& p) { return json_of(p.network.output_score); }}),
       {.name = "value-dropout", .type = T::number, .help = "Dropout on the projected values that every attention layer aggregates (the scores see them whole), as the GAT reference code trains", .rule = "the dropout rate", .check = between(0, 0.95), .tunable = true,
        .set = [](P& p, const json& v) { p.regularization.value_dropout = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.regularization.value_dropout); }},
       {.name = "fanout", .type = T::integers, .help = "Train on sampled mini-batches: the in-neighbours drawn for each node, one number per layer, the seeds' first (-1: all)", .rule = "15, then 10 for every further layer", .check = kFanouts,
@@ -464,7 +469,7 @@ const std::vector<TrainingParam<LinkTrainingParams>>& link_params() {
       encoder_row<P>(s.hidden, {.tunable = true}),
       encoder_row<P>(s.head_dim, {.tunable = true}),
       encoder_row<P>(s.score, {.tunable = true}),
-      bind<P>(s.dropout, {.help = "Dropout on the input of every attention layer and on its values", .rule = "0.2 with identity features, 0.5 with one layer on given features, else 0", .tunable = true,
+      bind<P>(s.dropout, {.help = "Dropout on the input of every attention layer and on its values", .rule = "0.5 with one layer on given features, else 0", .tunable = true,
        .set = [](P& p, const json& v) { p.dropout = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.dropout); }}),
       bind<P>(s.attention_dropout, {.tunable = true,
        .set = [](P& p, const json& v) { p.network.attention_dropout = v; }, .get = [](const P& p) -> json { return p.network.attention_dropout; }}),
@@ -475,6 +480,8 @@ const std::vector<TrainingParam<LinkTrainingParams>>& link_params() {
       encoder_row<P>(s.seed, {}),
       {.name = "embedding-dim", .type = T::integer, .help = "Width of a node's embedding, the encoder's output, from which the scorer scores pairs", .check = at_least(1), .tunable = true,
        .set = [](P& p, const json& v) { p.network.classes = v; }, .get = [](const P& p) -> json { return p.network.classes; }},
+      bind<P>(s.output_score, {.help = "Attention score function of the output layer, which gives the embeddings", .rule = "scaled_dot with identity features, else the score", .tunable = true,
+       .set = [](P& p, const json& v) { p.output_score = parse_score_function(v.get<std::string>()); }, .get = [](const P& p) { return json_of(p.output_score); }}),
       {.name = "scorer", .type = T::text, .help = "How a pair's embeddings become the logit of a link: dot, their dot product; mlp, an MLP (one hidden layer as wide as an embedding, ReLU) on their element-wise product; dot_mlp, the two summed", .rule = "dot with identity features, else mlp", .tunable = true,
        .set = [](P& p, const json& v) { p.scorer = value_named(kPairScorerNames, v.get<std::string>(), "scorer"); }, .get = [](const P& p) -> json { return p.scorer ? json(std::string(name_of(kPairScorerNames, *p.scorer))) : json(); }, .choices = names_in(kPairScorerNames)},
       {.name = "non-links", .type = T::text, .help = "How training draws its non-links, as many as the training links each epoch: uniform, pairs of nodes drawn uniformly; degree, nodes drawn in proportion to their links (harder non-links)", .tunable = true,
@@ -540,8 +547,10 @@ LinkModelPlan link_plan(const LinkTrainingParams& params, bool identity_default,
   config.network.layers = params.layers.value_or(default_link_layers(on_features_alone));
   const bool one_layer_on_features = on_features_alone && config.network.layers == 1;
   config.network.dropout = config.network.value_dropout =
-      params.dropout.value_or(default_link_dropout(config.identity_features, one_layer_on_features));
+      params.dropout.value_or(default_link_dropout(one_layer_on_features));
   config.scorer = params.scorer.value_or(default_pair_scorer(config.identity_features));
+  config.network.output_score =
+      params.output_score ? params.output_score : default_link_output_score(config.identity_features);
   const std::string because = config.identity_features ? " (with identity features)"
                               : on_features_alone      ? " (given features, without identity features)"
                                                        : " (without identity features)";
@@ -554,6 +563,8 @@ LinkModelPlan link_plan(const LinkTrainingParams& params, bool identity_default,
                      (one_layer_on_features ? " (one layer on given features)" : because));
   if (!params.scorer)
     chosen.push_back(std::string("scorer ") + std::string(name_of(kPairScorerNames, config.scorer)) + because);
+  if (!params.output_score && config.network.output_score)
+    chosen.push_back("output score " + to_string(*config.network.output_score) + because);
   plan.defaults = join(chosen, ", ");
   return plan;
 }

@@ -77,9 +77,11 @@ NodeClassifierOptions default_link_encoder() {
 
 Index default_link_layers(bool on_given_features_alone) { return on_given_features_alone ? 1 : 2; }
 
-double default_link_dropout(bool identity_features, bool one_layer_on_given_features) {
-  if (identity_features) return 0.2;
-  return one_layer_on_given_features ? 0.5 : 0.0;
+double default_link_dropout(bool one_layer_on_given_features) { return one_layer_on_given_features ? 0.5 : 0.0; }
+
+std::optional<ScoreFunction> default_link_output_score(bool identity_features) {
+  if (identity_features) return ScoreFunction::scaled_dot;
+  return std::nullopt;
 }
 
 PairScorer default_pair_scorer(bool identity_features) {

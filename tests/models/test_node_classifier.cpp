@@ -207,10 +207,32 @@ TEST(NodeClassifierTest, OptionsRoundTripThroughJson) {
   NodeClassifierOptions o = small_options(ScoreFunction::gatv2, true);
   o.dropout = 0.25;
   const nlohmann::json j = o;
+  EXPECT_FALSE(j.contains("output_score"));  // files of networks without one stay as they were
   const auto back = j.get<NodeClassifierOptions>();
   EXPECT_EQ(nlohmann::json(back), j);
   EXPECT_EQ(back.score, ScoreFunction::gatv2);
+  EXPECT_FALSE(back.output_score.has_value());
   EXPECT_TRUE(back.residual);
+  o.output_score = ScoreFunction::scaled_dot;
+  EXPECT_EQ(nlohmann::json(o).get<NodeClassifierOptions>().output_score, ScoreFunction::scaled_dot);
+}
+
+// The output layer scores by its own function, the hidden layers by theirs: its query and key
+// projections are the only parameters added, and the gradients still match.
+TEST(NodeClassifierTest, OutputLayerScoresByItsOwnFunction) {
+  NodeClassifierOptions options = small_options(ScoreFunction::additive, false);
+  options.output_score = ScoreFunction::scaled_dot;
+  EXPECT_LT(gradient_error_of(options, 11, false), 1e-5);
+  EXPECT_LT(gradient_error_of(options, 11, true), 1e-5);
+
+  Parameters<double> additive_params, mixed_params;
+  const NodeClassifierOptions additive = small_options(ScoreFunction::additive, false);
+  NodeClassifier<double> additive_network(additive_params, additive);
+  NodeClassifier<double> mixed_network(mixed_params, options);
+  // The output layer's input is 2 heads of 3; it loses its 2 heads' a_src and a_dst of 3 classes and
+  // gains a query and a key projection as wide as its values.
+  const Index output_width = options.output_heads * options.classes, input_width = options.heads * options.head_dim;
+  EXPECT_EQ(mixed_params.size(), additive_params.size() - 2 * output_width + 2 * input_width * output_width);
 }
 
 TEST(NodeClassifierTest, ReloadsFromAModelFile) {

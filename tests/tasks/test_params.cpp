@@ -83,6 +83,7 @@ TEST(ParamsTest, LinkDefaultsFollowFromTheGraphsFeatures) {
   EXPECT_EQ(featured.config.network.dropout, 0.5);
   EXPECT_EQ(featured.config.network.value_dropout, 0.5);
   EXPECT_EQ(featured.config.scorer, PairScorer::mlp);
+  EXPECT_FALSE(featured.config.network.output_score.has_value());
   EXPECT_EQ(featured.defaults, "identity features off (a graph with given features), layers 1 (given features, "
                                "without identity features), dropout 0.5 (one layer on given features), scorer mlp "
                                "(given features, without identity features)");
@@ -93,23 +94,34 @@ TEST(ParamsTest, LinkDefaultsFollowFromTheGraphsFeatures) {
   const LinkModelPlan structural = defaults.model(data);
   EXPECT_TRUE(structural.config.identity_features);
   EXPECT_EQ(structural.config.network.layers, 2);
-  EXPECT_EQ(structural.config.network.dropout, 0.2);
-  EXPECT_EQ(structural.config.network.value_dropout, 0.2);
+  EXPECT_EQ(structural.config.network.dropout, 0.0);
+  EXPECT_EQ(structural.config.network.value_dropout, 0.0);
   EXPECT_EQ(structural.config.scorer, PairScorer::dot);
+  EXPECT_EQ(structural.config.network.score, ScoreFunction::additive);
+  EXPECT_EQ(structural.config.network.output_score, ScoreFunction::scaled_dot);
   EXPECT_EQ(structural.defaults, "identity features on (a graph without given features), layers 2 (with identity "
-                                 "features), dropout 0.2 (with identity features), scorer dot (with identity features)");
+                                 "features), dropout 0 (with identity features), scorer dot (with identity features), "
+                                 "output score scaled_dot (with identity features)");
+  const LinkModelPlan additive = link_training_params({{"output-score", "additive"}}).model(data);
+  EXPECT_EQ(additive.config.network.output_score, ScoreFunction::additive);
+  EXPECT_EQ(additive.defaults.find("output score"), std::string::npos);
   const LinkModelPlan off = link_training_params({{"identity-features", false}}).model(data);
   EXPECT_FALSE(off.config.identity_features);
   EXPECT_EQ(off.config.network.dropout, 0.0);
   EXPECT_EQ(off.config.scorer, PairScorer::mlp);
   EXPECT_EQ(off.config.network.layers, 2);
+  EXPECT_FALSE(off.config.network.output_score.has_value());
   EXPECT_EQ(off.defaults, "layers 2 (without identity features), dropout 0 (without identity features), scorer mlp "
                           "(without identity features)");
-  const LinkModelPlan given =
-      link_training_params({{"layers", 3}, {"dropout", 0.5}, {"identity-features", true}, {"scorer", "mlp"}})
-          .model(data);
+  const LinkModelPlan given = link_training_params({{"layers", 3},
+                                                    {"dropout", 0.5},
+                                                    {"identity-features", true},
+                                                    {"scorer", "mlp"},
+                                                    {"output-score", "gatv2"}})
+                                  .model(data);
   EXPECT_EQ(given.config.network.layers, 3);
   EXPECT_EQ(given.config.network.dropout, 0.5);
+  EXPECT_EQ(given.config.network.output_score, ScoreFunction::gatv2);
   EXPECT_EQ(given.defaults, "");
 
   NodeGraph large = make_node_graph(Graph::from_pairs(kMostIdentityFeatureNodes + 1, {}, {.add_self_loops = true}),

@@ -9,6 +9,8 @@
 ///     h_{l+1} = LayerNorm(a)             with layer_norm, else a
 ///   logits = GraphAttention_{L-1}(Dropout(h_{L-1}))                 output_heads × classes, averaged
 ///
+/// Every layer scores edges by `score`, the output layer by `output_score` where set.
+///
 /// Every attention layer also drops out the projected values it aggregates (value_dropout), as the
 /// GAT reference code does at its feature dropout rate; on Cora's public split this lifts the mean
 /// test accuracy over seeds 0-9 by about half a point, and the validation accuracy likewise.
@@ -22,6 +24,7 @@
 
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -45,6 +48,7 @@ struct NodeClassifierOptions {
   double value_dropout = 0.6;      ///< on the projected values of every layer (GraphAttentionOptions)
   bool residual = false;           ///< needs layers >= 3: the first hidden layer changes the width
   bool layer_norm = false;         ///< after every hidden layer
+  std::optional<ScoreFunction> output_score = std::nullopt;  ///< the output layer's score, where it differs from score
 };
 
 /// JSON form stored in model files, for nlohmann::json.

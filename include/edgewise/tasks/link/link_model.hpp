@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,9 +49,13 @@ NodeClassifierOptions default_link_encoder();
 /// of several graphs chose (docs/defaults.md).
 Index default_link_layers(bool on_given_features_alone);
 
-/// The encoder's dropout unless told: 0.2 with identity features, 0.5 for one layer on given
-/// features, else 0 (docs/defaults.md).
-double default_link_dropout(bool identity_features, bool one_layer_on_given_features);
+/// The encoder's dropout unless told: 0.5 for one layer on given features, else 0 (docs/defaults.md).
+double default_link_dropout(bool one_layer_on_given_features);
+
+/// The score of the encoder's output layer unless told: with identity features, scaled dot products
+/// (a node weighs a neighbour by how alike their learned vectors are, which ranks the likeliest
+/// partners better at no cost in memory: docs/defaults.md), else the score of every layer (empty).
+std::optional<ScoreFunction> default_link_output_score(bool identity_features);
 
 /// The scorer a link model trains unless told otherwise: the dot product of the embeddings with
 /// identity features, else the MLP on their element-wise product, as cross-validation inside the
