@@ -115,6 +115,16 @@ TrainingParam<Params> bind(const SharedParam& shared, TrainingParam<Params> row)
   return row;
 }
 
+template <typename Value>
+std::optional<Value> optional_of(const json& value) {
+  return value.is_null() ? std::nullopt : std::optional<Value>(value.get<Value>());
+}
+template <typename Value>
+json json_of(const std::optional<Value>& value) {
+  return value ? json(*value) : json();
+}
+json json_of(const std::optional<ScoreFunction>& score) { return score ? json(to_string(*score)) : json(); }
+
 // The row of an option that node classification and link prediction both bind to their encoder
 // (`network`, a NodeClassifierOptions), its widths as given (`width`), or their training's epochs,
 // learning rate, patience and seed: `row` (help, rule, tunability) with its setter and getter.
@@ -129,6 +139,7 @@ TrainingParam<P> encoder_row(const SharedParam& shared, TrainingParam<P> row) {
       {"hidden", {[](P& p, const json& v) { p.width.hidden = v; }, [](const P& p) -> json { return p.network.heads * p.network.head_dim; }}},
       {"head-dim", {[](P& p, const json& v) { p.width.head_dim = v; }, [](const P& p) -> json { return p.network.head_dim; }}},
       {"score", {[](P& p, const json& v) { p.network.score = parse_score_function(v.get<std::string>()); }, [](const P& p) -> json { return to_string(p.network.score); }}},
+      {"output-score", {[](P& p, const json& v) { p.network.output_score = parse_score_function(v.get<std::string>()); }, [](const P& p) { return json_of(p.network.output_score); }}},
       {"lr", {[](P& p, const json& v) { p.training.learning_rate = v; }, [](const P& p) -> json { return p.training.learning_rate; }}},
       {"patience", {[](P& p, const json& v) { p.training.patience = v; }, [](const P& p) -> json { return p.training.patience; }}},
       {"seed", {[](P& p, const json& v) { p.training.seed = v; }, [](const P& p) -> json { return p.training.seed; }}},
@@ -137,15 +148,6 @@ TrainingParam<P> encoder_row(const SharedParam& shared, TrainingParam<P> row) {
   return bind<P>(shared, std::move(row));
 }
 
-template <typename Value>
-std::optional<Value> optional_of(const json& value) {
-  return value.is_null() ? std::nullopt : std::optional<Value>(value.get<Value>());
-}
-template <typename Value>
-json json_of(const std::optional<Value>& value) {
-  return value ? json(*value) : json();
-}
-json json_of(const std::optional<ScoreFunction>& score) { return score ? json(to_string(*score)) : json(); }
 
 bool has_type(ParamType type, const json& value) {
   switch (type) {
@@ -439,8 +441,7 @@ const std::vector<TrainingParam<NodeTrainingParams>>& node_params() {
       encoder_row<P>(s.seed, {}),
       {.name = "output-heads", .type = T::integer, .help = "Heads of the output layer, averaged", .check = at_least(1), .tunable = true,
        .set = [](P& p, const json& v) { p.network.output_heads = v; }, .get = [](const P& p) -> json { return p.network.output_heads; }},
-      bind<P>(s.output_score, {.rule = "the score", .tunable = true,
-       .set = [](P& p, const json& v) { p.network.output_score = parse_score_function(v.get<std::string>()); }, .get = [](const P& p) { return json_of(p.network.output_score); }}),
+      encoder_row<P>(s.output_score, {.rule = "the score", .tunable = true}),
       {.name = "value-dropout", .type = T::number, .help = "Dropout on the projected values that every attention layer aggregates (the scores see them whole), as the GAT reference code trains", .rule = "the dropout rate", .check = between(0, 0.95), .tunable = true,
        .set = [](P& p, const json& v) { p.regularization.value_dropout = optional_of<double>(v); }, .get = [](const P& p) { return json_of(p.regularization.value_dropout); }},
       {.name = "fanout", .type = T::integers, .help = "Train on sampled mini-batches: the in-neighbours drawn for each node, one number per layer, the seeds' first (-1: all)", .rule = "15, then 10 for every further layer", .check = kFanouts,
@@ -480,8 +481,7 @@ const std::vector<TrainingParam<LinkTrainingParams>>& link_params() {
       encoder_row<P>(s.seed, {}),
       {.name = "embedding-dim", .type = T::integer, .help = "Width of a node's embedding, the encoder's output, from which the scorer scores pairs", .check = at_least(1), .tunable = true,
        .set = [](P& p, const json& v) { p.network.classes = v; }, .get = [](const P& p) -> json { return p.network.classes; }},
-      bind<P>(s.output_score, {.help = "Attention score function of the output layer, which gives the embeddings", .rule = "scaled_dot with identity features, else the score", .tunable = true,
-       .set = [](P& p, const json& v) { p.output_score = parse_score_function(v.get<std::string>()); }, .get = [](const P& p) { return json_of(p.output_score); }}),
+      encoder_row<P>(s.output_score, {.help = "Attention score function of the output layer, which gives the embeddings", .rule = "scaled_dot with identity features, else the score", .tunable = true}),
       {.name = "scorer", .type = T::text, .help = "How a pair's embeddings become the logit of a link: dot, their dot product; mlp, an MLP (one hidden layer as wide as an embedding, ReLU) on their element-wise product; dot_mlp, the two summed", .rule = "dot with identity features, else mlp", .tunable = true,
        .set = [](P& p, const json& v) { p.scorer = value_named(kPairScorerNames, v.get<std::string>(), "scorer"); }, .get = [](const P& p) -> json { return p.scorer ? json(std::string(name_of(kPairScorerNames, *p.scorer))) : json(); }, .choices = names_in(kPairScorerNames)},
       {.name = "non-links", .type = T::text, .help = "How training draws its non-links, as many as the training links each epoch: uniform, pairs of nodes drawn uniformly; degree, nodes drawn in proportion to their links (harder non-links)", .tunable = true,
@@ -549,8 +549,7 @@ LinkModelPlan link_plan(const LinkTrainingParams& params, bool identity_default,
   config.network.dropout = config.network.value_dropout =
       params.dropout.value_or(default_link_dropout(one_layer_on_features));
   config.scorer = params.scorer.value_or(default_pair_scorer(config.identity_features));
-  config.network.output_score =
-      params.output_score ? params.output_score : default_link_output_score(config.identity_features);
+  if (!config.network.output_score) config.network.output_score = default_link_output_score(config.identity_features);
   const std::string because = config.identity_features ? " (with identity features)"
                               : on_features_alone      ? " (given features, without identity features)"
                                                        : " (without identity features)";
@@ -563,7 +562,7 @@ LinkModelPlan link_plan(const LinkTrainingParams& params, bool identity_default,
                      (one_layer_on_features ? " (one layer on given features)" : because));
   if (!params.scorer)
     chosen.push_back(std::string("scorer ") + std::string(name_of(kPairScorerNames, config.scorer)) + because);
-  if (!params.output_score && config.network.output_score)
+  if (!params.network.output_score && config.network.output_score)
     chosen.push_back("output score " + to_string(*config.network.output_score) + because);
   plan.defaults = join(chosen, ", ");
   return plan;

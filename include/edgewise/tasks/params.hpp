@@ -43,10 +43,9 @@ struct NodeTrainingParams {
 
 /// What a link predictor's training asks for. Defaults are those of `edgewise train --task link`.
 struct LinkTrainingParams {
-  NodeClassifierOptions network = default_link_encoder();  ///< the encoder, its width from `width`
+  /// the encoder, its width from `width`; an unset output_score: default_link_output_score
+  NodeClassifierOptions network = default_link_encoder();
   std::optional<PairScorer> scorer;  ///< how a pair's embeddings become the logit of a link; unset: default_pair_scorer
-  /// the encoder's output layer's score; unset: scaled_dot with identity features, else network.score
-  std::optional<ScoreFunction> output_score;
   std::optional<bool> identity_features;  ///< LinkModelConfig::identity_features; unset: default_identity_features
   std::optional<Index> layers;    ///< the encoder's attention layers; unset: default_link_layers
   std::optional<double> dropout;  ///< of the encoder's inputs and values; unset: default_link_dropout
