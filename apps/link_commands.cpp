@@ -38,8 +38,8 @@ std::string link_part_sizes(const LinkSplit& split) {
 }
 
 // The training loss above the validation figure that judged the epochs.
-Plot link_curve(const LinkTrainingResult& result, LinkMetric metric, const std::string& out) {
-  const std::string title(link_metric_title(metric));
+Plot link_curve(const LinkTrainingResult& result, const std::string& out) {
+  const std::string title(link_metric_title(result.metric));
   PlotSeries loss{"train loss", {}}, validation{"validation " + title, {}};
   for (const LinkEpochReport& report : result.history) {
     loss.values.push_back(report.train_loss);
@@ -160,7 +160,7 @@ void save_trained(TrainedLinkModel& trained, const LinkTrainArgs& args, Index li
   trained.model.save(args.out, overwrite_for(args.force));
   log.normal("saved " + args.out);
   if (!args.plot.empty()) {
-    write_plot(args.plot, link_curve(trained.result, trained.options.metric, args.out), args.force);
+    write_plot(args.plot, link_curve(trained.result, args.out), args.force);
     log.normal("training curve: " + args.plot);
   }
 }

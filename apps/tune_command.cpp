@@ -151,7 +151,7 @@ TuningResult tune_link_candidates(TuneArgs& args, const nlohmann::json& candidat
                       params.training.seed);
   const std::vector<LinkSplit> folds =
       link_tuning_folds(split, graph, data.nodes.size(), args.folds, params.training.seed);
-  const std::string metric(name_of(kLinkMetricNames, params.training.metric));
+  const std::string metric(name_of(kLinkMetricNames, link_tuning_metric(data, folds, args.shared.given)));
   print_folds_header(split.train.size() + split.val.size(), "links", args, split.test.size(), candidates.size(),
                      metric);
   run = {{"data", args.nodes.files.edges.string()}, {"split", params.split}, {"seed", params.training.seed},

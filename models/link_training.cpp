@@ -52,12 +52,12 @@ std::vector<NodePair> epoch_non_links(const LinkSplit& split, Index nodes, LinkS
   return drawn;
 }
 
-// One Adam step a full-batch epoch on the training links, then the validation links' ROC-AUC; the
+// One Adam step a full-batch epoch on the training links, then the validation links' `metric`; the
 // trainer run_epochs drives.
 class LinkTrainer {
  public:
   LinkTrainer(NodeClassifier<float>& encoder, LinkScorer& scorer, Parameters<float>& params, const Graph& graph,
-              const EncoderInput& input, const LinkSplit& split, const LinkTrainingOptions& options)
+              const EncoderInput& input, const LinkSplit& split, const LinkTrainingOptions& options, LinkMetric metric)
       : encoder_(encoder),
         scorer_(scorer),
         params_(params),
@@ -66,7 +66,7 @@ class LinkTrainer {
         split_(split),
         train_links_(split.train),
         sampling_(options.non_links),
-        metric_(options.metric),
+        metric_(metric),
         seed_(options.seed),
         steps_(params, options) {}
 
@@ -307,6 +307,10 @@ std::string link_epoch_line(const LinkEpochReport& report, std::string_view labe
   return line;
 }
 
+LinkMetric default_link_metric(bool identity_features, std::size_t validation_non_links) {
+  return identity_features && validation_non_links >= 50 ? LinkMetric::hits : LinkMetric::roc_auc;
+}
+
 void check_validation_metric(LinkMetric metric, std::size_t non_links) {
   if (metric == LinkMetric::hits && non_links > 0 && non_links < 50)
     throw ArgumentError("link training: hits@50 judges epochs by the 50th best of the validation non-links, and there "
@@ -324,17 +328,19 @@ LinkTrainingResult train_link_predictor(NodeClassifier<float>& encoder, LinkScor
     throw ArgumentError("link training: the input is [" + std::to_string(input.rows()) + ", " +
                         std::to_string(input.cols()) + "] for a graph of " + std::to_string(graph.num_nodes()) +
                         " nodes and an encoder of " + std::to_string(encoder.options().in_dim) + " inputs");
-  check_validation_metric(options.metric, split.val_negatives.size());
-  LinkTrainer trainer(encoder, scorer, params, graph, input, split, options);
+  const LinkMetric metric = options.metric.value_or(default_link_metric(input.identity(), split.val_negatives.size()));
+  check_validation_metric(metric, split.val_negatives.size());
+  LinkTrainer trainer(encoder, scorer, params, graph, input, split, options, metric);
   const detail::EpochSettings settings{
       .epochs = options.epochs,
       .stopping = {.larger_better = true, .with_loss = false, .ties_count = false, .patience = options.patience},
       .log = options.log,
       .setup = "link training: " + std::to_string(split.train.size()) + " training links, as many non-links an epoch",
-      .metric = validation_label(options.metric),
-      .judged_by = "in validation " + std::string(link_metric_title(options.metric))};
+      .metric = validation_label(metric),
+      .judged_by = "in validation " + std::string(link_metric_title(metric))};
   LinkTrainingResult result;
   result.best_val_score = detail::run_epochs(trainer, params, settings, {}, result, on_epoch).value;
+  result.metric = metric;
   return result;
 }
 

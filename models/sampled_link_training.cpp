@@ -106,7 +106,7 @@ class SampledLinkTrainer {
  public:
   SampledLinkTrainer(NodeClassifier<float>& encoder, LinkScorer& scorer, Parameters<float>& params,
                      const LinkGraph& seen, const NodeSource& source, ScoredLinks validation,
-                     const LinkTrainingOptions& options, const LinkSamplingOptions& sampling)
+                     const LinkTrainingOptions& options, LinkMetric metric, const LinkSamplingOptions& sampling)
       : encoder_(encoder),
         scorer_(scorer),
         params_(params),
@@ -115,7 +115,7 @@ class SampledLinkTrainer {
         batch_size_(sampling.batch_size),
         links_per_epoch_(std::min(sampling.links_per_epoch, seen.num_links())),
         non_links_(options.non_links),
-        metric_(options.metric),
+        metric_(metric),
         seed_(options.seed),
         batches_(source, fanouts_of(encoder, sampling)),
         steps_(params, options) {
@@ -197,8 +197,10 @@ LinkTrainingResult train_link_predictor_sampled(NodeClassifier<float>& encoder, 
                         std::to_string(source.in_edges.num_nodes()) + " nodes, an encoder of " +
                         std::to_string(encoder.options().in_dim) + " inputs and a graph of " +
                         std::to_string(seen.num_nodes()) + " nodes");
-  check_validation_metric(options.metric, validation.non_links.size());
-  SampledLinkTrainer trainer(encoder, scorer, params, seen, source, validation, options, sampling);
+  // Sampled batches read the stored features alone, without identity features.
+  const LinkMetric metric = options.metric.value_or(default_link_metric(false, validation.non_links.size()));
+  check_validation_metric(metric, validation.non_links.size());
+  SampledLinkTrainer trainer(encoder, scorer, params, seen, source, validation, options, metric, sampling);
   const Index per_epoch = std::min(sampling.links_per_epoch, seen.num_links());
   const detail::EpochSettings settings{
       .epochs = options.epochs,
@@ -207,10 +209,11 @@ LinkTrainingResult train_link_predictor_sampled(NodeClassifier<float>& encoder, 
       .setup = "sampled link training: " + std::to_string(seen.num_links()) + " training links, " +
                std::to_string(per_epoch) + " drawn an epoch in batches of " + std::to_string(sampling.batch_size) +
                " with as many non-links, fan-out " + join(fanouts_of(encoder, sampling), ","),
-      .metric = validation_label(options.metric),
-      .judged_by = "in validation " + std::string(link_metric_title(options.metric))};
+      .metric = validation_label(metric),
+      .judged_by = "in validation " + std::string(link_metric_title(metric))};
   LinkTrainingResult result;
   result.best_val_score = detail::run_epochs(trainer, params, settings, {}, result, on_epoch).value;
+  result.metric = metric;
   return result;
 }
 

@@ -477,7 +477,7 @@ const std::vector<TrainingParam<LinkTrainingParams>>& link_params() {
       encoder_row<P>(s.lr, {.help = "Learning rate, Adam's", .tunable = true}),
       bind<P>(s.weight_decay, {.help = "Weight decay, an L2 term added to the gradient", .tunable = true,
        .set = [](P& p, const json& v) { p.training.weight_decay = v; }, .get = [](const P& p) -> json { return p.training.weight_decay; }}),
-      encoder_row<P>(s.patience, {.help = "Stop after this many epochs without a better validation ROC-AUC", .tunable = true}),
+      encoder_row<P>(s.patience, {.help = "Stop after this many epochs without a better validation figure (the metric)", .tunable = true}),
       encoder_row<P>(s.seed, {}),
       {.name = "embedding-dim", .type = T::integer, .help = "Width of a node's embedding, the encoder's output, from which the scorer scores pairs", .check = at_least(1), .tunable = true,
        .set = [](P& p, const json& v) { p.network.classes = v; }, .get = [](const P& p) -> json { return p.network.classes; }},
@@ -486,8 +486,8 @@ const std::vector<TrainingParam<LinkTrainingParams>>& link_params() {
        .set = [](P& p, const json& v) { p.scorer = value_named(kPairScorerNames, v.get<std::string>(), "scorer"); }, .get = [](const P& p) -> json { return p.scorer ? json(std::string(name_of(kPairScorerNames, *p.scorer))) : json(); }, .choices = names_in(kPairScorerNames)},
       {.name = "non-links", .type = T::text, .help = "How training draws its non-links, as many as the training links each epoch: uniform, pairs of nodes drawn uniformly; degree, nodes drawn in proportion to their links (harder non-links)", .tunable = true,
        .set = [](P& p, const json& v) { p.training.non_links = value_named(kNonLinkSamplingNames, v.get<std::string>(), "non-links"); }, .get = [](const P& p) -> json { return std::string(name_of(kNonLinkSamplingNames, p.training.non_links)); }, .choices = names_in(kNonLinkSamplingNames)},
-      {.name = "metric", .type = T::text, .help = "The validation figure that chooses the epoch kept, and that tune scores held-out links by: roc_auc, average_precision, hits@50 (at least 50 validation non-links) or mrr",
-       .set = [](P& p, const json& v) { p.training.metric = value_named(kLinkMetricNames, v.get<std::string>(), "metric"); }, .get = [](const P& p) -> json { return std::string(name_of(kLinkMetricNames, p.training.metric)); }, .choices = names_in(kLinkMetricNames)},
+      {.name = "metric", .type = T::text, .help = "The validation figure that chooses the epoch kept, and that tune scores held-out links by: roc_auc, average_precision, hits@50 (at least 50 validation non-links) or mrr", .rule = "hits@50 with identity features and at least 50 validation non-links, else roc_auc",
+       .set = [](P& p, const json& v) { p.training.metric = value_named(kLinkMetricNames, v.get<std::string>(), "metric"); }, .get = [](const P& p) -> json { return p.training.metric ? json(std::string(name_of(kLinkMetricNames, *p.training.metric))) : json(); }, .choices = names_in(kLinkMetricNames)},
       bind<P>(s.batch_size, {.help = "Training links a step of sampled mini-batches, each with a non-link: training on a graph store (--graph)",
        .set = [](P& p, const json& v) { p.sampling.batch_size = v; }, .get = [](const P& p) -> json { return p.sampling.batch_size; }}),
       {.name = "fanout", .type = T::integers, .help = "The in-neighbours sampled for each node of a mini-batch, one number per layer, the pairs' nodes first (-1: all): training on a graph store (--graph)", .rule = "15, then 10 for every further layer", .check = kFanouts,
@@ -564,6 +564,9 @@ LinkModelPlan link_plan(const LinkTrainingParams& params, bool identity_default,
     chosen.push_back(std::string("scorer ") + std::string(name_of(kPairScorerNames, config.scorer)) + because);
   if (!params.network.output_score && config.network.output_score)
     chosen.push_back("output score " + to_string(*config.network.output_score) + because);
+  if (!params.training.metric)
+    chosen.push_back(config.identity_features ? "metric hits@50 (with identity features, given 50 validation non-links)"
+                                              : "metric roc_auc" + because);
   plan.defaults = join(chosen, ", ");
   return plan;
 }

@@ -1,7 +1,9 @@
 #include "edgewise/tasks/tuning.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "edgewise/core/error.hpp"
@@ -221,10 +223,19 @@ std::vector<LinkSplit> link_tuning_folds(const LinkSplit& split, std::span<const
   return link_folds;
 }
 
+LinkMetric link_tuning_metric(const NodeGraph& data, const std::vector<LinkSplit>& folds, const json& given,
+                              const ParamNaming& naming) {
+  const LinkTrainingParams params = link_training_params(given, naming);
+  if (params.training.metric) return *params.training.metric;
+  std::size_t fewest = std::numeric_limits<std::size_t>::max();
+  for (const LinkSplit& fold : folds) fewest = std::min(fewest, fold.test_negatives.size());
+  return default_link_metric(params.model(data).config.identity_features, fewest);
+}
+
 TuningResult tune_links(const NodeGraph& data, const std::vector<LinkSplit>& folds, const json& given,
                         const json& candidates, const LogSettings& log, const FoldReport& report,
                         const ParamNaming& naming) {
-  const LinkMetric metric = link_training_params(given, naming).training.metric;
+  const LinkMetric metric = link_tuning_metric(data, folds, given, naming);
   return cross_validate(std::string(name_of(kLinkMetricNames, metric)), candidates, folds.size(), report,
                         [&](const json& candidate) {
     LinkTrainingParams params = link_training_params(with_candidate(given, candidate), naming);

@@ -727,7 +727,8 @@ class LinkModel(_Model):
         5 % for validation, 10 % for test) and as many pairs that are no link for each, drawn from the
         seed; or a folder as ``edgewise train --task link --save-split`` writes it. The encoder sees
         the training links alone, structural features included; training stops early on the
-        validation links' ROC-AUC, and the test links' figures go to the training summary
+        validation figure metric= names (by default Hits@50 with identity features and 50 validation
+        non-links, else ROC-AUC), and the test links' figures go to the training summary
         (:attr:`test_metrics`).
         options: the command line's training options with underscores (None keeps the default),
         as :func:`training_options` lists them:
@@ -832,8 +833,9 @@ def tune(
     """Chooses training options by K-fold cross-validation inside the split's training and validation
     rows (its test rows are never read), as ``edgewise tune`` does: of a molecule model, or with
     graph= of a node classifier (``--task node``: the accuracy on the held-out labelled nodes), or
-    with graph= and task="link" of a link predictor (the ROC-AUC of the held-out links against
-    fresh non-links).
+    with graph= and task="link" of a link predictor (the figure metric= names of the held-out links
+    against fresh non-links; by default as training stops early: Hits@50 with identity features,
+    else ROC-AUC).
 
     grid: a list of candidates (dicts of training options, e.g. ``{"hidden": 64}``), or a dict of
     option value lists whose every combination is a candidate; or preset="small" (one change at a

@@ -84,7 +84,7 @@ std::string tune(const NodeGraph& data, const py::object& split_given, std::opti
   const nlohmann::json run = {{"data", "Python: a graph of " + std::to_string(data.nodes.size()) + " nodes"},
                               {"split", split_name},
                               {"seed", params.training.seed},
-                              {"metric", std::string(name_of(kLinkMetricNames, params.training.metric))}};
+                              {"metric", std::string(name_of(kLinkMetricNames, link_tuning_metric(data, folds, given, naming)))}};
   return run_tuning(candidates, folds.size(), run, python_log(verbose), naming, [&](const FoldReport& report) {
     return tune_links(data, folds, given, candidates, python_log(false), report, naming);
   });

@@ -52,13 +52,12 @@ LinkModel initialized_model(const LinkModelPlan& plan, NodeInputOptions input, s
   return model;
 }
 
-void log_training(const Logger& log, const LinkTrainingResult& result, LinkMetric metric, bool validated) {
+void log_training(const Logger& log, const LinkTrainingResult& result, bool validated) {
   const double epoch_ms =
       result.history.empty() ? 0 : 1000 * result.history.back().seconds / static_cast<double>(result.epochs_run);
   log.normal("best epoch " + std::to_string(result.best_epoch) + " of " + std::to_string(result.epochs_run) +
-             " (validation " + std::string(link_metric_title(metric)) + " " + score_text(result.best_val_score, 4) +
-             "); " + score_text(epoch_ms, 1) +
-             " ms an epoch");
+             " (validation " + std::string(link_metric_title(result.metric)) + " " +
+             score_text(result.best_val_score, 4) + "); " + score_text(epoch_ms, 1) + " ms an epoch");
   if (!validated)
     log.normal("warning: no validation links, so no epoch was judged: the model keeps the last epoch's weights");
 }
@@ -102,7 +101,7 @@ TrainedLinkModel train_link_model(const NodeGraph& data, const LinkSplit& split,
   const NodeGraph training_graph = with_edges(data, split.train);
   return_freed_memory();
   LinkTrainingResult result = model.fit(training_graph, split, training, on_epoch);
-  log_training(log, result, training.metric, !split.val.empty());
+  log_training(log, result, !split.val.empty());
   std::optional<LinkMetrics> test = tested(log, split.test, split.test_negatives, [&] {
     return model.evaluate(training_graph, split.test, split.test_negatives);
   });
@@ -141,7 +140,7 @@ TrainedLinkModel train_link_model(const GraphStore& store, const SplitFractions&
   source.in_edges = seen.in_edges();
   LinkTrainingResult result =
       model.fit_sampled(seen, source, {val.links, val.non_links}, training, sampling, on_epoch);
-  log_training(log, result, training.metric, !val.links.empty());
+  log_training(log, result, !val.links.empty());
   std::optional<LinkMetrics> metrics = tested(log, test.links, test.non_links, [&] {
     std::vector<NodePair> pairs = test.links;
     pairs.insert(pairs.end(), test.non_links.begin(), test.non_links.end());
@@ -161,7 +160,7 @@ TrainingSummary link_training_summary(const TrainedLinkModel& trained, Index lin
                           .max_epochs = trained.options.epochs,
                           .epochs_run = {trained.result.epochs_run},
                           .best_epochs = {trained.result.best_epoch},
-                          .metrics = {{"validation " + std::string(name_of(kLinkMetricNames, trained.options.metric)),
+                          .metrics = {{"validation " + std::string(name_of(kLinkMetricNames, trained.result.metric)),
                                        trained.result.best_val_score}}};
   if (!trained.defaults.empty()) summary.defaults = trained.defaults;
   if (trained.test) {

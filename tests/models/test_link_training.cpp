@@ -226,6 +226,34 @@ TEST(LinkTrainingTest, KeepsTheEpochOfTheBestValidationFigureOfTheMetricChosen) 
                ArgumentError);
 }
 
+// Unset, the metric is Hits@50 for identity features with 50 validation non-links to rank, else
+// ROC-AUC; the result names the one that judged the epochs.
+TEST(LinkTrainingTest, DefaultMetricIsHitsAt50WithIdentityFeaturesAndFiftyValidationNonLinks) {
+  EXPECT_EQ(default_link_metric(true, 50), LinkMetric::hits);
+  EXPECT_EQ(default_link_metric(true, 49), LinkMetric::roc_auc);
+  EXPECT_EQ(default_link_metric(false, 5000), LinkMetric::roc_auc);
+  const SbmGraph sbm = stochastic_block_model({.nodes = 300, .communities = 4, .p_in = 0.15, .p_out = 0.005,
+                                               .feature_dim = 8, .add_self_loops = true, .seed = 3});
+  const LinkSplit split = split_links(sbm.edges, 300, 0.7, 0.2, 0);
+  ASSERT_GE(split.val_negatives.size(), 50u);
+  LinkSplit small = split;
+  small.val.resize(10);
+  small.val_negatives.resize(10);
+  const Graph seen = Graph::from_pairs(300, split.train, {.add_self_loops = true, .symmetrize = true});
+  const auto metric_judging = [&](bool identity, const LinkSplit& used) {
+    const EncoderInput input(sbm.features, identity);
+    Parameters<float> params;
+    NodeClassifier<float> encoder(params, {.in_dim = input.cols(), .classes = 8, .heads = 2, .head_dim = 4});
+    LinkScorer dot(params, PairScorer::dot, 8);
+    SplitMix64 rng(1);
+    encoder.reset_parameters(rng);
+    return train_link_predictor(encoder, dot, params, seen, input, used, {.epochs = 2, .log = kQuiet}).metric;
+  };
+  EXPECT_EQ(metric_judging(true, split), LinkMetric::hits);
+  EXPECT_EQ(metric_judging(true, small), LinkMetric::roc_auc);
+  EXPECT_EQ(metric_judging(false, split), LinkMetric::roc_auc);
+}
+
 TEST(LinkTrainingTest, IdentityFeaturesAreOneHotColumnsAfterTheFeatures) {
   const SbmGraph sbm = stochastic_block_model({.nodes = 30, .communities = 2, .feature_dim = 4, .seed = 2});
   Matrix<float> appended(30, 4 + 30);

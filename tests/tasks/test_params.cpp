@@ -86,7 +86,8 @@ TEST(ParamsTest, LinkDefaultsFollowFromTheGraphsFeatures) {
   EXPECT_FALSE(featured.config.network.output_score.has_value());
   EXPECT_EQ(featured.defaults, "identity features off (a graph with given features), layers 1 (given features, "
                                "without identity features), dropout 0.5 (one layer on given features), scorer mlp "
-                               "(given features, without identity features)");
+                               "(given features, without identity features), metric roc_auc (given features, "
+                               "without identity features)");
   const LinkModelPlan two_layers = link_training_params({{"layers", 2}}).model(data);
   EXPECT_EQ(two_layers.config.network.layers, 2);
   EXPECT_EQ(two_layers.config.network.dropout, 0.0);
@@ -101,7 +102,8 @@ TEST(ParamsTest, LinkDefaultsFollowFromTheGraphsFeatures) {
   EXPECT_EQ(structural.config.network.output_score, ScoreFunction::scaled_dot);
   EXPECT_EQ(structural.defaults, "identity features on (a graph without given features), layers 2 (with identity "
                                  "features), dropout 0 (with identity features), scorer dot (with identity features), "
-                                 "output score scaled_dot (with identity features)");
+                                 "output score scaled_dot (with identity features), metric hits@50 (with identity "
+                                 "features, given 50 validation non-links)");
   const LinkModelPlan additive = link_training_params({{"output-score", "additive"}}).model(data);
   EXPECT_EQ(additive.config.network.output_score, ScoreFunction::additive);
   EXPECT_EQ(additive.defaults.find("output score"), std::string::npos);
@@ -112,12 +114,13 @@ TEST(ParamsTest, LinkDefaultsFollowFromTheGraphsFeatures) {
   EXPECT_EQ(off.config.network.layers, 2);
   EXPECT_FALSE(off.config.network.output_score.has_value());
   EXPECT_EQ(off.defaults, "layers 2 (without identity features), dropout 0 (without identity features), scorer mlp "
-                          "(without identity features)");
+                          "(without identity features), metric roc_auc (without identity features)");
   const LinkModelPlan given = link_training_params({{"layers", 3},
                                                     {"dropout", 0.5},
                                                     {"identity-features", true},
                                                     {"scorer", "mlp"},
-                                                    {"output-score", "gatv2"}})
+                                                    {"output-score", "gatv2"},
+                                                    {"metric", "mrr"}})
                                   .model(data);
   EXPECT_EQ(given.config.network.layers, 3);
   EXPECT_EQ(given.config.network.dropout, 0.5);

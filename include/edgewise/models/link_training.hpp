@@ -127,6 +127,8 @@ class EncoderInput {
   Index rows() const { return features_.rows(); }
   /// The encoder's input width: the features', and one per node with identity features.
   Index cols() const { return identity_ ? features_.cols() + features_.rows() : features_.cols(); }
+  /// Whether the node ids follow the features.
+  bool identity() const { return identity_; }
   /// The encoder's output on `graph` for these rows.
   const Matrix<float>& forward(NodeClassifier<float>& encoder, const Graph& graph, Mode mode) const;
 
@@ -175,14 +177,21 @@ std::string_view link_metric_title(LinkMetric metric);
 /// Hits@50 with 1 to 49 of them.
 void check_validation_metric(LinkMetric metric, std::size_t non_links);
 
+/// The validation figure that judges epochs where none is given: Hits@50 for an encoder with identity
+/// features, when there are at least 50 validation non-links to rank; else ROC-AUC. A learned vector
+/// for each node goes on sharpening the top of the ranking after the ROC-AUC, a figure of the whole
+/// ranking, has peaked, and a suggestion is the top of a ranking (docs/defaults.md has the runs).
+LinkMetric default_link_metric(bool identity_features, std::size_t validation_non_links);
+
 /// How train_link_predictor trains.
 struct LinkTrainingOptions {
   Index epochs = 300;            ///< full-batch steps at most
   double learning_rate = 0.01;   ///< Adam's
   double weight_decay = 0;       ///< Adam's L2 term
   Index patience = 50;           ///< epochs without a better validation figure before stopping
-  /// The validation figure that chooses the epoch kept. Hits@50 needs at least 50 validation non-links.
-  LinkMetric metric = LinkMetric::roc_auc;
+  /// The validation figure that chooses the epoch kept; unset: default_link_metric. Hits@50 needs at
+  /// least 50 validation non-links.
+  std::optional<LinkMetric> metric = std::nullopt;
   NonLinkSampling non_links = NonLinkSampling::uniform;  ///< how each epoch's non-links are drawn
   std::uint64_t seed = 0;        ///< of the training non-links and the dropout masks
   LogSettings log = {};          ///< normal: a line an epoch; verbose: also why training stopped
@@ -192,7 +201,7 @@ struct LinkTrainingOptions {
 struct LinkEpochReport {
   Index epoch = 0;          ///< 1-based
   double train_loss = 0;    ///< of the step, with dropout, against that epoch's non-links
-  double val_score = 0;     ///< the validation figure of options.metric after the step; NaN without validation links
+  double val_score = 0;     ///< the validation figure LinkTrainingResult::metric names; NaN without validation links
   double seconds = 0;       ///< since training started
   bool improved = false;    ///< whether this epoch's weights are kept for now
 };
@@ -206,14 +215,15 @@ struct LinkTrainingResult {
   std::vector<LinkEpochReport> history;  ///< one report an epoch run
   Index epochs_run = 0;  ///< epochs trained, the last included
   Index best_epoch = 0;  ///< whose weights the encoder keeps
-  double best_val_score = std::numeric_limits<double>::quiet_NaN();  ///< of options.metric; NaN without validation links
+  double best_val_score = std::numeric_limits<double>::quiet_NaN();  ///< of metric; NaN without validation links
+  LinkMetric metric = LinkMetric::roc_auc;  ///< the validation figure that chose the epoch: the given one, or the default
 };
 
 /// Trains `encoder` and `scorer` (their parameters in params) on split.train's links: each epoch one
 /// Adam step on link_loss against as many non-links of the training links, drawn as options say
 /// from a stream of (seed, epoch), then the validation links scored against split.val_negatives;
-/// keeps the weights of the epoch of the best validation ROC-AUC (the last without validation
-/// links). graph: the graph the encoder sees, built from split.train alone; input: a row per node of
+/// keeps the weights of the epoch of the best validation figure options.metric names (the last without
+/// validation links). graph: the graph the encoder sees, built from split.train alone; input: a row per node of
 /// the graph, in_dim wide. Throws ArgumentError without training links or on inputs that do not fit,
 /// DivergenceError when a step's loss or gradient is not finite.
 LinkTrainingResult train_link_predictor(NodeClassifier<float>& encoder, LinkScorer& scorer, Parameters<float>& params,

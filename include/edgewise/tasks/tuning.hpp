@@ -105,10 +105,15 @@ TuningResult tune_nodes(const NodeGraph& data, const std::vector<Split>& folds, 
 std::vector<LinkSplit> link_tuning_folds(const LinkSplit& split, std::span<const NodePair> graph_links, Index num_nodes,
                                          Index folds, std::uint64_t seed);
 
+/// The figure tune_links scores held-out links by: the metric of `given`, else default_link_metric
+/// for the model the given options make for `data` and the fewest held-out non-links of a fold.
+LinkMetric link_tuning_metric(const NodeGraph& data, const std::vector<LinkSplit>& folds, const nlohmann::json& given,
+                              const ParamNaming& naming = {.task = "--task link"});
+
 /// Cross-validates link predictors on `data`: for each candidate, the options `given` with the
 /// candidate's (link_training_params), one model trained on each fold's training links (the encoder
-/// seeing those alone) and the figure of its held-out links against their non-links that the given
-/// options' metric names (ROC-AUC unless given), which also chooses each model's epoch.
+/// seeing those alone) and the figure of its held-out links against their non-links that
+/// link_tuning_metric names; a metric given also chooses each model's epoch.
 TuningResult tune_links(const NodeGraph& data, const std::vector<LinkSplit>& folds, const nlohmann::json& given,
                         const nlohmann::json& candidates, const LogSettings& log, const FoldReport& report = {},
                         const ParamNaming& naming = {.task = "--task link"});

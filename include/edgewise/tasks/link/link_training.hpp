@@ -31,7 +31,7 @@ LinkSplit make_link_split(const SplitSpec& spec, const NodeGraph& data, std::spa
 /// A trained link predictor, how its training went, and its test figures.
 struct TrainedLinkModel {
   LinkModel model;             ///< trained, without a training summary
-  LinkTrainingResult result;   ///< its epochs and best validation ROC-AUC
+  LinkTrainingResult result;   ///< its epochs, best validation figure and the metric of it
   LinkTrainingOptions options;  ///< what it trained with
   /// The test links against the test negatives, scored on the graph of the training links; absent
   /// without test links.
