@@ -81,10 +81,11 @@ std::string tune(const NodeGraph& data, const py::object& split_given, std::opti
   const LinkSplit split = link_split(split_given, data, links, params, split_name);
   const std::vector<LinkSplit> folds =
       link_tuning_folds(split, links, data.nodes.size(), tuning[2].cast<Index>(), params.training.seed);
+  const LinkMetric metric = link_tuning_metric(data, folds, given, naming);
   const nlohmann::json run = {{"data", "Python: a graph of " + std::to_string(data.nodes.size()) + " nodes"},
                               {"split", split_name},
                               {"seed", params.training.seed},
-                              {"metric", std::string(name_of(kLinkMetricNames, link_tuning_metric(data, folds, given, naming)))}};
+                              {"metric", std::string(name_of(kLinkMetricNames, metric))}};
   return run_tuning(candidates, folds.size(), run, python_log(verbose), naming, [&](const FoldReport& report) {
     return tune_links(data, folds, given, candidates, python_log(false), report, naming);
   });

@@ -216,16 +216,17 @@ struct LinkTrainingResult {
   Index epochs_run = 0;  ///< epochs trained, the last included
   Index best_epoch = 0;  ///< whose weights the encoder keeps
   double best_val_score = std::numeric_limits<double>::quiet_NaN();  ///< of metric; NaN without validation links
-  LinkMetric metric = LinkMetric::roc_auc;  ///< the validation figure that chose the epoch: the given one, or the default
+  LinkMetric metric = LinkMetric::roc_auc;  ///< the validation figure that chose the epoch: given, or the default
 };
 
 /// Trains `encoder` and `scorer` (their parameters in params) on split.train's links: each epoch one
 /// Adam step on link_loss against as many non-links of the training links, drawn as options say
 /// from a stream of (seed, epoch), then the validation links scored against split.val_negatives;
-/// keeps the weights of the epoch of the best validation figure options.metric names (the last without
-/// validation links). graph: the graph the encoder sees, built from split.train alone; input: a row per node of
-/// the graph, in_dim wide. Throws ArgumentError without training links or on inputs that do not fit,
-/// DivergenceError when a step's loss or gradient is not finite.
+/// keeps the weights of the epoch of the best validation figure of options.metric, or of
+/// default_link_metric (the last without validation links). graph: the graph the encoder sees, built
+/// from split.train alone; input: a row per node of the graph, in_dim wide. Throws ArgumentError
+/// without training links or on inputs that do not fit, DivergenceError when a step's loss or
+/// gradient is not finite.
 LinkTrainingResult train_link_predictor(NodeClassifier<float>& encoder, LinkScorer& scorer, Parameters<float>& params,
                                         const Graph& graph, const EncoderInput& input, const LinkSplit& split,
                                         const LinkTrainingOptions& options,
