@@ -307,12 +307,15 @@ std::string link_epoch_line(const LinkEpochReport& report, std::string_view labe
   return line;
 }
 
+// The K of LinkMetric::hits: Hits@50 ranks against the 50th best non-link, so it needs 50 of them.
+constexpr std::size_t kValidationHitsK = 50;
+
 LinkMetric default_link_metric(bool identity_features, std::size_t validation_non_links) {
-  return identity_features && validation_non_links >= 50 ? LinkMetric::hits : LinkMetric::roc_auc;
+  return identity_features && validation_non_links >= kValidationHitsK ? LinkMetric::hits : LinkMetric::roc_auc;
 }
 
 void check_validation_metric(LinkMetric metric, std::size_t non_links) {
-  if (metric == LinkMetric::hits && non_links > 0 && non_links < 50)
+  if (metric == LinkMetric::hits && non_links > 0 && non_links < kValidationHitsK)
     throw ArgumentError("link training: hits@50 judges epochs by the 50th best of the validation non-links, and there "
                         "are " + std::to_string(non_links) + "; choose another metric or more validation links");
 }

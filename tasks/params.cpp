@@ -148,7 +148,6 @@ TrainingParam<P> encoder_row(const SharedParam& shared, TrainingParam<P> row) {
   return bind<P>(shared, std::move(row));
 }
 
-
 bool has_type(ParamType type, const json& value) {
   switch (type) {
     case ParamType::integer:
