@@ -259,10 +259,11 @@ TEST(PrecisionTest, NamesReadBackAndOthersAreRefused) {
 
 // Within float32 rounding of the exact product of the rounded operands, and so far from the exact
 // product of the unrounded ones (bfloat16 keeps 8 bits), at rows, inner dimensions and columns
-// around the tiles, pairs, depth blocks and vector widths; a transposed lhs and rhs (a weight
-// gradient's x^T, dx = dy W^T); a block of a wider matrix as dst, whose other columns stay as they were.
+// around the tiles (6 rows of AVX-512 registers, 16 of an AMX tile), pairs, depth blocks and vector
+// widths; a transposed lhs and rhs (a weight gradient's x^T, dx = dy W^T); a block of a wider matrix
+// as dst, whose other columns stay as they were.
 TEST_F(Bf16ProductTest, OperandsAreRoundedToBf16AndSummedInFloat32) {
-  for (const Index rows : {1, 6, 7, 13})
+  for (const Index rows : {1, 6, 7, 13, 16, 17, 40})
     for (const Index depth : {0, 1, 2, 3, 257, 600})
       for (const Index cols : {1, 15, 16, 17, 64, 65, 100})
         for (const bool transposed : {false, true}) {
