@@ -306,13 +306,11 @@ constexpr std::array<AmxPanel, kAmxResultTiles> kAmxPanels = {&amx_panel<1>, &am
 // after the last row, to 16 rows).
 EDGEWISE_AMX_TARGET void pack_amx_rows(const float* first, Index row_stride, Index rows, Index depth, Index pairs,
                                        std::uint32_t* to) {
-  const Index filled = (depth + 1) / 2, whole = depth / (2 * kLanes) * (2 * kLanes);
+  const Index filled = (depth + 1) / 2;
   for (Index r = 0; r < rows; ++r) {
-    const float* from = first + r * row_stride;
     std::uint32_t* row = to + r * pairs;
-    for (Index p = 0; p < whole; p += 2 * kLanes)
-      _mm512_storeu_si512(row + p / 2, bf16_halves(_mm512_loadu_ps(from + p), _mm512_loadu_ps(from + p + kLanes)));
-    if (whole < depth) consecutive_pairs(from + whole, depth - whole, row + whole / 2);
+    for (Index p = 0; p < depth; p += 2 * kLanes)
+      consecutive_pairs(first + r * row_stride + p, std::min(2 * kLanes, depth - p), row + p / 2);
     std::fill(row + filled, row + pairs, 0u);
   }
   std::fill(to + rows * pairs, to + kAmxRows * pairs, 0u);
