@@ -13,7 +13,7 @@ namespace edgewise {
 namespace {
 
 // One record as it appears in the text: its fields, the line it starts on and its raw text.
-struct Record {
+struct CsvRecord {
   std::vector<std::string> fields;
   std::size_t first_line = 0;
   std::string_view text;
@@ -44,8 +44,8 @@ class CsvParser {
   std::size_t position() const { return pos_; }
   std::size_t line() const { return line_; }
 
-  Record read_record() {
-    Record record;
+  CsvRecord read_record() {
+    CsvRecord record;
     record.first_line = line_;
     const std::size_t start = pos_;
     do {
@@ -146,7 +146,7 @@ class CsvParser {
   std::size_t line_ = 1;
 };
 
-void check_field_count(const Record& record, std::size_t expected, const std::string& source) {
+void check_field_count(const CsvRecord& record, std::size_t expected, const std::string& source) {
   if (record.fields.size() == expected) return;
   throw ParseError(source, record.first_line, std::string(record.text),
                    "expected " + std::to_string(expected) + " fields, found " + std::to_string(record.fields.size()));
@@ -218,14 +218,14 @@ CsvTable parse_csv(std::string_view text, std::string source, const CsvOptions& 
   table.source = std::move(source);
   CsvParser parser(detail::without_byte_order_mark(text), table.source, options);
   if (options.has_header && parser.next_record_start()) {
-    Record header = parser.read_record();
+    CsvRecord header = parser.read_record();
     table.header = std::move(header.fields);
     table.header_line = header.first_line;
   }
   std::optional<std::size_t> width;
   if (options.has_header) width = table.header.size();
   while (parser.next_record_start()) {
-    Record record = parser.read_record();
+    CsvRecord record = parser.read_record();
     if (!width) width = record.fields.size();
     check_field_count(record, *width, table.source);
     table.rows.push_back(std::move(record.fields));
@@ -258,7 +258,7 @@ bool CsvReader::next(std::vector<std::string>& fields, std::size_t& line) {
     try {
       if (!parser.next_record_start()) return false;
       if (offset() + parser.position() >= end_) return false;  // blank or comment lines up to the end
-      Record record = parser.read_record();
+      CsvRecord record = parser.read_record();
       if (end_ != std::numeric_limits<std::uint64_t>::max() && offset() + parser.position() > end_)
         throw ParseError(columns_.source, record.first_line, std::string(record.text).substr(0, 80),
                          "a record runs over the end of this process's share of the file (a line break inside "

@@ -18,7 +18,7 @@ using detail::BatchPrefetcher;
 using detail::derived_seed;
 using detail::kNaN;
 
-constexpr std::uint64_t kTrainPairs = 11, kTrainDraws = 12;
+constexpr std::uint64_t kTrainLinkPairs = 11, kTrainLinkDraws = 12;
 
 // The pairs of one batch by local id, and their distinct nodes: the batch's seeds, whose rows the
 // encoder's output holds in this order.
@@ -128,7 +128,7 @@ class SampledLinkTrainer {
     Index steps = 0;
     const auto epoch_key = static_cast<std::uint64_t>(epoch);
     batches_.run(
-        (links_per_epoch_ + batch_size_ - 1) / batch_size_, derived_seed(seed_, kTrainDraws, epoch_key),
+        (links_per_epoch_ + batch_size_ - 1) / batch_size_, derived_seed(seed_, kTrainLinkDraws, epoch_key),
         [&](Index b, PairBatch& batch) { draw_pairs(epoch_key, b, batch); },
         [&](Index b, const Batch& sampled, PairBatch& batch) {
           params_.zero_grad();
@@ -160,7 +160,7 @@ class SampledLinkTrainer {
  private:
   // Batch b of the epoch: its share of the epoch's links, drawn uniformly, and as many non-links.
   void draw_pairs(std::uint64_t epoch, Index b, PairBatch& batch) const {
-    SplitMix64 rng(derived_seed(seed_, kTrainPairs, epoch, static_cast<std::uint64_t>(b)));
+    SplitMix64 rng(derived_seed(seed_, kTrainLinkPairs, epoch, static_cast<std::uint64_t>(b)));
     const Index count = std::min(batch_size_, links_per_epoch_ - b * batch_size_);
     for (Index i = 0; i < count; ++i) batch.add(batch.links, seen_.draw_link(rng));
     for (const NodePair& non_link : draw_step_non_links(seen_, count, non_links_ == NonLinkSampling::degree, rng))
