@@ -64,7 +64,7 @@ class CliGraphTest : public edgewise::testing::CliTest {
 };
 
 // A line of `edgewise graph info`: the name indented by two and padded to 22 columns, then the value.
-std::string row(const std::string& name, const std::string& value) {
+std::string graph_info_row(const std::string& name, const std::string& value) {
   std::string text = "  " + name;
   if (text.size() < 22) text.resize(22, ' ');
   return "\n" + text + " " + value + "\n";
@@ -80,10 +80,11 @@ TEST_F(CliGraphTest, BuildsFromTextFilesAndInfoDescribesTheStore) {
   const CliRun info = run_cli("graph info " + path("g.ewg"));
   ASSERT_EQ(info.status, 0) << info.output;
   for (const std::string& expected :
-       {row("format version", "3"), row("nodes", "8"), row("edges", "34"),
-        row("features", "34 wide, sparse, 16 non-zeros"), row("classes", "2: red, blue"), row("labelled nodes", "8"),
-        row("node names", "stored"), row("edge list", "8 nodes, 13 edges"), row("node_ids", "string"),
-        row("features.format", "sparse"), row("features.normalize_rows", "true")})
+       {graph_info_row("format version", "3"), graph_info_row("nodes", "8"), graph_info_row("edges", "34"),
+        graph_info_row("features", "34 wide, sparse, 16 non-zeros"), graph_info_row("classes", "2: red, blue"),
+        graph_info_row("labelled nodes", "8"), graph_info_row("node names", "stored"),
+        graph_info_row("edge list", "8 nodes, 13 edges"), graph_info_row("node_ids", "string"),
+        graph_info_row("features.format", "sparse"), graph_info_row("features.normalize_rows", "true")})
     EXPECT_NE(info.output.find(expected), std::string::npos) << expected << "\n" << info.output;
 
   const edgewise::GraphStore store = edgewise::GraphStore::open(path("g.ewg"));
@@ -252,7 +253,7 @@ TEST_F(CliGraphTest, SampledRandomWalksAreRecordedAndRepeatable) {
   EXPECT_NE(build.output.find("random-walk columns estimated from 8 sampled walks a node"), std::string::npos)
       << build.output;
   const CliRun info = run_cli("graph info " + path("s.ewg"));
-  EXPECT_NE(info.output.find(row("features.sampled_walks", "8")), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find(graph_info_row("features.sampled_walks", "8")), std::string::npos) << info.output;
 
   const std::string options = " --split stratified:0.5,0.25,0.25 --epochs 3 --heads 2 --head-dim 4 --out ";
   ASSERT_EQ(run_cli("train --task node --graph " + path("s.ewg") + options + path("store.ew")).status, 0);

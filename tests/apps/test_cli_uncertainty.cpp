@@ -14,7 +14,7 @@ namespace {
 
 using edgewise::testing::CliRun;
 
-constexpr const char* kTinyTraining =
+constexpr const char* kBriefTraining =
     " --layers 1 --head-hidden 8 --epochs 3 --no-descriptors --batch-size 4 "
     "--split-sizes 0.5,0.25,0.25 --quiet --force";
 
@@ -26,7 +26,7 @@ class CliUncertaintyTest : public edgewise::testing::CliTest {
   }
 
   CliRun train(const std::string& options, const std::string& out) const {
-    return run_cli("train --task molecule --data " + path("molecules.csv") + kTinyTraining + options + " --out " +
+    return run_cli("train --task molecule --data " + path("molecules.csv") + kBriefTraining + options + " --out " +
                    path(out));
   }
 

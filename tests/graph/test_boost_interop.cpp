@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "edgewise/core/random.hpp"
+#include "support/random_graph.hpp"
 
 namespace edgewise {
 namespace {
@@ -23,16 +24,7 @@ Pairs sorted(Pairs pairs) {
   return pairs;
 }
 
-// Random edges with duplicates and self-loops.
-Pairs random_pairs(Index num_nodes, Index num_edges, std::uint64_t seed) {
-  SplitMix64 rng(seed);
-  Pairs pairs(static_cast<std::size_t>(num_edges));
-  for (auto& [s, t] : pairs) {
-    s = static_cast<Index>(rng.below(static_cast<std::uint64_t>(num_nodes)));
-    t = static_cast<Index>(rng.below(static_cast<std::uint64_t>(num_nodes)));
-  }
-  return pairs;
-}
+using testing::random_pairs;
 
 template <typename BoostGraph>
 Pairs boost_edge_pairs(const BoostGraph& g) {

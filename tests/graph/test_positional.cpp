@@ -14,6 +14,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/parallel.hpp"
 #include "edgewise/core/random.hpp"
+#include "support/random_graph.hpp"
 
 namespace edgewise {
 namespace {
@@ -37,15 +38,7 @@ Pairs path_edges(Index n) {
   return edges;
 }
 
-Pairs random_pairs(Index num_nodes, Index num_edges, std::uint64_t seed) {
-  SplitMix64 rng(seed);
-  Pairs pairs(static_cast<std::size_t>(num_edges));
-  for (auto& [s, t] : pairs) {
-    s = static_cast<Index>(rng.below(static_cast<std::uint64_t>(num_nodes)));
-    t = static_cast<Index>(rng.below(static_cast<std::uint64_t>(num_nodes)));
-  }
-  return pairs;
-}
+using testing::random_pairs;
 
 // Random pairs, each unordered pair at most once (self-loops included), so that symmetrizing them
 // gives every edge its reverse exactly as often: the reversible case of a blocked random walk.
@@ -130,7 +123,7 @@ TEST(SinusoidalEncoding, FloatMatchesDoubleAndShapesAndErrors) {
   EXPECT_THROW(sinusoidal_encoding<float>(4, -2), ArgumentError);
 }
 
-class RandomWalkEncoding : public testing::TestWithParam<RandomWalkMethod> {};
+class RandomWalkEncoding : public ::testing::TestWithParam<RandomWalkMethod> {};
 
 TEST_P(RandomWalkEncoding, CycleOfFour) {
   // Bipartite: odd steps never return; after an even number of steps the walk is home or opposite,
@@ -244,7 +237,7 @@ TEST_P(RandomWalkEncoding, BandAndRandomGraphsMatchTheOtherMethod) {
   }
 }
 
-std::string method_name(const testing::TestParamInfo<RandomWalkMethod>& info) {
+std::string method_name(const ::testing::TestParamInfo<RandomWalkMethod>& info) {
   switch (info.param) {
     case RandomWalkMethod::per_start:
       return "PerStart";
@@ -256,7 +249,7 @@ std::string method_name(const testing::TestParamInfo<RandomWalkMethod>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, RandomWalkEncoding,
-                         testing::Values(RandomWalkMethod::automatic, RandomWalkMethod::per_start,
+                         ::testing::Values(RandomWalkMethod::automatic, RandomWalkMethod::per_start,
                                          RandomWalkMethod::blocked),
                          method_name);
 

@@ -9,6 +9,7 @@
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/datasets/sbm.hpp"
+#include "support/quiet_log.hpp"
 
 namespace edgewise {
 namespace {
@@ -101,7 +102,7 @@ TEST(LinkMetricsTest, HandComputed) {
   EXPECT_THROW(link_metrics(links, {}, 1), ArgumentError);
 }
 
-const LogSettings kQuiet = {.level = LogLevel::quiet, .sink = {}};
+using testing::kQuiet;
 
 TEST(RecommendLinksTest, BestScoringNodesThatAreNoLinkYet) {
   // Node 0 at (1, 0): node 1 scores 2 but is linked already, node 2 scores 1, nodes 3 and 5 tie at

@@ -12,6 +12,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/models/losses.hpp"
 #include "support/gradcheck.hpp"
+#include "support/matrices.hpp"
 
 namespace edgewise {
 namespace {
@@ -19,13 +20,8 @@ namespace {
 using testing::gradient_error;
 using testing::random_matrix;
 
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-
-Matrix<double> matrix(Index rows, Index cols, std::initializer_list<double> values) {
-  Matrix<double> m(rows, cols);
-  std::copy(values.begin(), values.end(), m.data());
-  return m;
-}
+using testing::kNan;
+using testing::matrix;
 
 TEST(MseLossTest, HandComputedWithMissingLabel) {
   const Matrix<double> pred = matrix(2, 2, {1, 2, 3, 4});

@@ -13,17 +13,13 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/random.hpp"
 #include "edgewise/models/metrics.hpp"
+#include "support/matrices.hpp"
 
 namespace edgewise {
 namespace {
 
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-
-Matrix<double> matrix(Index rows, Index cols, std::initializer_list<double> values) {
-  Matrix<double> m(rows, cols);
-  std::copy(values.begin(), values.end(), m.data());
-  return m;
-}
+using testing::kNan;
+using testing::matrix;
 
 Matrix<double> column(std::initializer_list<double> values) {
   return matrix(static_cast<Index>(values.size()), 1, values);

@@ -11,6 +11,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/datasets/sbm.hpp"
 #include "edgewise/graph/sampling.hpp"
+#include "support/quiet_log.hpp"
 
 namespace edgewise {
 namespace {
@@ -24,7 +25,7 @@ SbmGraph planted_partition() {
                                  .feature_noise = 1.0, .add_self_loops = true, .seed = 2});
 }
 
-const LogSettings kQuiet = {.level = LogLevel::quiet, .sink = {}};
+using testing::kQuiet;
 
 bool in_training(NodeId a, NodeId b) { return hashed_link_part(a, b, 0.85, 0.05, 0) == LinkPart::train; }
 

@@ -12,17 +12,18 @@
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/models/uncertainty.hpp"
+#include "support/matrices.hpp"
 
 namespace edgewise {
 namespace {
 
-constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+using testing::kMissing;
 
 TEST(SpreadCalibrationTest, FitsOffsetScaleAndScoresByHand) {
   // Spreads 1, 1, 3 (median 1), errors 2, 4, 4. The offset b is the multiple of the median from 1/64
   // to 4 whose widths w = spread + b, scaled, give the smallest NLL: mean log w + log scale, with
   // scale^2 = mean (error / w)^2. By hand: 1.2707 at b = 1, 1.2453 at 2, 1.2316 at 4.
-  const std::vector<float> targets{2, 4, kNan, 4}, predictions{0, 0, 100, 0}, spread{1, 1, 50, 3};
+  const std::vector<float> targets{2, 4, kMissing, 4}, predictions{0, 0, 100, 0}, spread{1, 1, 50, 3};
   const SpreadCalibration calibration = fit_spread_calibration(targets, predictions, spread);
   EXPECT_DOUBLE_EQ(calibration.offset, 4);
   const double scale = std::sqrt((4.0 / 25 + 16.0 / 25 + 16.0 / 49) / 3);
@@ -48,8 +49,9 @@ TEST(SpreadCalibrationTest, RefusesCoveragesItCannotGive) {
               std::string::npos)
         << e.what();
   }
-  EXPECT_THROW(fit_spread_calibration(std::vector<float>{1, kNan}, std::vector<float>{0, 0}, std::vector<float>{1, 1}),
-               ArgumentError);
+  EXPECT_THROW(
+      fit_spread_calibration(std::vector<float>{1, kMissing}, std::vector<float>{0, 0}, std::vector<float>{1, 1}),
+      ArgumentError);
   EXPECT_THROW(fit_spread_calibration(std::vector<float>{1, 2}, std::vector<float>{0}, std::vector<float>{1, 1}),
                ArgumentError);
 }
@@ -77,7 +79,8 @@ TEST(SpreadCalibrationTest, JsonRoundTripsAndRefusesBrokenValues) {
 
 TEST(UncertaintyScoresTest, WorkedByHand) {
   // Row 1: error 1, sigma 1; row 2: error -2, sigma 2; row 3 unlabelled.
-  const std::vector<float> targets{1, 0, kNan}, predictions{0, 2, 5}, sigma{1, 2, 1}, lower{-1, 1, 0}, upper{1.5, 2, 0};
+  const std::vector<float> targets{1, 0, kMissing}, predictions{0, 2, 5}, sigma{1, 2, 1};
+  const std::vector<float> lower{-1, 1, 0}, upper{1.5, 2, 0};
   const UncertaintyScores scores = score_uncertainty(targets, predictions, sigma, lower, upper);
   EXPECT_EQ(scores.count, 2);
   const double log_2pi = std::log(2 * std::numbers::pi);
@@ -92,7 +95,7 @@ TEST(UncertaintyScoresTest, WorkedByHand) {
 // Errors 0 and 2 at sigma 1 (z 0 and 2): every level takes in the first row, and levels from
 // erf(2 / sqrt 2) = 0.9545 on the second. One bin a row with two rows: RMV = sigma, RMSE = |error|.
 TEST(UncertaintyScoresTest, CalibrationCurveByHand) {
-  const std::vector<float> targets{1, 3, kNan}, predictions{1, 1, 0}, sigma{1, 1, 1};
+  const std::vector<float> targets{1, 3, kMissing}, predictions{1, 1, 0}, sigma{1, 1, 1};
   const CalibrationCurve curve = calibration_curve(targets, predictions, sigma);
   ASSERT_EQ(curve.expected.size(), 101u);
   ASSERT_EQ(curve.observed.size(), 101u);
@@ -296,7 +299,7 @@ TEST(BinaryCalibrationTest, UndoesOverconfidenceAndKeepsCalibratedProbabilities)
     sure.push_back(static_cast<float>(1 / (1 + std::exp(-x))));
     honest.push_back(static_cast<float>(truth));
   }
-  targets[7] = kNan;  // unlabelled rows are skipped
+  targets[7] = kMissing;  // unlabelled rows are skipped
   const BinaryCalibration fitted = fit_binary_calibration(targets, sure);
   EXPECT_NEAR(fitted.slope, 0.5, 0.05);
   EXPECT_NEAR(fitted.intercept, 0, 0.1);

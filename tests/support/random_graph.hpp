@@ -1,5 +1,5 @@
-// Random graphs built as node classification builds its graphs, for tests of sampling and of the
-// networks that run on sampled blocks.
+// Random edges, and random graphs built as node classification builds its graphs (for tests of
+// sampling and of the networks that run on sampled blocks).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,17 @@
 #include "edgewise/graph/graph.hpp"
 
 namespace edgewise::testing {
+
+// `num_edges` random (source, target) pairs on `num_nodes` nodes, duplicates and self-loops included.
+inline std::vector<std::pair<Index, Index>> random_pairs(Index num_nodes, Index num_edges, std::uint64_t seed) {
+  SplitMix64 rng(seed);
+  std::vector<std::pair<Index, Index>> pairs(static_cast<std::size_t>(num_edges));
+  for (auto& [s, t] : pairs) {
+    s = static_cast<Index>(rng.below(static_cast<std::uint64_t>(num_nodes)));
+    t = static_cast<Index>(rng.below(static_cast<std::uint64_t>(num_nodes)));
+  }
+  return pairs;
+}
 
 // `edges` random pairs on `nodes` nodes, with every reverse edge, no duplicates and a self-loop per node.
 inline Graph random_node_graph(Index nodes, Index edges, std::uint64_t seed) {

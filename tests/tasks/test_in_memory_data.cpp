@@ -20,6 +20,7 @@
 #include "edgewise/tasks/node/node_model.hpp"
 #include "edgewise/splits/splits.hpp"
 #include "support/thrown.hpp"
+#include "support/matrices.hpp"
 
 namespace edgewise {
 namespace {
@@ -28,7 +29,7 @@ namespace fs = std::filesystem;
 using testing::argument_error_of;
 using testing::thrown_by;
 
-constexpr float kMissing = std::numeric_limits<float>::quiet_NaN();
+using testing::kMissing;
 
 Matrix<float> column(std::initializer_list<float> values) {
   Matrix<float> m(static_cast<Index>(values.size()), 1);

@@ -14,13 +14,14 @@
 #include "edgewise/tasks/link/link_training.hpp"
 #include "edgewise/tasks/model.hpp"
 #include "support/thrown.hpp"
+#include "support/quiet_log.hpp"
 
 namespace edgewise {
 namespace {
 
 namespace fs = std::filesystem;
 
-const LogSettings kQuiet = {.level = LogLevel::quiet, .sink = {}};
+using testing::kQuiet;
 
 class LinkModelTest : public ::testing::Test {
  protected:

@@ -24,12 +24,13 @@
 #include "edgewise/models/metrics.hpp"
 #include "edgewise/models/model_file.hpp"
 #include "support/thrown.hpp"
+#include "support/matrices.hpp"
 
 namespace edgewise {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr float kMissing = std::numeric_limits<float>::quiet_NaN();
+using testing::kMissing;
 
 // Twenty small molecules with their ESOL log-solubility.
 const std::vector<std::pair<std::string, float>> kMolecules = {
