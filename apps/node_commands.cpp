@@ -7,12 +7,13 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <numeric>
 #include <optional>
-#include <ranges>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 #include <variant>
+#include <vector>
 
 #include "cli_support.hpp"
 #include "edgewise/core/error.hpp"
@@ -187,8 +188,11 @@ std::string node_table(const NodeModel& model, const NodeGraph& data, const std:
 // A model's outputs on a graph store, in store order.
 std::string store_table(const GraphStore& store, const std::string& header, const Matrix<float>& values,
                         const std::vector<std::string>& first = {}) {
-  return node_table(std::views::iota(Index{0}, store.num_nodes()), [&](Index node) { return store.node_name(node); },
-                    header, values, first);
+  // A vector of node numbers rather than std::views::iota, which clang 14 cannot compile with GCC 12's
+  // standard library.
+  std::vector<Index> order(static_cast<std::size_t>(store.num_nodes()));
+  std::iota(order.begin(), order.end(), Index{0});
+  return node_table(order, [&](Index node) { return store.node_name(node); }, header, values, first);
 }
 
 GraphStore open_store_for(const NodeModel& model, const NodeRunArgs& args) {

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Installs every build, test and runtime dependency of edgewise on Debian bookworm (run as root).
+# scripts/install-deps.sh --clang also installs the toolchain of the sanitizer and fuzzing builds
+# (.ci/run, tests/fuzz/run): clang with its sanitizer, libFuzzer and OpenMP runtimes, and GNU time.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(
@@ -14,6 +16,9 @@ packages=(
   python3-dev pybind11-dev python3-numpy python3-pytest python3-scipy python3-sklearn python3-pandas
   python3-networkx
 )
+if [ "${1:-}" = "--clang" ]; then
+  packages+=(clang libclang-rt-14-dev libomp-14-dev time)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

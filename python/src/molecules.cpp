@@ -386,7 +386,7 @@ std::pair<SmilesResult, MoleculeGraph> featurized(const MoleculeModel& model, co
 }
 
 py::dict attention(MoleculeHandle& handle, const std::string& smiles) {
-  const auto [parsed, graph] = featurized(handle.model, smiles);
+  const MoleculeGraph graph = featurized(handle.model, smiles).second;
   Matrix<float> alpha = handle.locked([&] { return handle.model.attention(graph); });
   const Index edges = graph.graph.num_edges();
   py::array_t<std::int64_t> edge_index({Index{2}, edges});
@@ -408,9 +408,8 @@ py::dict attention(MoleculeHandle& handle, const std::string& smiles) {
 
 std::string explain_svg(MoleculeHandle& handle, const std::string& smiles, const std::string& title) {
   const auto [parsed, graph] = featurized(handle.model, smiles);
-  const AttentionShading shading =
-      attention_received(graph, handle.locked([&] { return handle.model.attention(graph); }));
-  return attention_svg(*parsed.molecule, shading, title.empty() ? smiles : title);
+  const Matrix<float> alpha = handle.locked([&, &graph = graph] { return handle.model.attention(graph); });
+  return attention_svg(*parsed.molecule, attention_received(graph, alpha), title.empty() ? smiles : title);
 }
 
 }  // namespace

@@ -167,7 +167,7 @@ struct ScoreInputs {
 
 TEST_P(SoftmaxAttendWidthTest, EqualsScoresThenSoftmaxThenAggregation) {
   const Graph g = testing::irregular_graph();
-  const auto [heads, d] = GetParam();
+  const Index heads = GetParam().first, d = GetParam().second;
   const Index n = g.num_nodes(), e = g.num_edges();
   const ScoreInputs in(g, heads, d, 9);
   const Matrix<double>& v = in.v;
@@ -199,7 +199,7 @@ INSTANTIATE_TEST_SUITE_P(HeadShapes, SoftmaxAttendWidthTest,
 // bias, or none), softmax, the mask and the aggregation, for every score function and head shape.
 TEST_P(SoftmaxAttendWidthTest, WithDropoutEqualsTheSeparateKernelsBitForBit) {
   const Graph g = testing::irregular_graph();
-  const auto [heads, d] = GetParam();
+  const Index heads = GetParam().first, d = GetParam().second;
   const Index n = g.num_nodes(), e = g.num_edges();
   const ScoreInputs in(g, heads, d, 10);
   const Matrix<double>& v = in.v;
@@ -236,7 +236,7 @@ TEST_P(SoftmaxAttendWidthTest, WithDropoutEqualsTheSeparateKernelsBitForBit) {
 // every head shape, against sums written out edge by edge.
 TEST_P(SoftmaxAttendWidthTest, BackwardSumsEqualSumsEdgeByEdge) {
   const Graph g = testing::irregular_graph();
-  const auto [heads, d] = GetParam();
+  const Index heads = GetParam().first, d = GetParam().second;
   const Index n = g.num_nodes(), e = g.num_edges(), w = heads * d;
   SplitMix64 rng(11);
   const Matrix<double> q = random_matrix(rng, n, w), k = random_matrix(rng, n, w), v = random_matrix(rng, n, w);

@@ -357,7 +357,8 @@ TEST(MoleculeModelTest, AValidationSetOfOneClassIsNeverTakenAsMeasured) {
     rings.molecules.push_back(data.set.molecules[i]);
   }
   rings.targets = Matrix<float>::Ones(static_cast<Index>(rings.molecules.size()), 1);
-  const std::string error = testing::argument_error_of([&] { model.fit(data.set, rings, quick_training(3)); });
+  const std::string error =
+      testing::argument_error_of([&, &model = model, &data = data] { model.fit(data.set, rings, quick_training(3)); });
   EXPECT_NE(error.find("validation roc_auc was undefined (nan) in each of the 3 epochs"), std::string::npos) << error;
 }
 

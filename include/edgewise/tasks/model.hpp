@@ -32,6 +32,10 @@ template <typename... Lambdas>
 struct Overloaded : Lambdas... {
   using Lambdas::operator()...;
 };
+/// Deduces the lambdas' types (C++20 deduces them from the aggregate itself; clang before 17 needs the
+/// guide spelled out).
+template <typename... Lambdas>
+Overloaded(Lambdas...) -> Overloaded<Lambdas...>;
 
 /// Loads the model file at `path` as the model of its task, learnt from its configuration's kind.
 /// Throws ModelFormatError naming the file when it is not a valid model file or its kind is
