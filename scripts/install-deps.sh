@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Installs every build, test and runtime dependency of edgewise on Debian bookworm (run as root).
 # scripts/install-deps.sh --clang also installs the toolchain of the sanitizer and fuzzing builds
-# (.ci/run, tests/fuzz/run): clang with its sanitizer, libFuzzer and OpenMP runtimes, Ninja and GNU
-# time.
+# (.ci/run, tests/fuzz/run): clang with its sanitizer, libFuzzer and OpenMP runtimes, and GNU time.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(
@@ -18,7 +17,7 @@ packages=(
   python3-networkx
 )
 if [ "${1:-}" = "--clang" ]; then
-  packages+=(clang libclang-rt-14-dev libomp-14-dev ninja-build time)
+  packages+=(clang libclang-rt-14-dev libomp-14-dev time)
 fi
 missing=()
 for p in "${packages[@]}"; do
