@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every build, test and runtime dependency of edgewise on Debian bookworm (run as root).
 # scripts/install-deps.sh --clang also installs the toolchain of the sanitizer and fuzzing builds
-# (.ci/run, tests/fuzz/run): clang with its sanitizer, libFuzzer and OpenMP runtimes, and GNU time.
+# (.ci/run, tests/fuzz/run): clang with its sanitizer, libFuzzer and OpenMP runtimes, GNU time, and
+# pytest-xdist, which runs the Python tests under the sanitizers a core at a time.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(
@@ -17,7 +18,7 @@ packages=(
   python3-networkx
 )
 if [ "${1:-}" = "--clang" ]; then
-  packages+=(clang libclang-rt-14-dev libomp-14-dev time)
+  packages+=(clang libclang-rt-14-dev libomp-14-dev time python3-pytest-xdist)
 fi
 missing=()
 for p in "${packages[@]}"; do

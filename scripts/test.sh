@@ -5,8 +5,9 @@
 # tests with Debian's /usr/bin/python3 (python3 on PATH may be another interpreter), and installs the
 # module where /usr/bin/python3 imports it.
 # Run as root on a fresh Debian bookworm machine; later runs rebuild incrementally.
-# EDGEWISE_BUILD_JOBS sets the number of compile jobs (default: the number of cores); ctest honours
-# CTEST_PARALLEL_LEVEL, and runs one test at a time otherwise, since each test uses every core.
+# EDGEWISE_BUILD_JOBS sets the number of compile jobs and CTEST_PARALLEL_LEVEL the number of tests
+# run at once (both default to the number of cores: the tests are short and mostly run on one core,
+# so two at a time took 57 s on 2 cores where one at a time took 89 s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +15,7 @@ scripts/install-deps.sh
 scripts/check-layers.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DEDGEWISE_BUILD_TESTS=ON
 cmake --build build -j "${EDGEWISE_BUILD_JOBS:-$(nproc)}"
-ctest --test-dir build --output-on-failure
+ctest --test-dir build --output-on-failure -j "${CTEST_PARALLEL_LEVEL:-$(nproc)}"
 # Node classification builds and runs without RDKit on its link line or in its process.
 scripts/check-node-link.sh build
 PYTHONPATH=build/python PYTHONDONTWRITEBYTECODE=1 EDGEWISE_CLI=build/apps/edgewise \
