@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <initializer_list>
-#include <limits>
 #include <numbers>
 #include <vector>
 

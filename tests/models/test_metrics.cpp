@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
-#include <limits>
 #include <set>
 #include <vector>
 

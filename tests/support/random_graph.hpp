@@ -24,11 +24,8 @@ inline std::vector<std::pair<Index, Index>> random_pairs(Index num_nodes, Index 
 
 // `edges` random pairs on `nodes` nodes, with every reverse edge, no duplicates and a self-loop per node.
 inline Graph random_node_graph(Index nodes, Index edges, std::uint64_t seed) {
-  SplitMix64 rng(seed);
-  std::vector<std::pair<Index, Index>> pairs;
-  for (Index e = 0; e < edges; ++e)
-    pairs.emplace_back(static_cast<Index>(rng.below(nodes)), static_cast<Index>(rng.below(nodes)));
-  return Graph::from_pairs(nodes, pairs, {.add_self_loops = true, .symmetrize = true, .drop_duplicates = true});
+  return Graph::from_pairs(nodes, random_pairs(nodes, edges, seed),
+                           {.add_self_loops = true, .symmetrize = true, .drop_duplicates = true});
 }
 
 }  // namespace edgewise::testing
