@@ -2,7 +2,7 @@
 # Installs every build, test and runtime dependency of edgewise on Debian bookworm (run as root).
 # scripts/install-deps.sh --clang also installs the toolchain of the sanitizer and fuzzing builds
 # (.ci/run, tests/fuzz/run): clang with its sanitizer, libFuzzer and OpenMP runtimes, GNU time, and
-# pytest-xdist, which runs the Python tests under the sanitizers a core at a time.
+# pytest-xdist, which runs the sanitizer build's Python tests one per core.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(
