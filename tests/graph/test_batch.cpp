@@ -12,6 +12,7 @@
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/random.hpp"
 #include "support/joined_graphs.hpp"
+#include "support/random_graph.hpp"
 
 namespace edgewise {
 namespace {
@@ -19,12 +20,7 @@ namespace {
 using Pairs = std::vector<std::pair<Index, Index>>;
 
 Graph random_graph(Index num_nodes, Index num_edges, SplitMix64& rng) {
-  Pairs pairs(static_cast<std::size_t>(num_edges));
-  for (auto& [s, t] : pairs) {
-    s = static_cast<Index>(rng.below(static_cast<std::uint64_t>(num_nodes)));
-    t = static_cast<Index>(rng.below(static_cast<std::uint64_t>(num_nodes)));
-  }
-  return Graph::from_pairs(num_nodes, pairs);
+  return Graph::from_pairs(num_nodes, testing::random_pairs(num_nodes, num_edges, rng));
 }
 
 // Molecule-sized graphs, with an empty graph and an edgeless one among them.

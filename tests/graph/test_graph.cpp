@@ -11,11 +11,13 @@
 
 #include "edgewise/core/error.hpp"
 #include "edgewise/core/random.hpp"
+#include "support/random_graph.hpp"
 
 namespace edgewise {
 namespace {
 
 using Pairs = std::vector<std::pair<Index, Index>>;
+using testing::random_pairs;
 
 // The message of the GraphError thrown by `build`, or "" when none is thrown.
 template <typename Build>
@@ -26,16 +28,6 @@ std::string graph_error_message(Build&& build) {
     return error.what();
   }
   return "";
-}
-
-// `num_edges` uniform random edges, so duplicates, self-loops and degree-0 nodes all occur.
-Pairs random_pairs(Index num_nodes, Index num_edges, SplitMix64& rng) {
-  Pairs pairs(static_cast<std::size_t>(num_edges));
-  for (auto& [s, t] : pairs) {
-    s = static_cast<Index>(rng.below(static_cast<std::uint64_t>(num_nodes)));
-    t = static_cast<Index>(rng.below(static_cast<std::uint64_t>(num_nodes)));
-  }
-  return pairs;
 }
 
 // Checks both indices against the edge list: each edge once per index, at the right node.
