@@ -1,10 +1,10 @@
 #include "edgewise/models/uncertainty.hpp"
-
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <boost/math/distributions/beta.hpp>
 #include <nlohmann/json.hpp>
 #include <numbers>
 #include <numeric>
@@ -379,17 +379,35 @@ std::size_t conformal_rows_needed(double coverage) {
   return static_cast<std::size_t>(std::ceil(coverage / (1 - coverage) - 1e-9));
 }
 
-double conformal_quantile(std::span<const float> ascending, double coverage) {
+namespace {
+
+// The rank, ceil((n + 1) coverage), of the calibration score that bounds split-conformal rows of
+// `coverage`. Throws as conformal_quantile does.
+std::size_t conformal_rank(std::size_t n, double coverage) {
   if (!(coverage > 0 && coverage < 1))
     throw ArgumentError("coverage " + number_text(coverage) + " is outside (0, 1): give a fraction such as 0.9");
-  const auto n = ascending.size();
   const auto rank = static_cast<std::size_t>(std::ceil(static_cast<double>(n + 1) * coverage - 1e-9));
   if (rank > n)
     throw ArgumentError("coverage " + number_text(coverage) + " needs at least " +
                         std::to_string(conformal_rows_needed(coverage)) +
                         " calibration rows; the model was calibrated on " + std::to_string(n) +
                         ": ask for a lower coverage, or train with a larger validation part");
-  return ascending[rank - 1];
+  return rank;
+}
+
+}  // namespace
+
+double conformal_quantile(std::span<const float> ascending, double coverage) {
+  return ascending[conformal_rank(ascending.size(), coverage) - 1];
+}
+
+std::pair<double, double> conformal_coverage_range(std::size_t rows, double coverage, double probability) {
+  if (!(probability > 0 && probability < 1))
+    throw ArgumentError("probability " + number_text(probability) + " is outside (0, 1)");
+  const auto rank = static_cast<double>(conformal_rank(rows, coverage));
+  // The rank-th smallest of `rows` uniform scores, which is where the bound falls among fresh rows' scores.
+  const boost::math::beta_distribution<double> held(rank, static_cast<double>(rows) + 1 - rank);
+  return {quantile(held, (1 - probability) / 2), quantile(held, (1 + probability) / 2)};
 }
 
 SpreadCalibration fit_spread_calibration(std::span<const float> targets, std::span<const float> predictions,

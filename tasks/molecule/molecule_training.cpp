@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <ostream>
 #include <sstream>
@@ -254,6 +255,23 @@ std::vector<CalibrationCurve> molecule_calibration_curves(const MoleculeModel& m
   return curves;
 }
 
+namespace {
+
+// What 90 % intervals can promise with the model's fewest calibration molecules of a task
+// (conformal_coverage_range), for the log.
+std::string interval_promise(const MoleculeModel& model) {
+  constexpr double kCoverage = 0.9;
+  std::size_t rows = std::numeric_limits<std::size_t>::max();
+  for (const SpreadCalibration& task : model.config().calibration) rows = std::min(rows, task.scores.size());
+  if (rows < conformal_rows_needed(kCoverage))
+    return ", too few for 90 % intervals, which need " + std::to_string(conformal_rows_needed(kCoverage));
+  const auto [low, high] = conformal_coverage_range(rows, kCoverage);
+  return ": 90 % intervals will hold " + std::to_string(static_cast<int>(std::floor(100 * low))) + " to " +
+         std::to_string(static_cast<int>(std::ceil(100 * high))) + " % of molecules like them, 9 times in 10";
+}
+
+}  // namespace
+
 SpreadMethod default_spread(const MoleculeModelConfig& config, const MoleculeSet& calibration) {
   if (config.task_type != TaskType::regression) return SpreadMethod::none;
   const auto labelled = (calibration.targets.array() == calibration.targets.array()).colwise().count();  // not NaN
@@ -297,7 +315,7 @@ TrainedMoleculeModel train_molecule_model(const MoleculeDataset& data, const Spl
   if (plan.config.spread != SpreadMethod::none) {
     model.calibrate(calibration_set);
     log.normal("spread calibrated on the " + std::to_string(calibration_set.molecules.size()) + " molecules of the " +
-               calibration_part);
+               calibration_part + interval_promise(model));
   }
   if (plan.config.task_type == TaskType::classification && !calibration_set.molecules.empty()) {
     model.calibrate_probabilities(calibration_set);

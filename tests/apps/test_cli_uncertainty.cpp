@@ -153,7 +153,8 @@ TEST_F(CliUncertaintyTest, EvalPlotsTheCalibration) {
 }
 
 // --calibration: a labelled file calibrates instead of the validation part, whose 4 molecules could
-// not give 90 % intervals; its 16 can.
+// not give 90 % intervals; its 16 can, which hold 0.05^(1/16) to 0.95^(1/16) of fresh molecules for 9
+// calibration files in 10.
 TEST_F(CliUncertaintyTest, ACalibrationFileTakesThePlaceOfTheValidationPart) {
   write_small_molecules("calibration.csv");
   const CliRun trained = run_cli("train --task molecule --data " + path("molecules.csv") +
@@ -161,10 +162,19 @@ TEST_F(CliUncertaintyTest, ACalibrationFileTakesThePlaceOfTheValidationPart) {
                                  "--split-sizes 0.5,0.25,0.25 --uncertainty ensemble --ensemble 2 --calibration " +
                                  path("calibration.csv") + " --out " + path("model.ew"));
   ASSERT_EQ(trained.status, 0) << trained.output;
-  EXPECT_NE(trained.output.find("spread calibrated on the 16 molecules of the calibration file"), std::string::npos)
+  EXPECT_NE(trained.output.find("spread calibrated on the 16 molecules of the calibration file: 90 % intervals will "
+                                "hold 82 to 100 % of molecules like them, 9 times in 10\n"),
+            std::string::npos)
       << trained.output;
   const CliRun intervals = run_cli("predict --model " + path("model.ew") + " --smiles CCO --coverage 0.9");
   EXPECT_EQ(intervals.status, 0) << intervals.output;
+  const CliRun own = run_cli("train --task molecule --data " + path("molecules.csv") +
+                             " --layers 1 --head-hidden 8 --epochs 3 --no-descriptors --batch-size 4 "
+                             "--split-sizes 0.5,0.25,0.25 --uncertainty ensemble --ensemble 2 --out " + path("own.ew"));
+  EXPECT_NE(own.output.find("spread calibrated on the 4 molecules of the validation part, too few for 90 % intervals, "
+                            "which need 9\n"),
+            std::string::npos)
+      << own.output;
 
   write("wrong.csv", "smiles,other\nCCO,1\n");
   const CliRun wrong = train(" --uncertainty ensemble --ensemble 2 --calibration " + path("wrong.csv"), "wrong.ew");

@@ -89,6 +89,14 @@ std::size_t conformal_rows_needed(double coverage);
 /// (0, 1), or one that needs more rows than n (conformal_rows_needed).
 double conformal_quantile(std::span<const float> ascending, double coverage);
 
+/// How much of fresh rows split-conformal intervals or sets of `coverage` calibrated on `rows` rows
+/// hold, over the draw of those rows: the fraction is Beta(k, rows + 1 - k)-distributed, k =
+/// ceil((rows + 1) coverage), for rows exchangeable with the calibration rows (Vovk 2012). Returns its
+/// (1 - probability) / 2 and (1 + probability) / 2 quantiles: with 113 rows, 90 % intervals hold
+/// between 0.855 and 0.944 of fresh rows for 9 calibration parts in 10. Throws as conformal_quantile
+/// does, and ArgumentError for a probability outside (0, 1).
+std::pair<double, double> conformal_coverage_range(std::size_t rows, double coverage, double probability = 0.9);
+
 /// Fits a task's calibration on its labelled rows (NaN targets are skipped): the offset, the scale
 /// and the scores, from targets, predictions and raw spreads of equal length. Throws ArgumentError
 /// when fewer than two rows are labelled, or when the lengths differ.
