@@ -1,10 +1,11 @@
 #include "edgewise/models/uncertainty.hpp"
+
 #include <algorithm>
 #include <array>
+#include <boost/math/distributions/beta.hpp>
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <boost/math/distributions/beta.hpp>
 #include <nlohmann/json.hpp>
 #include <numbers>
 #include <numeric>
@@ -405,7 +406,8 @@ std::pair<double, double> conformal_coverage_range(std::size_t rows, double cove
   if (!(probability > 0 && probability < 1))
     throw ArgumentError("probability " + number_text(probability) + " is outside (0, 1)");
   const auto rank = static_cast<double>(conformal_rank(rows, coverage));
-  // The rank-th smallest of `rows` uniform scores, which is where the bound falls among fresh rows' scores.
+  // A fresh row's score is below the bound with probability F(bound), F the scores' distribution; F
+  // of the rank-th smallest of `rows` scores is the rank-th smallest of `rows` uniform numbers.
   const boost::math::beta_distribution<double> held(rank, static_cast<double>(rows) + 1 - rank);
   return {quantile(held, (1 - probability) / 2), quantile(held, (1 + probability) / 2)};
 }
