@@ -128,18 +128,62 @@ double expected_normalized_calibration_error(std::span<const double> sigma, std:
   return total / static_cast<double>(bins.rmv.size());
 }
 
-// The calibration of widths spread + offset: the scale that makes the mean squared z 1 (the
-// Gaussian NLL's minimum over the scale), and the scores.
-SpreadCalibration scaled_calibration(std::span<const double> errors, std::span<const double> spreads, double offset) {
+// The standard normal density.
+double normal_density(double u) { return std::exp(-u * u / 2) * std::numbers::inv_sqrtpi / std::numbers::sqrt2; }
+
+// The continuous ranked probability score of the Gaussian N(0, sigma^2) at `error` (Gneiting and
+// Raftery 2007, eq. 21): sigma (u erf(u / sqrt 2) + 2 phi(u) - 1 / sqrt pi), u = |error| / sigma.
+double gaussian_crps(double error, double sigma) {
+  const double u = std::abs(error) / sigma;
+  return sigma * (u * std::erf(u / std::numbers::sqrt2) + 2 * normal_density(u) - std::numbers::inv_sqrtpi);
+}
+
+// The scale s that minimizes the sum of gaussian_crps(error_i, s w_i), searched between 1e-6 and
+// 1e6 times `rms_scale`. The sum's derivative in s, sum_i w_i (2 phi(error_i / (s w_i)) - 1 / sqrt pi),
+// rises with s, so its root is found by halving the interval, in log s.
+double crps_scale(std::span<const double> errors, std::span<const double> widths, double rms_scale) {
+  const auto slope = [&](double log_scale) {
+    double sum = 0;
+    for (std::size_t i = 0; i < errors.size(); ++i) {
+      const double sigma = std::exp(log_scale) * widths[i];
+      sum += widths[i] * (2 * normal_density(errors[i] / sigma) - std::numbers::inv_sqrtpi);
+    }
+    return sum;
+  };
+  double low = std::log(rms_scale) - 14, high = std::log(rms_scale) + 14;
+  if (slope(low) >= 0) return std::exp(low);  // nearly every error is 0
+  for (int step = 0; step < 64; ++step) {
+    const double middle = (low + high) / 2;
+    (slope(middle) < 0 ? low : high) = middle;
+  }
+  return std::exp((low + high) / 2);
+}
+
+// The calibration of widths spread + offset, scaled to minimize `fit`'s score on the rows, and that
+// score (the NLL less its constant terms).
+std::pair<SpreadCalibration, double> scaled_calibration(std::span<const double> errors,
+                                                        std::span<const double> spreads, double offset,
+                                                        SpreadFit fit) {
   SpreadCalibration calibration{.offset = offset};
+  std::vector<double> widths;
   double z_squared = 0;
   for (std::size_t i = 0; i < errors.size(); ++i) {
-    const double score = errors[i] / (spreads[i] + offset);
+    widths.push_back(spreads[i] + offset);
+    const double score = errors[i] / widths.back();
     z_squared += score * score;
     calibration.scores.push_back(static_cast<float>(score));
   }
-  calibration.scale = std::max(std::sqrt(z_squared / static_cast<double>(errors.size())), 1e-12);
-  return calibration;
+  // The NLL's minimum over the scale makes the mean squared z 1.
+  const double rms_scale = std::max(std::sqrt(z_squared / static_cast<double>(errors.size())), 1e-12);
+  double total = 0;
+  if (fit == SpreadFit::nll) {
+    calibration.scale = rms_scale;
+    for (const double width : widths) total += std::log(rms_scale * width);
+  } else {
+    calibration.scale = crps_scale(errors, widths, rms_scale);
+    for (std::size_t i = 0; i < errors.size(); ++i) total += gaussian_crps(errors[i], calibration.scale * widths[i]);
+  }
+  return {std::move(calibration), total};
 }
 
 struct LabelledRow {
@@ -413,7 +457,7 @@ std::pair<double, double> conformal_coverage_range(std::size_t rows, double cove
 }
 
 SpreadCalibration fit_spread_calibration(std::span<const float> targets, std::span<const float> predictions,
-                                         std::span<const float> raw_spread) {
+                                         std::span<const float> raw_spread, SpreadFit fit) {
   check_lengths({targets.size(), predictions.size(), raw_spread.size()}, "fit_spread_calibration");
   std::vector<double> errors, spreads;
   for (std::size_t i = 0; i < targets.size(); ++i) {
@@ -432,14 +476,12 @@ SpreadCalibration fit_spread_calibration(std::span<const float> targets, std::sp
     unit = std::max(std::sqrt(squared / static_cast<double>(errors.size())), 1e-12);
   }
   SpreadCalibration calibration;
-  double best_nll = std::numeric_limits<double>::infinity();
+  double best = std::numeric_limits<double>::infinity();
   for (double multiple = 1.0 / 64; multiple <= 4; multiple *= 2) {
-    const SpreadCalibration candidate = scaled_calibration(errors, spreads, multiple * unit);
-    double nll = 0;  // the rows' Gaussian NLL less its constant terms: the scale makes each mean z^2 1
-    for (const double spread : spreads) nll += std::log(candidate.sigma(spread));
-    if (nll < best_nll) {
-      best_nll = nll;
-      calibration = candidate;
+    auto [candidate, total] = scaled_calibration(errors, spreads, multiple * unit, fit);
+    if (total < best) {
+      best = total;
+      calibration = std::move(candidate);
     }
   }
   std::ranges::sort(calibration.scores);

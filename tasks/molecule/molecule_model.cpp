@@ -44,17 +44,20 @@ nlohmann::json config_json(const MoleculeModelConfig& config) {
                    {"ensemble", config.ensemble}};
   // Written only with a spread, so that models without one keep their files as they were.
   if (config.spread != SpreadMethod::none)
-    j["uncertainty"] = {{"spread", name_of(kSpreadMethodNames, config.spread)}, {"calibration", config.calibration}};
+    j["uncertainty"] = {{"spread", name_of(kSpreadMethodNames, config.spread)},
+                        {"fit", name_of(kSpreadFitNames, config.spread_fit)},
+                        {"calibration", config.calibration}};
   if (!config.probability_calibration.empty()) j["probability_calibration"] = config.probability_calibration;
   return j;
 }
 
 // The spread and its calibration, absent from files of models without one (and from every file
-// written before uncertainty existed).
+// written before uncertainty existed). Files written before the fit was a choice were fitted by NLL.
 void read_uncertainty(const nlohmann::json& j, MoleculeModelConfig& config) {
   if (!j.contains("uncertainty")) return;
   const nlohmann::json& uncertainty = j.at("uncertainty");
   config.spread = value_named(kSpreadMethodNames, uncertainty.at("spread").get<std::string>(), "spread method");
+  config.spread_fit = value_named(kSpreadFitNames, uncertainty.value("fit", std::string("nll")), "spread fit");
   uncertainty.at("calibration").get_to(config.calibration);
 }
 
@@ -509,7 +512,8 @@ ModelDescription MoleculeModel::describe() const {
   const std::string spread = config_.spread == SpreadMethod::ensemble
                                  ? "the members' spread"
                                  : name_of(kSpreadMethodNames, config_.spread) + " (the members' total spread)";
-  description.facts.emplace_back("uncertainty", spread + ", calibrated on held-out molecules");
+  description.facts.emplace_back("uncertainty", spread + ", calibrated on held-out molecules by " +
+                                                    name_of(kSpreadFitNames, config_.spread_fit));
   nlohmann::json calibration;
   for (std::size_t t = 0; t < config_.tasks.size(); ++t) {
     const SpreadCalibration& task = config_.calibration[t];
@@ -558,7 +562,7 @@ void MoleculeModel::calibrate(const MoleculeSet& held_out) {
   for (Index t = 0; t < predicted.values.cols(); ++t) {
     try {
       calibration.push_back(fit_spread_calibration(column(held_out.targets, t), column(predicted.values, t),
-                                                   column(predicted.raw_spread, t)));
+                                                   column(predicted.raw_spread, t), config_.spread_fit));
     } catch (const ArgumentError& e) {
       throw ArgumentError("task '" + config_.tasks[static_cast<std::size_t>(t)] + "': " + e.what() +
                           " in the validation part");

@@ -93,7 +93,8 @@ TEST_F(CliUncertaintyTest, ARegressionModelHasASpreadByDefault) {
   ASSERT_EQ(train(" --ensemble 1", "single.ew").status, 0);
   ASSERT_EQ(train(" --ensemble 2 --uncertainty none", "none.ew").status, 0);
   const CliRun info = run_cli("info " + path("default.ew"), 0);
-  EXPECT_NE(info.output.find("mve (the members' total spread), calibrated on held-out molecules"), std::string::npos)
+  EXPECT_NE(info.output.find("mve (the members' total spread), calibrated on held-out molecules by crps"),
+            std::string::npos)
       << info.output;
   const auto header = [&](const std::string& model) {
     const CliRun run = run_cli("predict --model " + path(model) + " --smiles CCO");
@@ -102,6 +103,30 @@ TEST_F(CliUncertaintyTest, ARegressionModelHasASpreadByDefault) {
   EXPECT_EQ(header("default.ew"), "smiles,logS,logS_std,error");
   EXPECT_EQ(header("single.ew"), "smiles,logS,logS_std,error");
   EXPECT_EQ(header("none.ew"), "smiles,logS,error");
+}
+
+// The fit sets the standard deviations; the values and the conformal intervals stay as they were.
+TEST_F(CliUncertaintyTest, TheSpreadFitChangesTheStandardDeviationsAlone) {
+  ASSERT_EQ(train(" --ensemble 1", "crps.ew").status, 0);
+  ASSERT_EQ(train(" --ensemble 1 --spread-fit nll", "nll.ew").status, 0);
+  const auto first_row = [&](const std::string& model) {
+    const CliRun run = run_cli("predict --model " + path(model) + " --smiles CCO --coverage 0.5");
+    std::istringstream rows(run.output);
+    std::string header, line;
+    std::getline(rows, header);
+    std::getline(rows, line);
+    return numbers(line);
+  };
+  const std::vector<double> crps = first_row("crps.ew"), nll = first_row("nll.ew");
+  ASSERT_EQ(crps.size(), 4u);
+  ASSERT_EQ(nll.size(), 4u);
+  EXPECT_EQ(crps[0], nll[0]);
+  EXPECT_NE(crps[1], nll[1]);
+  EXPECT_EQ(crps[2], nll[2]);
+  EXPECT_EQ(crps[3], nll[3]);
+  EXPECT_NE(run_cli("info " + path("nll.ew"), 0).output.find("calibrated on held-out molecules by nll"),
+            std::string::npos);
+  EXPECT_NE(train(" --spread-fit mse", "bad.ew").output.find("crps"), std::string::npos);
 }
 
 TEST_F(CliUncertaintyTest, RefusalsNameTheirFix) {

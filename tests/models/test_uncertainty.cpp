@@ -20,12 +20,12 @@ namespace {
 
 using testing::kMissing;
 
-TEST(SpreadCalibrationTest, FitsOffsetScaleAndScoresByHand) {
+TEST(SpreadCalibrationTest, FitsOffsetScaleAndScoresByHandUnderTheLikelihood) {
   // Spreads 1, 1, 3 (median 1), errors 2, 4, 4. The offset b is the multiple of the median from 1/64
   // to 4 whose widths w = spread + b, scaled, give the smallest NLL: mean log w + log scale, with
   // scale^2 = mean (error / w)^2. By hand: 1.2707 at b = 1, 1.2453 at 2, 1.2316 at 4.
   const std::vector<float> targets{2, 4, kMissing, 4}, predictions{0, 0, 100, 0}, spread{1, 1, 50, 3};
-  const SpreadCalibration calibration = fit_spread_calibration(targets, predictions, spread);
+  const SpreadCalibration calibration = fit_spread_calibration(targets, predictions, spread, SpreadFit::nll);
   EXPECT_DOUBLE_EQ(calibration.offset, 4);
   const double scale = std::sqrt((4.0 / 25 + 16.0 / 25 + 16.0 / 49) / 3);
   EXPECT_NEAR(calibration.scale, scale, 1e-7);
@@ -57,10 +57,90 @@ TEST(SpreadCalibrationTest, RefusesCoveragesItCannotGive) {
                ArgumentError);
 }
 
-TEST(SpreadCalibrationTest, MembersThatAgreeGetTheRootMeanSquaredErrorAsWidth) {
-  const SpreadCalibration calibration =
-      fit_spread_calibration(std::vector<float>{3, -4}, std::vector<float>{0, 0}, std::vector<float>{0, 0});
-  EXPECT_NEAR(calibration.sigma(0), std::sqrt(12.5), 1e-6);  // z-scaling: mean z^2 = 1
+TEST(SpreadCalibrationTest, MembersThatAgreeGetOneWidthFromTheErrors) {
+  const std::vector<float> targets{3, -4}, predictions{0, 0}, spread{0, 0};
+  const SpreadCalibration by_likelihood = fit_spread_calibration(targets, predictions, spread, SpreadFit::nll);
+  EXPECT_NEAR(by_likelihood.sigma(0), std::sqrt(12.5), 1e-6);  // z-scaling: mean z^2 = 1
+  // The CRPS's minimum: 2 phi(3 / s) + 2 phi(4 / s) = 2 / sqrt(pi), solved by SciPy's brentq.
+  const SpreadCalibration by_crps = fit_spread_calibration(targets, predictions, spread, SpreadFit::crps);
+  EXPECT_NEAR(by_crps.sigma(0), 4.217306172285828, 1e-6);
+}
+
+// The CRPS of N(0, sigma^2) at y from its definition, the integral of (F(x) - [x >= y])^2 over x, by
+// Simpson's rule: no closed form involved.
+double integrated_crps(double y, double sigma) {
+  const auto simpson = [](auto f, double a, double b) {
+    constexpr int kSteps = 2000;
+    const double h = (b - a) / kSteps;
+    double sum = f(a) + f(b);
+    for (int k = 1; k < kSteps; ++k) sum += (k % 2 == 1 ? 4 : 2) * f(a + k * h);
+    return sum * h / 3;
+  };
+  const auto cdf = [sigma](double x) { return 0.5 * std::erfc(-x / (sigma * std::numbers::sqrt2)); };
+  const double far = 12 * sigma + std::abs(y);
+  return simpson([&](double x) { return cdf(x) * cdf(x); }, -far, y) +
+         simpson([&](double x) { return (1 - cdf(x)) * (1 - cdf(x)); }, y, far);
+}
+
+TEST(SpreadCalibrationTest, TheCrpsFitMinimizesTheIntegratedScore) {
+  const std::vector<float> targets{0.3f, -1.2f, 2.5f, 0.1f, -0.4f, 4.0f}, predictions(6, 0.0f),
+      spread{0.5f, 1.0f, 0.8f, 0.2f, 0.6f, 1.5f};
+  const SpreadCalibration calibration = fit_spread_calibration(targets, predictions, spread, SpreadFit::crps);
+  const auto total = [&](double offset, double scale) {
+    double sum = 0;
+    for (std::size_t i = 0; i < targets.size(); ++i) sum += integrated_crps(targets[i], scale * (spread[i] + offset));
+    return sum;
+  };
+  const double best = total(calibration.offset, calibration.scale);
+  for (const double factor : {0.99, 1.01})
+    EXPECT_GT(total(calibration.offset, factor * calibration.scale), best + 1e-6) << factor;
+  // No other offset of the grid (multiples of the median spread, 0.7) scores lower at any scale: the
+  // score is convex in the scale, so a golden-section search finds each offset's lowest.
+  for (double multiple = 1.0 / 64; multiple <= 4; multiple *= 2) {
+    const auto at = [&](double log_scale) { return total(multiple * 0.7, std::exp(log_scale)); };
+    const double golden = (std::sqrt(5.0) - 1) / 2;
+    double low = std::log(0.01), high = std::log(100.0);
+    for (int step = 0; step < 50; ++step) {
+      const double left = high - golden * (high - low), right = low + golden * (high - low);
+      if (at(left) < at(right))
+        high = right;
+      else
+        low = left;
+    }
+    EXPECT_GE(at((low + high) / 2), best - 1e-6) << multiple;
+  }
+}
+
+// Errors with a heavy tail (Student's t, 3 degrees of freedom): the likelihood's standard deviation
+// matches the tail, so central Gaussian intervals hold more than their share; the CRPS's holds
+// closer to it at every level.
+TEST(SpreadCalibrationTest, TheCrpsFitFollowsEveryLevelOfAHeavyTailedError) {
+  std::mt19937 random(7);
+  std::student_t_distribution<double> noise(3);
+  std::uniform_real_distribution<double> spread_of(0.5, 2);
+  const auto draw = [&](std::size_t n, std::vector<float>& targets, std::vector<float>& spread) {
+    targets.resize(n);
+    spread.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      spread[i] = static_cast<float>(spread_of(random));
+      targets[i] = static_cast<float>(spread[i] * noise(random));
+    }
+  };
+  std::vector<float> targets, spread;
+  draw(2000, targets, spread);
+  const std::vector<float> zeros(targets.size(), 0.0f);
+  const SpreadCalibration by_crps = fit_spread_calibration(targets, zeros, spread, SpreadFit::crps);
+  const SpreadCalibration by_likelihood = fit_spread_calibration(targets, zeros, spread, SpreadFit::nll);
+  EXPECT_LT(by_crps.sigma(1), 0.9 * by_likelihood.sigma(1));
+  draw(20000, targets, spread);
+  const auto miscalibration = [&](const SpreadCalibration& calibration) {
+    std::vector<float> sigma;
+    for (const float raw : spread) sigma.push_back(static_cast<float>(calibration.sigma(raw)));
+    const std::vector<float> fresh_zeros(targets.size(), 0.0f);
+    return score_uncertainty(targets, fresh_zeros, sigma, fresh_zeros, fresh_zeros).miscalibration_area;
+  };
+  EXPECT_LT(miscalibration(by_crps), miscalibration(by_likelihood) - 0.01);
+  EXPECT_LT(miscalibration(by_crps), 0.03);
 }
 
 TEST(SpreadCalibrationTest, JsonRoundTripsAndRefusesBrokenValues) {

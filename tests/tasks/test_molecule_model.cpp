@@ -637,6 +637,11 @@ TEST_F(MoleculeModelFileTest, AnEnsemblesCalibratedSpreadAgreesOnEveryPathAndSur
 
   expect_spread_on_every_path(model, data, spread, path("spread.ew"));
   EXPECT_EQ(MoleculeModel::load(path("spread.ew")).config().spread, SpreadMethod::ensemble);
+  ModelFile file = load_model(path("spread.ew"));
+  EXPECT_EQ(file.config.at("uncertainty").at("fit"), "crps");
+  file.config.at("uncertainty").erase("fit");  // as files were written before the fit was a choice
+  save_model(path("older.ew"), file.config, file.parameters);
+  EXPECT_EQ(MoleculeModel::load(path("older.ew")).config().spread_fit, SpreadFit::nll);
 
   MoleculeModel plain(small_config());
   plain.initialize(5);

@@ -3,7 +3,7 @@
 /// calibration is on labelled rows. Pure and deterministic; values are computed in double.
 ///
 /// Regression: a raw spread per prediction (the ensemble members' disagreement), calibrated into a
-/// standard deviation (z-scaling) and into split-conformal intervals whose width follows the spread.
+/// standard deviation and into split-conformal intervals whose width follows the spread.
 ///
 ///   SpreadCalibration calibration = fit_spread_calibration(val_targets, val_predictions, val_spread);
 ///   double sigma = calibration.sigma(spread);                 // a standard deviation
@@ -54,6 +54,22 @@ inline constexpr std::pair<SpreadMethod, std::string_view> kSpreadMethodNames[] 
     {SpreadMethod::evidential, "evidential"},
     {SpreadMethod::dropout, "dropout"}};
 
+/// What a spread's calibration makes smallest on its calibration rows, choosing the offset and the
+/// scale (SpreadCalibration).
+enum class SpreadFit {
+  /// The continuous ranked probability score of the Gaussians (prediction, standard deviation)
+  /// (Gneiting and Raftery 2007). It grows with |error| rather than its square, so a few large
+  /// errors move the standard deviations less: intervals of every level hold close to their share.
+  crps,
+  /// The Gaussian negative log-likelihood (z-scaling): the standard deviations match the root mean
+  /// square of the errors, however heavy their tail.
+  nll,
+};
+
+/// The names command lines and model files use.
+inline constexpr std::pair<SpreadFit, std::string_view> kSpreadFitNames[] = {{SpreadFit::crps, "crps"},
+                                                                            {SpreadFit::nll, "nll"}};
+
 /// The spread methods a model can be trained with, as errors name them: "ensemble, mve, evidential or
 /// dropout", each name between `quote`s.
 std::string spread_method_choices(std::string_view quote = "");
@@ -67,9 +83,9 @@ std::string spread_method_choices(std::string_view quote = "");
 /// target with probability at least c (Lei et al. 2018, normalized conformal regression).
 struct SpreadCalibration {
   /// Added to the raw spread: of the multiples 1/64, 1/32, ..., 4 of the calibration rows' median
-  /// raw spread, the one whose scaled widths give those rows the smallest Gaussian NLL.
+  /// raw spread, the one whose scaled widths give those rows the smallest score (SpreadFit).
   double offset = 0;
-  double scale = 1;  ///< z-scaling: the factor on the width that minimizes the Gaussian NLL there
+  double scale = 1;  ///< the factor on the width that minimizes that score there
   std::vector<float> scores = {};  ///< the calibration rows' |error| / width, ascending
 
   /// The calibrated standard deviation of a prediction with this raw spread.
@@ -97,11 +113,12 @@ double conformal_quantile(std::span<const float> ascending, double coverage);
 /// does, and ArgumentError for a probability outside (0, 1).
 std::pair<double, double> conformal_coverage_range(std::size_t rows, double coverage, double probability = 0.9);
 
-/// Fits a task's calibration on its labelled rows (NaN targets are skipped): the offset, the scale
-/// and the scores, from targets, predictions and raw spreads of equal length. Throws ArgumentError
-/// when fewer than two rows are labelled, or when the lengths differ.
+/// Fits a task's calibration on its labelled rows (NaN targets are skipped): the offset and the
+/// scale that minimize `fit`'s score there, and the scores, from targets, predictions and raw
+/// spreads of equal length. Throws ArgumentError when fewer than two rows are labelled, or when the
+/// lengths differ.
 SpreadCalibration fit_spread_calibration(std::span<const float> targets, std::span<const float> predictions,
-                                         std::span<const float> raw_spread);
+                                         std::span<const float> raw_spread, SpreadFit fit = SpreadFit::crps);
 
 /// JSON form in model files: {"offset", "scale", "scores"}. from_json throws ModelFormatError for a
 /// negative or non-finite offset or scale, or scores that are not finite, non-negative and ascending.

@@ -47,6 +47,7 @@ struct MoleculeModelConfig {
   /// Where predictions get a spread: none, or (regression, ensemble of 2 or more) the members'
   /// standard deviation, calibrated by MoleculeModel::calibrate.
   SpreadMethod spread = SpreadMethod::none;
+  SpreadFit spread_fit = SpreadFit::crps;           ///< what calibrating the spread minimizes
   std::vector<SpreadCalibration> calibration = {};  ///< [T] once calibrated; empty before
   /// Classification: [T] calibrations of the probabilities (Platt or isotonic), set by
   /// calibrate_probabilities; empty before, and in files written without.
