@@ -138,8 +138,8 @@ double gaussian_crps(double error, double sigma) {
   return sigma * (u * std::erf(u / std::numbers::sqrt2) + 2 * normal_density(u) - std::numbers::inv_sqrtpi);
 }
 
-// The scale s that minimizes the sum of gaussian_crps(error_i, s w_i), searched between 1e-6 and
-// 1e6 times `rms_scale`. The sum's derivative in s, sum_i w_i (2 phi(error_i / (s w_i)) - 1 / sqrt pi),
+// The scale s that minimizes the sum of gaussian_crps(error_i, s w_i), searched between e^-14 and
+// e^14 (about 1e-6 and 1e6) times `rms_scale`. The sum's derivative in s, sum_i w_i (2 phi(error_i / (s w_i)) - 1 / sqrt pi),
 // rises with s, so its root is found by halving the interval, in log s.
 double crps_scale(std::span<const double> errors, std::span<const double> widths, double rms_scale) {
   const auto slope = [&](double log_scale) {
@@ -154,7 +154,10 @@ double crps_scale(std::span<const double> errors, std::span<const double> widths
   if (slope(low) >= 0) return std::exp(low);  // nearly every error is 0
   for (int step = 0; step < 64; ++step) {
     const double middle = (low + high) / 2;
-    (slope(middle) < 0 ? low : high) = middle;
+    if (slope(middle) < 0)
+      low = middle;
+    else
+      high = middle;
   }
   return std::exp((low + high) / 2);
 }
