@@ -139,8 +139,9 @@ TEST(SpreadCalibrationTest, TheCrpsFitFollowsEveryLevelOfAHeavyTailedError) {
     const std::vector<float> fresh_zeros(targets.size(), 0.0f);
     return score_uncertainty(targets, fresh_zeros, sigma, fresh_zeros, fresh_zeros).miscalibration_area;
   };
-  EXPECT_LT(miscalibration(by_crps), miscalibration(by_likelihood) - 0.01);
-  EXPECT_LT(miscalibration(by_crps), 0.03);
+  // Over draws, about 0.02-0.04 against 0.08-0.12.
+  EXPECT_LT(miscalibration(by_crps), miscalibration(by_likelihood) - 0.03);
+  EXPECT_LT(miscalibration(by_crps), 0.05);
 }
 
 TEST(SpreadCalibrationTest, JsonRoundTripsAndRefusesBrokenValues) {
