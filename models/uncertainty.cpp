@@ -139,13 +139,15 @@ double gaussian_crps(double error, double sigma) {
 }
 
 // The scale s that minimizes the sum of gaussian_crps(error_i, s w_i), searched between e^-14 and
-// e^14 (about 1e-6 and 1e6) times `rms_scale`. The sum's derivative in s, sum_i w_i (2 phi(error_i / (s w_i)) - 1 / sqrt pi),
-// rises with s, so its root is found by halving the interval, in log s.
+// e^14 (about 1e-6 and 1e6) times `rms_scale`. The sum's derivative in s,
+// sum_i w_i (2 phi(error_i / (s w_i)) - 1 / sqrt pi), rises with s, so its root is found by halving
+// the interval, in log s.
 double crps_scale(std::span<const double> errors, std::span<const double> widths, double rms_scale) {
   const auto slope = [&](double log_scale) {
+    const double scale = std::exp(log_scale);
     double sum = 0;
     for (std::size_t i = 0; i < errors.size(); ++i) {
-      const double sigma = std::exp(log_scale) * widths[i];
+      const double sigma = scale * widths[i];
       sum += widths[i] * (2 * normal_density(errors[i] / sigma) - std::numbers::inv_sqrtpi);
     }
     return sum;
