@@ -583,15 +583,16 @@ void MoleculeModel::calibrate_probabilities(const MoleculeSet& held_out) {
   config_.probability_calibration = std::move(calibration);
 }
 
-// What one thread needs to run batches: its own copy of every member (a forward pass keeps state in
-// the network), and buffers reused from batch to batch.
+// What one thread needs to run batches: one network, into which each member's weights are copied in
+// turn (a forward pass keeps state in the network, so threads cannot share one), and buffers reused
+// from batch to batch. One network rather than one a member keeps a batch's activations in the same
+// memory for every member: a fifth of the memory, and still in cache when the next member runs.
 struct MoleculeModel::Worker {
-  explicit Worker(const MoleculeModel& model) : config(model.config_), batcher(model.config_.featurizer) {
-    for (const auto& member : model.members_) {
-      networks.push_back(std::make_unique<Member>(model.config_.network));
-      networks.back()->params.values() = member->params.values();
-    }
-  }
+  explicit Worker(const MoleculeModel& model)
+      : model(model),
+        config(model.config_),
+        network(std::make_unique<Member>(model.config_.network)),
+        batcher(model.config_.featurizer) {}
 
   // The batch's predictions, [count, T], averaged as predict() averages: the members' predictions
   // summed in member order. A calibrated model's raw spreads follow, [count, 2T] in all.
@@ -605,17 +606,17 @@ struct MoleculeModel::Worker {
     batcher.assemble(molecules, descriptor_rows, batch);
     if (config.calibration.empty()) {
       Matrix<float> sum = Matrix<float>::Zero(static_cast<Index>(rows.size()), static_cast<Index>(config.tasks.size()));
-      for (const auto& member : networks)
-        sum += to_predictions(member->network.forward(batch), config.task_type, config.scaling);
-      sum /= static_cast<float>(networks.size());
+      for (const auto& member : model.members_)
+        sum += to_predictions(forward(*member), config.task_type, config.scaling);
+      sum /= static_cast<float>(model.members_.size());
       calibrate_in_place(config, sum);
       return sum;
     }
     MemberPredictions members;
-    for (const auto& member : networks) {
-      members.add(member->network.forward(batch), config);
+    for (const auto& member : model.members_) {
+      members.add(forward(*member), config);
       if (config.spread == SpreadMethod::dropout)
-        members.variances.push_back(dropout_variances(member->network, batch, config.scaling, kDropoutSamples));
+        members.variances.push_back(dropout_variances(network->network, batch, config.scaling, kDropoutSamples));
     }
     const SpreadPredictions predicted = members.spread();
     Matrix<float> both(predicted.values.rows(), 2 * predicted.values.cols());
@@ -623,8 +624,14 @@ struct MoleculeModel::Worker {
     return both;
   }
 
+  const Matrix<float>& forward(const Member& member) {
+    network->params.values() = member.params.values();
+    return network->network.forward(batch);
+  }
+
+  const MoleculeModel& model;
   const MoleculeModelConfig& config;
-  std::vector<std::unique_ptr<Member>> networks;
+  std::unique_ptr<Member> network;
   MoleculeBatcher batcher;
   FeaturedBatch batch;
   std::vector<const MoleculeRows*> molecules;
