@@ -77,9 +77,10 @@ def pyg_cora(threads, work):
     if not (root / "Cora" / "raw").exists():
         (root / "Cora" / "raw").symlink_to(PEER_SCRIPTS / "data" / "Cora" / "raw")
     summary = work / "pyg-cora.json"
-    subprocess.run(["/usr/bin/python3", str(PEER_SCRIPTS / "pyg" / "cora_gat.py"), "--root", str(root), "--models", "gat", "--seeds", "3", "--patience", "200", "--threads",
-                    str(threads), "--retries", "0", "--no-wait-idle", "--json", str(summary)], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=pyg_env(threads))
+    subprocess.run(["/usr/bin/python3", str(PEER_SCRIPTS / "pyg" / "cora_gat.py"), "--root", str(root), "--models",
+                    "gat", "--seeds", "3", "--patience", "200", "--threads", str(threads), "--retries", "0",
+                    "--no-wait-idle", "--json", str(summary)],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=pyg_env(threads))
     with open(summary) as f:
         gat = json.load(f)["results"]["gat"]
     return {"epoch_ms": gat["train_epoch_median_ms"]}
@@ -107,7 +108,8 @@ def esol_parts(work):
     for part in ("train", "val", "test"):
         indices = [int(line) for line in open(PEER_SCRIPTS / "chemprop" / "esol_split_seed0" / f"{part}.txt")
                    if line.strip()]
-        write_rows(work / f"esol-{part}.csv", [["smiles", "logS"], *([body[i][smiles], body[i][target]] for i in indices)])
+        rows = ([body[i][smiles], body[i][target]] for i in indices)
+        write_rows(work / f"esol-{part}.csv", [["smiles", "logS"], *rows])
     return ["--data_path", str(work / "esol-train.csv"), "--separate_val_path", str(work / "esol-val.csv"),
             "--separate_test_path", str(work / "esol-test.csv"), "--dataset_type", "regression"]
 
