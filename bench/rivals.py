@@ -50,12 +50,6 @@ def missing():
     return None
 
 
-def timed(command, env):
-    start = time.perf_counter()
-    subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    return time.perf_counter() - start
-
-
 def pyg_env(threads):
     return dict(os.environ, OMP_NUM_THREADS=str(threads), PYTHONPATH=str(PEERS / "pyg"), **KEEP_FREED_MEMORY)
 
@@ -86,9 +80,13 @@ def pyg_cora(threads, work):
     return {"epoch_ms": gat["train_epoch_median_ms"]}
 
 
-def chemprop(entry, args, threads):
+def chemprop(entry, args, threads, log=subprocess.DEVNULL):
+    """Seconds the Chemprop command `entry` (chemprop_train, chemprop_predict) took; its output goes to `log`."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), PYTHONPATH=":".join(str(PEERS / p) for p in CHEMPROP_PATH))
-    return timed(["/usr/bin/python3", "-c", f"from chemprop.train import {entry}; {entry}()", *args], env)
+    start = time.perf_counter()
+    subprocess.run(["/usr/bin/python3", "-c", f"from chemprop.train import {entry}; {entry}()", *args], check=True,
+                   env=env, stdout=log, stderr=subprocess.STDOUT)
+    return time.perf_counter() - start
 
 
 def read_rows(path):
@@ -101,17 +99,23 @@ def write_rows(path, rows):
         csv.writer(f).writerows(rows)
 
 
+def write_split_parts(data, target_name, split, work, prefix=""):
+    """The parts of `split` (0-based data-row indices, one a line, in train.txt, val.txt and test.txt) as
+    Chemprop's CSV files work/<prefix><part>.csv, columns smiles and logS; returns the options that read them."""
+    header, *body = read_rows(data)
+    smiles, target = header.index("smiles"), header.index(target_name)
+    paths = {part: work / f"{prefix}{part}.csv" for part in ("train", "val", "test")}
+    for part, path in paths.items():
+        indices = [int(line) for line in open(split / f"{part}.txt") if line.strip()]
+        write_rows(path, [["smiles", "logS"], *([body[i][smiles], body[i][target]] for i in indices)])
+    return ["--data_path", str(paths["train"]), "--separate_val_path", str(paths["val"]), "--separate_test_path",
+            str(paths["test"])]
+
+
 def esol_parts(work):
-    """Chemprop's ESOL split seed 0 as its three CSV files."""
-    header, *body = read_rows(DATA / "esol" / "esol.csv")
-    smiles, target = header.index("smiles"), header.index(ESOL_TARGET)
-    for part in ("train", "val", "test"):
-        indices = [int(line) for line in open(PEER_SCRIPTS / "chemprop" / "esol_split_seed0" / f"{part}.txt")
-                   if line.strip()]
-        rows = ([body[i][smiles], body[i][target]] for i in indices)
-        write_rows(work / f"esol-{part}.csv", [["smiles", "logS"], *rows])
-    return ["--data_path", str(work / "esol-train.csv"), "--separate_val_path", str(work / "esol-val.csv"),
-            "--separate_test_path", str(work / "esol-test.csv"), "--dataset_type", "regression"]
+    """Chemprop's ESOL split seed 0 as its three CSV files, and the options of a regression on them."""
+    return [*write_split_parts(DATA / "esol" / "esol.csv", ESOL_TARGET, PEER_SCRIPTS / "chemprop" / "esol_split_seed0",
+                               work, "esol-"), "--dataset_type", "regression"]
 
 
 def train(data_args, name, epochs, threads, work):
