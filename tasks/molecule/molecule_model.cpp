@@ -588,11 +588,11 @@ void MoleculeModel::calibrate_probabilities(const MoleculeSet& held_out) {
 // from batch to batch. One network rather than one a member keeps a batch's activations in the same
 // memory for every member: a fifth of the memory, and still in cache when the next member runs.
 struct MoleculeModel::Worker {
-  explicit Worker(const MoleculeModel& model)
-      : model(model),
-        config(model.config_),
-        network(std::make_unique<Member>(model.config_.network)),
-        batcher(model.config_.featurizer) {}
+  explicit Worker(const MoleculeModel& owner)
+      : model(owner),
+        config(owner.config_),
+        network(std::make_unique<Member>(owner.config_.network)),
+        batcher(owner.config_.featurizer) {}
 
   // The batch's predictions, [count, T], averaged as predict() averages: the members' predictions
   // summed in member order. A calibrated model's raw spreads follow, [count, 2T] in all.
