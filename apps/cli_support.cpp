@@ -45,14 +45,15 @@ void apply_threads(int threads) {
 void add_precision_option(CLI::App& command, std::string& precision) {
   command
       .add_option("--precision", precision,
-                  "Arithmetic of the matrix products: float32, or bf16 (operands rounded to bfloat16, float32 sums: "
-                  "the products up to twice as fast on CPUs with AVX-512 BF16; float32 on other CPUs)")
-      ->check(CLI::IsMember({"float32", "bf16"}));
+                  "Arithmetic of the matrix products: float32, bf16 (operands rounded to bfloat16, float32 sums: "
+                  "the products up to twice as fast on CPUs with AVX-512 BF16; float32 on other CPUs), or auto, "
+                  "the default: bf16 on AMD CPUs with AVX-512 BF16, else float32 (the environment variable "
+                  "EDGEWISE_PRECISION sets another default)")
+      ->check(CLI::IsMember({"auto", "float32", "bf16"}));
 }
 
 void apply_precision(const std::string& precision) {
-  if (precision.empty()) return;
-  set_precision(parse_precision(precision));
+  set_precision(precision.empty() ? default_precision() : precision_of_choice(precision));
   if (precision == "bf16" && !bf16_available())
     std::cerr << "note: this CPU has no AVX-512 BF16; --precision bf16 runs float32\n";
 }

@@ -29,10 +29,10 @@ CLI::Validator at_least(long long minimum, const std::string& name);
 void add_threads_option(CLI::App& command, int& threads);
 // Applies a --threads value; 0 keeps the default.
 void apply_threads(int threads);
-// Adds --precision (float32 or bf16) to a command that runs a model's matrix products.
+// Adds --precision (auto, float32 or bf16) to a command that runs a model's matrix products.
 void add_precision_option(CLI::App& command, std::string& precision);
-// Applies a --precision value; empty keeps the default. Says so on stderr when bf16 was asked for on
-// a CPU without AVX-512 BF16, which runs float32.
+// Applies a --precision value; empty applies default_precision() (EDGEWISE_PRECISION, else auto).
+// Says so on stderr when bf16 was asked for on a CPU without AVX-512 BF16, which runs float32.
 void apply_precision(const std::string& precision);
 
 // Throws Error unless `path` can be created: an existing file is replaced only with `force`, so that

@@ -3,10 +3,13 @@
 // --task link: a link predictor from an edge list and features.
 #include <iostream>
 #include <memory>
+#include <string>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "edgewise/core/error.hpp"
+#include "edgewise/core/log.hpp"
+#include "edgewise/core/products.hpp"
 #include "edgewise/distributed/processes.hpp"
 #include "edgewise/chem/molecule.hpp"
 #include "molecule_commands.hpp"
@@ -37,6 +40,8 @@ void run(CLI::App& command, const TaskOptionGroups& task_options, TrainArgs& arg
     add_options(args.shared.given, file_options(command, read_options_file(args.options_file, args.task),
                                                 args.options_file, args.task));
   const LogSettings log = console_log(args.quiet, args.verbose);
+  Logger(log).verbose("matrix products in " + std::string(precision_name(precision())) +
+                      (args.precision.empty() ? " (the default here; --precision or EDGEWISE_PRECISION chooses)" : ""));
   if (args.verbose && distributed::rank() == 0)
     set_rdkit_warning_sink([](std::string_view line) { std::cerr << line << '\n'; });
   reject_other_task_options(task_options, args.task);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -29,6 +30,26 @@ Precision parse_precision(std::string_view name) {
   if (name == "float32") return Precision::float32;
   if (name == "bf16") return Precision::bf16;
   throw ArgumentError("precision '" + std::string(name) + "': expected float32 or bf16");
+}
+
+Precision fastest_precision() {
+  return bf16_available() && __builtin_cpu_is("amd") ? Precision::bf16 : Precision::float32;
+}
+
+Precision precision_of_choice(std::string_view choice) {
+  if (choice == "auto") return fastest_precision();
+  if (choice == "float32" || choice == "bf16") return parse_precision(choice);
+  throw ArgumentError("precision '" + std::string(choice) + "': expected auto, float32 or bf16");
+}
+
+Precision default_precision() {
+  const char* choice = std::getenv("EDGEWISE_PRECISION");
+  if (choice == nullptr || *choice == '\0') return fastest_precision();
+  try {
+    return precision_of_choice(choice);
+  } catch (const ArgumentError& error) {
+    throw ArgumentError(std::string("environment variable EDGEWISE_PRECISION: ") + error.what());
+  }
 }
 
 }  // namespace edgewise

@@ -79,15 +79,18 @@ PYBIND11_MODULE(_edgewise, m) {
   mallopt(M_TRIM_THRESHOLD, 128 << 20);
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   m.attr("__version__") = std::string(edgewise::version());
+  edgewise::set_precision(edgewise::default_precision());
   py::register_exception_translator(&edgewise::python::translate);
   m.def("set_num_threads", &edgewise::set_num_threads, py::arg("threads"),
         "Threads every parallel loop of edgewise uses from now on.");
   m.def("num_threads", &edgewise::num_threads, "Threads the parallel loops use.");
   m.def(
-      "set_precision", [](const std::string& name) { edgewise::set_precision(edgewise::parse_precision(name)); },
+      "set_precision", [](const std::string& name) { edgewise::set_precision(edgewise::precision_of_choice(name)); },
       py::arg("precision"),
-      "Arithmetic of every matrix product from now on: 'float32', or 'bf16' (operands rounded to bfloat16, "
-      "float32 sums), which runs float32 on a CPU without AVX-512 BF16.");
+      "Arithmetic of every matrix product from now on: 'float32', 'bf16' (operands rounded to bfloat16, "
+      "float32 sums), which runs float32 on a CPU without AVX-512 BF16, or 'auto': bf16 on AMD CPUs with "
+      "AVX-512 BF16, else float32. The module starts from EDGEWISE_PRECISION's choice, else 'auto', as "
+      "the command-line tool does.");
   m.def(
       "precision", [] { return std::string(edgewise::precision_name(edgewise::precision())); },
       "The arithmetic matrix products run at: 'float32' or 'bf16'.");

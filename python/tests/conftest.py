@@ -11,6 +11,10 @@ import pytest
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 
+# The module and the tool compute in float32 unless a test sets another precision itself, so that the
+# numbers the tests compare do not depend on the CPU: their default (auto) is bf16 on some CPUs.
+os.environ["EDGEWISE_PRECISION"] = "float32"
+
 # Sixteen small molecules and a made-up target, as tests/apps writes them for the command line.
 SMILES = ["CCO", "CCCO", "CCCCO", "c1ccccc1", "Cc1ccccc1", "CCN", "CCCN", "CC(C)O",
           "CCOC", "CCCl", "c1ccncc1", "OCCO", "CC(=O)O", "CCCCCC", "CCC(C)O", "NCCO"]

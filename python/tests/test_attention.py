@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -82,5 +86,25 @@ def test_bf16_products_round_the_operands_and_float32_restores_the_bits() -> Non
     finally:
         edgewise.set_precision("float32")
     assert np.array_equal(layer.forward(edge_index, x), float32)
-    with pytest.raises(ValueError, match="expected float32 or bf16"):
+    with pytest.raises(ValueError, match="expected auto, float32 or bf16"):
         edgewise.set_precision("fp16")
+
+
+def test_the_module_starts_at_the_environments_precision_and_auto_needs_bf16() -> None:
+    try:
+        edgewise.set_precision("auto")
+        assert edgewise.precision() in (("float32", "bf16") if edgewise.bf16_available() else ("float32",))
+    finally:
+        edgewise.set_precision("float32")
+
+    def start(choice: str) -> subprocess.CompletedProcess:
+        environment = dict(os.environ, EDGEWISE_PRECISION=choice, PYTHONPATH=os.pathsep.join(sys.path))
+        return subprocess.run([sys.executable, "-c", "import edgewise; print(edgewise.precision())"],
+                              env=environment, capture_output=True, text=True, check=False)
+
+    started = start("bf16")
+    assert started.returncode == 0, started.stderr
+    assert started.stdout.strip() == ("bf16" if edgewise.bf16_available() else "float32")
+    refused = start("half")
+    assert refused.returncode != 0
+    assert "EDGEWISE_PRECISION: precision 'half'" in refused.stderr

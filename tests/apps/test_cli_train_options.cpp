@@ -10,6 +10,7 @@
 
 #include "edgewise/core/products.hpp"
 #include "support/cli.hpp"
+#include "support/environment.hpp"
 
 namespace {
 
@@ -95,20 +96,41 @@ TEST_F(CliTrainOptionsTest, HelpGivesTheDefaultsOfEveryTaskReadingAnOption) {
       << help.output;
 }
 
-// float32 is what runs without the option, to the bit; bf16 trains other weights where the CPU has
-// it, and says it runs float32 where not.
-TEST_F(CliTrainOptionsTest, PrecisionFloat32IsTheDefaultAndBf16TrainsOtherWeights) {
+// Without the option a run computes at EDGEWISE_PRECISION's choice (float32 under ctest: see
+// tests/CMakeLists.txt), else at auto's; bf16 trains other weights where the CPU has it, and says it
+// runs float32 where not.
+TEST_F(CliTrainOptionsTest, PrecisionChoicesAndTheirDefault) {
   for (const auto& [options, name] : {std::pair{"", "plain.ew"}, {"--precision float32", "float32.ew"},
-                                      {"--precision bf16", "bf16.ew"}}) {
+                                      {"--precision bf16", "bf16.ew"}, {"--precision auto", "auto.ew"}}) {
     const CliRun run = run_cli(molecule_training(options, name));
     ASSERT_EQ(run.status, 0) << options << ": " << run.output;
-    EXPECT_EQ(run.output.find("no AVX-512 BF16") != std::string::npos, !edgewise::bf16_available()) << run.output;
+    EXPECT_EQ(run.output.find("no AVX-512 BF16") != std::string::npos,
+              options == std::string("--precision bf16") && !edgewise::bf16_available())
+        << run.output;
   }
-  EXPECT_EQ(bytes_of("float32.ew"), bytes_of("plain.ew"));
-  EXPECT_EQ(bytes_of("bf16.ew") != bytes_of("plain.ew"), edgewise::bf16_available());
+  const auto file_of = [](edgewise::Precision p) { return p == edgewise::Precision::bf16 ? "bf16.ew" : "float32.ew"; };
+  EXPECT_EQ(bytes_of("bf16.ew") != bytes_of("float32.ew"), edgewise::bf16_available());
+  EXPECT_EQ(bytes_of("plain.ew"), bytes_of(file_of(edgewise::default_precision())));
+  EXPECT_EQ(bytes_of("auto.ew"), bytes_of(file_of(edgewise::fastest_precision())));
+
+  CliRun from_environment, bad_environment;
+  {
+    const edgewise::testing::ScopedEnvironment variable("EDGEWISE_PRECISION", "bf16");
+    from_environment = run_cli(molecule_training("", "environment.ew"));
+    variable.assign("fp16");
+    bad_environment = run_cli(molecule_training("", "x.ew"));
+  }
+  ASSERT_EQ(from_environment.status, 0) << from_environment.output;
+  EXPECT_EQ(bytes_of("environment.ew"), bytes_of("bf16.ew"));
+  EXPECT_NE(bad_environment.status, 0);
+  EXPECT_NE(bad_environment.output.find("environment variable EDGEWISE_PRECISION: precision 'fp16': expected auto, "
+                                        "float32 or bf16"),
+            std::string::npos)
+      << bad_environment.output;
+
   const CliRun refused = run_cli(molecule_training("--precision fp16", "x.ew"));
   EXPECT_NE(refused.status, 0);
-  EXPECT_NE(refused.output.find("--precision: fp16 not in {float32,bf16}"), std::string::npos) << refused.output;
+  EXPECT_NE(refused.output.find("--precision: fp16 not in {auto,float32,bf16}"), std::string::npos) << refused.output;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "edgewise/core/random.hpp"
+#include "support/environment.hpp"
 
 namespace edgewise {
 namespace {
@@ -255,6 +256,30 @@ TEST(PrecisionTest, NamesReadBackAndOthersAreRefused) {
   for (const Precision p : {Precision::float32, Precision::bf16}) EXPECT_EQ(parse_precision(precision_name(p)), p);
   EXPECT_THROW(parse_precision("fp16"), ArgumentError);
   EXPECT_EQ(precision(), Precision::float32) << "float32 unless set";
+}
+
+// auto is bf16 only where the CPU runs it; the front ends' default follows EDGEWISE_PRECISION, and a
+// value there that names no precision is refused with the variable's name.
+TEST(PrecisionTest, AutoAndTheEnvironmentsChoice) {
+  EXPECT_TRUE(fastest_precision() == Precision::float32 || bf16_available());
+  EXPECT_EQ(precision_of_choice("auto"), fastest_precision());
+  EXPECT_EQ(precision_of_choice("float32"), Precision::float32);
+  EXPECT_EQ(precision_of_choice("bf16"), Precision::bf16);
+  EXPECT_THROW(precision_of_choice("fp16"), ArgumentError);
+  const edgewise::testing::ScopedEnvironment variable("EDGEWISE_PRECISION", nullptr);
+  EXPECT_EQ(default_precision(), fastest_precision());
+  variable.assign("");
+  EXPECT_EQ(default_precision(), fastest_precision());
+  variable.assign("bf16");
+  EXPECT_EQ(default_precision(), Precision::bf16);
+  variable.assign("half");
+  try {
+    default_precision();
+    ADD_FAILURE() << "EDGEWISE_PRECISION=half was accepted";
+  } catch (const ArgumentError& error) {
+    EXPECT_STREQ(error.what(),
+                 "environment variable EDGEWISE_PRECISION: precision 'half': expected auto, float32 or bf16");
+  }
 }
 
 // Within float32 rounding of the exact product of the rounded operands, and so far from the exact

@@ -62,6 +62,21 @@ std::string_view precision_name(Precision precision);
 /// The precision of that name; ArgumentError naming the choices otherwise.
 Precision parse_precision(std::string_view name);
 
+/// The precision that runs the default models faster on this CPU: bf16 on AMD CPUs with AVX-512 BF16
+/// (Zen 4 and later, whose VDPBF16PS runs twice float32's multiply-adds per cycle), float32 on others
+/// (Intel's runs VDPBF16PS at half float32's rate, and its AMX tiles gained too little whole-workload
+/// time to be worth different numbers).
+Precision fastest_precision();
+
+/// The precision a user chose: "float32", "bf16", or "auto" (fastest_precision()); ArgumentError
+/// naming the choices otherwise.
+Precision precision_of_choice(std::string_view choice);
+
+/// The precision the command-line tool and the Python module start from (the library itself starts
+/// from float32): the choice in the environment variable EDGEWISE_PRECISION where it is set and not
+/// empty, else "auto". ArgumentError naming the variable on a value other than float32, bf16 or auto.
+Precision default_precision();
+
 /// Whether multiply() overwrites its destination or adds to it.
 enum class Product { assign, add };
 
