@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -52,10 +53,26 @@ void add_precision_option(CLI::App& command, std::string& precision) {
       ->check(CLI::IsMember({"auto", "float32", "bf16"}));
 }
 
+namespace {
+
+// The processes of one run compute at one precision, as one process would: where their CPUs do not
+// all run the bf16 kernel, or their EDGEWISE_PRECISION differs, every one runs float32.
+void agree_on_precision() {
+  if (!distributed::active()) return;
+  const std::uint64_t bf16_processes = distributed::sum(precision() == Precision::bf16 ? 1 : 0);
+  if (bf16_processes == 0 || bf16_processes == static_cast<std::uint64_t>(distributed::size())) return;
+  set_precision(Precision::float32);
+  rank_0_errors() << "note: " << bf16_processes << " of the " << distributed::size()
+                  << " processes would compute in bf16 and the others in float32; all compute in float32\n";
+}
+
+}  // namespace
+
 void apply_precision(const std::string& precision) {
   set_precision(precision.empty() ? default_precision() : precision_of_choice(precision));
   if (precision == "bf16" && !bf16_available())
     std::cerr << "note: this CPU has no AVX-512 BF16; --precision bf16 runs float32\n";
+  agree_on_precision();
 }
 
 void check_output_path(const std::string& path, bool force) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "edgewise/core/products.hpp"
 #include "support/cli.hpp"
 
 namespace edgewise {
@@ -116,6 +117,26 @@ TEST_F(CliMpiTest, SharedPredictionIsTheOneProcessOutputByteForByte) {
     EXPECT_TRUE(read(out) == expected) << "the output differs from the one-process run";
     EXPECT_EQ(shared.output, one.output);
   }
+}
+
+// Processes whose CPUs or EDGEWISE_PRECISION would choose different precisions all compute in
+// float32, so that the shared output is still one process's.
+TEST_F(CliMpiTest, ProcessesThatWouldComputeAtTwoPrecisionsAllComputeInFloat32) {
+  if (!bf16_available()) GTEST_SKIP() << "this CPU has no AVX-512 BF16: every process computes in float32 anyway";
+  write_input("in.csv");
+  const std::string predict = "predict --model " + path("m.ew") + " --data " + path("in.csv") + " --smiles-column smiles";
+  ASSERT_EQ(run_cli(predict + " --precision float32 --out " + path("float32.csv"), 2).status, 0);
+  ASSERT_EQ(run_cli(predict + " --precision bf16 --out " + path("bf16.csv"), 2).status, 0);
+  ASSERT_TRUE(read("bf16.csv") != read("float32.csv")) << "bf16 and float32 predict alike: nothing to tell apart";
+  const testing::CliRun mixed = testing::run_cli_processes_with(
+      {"EDGEWISE_PRECISION=bf16", "EDGEWISE_PRECISION=float32"}, predict + " --out " + path("mixed.csv"),
+      path("messages.txt"));
+  ASSERT_EQ(mixed.status, 0) << mixed.output;
+  EXPECT_TRUE(read("mixed.csv") == read("float32.csv")) << "the output differs from the float32 run";
+  EXPECT_NE(mixed.output.find("note: 1 of the 2 processes would compute in bf16 and the others in float32; all "
+                              "compute in float32"),
+            std::string::npos)
+      << mixed.output;
 }
 
 TEST_F(CliMpiTest, AFailingProcessEndsThemAllWithItsMessage) {

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace edgewise::testing {
 
@@ -26,24 +27,43 @@ inline std::string cli_command(const std::string& arguments, const std::string& 
   return std::string(EDGEWISE_CLI) + " " + arguments + thread_option + " > " + output_file + " 2>&1";
 }
 
-inline CliRun run_cli(const std::string& arguments, const std::string& output_file, int threads = 1) {
-  const int status = std::system(cli_command(arguments, output_file, threads).c_str());
+// What a finished command printed into output_file, with its std::system status.
+inline CliRun finished_run(int status, const std::string& output_file) {
   std::ostringstream output;
   output << std::ifstream(output_file, std::ios::binary).rdbuf();
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output.str()};
 }
 
-// `edgewise ARGUMENTS` in `processes` processes under mpirun, 1 thread each, with the output in
+inline CliRun run_cli(const std::string& arguments, const std::string& output_file, int threads = 1) {
+  return finished_run(std::system(cli_command(arguments, output_file, threads).c_str()), output_file);
+}
+
+// mpirun's PROGRAMS ("-np N program ..." or several of those joined by " : "), with the output in
 // output_file (EDGEWISE_MPIEXEC, defined for the tool's tests, names mpirun). Open MPI keeps some of
 // its memory to the end, which LeakSanitizer would report in sanitizer builds.
-inline CliRun run_cli_processes(int processes, const std::string& arguments, const std::string& output_file) {
+inline CliRun run_under_mpirun(const std::string& programs, const std::string& output_file) {
   const std::string command = "timeout 120 env ASAN_OPTIONS=\"${ASAN_OPTIONS}:detect_leaks=0\" " +
-                              std::string(EDGEWISE_MPIEXEC) + " --allow-run-as-root --oversubscribe -np " +
-                              std::to_string(processes) + " " + cli_command(arguments, output_file, 1);
-  const int status = std::system(command.c_str());
-  std::ostringstream output;
-  output << std::ifstream(output_file, std::ios::binary).rdbuf();
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output.str()};
+                              std::string(EDGEWISE_MPIEXEC) + " --allow-run-as-root --oversubscribe " + programs +
+                              " > " + output_file + " 2>&1";
+  return finished_run(std::system(command.c_str()), output_file);
+}
+
+// `edgewise ARGUMENTS` in `processes` processes under mpirun, 1 thread each, with the output in
+// output_file.
+inline CliRun run_cli_processes(int processes, const std::string& arguments, const std::string& output_file) {
+  return run_under_mpirun("-np " + std::to_string(processes) + " " + EDGEWISE_CLI + " " + arguments + " --threads 1",
+                          output_file);
+}
+
+// `edgewise ARGUMENTS` under mpirun in one process per entry of `environments`, each started with
+// that entry's variables ("NAME=value ..."), 1 thread each, with the output in output_file.
+inline CliRun run_cli_processes_with(const std::vector<std::string>& environments, const std::string& arguments,
+                                     const std::string& output_file) {
+  std::string programs;
+  for (const std::string& variables : environments)
+    programs += (programs.empty() ? "" : " : ") + ("-np 1 env " + variables + " ") + EDGEWISE_CLI + " " + arguments +
+                " --threads 1";
+  return run_under_mpirun(programs, output_file);
 }
 
 // A fixture for command-line tests: a folder of its own under the system's temporary folder, named
