@@ -69,9 +69,10 @@ void agree_on_precision() {
 }  // namespace
 
 void apply_precision(const std::string& precision) {
-  set_precision(precision.empty() ? default_precision() : precision_of_choice(precision));
-  if (precision == "bf16" && !bf16_available())
-    std::cerr << "note: this CPU has no AVX-512 BF16; --precision bf16 runs float32\n";
+  const Precision chosen = precision.empty() ? default_precision() : precision_of_choice(precision);
+  set_precision(chosen);
+  if (chosen == Precision::bf16 && !bf16_available())  // bf16 asked for by --precision or EDGEWISE_PRECISION
+    std::cerr << "note: this CPU has no AVX-512 BF16; bf16 products run float32\n";
   agree_on_precision();
 }
 

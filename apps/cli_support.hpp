@@ -32,8 +32,9 @@ void apply_threads(int threads);
 // Adds --precision (auto, float32 or bf16) to a command that runs a model's matrix products.
 void add_precision_option(CLI::App& command, std::string& precision);
 // Applies a --precision value; empty applies default_precision() (EDGEWISE_PRECISION, else auto).
-// Says so on stderr when bf16 was asked for on a CPU without AVX-512 BF16, which runs float32. Under
-// mpirun every process calls it: where they would compute at different precisions, all run float32.
+// Says so on stderr when bf16 was asked for (by either) on a CPU without AVX-512 BF16, which runs
+// float32. Under mpirun every process calls it: where they would compute at different precisions,
+// all run float32.
 void apply_precision(const std::string& precision);
 
 // Throws Error unless `path` can be created: an existing file is replaced only with `force`, so that
