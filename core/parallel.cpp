@@ -174,6 +174,34 @@ int loop_threads() {
 
 int thread_index() { return omp_get_thread_num(); }
 
+Turns::Turns(std::size_t at_once) : admitted_(std::max<std::size_t>(at_once, 1)) {}
+
+void Turns::wait_for(std::uint64_t ticket, std::unique_lock<std::mutex>& lock) {
+  admitted_more_.wait(lock, [&] { return ticket < admitted_; });
+}
+
+void Turns::take() {
+  std::unique_lock lock(mutex_);
+  wait_for(next_ticket_++, lock);
+}
+
+// One step under the lock: no thread admitted by the turn given back can take a second ticket before
+// the caller's.
+void Turns::pass() {
+  std::unique_lock lock(mutex_);
+  ++admitted_;
+  admitted_more_.notify_all();
+  wait_for(next_ticket_++, lock);
+}
+
+void Turns::give_back() {
+  {
+    const std::lock_guard lock(mutex_);
+    ++admitted_;
+  }
+  admitted_more_.notify_all();
+}
+
 namespace detail {
 
 // Chunks per range: enough for a thread that finished early to take over most of a held-off

@@ -343,16 +343,16 @@ std::vector<TrainingResult> MoleculeModel::fit(
     member_options.distribution = output_distribution(config_.spread);
     return member_options;
   };
-  // Members side by side, one thread each, while there are at least as many left as threads: each
-  // trains as it would alone (no result depends on the thread count), and no core waits for another
-  // at the end of each short parallel loop. Checkpoints hold one member in training, and MPI's
-  // exchanges one thread, so those runs take the members in turn.
+  // Where there are at least as many members as threads, they train side by side, one thread each:
+  // each trains as it would alone (no result depends on the thread count), and no core waits for
+  // another at the end of each short parallel loop. Checkpoints hold one member in training, and
+  // MPI's exchanges one thread, so those runs take the members in turn.
   const auto threads = static_cast<std::size_t>(num_threads());
   const bool side_by_side = threads > 1 && checkpoints.every == 0 && !resumed && !distributed::active();
   std::size_t k = results.size();
-  while (side_by_side && members_.size() - k >= threads) {
-    train_side_by_side(k, threads, train_set, validation_set, fitting, on_epoch, log, results);
-    k += threads;
+  if (side_by_side && members_.size() - k >= threads) {
+    train_side_by_side(k, members_.size() - k, threads, train_set, validation_set, fitting, on_epoch, log, results);
+    k = members_.size();
   }
   for (const std::size_t first_in_turn = k; k < members_.size(); ++k) {
     if (members_.size() > 1)
@@ -420,8 +420,8 @@ class HeldLog {
 
 }  // namespace
 
-void MoleculeModel::train_side_by_side(std::size_t first, std::size_t count, const GraphSet& train,
-                                       const GraphSet& validation,
+void MoleculeModel::train_side_by_side(std::size_t first, std::size_t count, std::size_t threads,
+                                       const GraphSet& train, const GraphSet& validation,
                                        const std::function<TrainingOptions(std::size_t)>& fitting,
                                        const std::function<void(Index, const EpochReport&)>& on_epoch,
                                        const Logger& log, std::vector<TrainingResult>& results) {
@@ -431,6 +431,9 @@ void MoleculeModel::train_side_by_side(std::size_t first, std::size_t count, con
   std::atomic<bool> stopping = false;
   std::atomic<std::size_t> running = count;
   std::mutex reporting;
+  // With more members than threads, the members take turns of an epoch, so that all of them finish
+  // together: a member left to train alone gains little from a second thread on a small batch.
+  Turns turns(threads);
   const auto train_member = [&](std::size_t i) {
     // One thread a member, until the members beside it are done (they stop early at different
     // epochs): the last one left runs its loops on every thread.
@@ -439,12 +442,14 @@ void MoleculeModel::train_side_by_side(std::size_t first, std::size_t count, con
     TrainingOptions options = fitting(k);
     if (i > 0) options.log = held[i].settings(options.log);
     const auto report = [&](const EpochReport& epoch) {
+      turns.pass();
       if (stopping) throw StoppedBeside{};
       if (running == 1) serial.reset();
       if (!on_epoch) return;
       const std::lock_guard lock(reporting);
       on_epoch(static_cast<Index>(k), epoch);
     };
+    turns.take();
     try {
       Member& member = *members_[k];
       trained[i] = train_molecule_predictor(member.network, member.params, train, validation, options, report, {});
@@ -453,10 +458,12 @@ void MoleculeModel::train_side_by_side(std::size_t first, std::size_t count, con
       errors[i] = std::current_exception();
       stopping = true;
     }
+    turns.give_back();
     --running;
   };
   log.verbose("ensemble members " + std::to_string(first + 1) + " to " + std::to_string(first + count) +
-              " train side by side, a thread each; the others' messages follow the first's");
+              " train side by side, " + std::to_string(threads) +
+              " at a time in turns of an epoch; the others' messages follow the first's");
   log.normal("ensemble member " + std::to_string(first + 1) + " of " + std::to_string(members_.size()));
   std::vector<std::thread> beside;
   for (std::size_t i = 1; i < count; ++i) beside.emplace_back(train_member, i);

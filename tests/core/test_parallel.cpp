@@ -1,13 +1,15 @@
 // The thread count and parallel loops: every item runs exactly once, on a thread index below the
 // count; a throwing item does not stop the others; nested loops run on the calling thread;
 // set_num_threads(0) restores the default; the governor lowers the loops' thread count while the
-// process is preempted and tries the higher count again after a growing wait.
+// process is preempted and tries the higher count again after a growing wait; turns are given in
+// the order they were asked for, to at most as many threads at once as asked.
 #include "edgewise/core/parallel.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -218,6 +220,68 @@ TEST(ThreadGovernorTest, StepsDownByHalvingAndUpByDoubling) {
   EXPECT_EQ(governor.threads(), 4);
   observe(governor, kQuiet, 4);
   EXPECT_EQ(governor.threads(), 6);
+}
+
+// Threads that each take `turns` turns, passing each on to the next; the order the turns began in,
+// and the most threads that held one at once.
+struct TurnsTaken {
+  std::vector<int> order;
+  int most_at_once = 0;
+};
+
+TurnsTaken take_turns(std::size_t at_once, int threads, int turns_each) {
+  Turns turns(at_once);
+  TurnsTaken taken;
+  std::mutex recording;
+  int holding = 0;
+  const auto work = [&](int thread) {
+    turns.take();
+    for (int turn = 0; turn < turns_each; ++turn) {
+      {
+        const std::lock_guard lock(recording);
+        taken.order.push_back(thread);
+        taken.most_at_once = std::max(taken.most_at_once, ++holding);
+      }
+      std::this_thread::yield();
+      {
+        const std::lock_guard lock(recording);
+        --holding;
+      }
+      if (turn + 1 < turns_each) turns.pass();
+    }
+    turns.give_back();
+  };
+  std::vector<std::thread> running;
+  for (int t = 0; t < threads; ++t) running.emplace_back(work, t);
+  for (std::thread& thread : running) thread.join();
+  return taken;
+}
+
+// Between two turns of one thread, every other thread has at most one: a thread that passes its turn
+// on waits behind those already waiting, where a plain lock may hand it straight back.
+TEST(TurnsTest, GivesTurnsInTheOrderAskedFor) {
+  constexpr int kThreads = 4, kTurnsEach = 200;
+  const TurnsTaken taken = take_turns(1, kThreads, kTurnsEach);
+  ASSERT_EQ(taken.order.size(), static_cast<std::size_t>(kThreads * kTurnsEach));
+  EXPECT_EQ(taken.most_at_once, 1);
+  std::vector<std::size_t> last_turn(kThreads, taken.order.size());
+  for (std::size_t i = 0; i < taken.order.size(); ++i) {
+    const auto thread = static_cast<std::size_t>(taken.order[i]);
+    if (last_turn[thread] < i) {
+      std::vector<int> others(kThreads, 0);
+      for (std::size_t between = last_turn[thread] + 1; between < i; ++between) ++others[static_cast<std::size_t>(taken.order[between])];
+      EXPECT_LE(*std::max_element(others.begin(), others.end()), 1) << "turn " << i << " of thread " << thread;
+    }
+    last_turn[thread] = i;
+  }
+}
+
+TEST(TurnsTest, LetsAsManyWorkAtOnceAsAsked) {
+  const TurnsTaken taken = take_turns(2, 5, 100);
+  EXPECT_EQ(taken.order.size(), 500u);
+  EXPECT_LE(taken.most_at_once, 2);
+  const TurnsTaken alone = take_turns(3, 1, 10);  // fewer threads than turns at once: no wait
+  EXPECT_EQ(alone.order, std::vector<int>(10, 0));
 }
 
 TEST_F(ParallelTest, LoopsUseTheRequestedCountAndEigenOneThread) {

@@ -203,9 +203,9 @@ TEST(MoleculeModelTest, EveryThreadCountTrainsTheSameModel) {
   set_num_threads(0);
 }
 
-// Members train side by side, one thread each, while as many are left as threads: at 2 threads two
-// members at once and then the third alone, at 3 all three. Each trains what it trains alone, and the
-// log shows each member's lines after its own header, in member order.
+// Members train side by side, one thread each, where there are as many as threads: at 2 threads all
+// three in turns of an epoch, two at a time, at 3 all three at once. Each trains what it trains
+// alone, and the log shows each member's lines after its own header, in member order.
 TEST(MoleculeModelTest, MembersSideBySideTrainWhatTheyTrainInTurn) {
   MoleculeModelConfig config = small_config();
   config.ensemble = 3;

@@ -7,8 +7,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <cstdint>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -81,6 +84,28 @@ class SerialLoopsOnThisThread {
   ~SerialLoopsOnThisThread();
   SerialLoopsOnThisThread(const SerialLoopsOnThisThread&) = delete;
   SerialLoopsOnThisThread& operator=(const SerialLoopsOnThisThread&) = delete;
+};
+
+/// Lets at most `at_once` threads work at a time, in turns given in the order they were asked for:
+/// threads that each pass their turn on after a step of work (an ensemble member's epoch) advance
+/// together, whatever the scheduler would favour.
+class Turns {
+ public:
+  explicit Turns(std::size_t at_once);
+  /// Waits for a turn.
+  void take();
+  /// Ends the caller's turn and waits for its next one, behind every thread already waiting.
+  void pass();
+  /// Ends the caller's turn.
+  void give_back();
+
+ private:
+  void wait_for(std::uint64_t ticket, std::unique_lock<std::mutex>& lock);
+
+  std::mutex mutex_;
+  std::condition_variable admitted_more_;
+  std::uint64_t next_ticket_ = 0;
+  std::uint64_t admitted_;  // tickets below this may work
 };
 
 namespace detail {

@@ -220,9 +220,11 @@ class MoleculeModel final : public Model {
   // it belongs to this run.
   Checkpoint resume(const std::string& path, const nlohmann::json& identity, const MoleculeSet& train,
                     std::vector<TrainingResult>& results);
-  // Trains members first .. first + count - 1 at once, one thread each, appending their results in
-  // member order; the first member logs as it goes, the others' messages follow it.
-  void train_side_by_side(std::size_t first, std::size_t count, const GraphSet& train, const GraphSet& validation,
+  // Trains members first .. first + count - 1 at once, one thread each and `threads` at a time,
+  // appending their results in member order; the first member logs as it goes, the others' messages
+  // follow it.
+  void train_side_by_side(std::size_t first, std::size_t count, std::size_t threads, const GraphSet& train,
+                          const GraphSet& validation,
                           const std::function<TrainingOptions(std::size_t)>& fitting,
                           const std::function<void(Index, const EpochReport&)>& on_epoch, const Logger& log,
                           std::vector<TrainingResult>& results);
