@@ -269,7 +269,8 @@ TEST(TurnsTest, GivesTurnsInTheOrderAskedFor) {
     const auto thread = static_cast<std::size_t>(taken.order[i]);
     if (last_turn[thread] < i) {
       std::vector<int> others(kThreads, 0);
-      for (std::size_t between = last_turn[thread] + 1; between < i; ++between) ++others[static_cast<std::size_t>(taken.order[between])];
+      for (std::size_t between = last_turn[thread] + 1; between < i; ++between)
+        ++others[static_cast<std::size_t>(taken.order[between])];
       EXPECT_LE(*std::max_element(others.begin(), others.end()), 1) << "turn " << i << " of thread " << thread;
     }
     last_turn[thread] = i;
