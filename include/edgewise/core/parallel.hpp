@@ -91,6 +91,7 @@ class SerialLoopsOnThisThread {
 /// together, whatever the scheduler would favour.
 class Turns {
  public:
+  /// Turns for `at_once` threads at a time (at least 1).
   explicit Turns(std::size_t at_once);
   /// Waits for a turn.
   void take();
